@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The subcommand table (an X-macro: CMD(name, one-line summary)).
+ * Each entry is implemented by cmd_<name>() in lab/cmd/<name>.c.
+ * Keep it sorted by name; `memcg-lab help` prints it in this order.
+ */
+CMD(cleanup, "remove lab cgroups, tracefs instances and settings left by a crashed run")
+CMD(probe, "what the kernel under test has (BTF, kallsyms, runtime probes), with evidence")

@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "kernel/btf.h"
+#include "util/err.h"
+#include "util/fileio.h"
+
+#define RUNNING_BTF "/sys/kernel/btf/vmlinux"
+
+const char *kbtf_source_name(enum kbtf_source s)
+{
+	switch (s) {
+	case KBTF_RUNNING: return "running kernel BTF (" RUNNING_BTF ")";
+	case KBTF_RAW: return "raw BTF file";
+	case KBTF_ELF: return "ELF vmlinux with .BTF";
+	case KBTF_DWARF: return "DWARF-only vmlinux converted with pahole --btf_encode_detached";
+	}
+	return "?";
+}
+
+static int silent_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level; (void)fmt; (void)ap;
+	return 0;
+}
+
+/* What an ELF file carries: .BTF, .debug_info, and the "Linux version" banner. */
+struct elf_facts {
+	bool has_btf, has_dwarf;
+	char release[128];
+};
+
+static void banner_release(const char *data, size_t len, char *out, size_t n)
+{
+	static const char tag[] = "Linux version ";
+	const char *p = data, *end = data + len;
+
+	while (p && p < end) {
+		p = memmem(p, end - p, tag, sizeof(tag) - 1);
+		if (!p)
+			return;
+		p += sizeof(tag) - 1;
+		/* The banner is "Linux version 6.1.0-57-amd64 (debian-kernel@...)". */
+		if (p < end && *p >= '0' && *p <= '9') {
+			size_t i = 0;
+
+			while (p + i < end && i + 1 < n && p[i] != ' ' && p[i] != '\0' && p[i] != '\n')
+				i++;
+			memcpy(out, p, i);
+			out[i] = '\0';
+			return;
+		}
+	}
+}
+
+static int elf_inspect(const char *path, struct elf_facts *f, char *err, size_t errlen)
+{
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int fd;
+
+	memset(f, 0, sizeof(*f));
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		snprintf(err, errlen, "libelf: %s", elf_errmsg(-1));
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {
+		snprintf(err, errlen, "%s: not a readable ELF file: %s", path, elf_errmsg(-1));
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return -1;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name)
+			continue;
+		if (!strcmp(name, ".BTF"))
+			f->has_btf = true;
+		else if (!strcmp(name, ".debug_info"))
+			f->has_dwarf = true;
+		else if (!strcmp(name, ".rodata") && sh.sh_type == SHT_PROGBITS && !f->release[0]) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+
+			if (d && d->d_buf)
+				banner_release(d->d_buf, d->d_size, f->release, sizeof(f->release));
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return 0;
+}
+
+/* "vmlinux-6.1.192.btf" -> "6.1.192": the only release hint a raw blob has. */
+static char *release_from_name(const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	regmatch_t m[2];
+	regex_t re;
+	char *out = NULL;
+
+	if (regcomp(&re, "([0-9]+\\.[0-9]+(\\.[0-9]+)?[-+a-zA-Z0-9_.~]*?)\\.btf$", REG_EXTENDED))
+		return NULL;
+	if (!regexec(&re, base, 2, m, 0)) {
+		int len = m[1].rm_eo - m[1].rm_so;
+
+		out = xasprintf("%.*s", len, base + m[1].rm_so);
+		/* A trailing ".btf" may have been matched lazily: trim dots. */
+		while (len > 0 && out[len - 1] == '.')
+			out[--len] = '\0';
+	}
+	regfree(&re);
+	return out;
+}
+
+static int open_dwarf(struct kbtf *k, const char *vmlinux, char *err, size_t errlen)
+{
+	char tmpl[] = "/tmp/memcg-lab-btf.XXXXXX";
+	char *cmd, *out;
+	int fd, status;
+
+	fd = mkstemp(tmpl);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create a temporary file for pahole: %s", strerror(errno));
+		return -1;
+	}
+	close(fd);
+	k->tmp_btf = xstrdup(tmpl);
+	if (system("command -v pahole >/dev/null 2>&1") != 0) {
+		snprintf(err, errlen, "%s: DWARF-only vmlinux needs pahole to convert it (apt-get install dwarves)", vmlinux);
+		return -1;
+	}
+	cmd = xasprintf("pahole --btf_encode_detached='%s' '%s' 2>&1", tmpl, vmlinux);
+	out = run_capture(cmd, &status);
+	free(cmd);
+	if (!out || status != 0) {
+		char *nl = out ? strchr(out, '\n') : NULL;
+
+		if (nl)
+			*nl = '\0';
+		snprintf(err, errlen, "%s: pahole --btf_encode_detached failed: %s", vmlinux,
+			 out && out[0] ? out : "no output");
+		free(out);
+		return -1;
+	}
+	free(out);
+	k->btf = btf__parse_raw(tmpl);
+	if (!k->btf) {
+		snprintf(err, errlen, "%s: pahole produced no readable BTF", vmlinux);
+		return -1;
+	}
+	return 0;
+}
+
+int kbtf_open(struct kbtf *k, const char *btf_file, const char *vmlinux, char *err, size_t errlen)
+{
+	unsigned char magic[4] = { 0 };
+	const char *path;
+	ssize_t n;
+	int fd;
+
+	memset(k, 0, sizeof(*k));
+	libbpf_set_print(silent_libbpf);
+	if (btf_file && vmlinux) {
+		snprintf(err, errlen, "--btf and --vmlinux are exclusive");
+		return -1;
+	}
+	if (!btf_file && !vmlinux) {
+		struct utsname u;
+
+		k->source = KBTF_RUNNING;
+		k->path = xstrdup(RUNNING_BTF);
+		if (!path_exists(RUNNING_BTF)) {
+			snprintf(err, errlen, "%s: missing: the running kernel has no BTF (CONFIG_DEBUG_INFO_BTF); "
+				 "use --btf FILE or --vmlinux FILE", RUNNING_BTF);
+			return -1;
+		}
+		k->btf = btf__load_vmlinux_btf();
+		if (!k->btf) {
+			snprintf(err, errlen, "%s: cannot load: %s", RUNNING_BTF, strerror(errno));
+			return -1;
+		}
+		uname(&u);
+		k->release = xstrdup(u.release);
+		k->release_evidence = xstrdup("uname -r");
+		return 0;
+	}
+
+	path = btf_file ? btf_file : vmlinux;
+	k->path = xstrdup(path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	n = read(fd, magic, sizeof(magic));
+	close(fd);
+	if (n < 0) {
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		return -1;
+	}
+
+	if (n >= 2 && magic[0] == 0x9f && magic[1] == 0xeb) {
+		k->source = KBTF_RAW;
+		k->btf = btf__parse_raw(path);
+		if (!k->btf) {
+			snprintf(err, errlen, "%s: BTF magic but the BTF is damaged or truncated", path);
+			return -1;
+		}
+		k->release = release_from_name(path);
+		k->release_evidence = xstrdup(k->release ? "file name (raw BTF carries no release)"
+							 : "unknown (raw BTF carries no release)");
+		return 0;
+	}
+	if (n == 4 && !memcmp(magic, "\177ELF", 4)) {
+		struct elf_facts f;
+
+		if (elf_inspect(path, &f, err, errlen))
+			return -1;
+		if (f.release[0]) {
+			k->release = xstrdup(f.release);
+			k->release_evidence = xstrdup("vmlinux .rodata banner (\"Linux version ...\")");
+		} else {
+			k->release = release_from_name(path);
+			k->release_evidence = xstrdup(k->release ? "file name" : "unknown (no banner in .rodata)");
+		}
+		if (f.has_btf) {
+			k->source = KBTF_ELF;
+			k->btf = btf__parse_elf(path, NULL);
+			if (!k->btf) {
+				snprintf(err, errlen, "%s: .BTF section is unreadable", path);
+				return -1;
+			}
+			return 0;
+		}
+		if (f.has_dwarf) {
+			k->source = KBTF_DWARF;
+			return open_dwarf(k, path, err, errlen);
+		}
+		snprintf(err, errlen, "%s: ELF file with neither .BTF nor DWARF (.debug_info): "
+			 "build with CONFIG_DEBUG_INFO_BTF or CONFIG_DEBUG_INFO", path);
+		return -1;
+	}
+	snprintf(err, errlen, "%s: neither BTF nor ELF (first bytes %02x %02x %02x %02x)", path,
+		 magic[0], magic[1], magic[2], magic[3]);
+	return -1;
+}
+
+void kbtf_close(struct kbtf *k)
+{
+	btf__free(k->btf);
+	if (k->tmp_btf) {
+		unlink(k->tmp_btf);
+		free(k->tmp_btf);
+	}
+	free(k->path);
+	free(k->release);
+	free(k->release_evidence);
+	memset(k, 0, sizeof(*k));
+}
+
+static int find_kind(const struct kbtf *k, const char *name, int kind)
+{
+	int id = btf__find_by_name_kind(k->btf, name, kind);
+
+	return id > 0 ? id : -1;
+}
+
+int kbtf_find_struct(const struct kbtf *k, const char *name)
+{
+	return find_kind(k, name, BTF_KIND_STRUCT);
+}
+
+int kbtf_find_union(const struct kbtf *k, const char *name)
+{
+	return find_kind(k, name, BTF_KIND_UNION);
+}
+
+bool kbtf_has_typedef(const struct kbtf *k, const char *name)
+{
+	return find_kind(k, name, BTF_KIND_TYPEDEF) > 0;
+}
+
+int kbtf_func_nparams(const struct kbtf *k, const char *name)
+{
+	int id = find_kind(k, name, BTF_KIND_FUNC);
+	const struct btf_type *t;
+
+	if (id < 0)
+		return -1;
+	t = btf__type_by_id(k->btf, id);
+	t = btf__type_by_id(k->btf, t->type);
+	if (!t || !btf_is_func_proto(t))
+		return -1;
+	return btf_vlen(t);
+}
+
+int kbtf_datasec_var_offset(const struct kbtf *k, const char *sec, const char *var, uint64_t *off)
+{
+	int id = find_kind(k, sec, BTF_KIND_DATASEC);
+	const struct btf_type *t;
+	const struct btf_var_secinfo *vi;
+
+	if (id < 0)
+		return -1;
+	t = btf__type_by_id(k->btf, id);
+	vi = btf_var_secinfos(t);
+	for (int i = 0; i < btf_vlen(t); i++, vi++) {
+		const struct btf_type *v = btf__type_by_id(k->btf, vi->type);
+
+		if (v && btf_is_var(v) && !strcmp(btf__name_by_offset(k->btf, v->name_off), var)) {
+			if (off)
+				*off = vi->offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+bool kbtf_has_datasec_var(const struct kbtf *k, const char *sec, const char *var)
+{
+	return kbtf_datasec_var_offset(k, sec, var, NULL) == 0;
+}
+
+long kbtf_type_size(const struct kbtf *k, int type_id)
+{
+	long long s = btf__resolve_size(k->btf, type_id);
+
+	return s < 0 ? -1 : (long)s;
+}
+
+/* Strips qualifiers and typedefs. */
+static int resolve(const struct btf *btf, int id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+		id = t->type;
+		t = btf__type_by_id(btf, id);
+	}
+	return id;
+}
+
+void kbtf_type_name(const struct kbtf *k, int type_id, char *buf, size_t n)
+{
+	const struct btf_type *t = btf__type_by_id(k->btf, type_id);
+	const char *name;
+	char inner[192];
+
+	if (!t || type_id == 0) {
+		snprintf(buf, n, "void");
+		return;
+	}
+	name = btf__name_by_offset(k->btf, t->name_off);
+	switch (btf_kind(t)) {
+	case BTF_KIND_STRUCT:
+		snprintf(buf, n, "struct %s", name[0] ? name : "{...}");
+		break;
+	case BTF_KIND_UNION:
+		snprintf(buf, n, "union %s", name[0] ? name : "{...}");
+		break;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		snprintf(buf, n, "enum %s", name[0] ? name : "{...}");
+		break;
+	case BTF_KIND_PTR:
+		kbtf_type_name(k, t->type, inner, sizeof(inner));
+		snprintf(buf, n, "%s *", inner);
+		break;
+	case BTF_KIND_ARRAY:
+		kbtf_type_name(k, btf_array(t)->type, inner, sizeof(inner));
+		snprintf(buf, n, "%s[%u]", inner, btf_array(t)->nelems);
+		break;
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		kbtf_type_name(k, t->type, buf, n);
+		break;
+	case BTF_KIND_FUNC_PROTO:
+		snprintf(buf, n, "function");
+		break;
+	default:
+		snprintf(buf, n, "%s", name[0] ? name : "?");
+	}
+}
+
+struct walk {
+	const struct kbtf *k;
+	int max_depth;
+	kbtf_field_cb cb;
+	void *arg;
+};
+
+static int walk_members(struct walk *w, int type_id, uint64_t base_bits, const char *prefix, int depth)
+{
+	const struct btf_type *t = btf__type_by_id(w->k->btf, type_id);
+	const struct btf_member *m;
+
+	if (!t || !btf_is_composite(t))
+		return 0;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *mname = btf__name_by_offset(w->k->btf, m->name_off);
+		uint64_t bits = base_bits + btf_member_bit_offset(t, i);
+		int rid = resolve(w->k->btf, m->type);
+		const struct btf_type *rt = btf__type_by_id(w->k->btf, rid);
+		struct kbtf_field f;
+		long long sz;
+		int r;
+
+		if (!mname[0] && rt && btf_is_composite(rt)) {
+			/* Anonymous struct/union: its members belong to this level. */
+			r = walk_members(w, rid, bits, prefix, depth);
+			if (r)
+				return r;
+			continue;
+		}
+		memset(&f, 0, sizeof(f));
+		if (prefix[0])
+			snprintf(f.name, sizeof(f.name), "%s.%s", prefix, mname);
+		else
+			snprintf(f.name, sizeof(f.name), "%s", mname);
+		f.offset = bits / 8;
+		f.bit_offset = bits % 8;
+		f.bit_size = btf_member_bitfield_size(t, i);
+		sz = btf__resolve_size(w->k->btf, m->type);
+		f.size = sz < 0 ? 0 : (uint64_t)sz;
+		if (f.bit_size)
+			f.size = (f.bit_offset + f.bit_size + 7) / 8;
+		f.type_id = m->type;
+		f.resolved_id = rid;
+		f.depth = depth;
+		f.aggregate = rt && btf_is_composite(rt);
+		if (rt && btf_is_array(rt)) {
+			f.nelems = btf_array(rt)->nelems;
+			f.elem_id = resolve(w->k->btf, btf_array(rt)->type);
+		}
+		r = w->cb(&f, w->arg);
+		if (r)
+			return r;
+		if (f.aggregate && depth < w->max_depth) {
+			char sub[256];
+
+			snprintf(sub, sizeof(sub), "%s", f.name);
+			r = walk_members(w, rid, bits, sub, depth + 1);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+int kbtf_walk_fields(const struct kbtf *k, int type_id, int max_depth, kbtf_field_cb cb, void *arg)
+{
+	struct walk w = { k, max_depth, cb, arg };
+
+	return walk_members(&w, resolve(k->btf, type_id), 0, "", 0);
+}
+
+struct find_member {
+	const char *name;
+	struct kbtf_field *out;
+	bool found;
+};
+
+static int match_member(const struct kbtf_field *f, void *arg)
+{
+	struct find_member *fm = arg;
+
+	if (strcmp(f->name, fm->name))
+		return 0;
+	*fm->out = *f;
+	fm->found = true;
+	return 1;
+}
+
+int kbtf_member(const struct kbtf *k, int type_id, const char *name, struct kbtf_field *out)
+{
+	struct find_member fm = { name, out, false };
+	int depth = 0;
+
+	for (const char *p = name; *p; p++)
+		depth += *p == '.';
+	kbtf_walk_fields(k, type_id, depth, match_member, &fm);
+	return fm.found ? 0 : -1;
+}

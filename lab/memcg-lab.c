@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memcg-lab: a perf-analysis lab for the memory cgroup hot paths.
+ *
+ * One binary with perf-style subcommands: each lives in lab/cmd/<name>.c as
+ * cmd_<name>(argc, argv), listed once in lab/cmd/cmds.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmd/builtin.h"
+#include "util/cleanup.h"
+#include "util/err.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct cmd cmds[] = {
+#define CMD(name, summary) { #name, cmd_##name, summary },
+#include "cmd/cmds.h"
+#undef CMD
+};
+
+void usage_exit(const char *text, int status)
+{
+	if (status == 0) {
+		fputs(text, stdout);
+	} else {
+		const char *nl = strchr(text, '\n');
+
+		fprintf(stderr, "%.*s\n", nl ? (int)(nl - text) : (int)strlen(text), text);
+		fprintf(stderr, "(see --help)\n");
+	}
+	exit(status);
+}
+
+static void print_help(FILE *f)
+{
+	fprintf(f, "usage: memcg-lab <command> [options]   (memcg-lab <command> --help for each)\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f, "  %-10s %s\n", "help", "this list");
+	fprintf(f, "\nExit status: 0 success, 1 a check failed (e.g. a layout rule), 2 an error.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *name;
+
+	if (argc < 2) {
+		print_help(stderr);
+		return EXIT_LAB_ERR;
+	}
+	name = argv[1];
+	if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
+		if (argc > 2 && strcmp(argv[2], "help")) {
+			/* `memcg-lab help probe` == `memcg-lab probe --help` */
+			char *hargv[] = { argv[2], "--help", NULL };
+
+			for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+				if (!strcmp(cmds[i].name, argv[2]))
+					return cmds[i].fn(2, hargv);
+			die("help: unknown command '%s'", argv[2]);
+		}
+		print_help(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (!strcmp(cmds[i].name, name)) {
+			cleanup_init();
+			return cmds[i].fn(argc - 1, argv + 1);
+		}
+	}
+	fprintf(stderr, "memcg-lab: unknown command '%s'\n\n", name);
+	print_help(stderr);
+	return EXIT_LAB_ERR;
+}

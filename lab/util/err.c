@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util/err.h"
+
+const char *lab_progname = "memcg-lab";
+
+void vdie(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", lab_progname);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	exit(EXIT_LAB_ERR);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdie(fmt, ap);
+}
+
+void warnx_lab(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: warning: ", lab_progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", lab_progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die("out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t n)
+{
+	void *p = calloc(nmemb ? nmemb : 1, n ? n : 1);
+
+	if (!p)
+		die("out of memory (%zu x %zu bytes)", nmemb, n);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die("out of memory (%zu bytes)", n);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s ? s : "");
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		die("out of memory");
+	return s;
+}

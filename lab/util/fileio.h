@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Small file helpers for sysfs, procfs, cgroupfs and tracefs files. */
+#ifndef LAB_UTIL_FILEIO_H
+#define LAB_UTIL_FILEIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Whole file as a NUL-terminated string (malloc'd); NULL with errno set. */
+char *read_text(const char *path, size_t *len);
+/* Into a caller buffer (no malloc: safe in cleanup paths); bytes or -errno. */
+ssize_t read_buf(const char *path, char *buf, size_t size);
+/* First integer of the file ("max" reads as LLONG_MAX); 0 or -errno. */
+int read_ll(const char *path, long long *out);
+/* Write a string with one write(2); 0 or -errno (the kernel's answer). */
+int write_text(const char *path, const char *s);
+int write_ll(const char *path, long long v);
+/* Write a whole file atomically (temp file + rename); 0 or -errno. */
+int write_file_atomic(const char *path, const char *data, size_t len);
+/* mkdir -p; 0 or -errno. */
+int mkdir_p(const char *path, mode_t mode);
+bool path_exists(const char *path);
+/* Output of a shell command (malloc'd, trailing newline kept); NULL if it could not run. */
+char *run_capture(const char *cmd, int *status);
+
+#endif

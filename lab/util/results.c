@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include "util/cleanup.h"
+#include "util/err.h"
+#include "util/fileio.h"
+#include "util/results.h"
+
+const char *lab_root_dir(void)
+{
+	static char root[PATH_MAX];
+	char dir[PATH_MAX];
+	ssize_t n;
+
+	if (root[0])
+		return root;
+	if (getenv("MEMCG_LAB_ROOT")) {
+		snprintf(root, sizeof(root), "%s", getenv("MEMCG_LAB_ROOT"));
+		return root;
+	}
+	/* Walk up from the binary (bin/memcg-lab, build/tests/x) to the tree
+	 * that holds lab/ and the Makefile; the current directory otherwise. */
+	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	dir[n > 0 ? n : 0] = '\0';
+	for (int up = 0; up < 4; up++) {
+		char *slash = strrchr(dir, '/');
+		char probe[PATH_MAX + 16];
+
+		if (!slash || slash == dir)
+			break;
+		*slash = '\0';
+		snprintf(probe, sizeof(probe), "%s/lab/memcg-lab.c", dir);
+		if (path_exists(probe)) {
+			snprintf(root, sizeof(root), "%s", dir);
+			return root;
+		}
+	}
+	if (!getcwd(root, sizeof(root)))
+		snprintf(root, sizeof(root), ".");
+	return root;
+}
+
+void iso_time_now(char *buf, size_t n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int json_write_file(const char *path, json_object *obj)
+{
+	const char *s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
+						       JSON_C_TO_STRING_NOSLASHESCAPE);
+	char *buf = xasprintf("%s\n", s);
+	int r = write_file_atomic(path, buf, strlen(buf));
+
+	free(buf);
+	return r;
+}
+
+static void meta_write(struct results *r)
+{
+	int e = json_write_file(r->meta_path, r->meta);
+
+	if (e < 0)
+		die("%s: cannot write: %s", r->meta_path, strerror(-e));
+}
+
+static char *shell_quote(const char *s)
+{
+	size_t n = 3;
+	char *q, *p;
+
+	for (const char *c = s; *c; c++)
+		n += *c == '\'' ? 4 : 1;
+	q = p = xmalloc(n);
+	*p++ = '\'';
+	for (const char *c = s; *c; c++) {
+		if (*c == '\'') {
+			memcpy(p, "'\\''", 4);
+			p += 4;
+		} else {
+			*p++ = *c;
+		}
+	}
+	*p++ = '\'';
+	*p = '\0';
+	return q;
+}
+
+static char *first_line_of(const char *cmd)
+{
+	char *out = run_capture(cmd, NULL), *nl;
+
+	if (!out)
+		return xstrdup("");
+	nl = strchr(out, '\n');
+	if (nl)
+		*nl = '\0';
+	return out;
+}
+
+static json_object *tool_versions(void)
+{
+	json_object *o = json_object_new_object();
+	static const struct { const char *key, *cmd; } tools[] = {
+		{ "perf", "perf --version 2>/dev/null" },
+		{ "pahole", "pahole --version 2>/dev/null" },
+		{ "gnuplot", "gnuplot --version 2>/dev/null" },
+		{ "cc", "cc --version 2>/dev/null" },
+	};
+
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		char *v = first_line_of(tools[i].cmd);
+
+		json_object_object_add(o, tools[i].key, json_object_new_string(v[0] ? v : "absent"));
+		free(v);
+	}
+	return o;
+}
+
+static void mark_incomplete(void *arg)
+{
+	struct results *r = arg;
+
+	/* meta.json already says incomplete; leave a line in the log. */
+	if (r->log) {
+		fputs("run interrupted before it finished: status stays incomplete\n", r->log);
+		fflush(r->log);
+	}
+}
+
+struct results *results_create(const char *name, const char *base, int argc, char **argv)
+{
+	struct results *r = xcalloc(1, sizeof(*r));
+	char stamp[32], when[32], *git, *cmdline, *repro;
+	struct utsname u;
+	time_t t = time(NULL);
+	struct tm tm;
+	int e, nthis;
+	json_object *cl;
+
+	if (!base)
+		base = getenv("MEMCG_LAB_RESULTS");
+	if (!base)
+		base = xasprintf("%s/results", lab_root_dir());
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	r->dir = xasprintf("%s/%s-%s", base, stamp, name);
+	/* Two runs in the same second get distinct directories. */
+	for (nthis = 2; path_exists(r->dir); nthis++) {
+		free(r->dir);
+		r->dir = xasprintf("%s/%s-%s.%d", base, stamp, name, nthis);
+	}
+	e = mkdir_p(r->dir, 0755);
+	if (e < 0)
+		die("%s: cannot create results directory: %s", r->dir, strerror(-e));
+	for (const char *sub = "data\0plots\0"; *sub; sub += strlen(sub) + 1) {
+		char *p = xasprintf("%s/%s", r->dir, sub);
+
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			die("%s: cannot create: %s", p, strerror(errno));
+		free(p);
+	}
+	r->meta_path = xasprintf("%s/meta.json", r->dir);
+	{
+		char *lp = xasprintf("%s/log", r->dir);
+
+		r->log = fopen(lp, "ae");
+		if (!r->log)
+			die("%s: cannot open: %s", lp, strerror(errno));
+		setvbuf(r->log, NULL, _IOLBF, 0);
+		free(lp);
+	}
+
+	r->meta = json_object_new_object();
+	json_object_object_add(r->meta, "name", json_object_new_string(name));
+	json_object_object_add(r->meta, "status", json_object_new_string("incomplete"));
+	iso_time_now(when, sizeof(when));
+	json_object_object_add(r->meta, "start", json_object_new_string(when));
+	uname(&u);
+	json_object_object_add(r->meta, "host", json_object_new_string(u.nodename));
+	json_object_object_add(r->meta, "machine", json_object_new_string(u.machine));
+	json_object_object_add(r->meta, "uname", json_object_new_string(u.release));
+	cl = json_object_new_array();
+	cmdline = xstrdup("");
+	for (int i = 0; i < argc; i++) {
+		char *q = shell_quote(argv[i]), *n;
+
+		json_object_array_add(cl, json_object_new_string(argv[i]));
+		n = xasprintf("%s%s%s", cmdline, i ? " " : "", q);
+		free(cmdline);
+		free(q);
+		cmdline = n;
+	}
+	json_object_object_add(r->meta, "command_line", cl);
+	{
+		char *cmd = xasprintf("git -C '%s' describe --always --dirty 2>/dev/null", lab_root_dir());
+
+		git = first_line_of(cmd);
+		free(cmd);
+	}
+	json_object_object_add(r->meta, "lab_revision", json_object_new_string(git[0] ? git : "unknown"));
+	json_object_object_add(r->meta, "tools", tool_versions());
+	meta_write(r);
+
+	repro = xasprintf("#!/bin/sh\n"
+			  "# Reproduces this run: same lab revision (%s), same command line.\n"
+			  "set -e\ncd '%s'\nmake -s bin/memcg-lab\nbin/memcg-lab %s\n",
+			  git[0] ? git : "unknown", lab_root_dir(), strchr(cmdline, ' ') ? strchr(cmdline, ' ') + 1 : "");
+	{
+		char *rp = xasprintf("%s/reproduce.sh", r->dir);
+
+		e = write_file_atomic(rp, repro, strlen(repro));
+		if (e < 0)
+			die("%s: cannot write: %s", rp, strerror(-e));
+		chmod(rp, 0755);
+		free(rp);
+	}
+	free(repro);
+	free(git);
+	free(cmdline);
+	r->cleanup_handle = cleanup_push(mark_incomplete, r, "results directory");
+	results_log(r, "results directory %s created", r->dir);
+	return r;
+}
+
+void results_meta_set(struct results *r, const char *key, json_object *val)
+{
+	json_object_object_add(r->meta, key, val);
+	meta_write(r);
+}
+
+void results_log(struct results *r, const char *fmt, ...)
+{
+	char when[32];
+	va_list ap;
+
+	if (!r || !r->log)
+		return;
+	iso_time_now(when, sizeof(when));
+	fprintf(r->log, "%s ", when);
+	va_start(ap, fmt);
+	vfprintf(r->log, fmt, ap);
+	va_end(ap);
+	fputc('\n', r->log);
+}
+
+char *results_path(struct results *r, const char *file)
+{
+	return xasprintf("%s/%s", r->dir, file);
+}
+
+FILE *results_open_data(struct results *r, const char *file)
+{
+	char *p = xasprintf("%s/data/%s", r->dir, file);
+	FILE *f = fopen(p, "we");
+
+	if (!f)
+		die("%s: cannot write: %s", p, strerror(errno));
+	free(p);
+	return f;
+}
+
+void results_finish(struct results *r, const char *status)
+{
+	char when[32];
+
+	iso_time_now(when, sizeof(when));
+	json_object_object_add(r->meta, "end", json_object_new_string(when));
+	json_object_object_add(r->meta, "status", json_object_new_string(status));
+	meta_write(r);
+	results_log(r, "run %s", status);
+	cleanup_pop(r->cleanup_handle, false);
+}
+
+void results_free(struct results *r)
+{
+	if (!r)
+		return;
+	cleanup_pop(r->cleanup_handle, false);
+	if (r->log)
+		fclose(r->log);
+	json_object_put(r->meta);
+	free(r->dir);
+	free(r->meta_path);
+	free(r);
+}
