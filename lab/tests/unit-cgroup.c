@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "kernel/cgroup.h"
+#include "kernel/runtime_probe.h"
 #include "tests/tap.h"
 #include "util/fileio.h"
 
@@ -130,5 +131,39 @@ int main(void)
 		ok(!strcmp(buf, "/a/b/memory.stat"), "cg_control joins without a double slash");
 	}
 
+	/* Counting memcgs that hold a precharge (the stock probes). */
+	{
+		const long page = 4096;
+		/* 16 memcgs charged one page in turn; 7 kept 63 pages, 9 were drained. */
+		long long usage[16], charged[16];
+		bool holding[16];
+		int n;
+
+		for (int i = 0; i < 16; i++) {
+			charged[i] = page;
+			usage[i] = i >= 9 ? 64 * page : page;
+		}
+		usage[3] = 2 * page;	/* a page table charged too: still drained */
+		n = runtime_count_precharged(usage, charged, 16, runtime_precharge_threshold(64, page), holding);
+		is_int(n, 7, "7 of 16 memcgs above their own page by >= 32 pages hold a precharge");
+		ok(holding[9] && holding[15] && !holding[3] && !holding[0], "holding[] marks exactly those");
+		is_int(runtime_precharge_threshold(64, page), 32 * page, "threshold: half a batch of 64");
+		is_int(runtime_precharge_threshold(32, page), 16 * page, "threshold: half a batch of 32");
+	}
+	{
+		struct runtime_probe_stat s = { .samples = { 7, 6, 7, -1, 7, 5 } };
+
+		runtime_stat_finish(&s, 6);
+		ok(s.mode == 7 && s.min == 5 && s.max == 7 && s.nsamples == 5,
+		   "mode 7, spread 5..7 over 5 rounds, a failed round skipped");
+		struct runtime_probe_stat t = { .samples = { 6, 7 } };
+
+		runtime_stat_finish(&t, 2);
+		is_int(t.mode, 7, "a tie goes to the larger value (noise only evicts)");
+		struct runtime_probe_stat u = { .samples = { -1, -1 } };
+
+		runtime_stat_finish(&u, 2);
+		ok(u.mode == -1 && u.nsamples == 0, "no round worked: mode -1");
+	}
 	return tap_done();
 }
