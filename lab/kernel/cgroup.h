@@ -81,7 +81,9 @@ char *cg_name_indexed(const char *parent, const char *name, int idx);
 /* "<cg>/<file>" into a caller buffer. */
 int cg_control(char *buf, size_t n, const char *cg, const char *file);
 
-/* mkdir; on v2 also enables +memory in the parent's subtree_control. */
+/* mkdir; on v2 also enables +memory in the parent's subtree_control, which
+ * makes the parent an inner node: from then on only leaves take processes
+ * (cg_enter into the parent answers -EBUSY). */
 int cg_create(const struct cg_env *env, const char *cg);
 /* Kill-and-retry removal of one cgroup and everything under it; 0 or -errno.
  * ENOENT (someone removed it) counts as success.  Safe in undo steps. */

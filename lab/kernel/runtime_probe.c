@@ -501,6 +501,7 @@ int runtime_probe_run(const struct cg_env *env, int rounds, struct runtime_probe
 		      char *err, size_t errlen)
 {
 	struct sched_param orig_param;
+	char how[128];
 	int orig_policy;
 	struct probe_ctx *p;
 	cpu_set_t orig;
@@ -546,7 +547,8 @@ int runtime_probe_run(const struct cg_env *env, int rounds, struct runtime_probe
 	}
 	/* SCHED_FIFO keeps other tasks off the probed CPU while we measure;
 	 * without it (no CAP_SYS_NICE, RT group budget 0) rounds are noisier. */
-	p->realtime = set_fifo(true) == 0;
+	e = set_fifo(true);
+	p->realtime = e == 0;
 	p->can_hold = p->realtime && out->orchestrator_cpu >= 0;
 	out->rounds = rounds;
 	out->cpu = p->cpu;
@@ -565,13 +567,17 @@ int runtime_probe_run(const struct cg_env *env, int rounds, struct runtime_probe
 		snprintf(err, errlen, "every runtime probe round on CPU %d was disturbed by other tasks", p->cpu);
 		goto out;
 	}
+	if (p->can_hold)
+		snprintf(how, sizeof(how), "SCHED_FIFO");
+	else if (p->realtime)
+		snprintf(how, sizeof(how), "SCHED_FIFO (sharing the parent's CPU: noisier)");
+	else
+		snprintf(how, sizeof(how), "SCHED_OTHER (SCHED_FIFO refused: %s; noisier)", strerror(-e));
 	snprintf(out->method, sizeof(out->method),
 		 "%s %s read by the parent (CPU %d) while %s workers pinned to CPU %d charge: "
 		 "batch = usage jump on a fresh memcg's first page; slots = memcgs of %d charging "
 		 "in turn that keep >= %lld KiB above their own pages; %d rounds, %d retried",
-		 cg_mode_name(env->mode), cg_file_usage(env), out->orchestrator_cpu,
-		 p->can_hold ? "SCHED_FIFO" : p->realtime ? "SCHED_FIFO (CPU shared with the parent)" :
-		 "SCHED_OTHER (no realtime priority: noisier)",
+		 cg_mode_name(env->mode), cg_file_usage(env), out->orchestrator_cpu, how,
 		 p->cpu, out->stock_k, runtime_precharge_threshold(out->charge_batch.mode, p->page) >> 10,
 		 rounds, p->disturbed);
 	ret = 0;

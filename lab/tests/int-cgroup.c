@@ -248,21 +248,30 @@ static void test_tree_basics(void)
 	ok(r == 0 && v >= 0, "memory.stat key %s reads (%lld)", env.memory_v2 ? "anon" : "rss", v);
 	is_int(cg_read_key_ll(a, "memory.stat", "no_such_key", &v), -ENOENT, "a missing memory.stat key is -ENOENT");
 
-	/* Kill-and-retry: live processes at two levels. */
+	/*
+	 * Kill-and-retry: live processes in two leaves below b (on v2 only
+	 * leaves may hold processes once b hands the memory controller down).
+	 */
 	b = cg_name(t.root, "b");
 	sub = cg_name(b, "sub");
-	cg_create(&env, b);
-	cg_create(&env, sub);
 	{
+		char *leaf = cg_name(b, "leaf");
 		pid_t ws[5];
 		int dead = 0;
 
+		cg_create(&env, b);
+		cg_create(&env, leaf);
+		cg_create(&env, sub);
 		for (int i = 0; i < 5; i++)
-			ws[i] = cg_spawn(&env, i < 3 ? b : sub, -1, sleeper, NULL);
-		for (int i = 0; i < 200 && (cg_nr_procs(b) < 3 || cg_nr_procs(sub) < 2); i++)
+			ws[i] = cg_spawn(&env, i < 3 ? leaf : sub, -1, sleeper, NULL);
+		for (int i = 0; i < 200 && (cg_nr_procs(leaf) < 3 || cg_nr_procs(sub) < 2); i++)
 			usleep(5000);
-		is_int(cg_nr_procs(b) + cg_nr_procs(sub), 5, "5 live workers in b and b/sub");
-		is_int(cg_destroy(b), 0, "cg_destroy kills and removes b with its child");
+		is_int(cg_nr_procs(leaf) + cg_nr_procs(sub), 5, "5 live workers in b/leaf and b/sub");
+		if (env.memory_v2)
+			ok(cg_enter(&env, b, ws[0]) == -EBUSY, "v2: b has children with memory, so no process may enter it");
+		else
+			ok(cg_enter(&env, b, ws[0]) == 0 && cg_nr_procs(b) == 1, "v1: a process may sit in b too");
+		is_int(cg_destroy(b), 0, "cg_destroy kills and removes b with its children");
 		ok(!path_exists(b), "b is gone");
 		for (int i = 0; i < 5; i++) {
 			int st;
@@ -271,6 +280,7 @@ static void test_tree_basics(void)
 				dead++;
 		}
 		is_int(dead, 5, "all 5 workers died of SIGKILL");
+		free(leaf);
 	}
 
 	/* One of our own threads inside: destroy moves us out, never kills us. */
