@@ -25,6 +25,7 @@
 #include "util/fileio.h"
 #include "util/owner.h"
 #include "util/rawdir.h"
+#include "util/stale.h"
 
 #define CG_PATH_MAX 1024
 
@@ -844,49 +845,9 @@ pid_t cg_spawn(const struct cg_env *env, const char *cg, int cpu, int (*fn)(void
 
 /* ---- stale trees -------------------------------------------------------- */
 
-struct stale_ctx {
-	FILE *out;
-	bool force, dry_run;
-	int removed, failed;
-};
-
-static int stale_walk(const char *dir, const char *name, bool is_dir, void *arg)
-{
-	struct stale_ctx *s = arg;
-	char path[CG_PATH_MAX];
-	unsigned long long start;
-	bool alive;
-	pid_t pid;
-	int e;
-
-	if (!is_dir || !lab_owner_parse(name, &pid, &start))
-		return 0;
-	alive = lab_owner_alive(name);
-	if (alive && !s->force)
-		return 0;
-	if (path_join(path, sizeof(path), dir, name))
-		return 0;
-	if (s->dry_run) {
-		fprintf(s->out, "would remove cgroup %s (owner pid %d %s)\n", path, (int)pid,
-			alive ? "still running" : "gone");
-		s->removed++;
-		return 0;
-	}
-	e = cg_destroy(path);
-	if (e) {
-		fprintf(s->out, "could not remove cgroup %s: %s\n", path, strerror(-e));
-		s->failed++;
-		return 0;
-	}
-	fprintf(s->out, "removed cgroup %s (owner pid %d %s)\n", path, (int)pid,
-		alive ? "still running, --force" : "gone");
-	s->removed++;
-	return 0;
-}
-
 int cg_cleanup_stale_to(FILE *out, bool force, bool dry_run)
 {
-	struct stale_ctx s = { .out = out, .force = force, .dry_run = dry_run };
+	struct stale_pass p = { "cgroup", cg_destroy, force, dry_run, out, 0, 0 };
 	const char *roots[2];
 	struct cg_env env;
 	int scan_err = 0;
@@ -904,7 +865,7 @@ int cg_cleanup_stale_to(FILE *out, bool force, bool dry_run)
 
 		if (!roots[i][0])
 			continue;
-		r = rawdir_foreach(roots[i], stale_walk, &s);
+		r = stale_pass_run(&p, roots[i]);
 		if (r < 0) {
 			fprintf(out, "could not look for lab cgroups in %s: %s\n", roots[i], strerror(-r));
 			scan_err = r;
@@ -913,7 +874,7 @@ int cg_cleanup_stale_to(FILE *out, bool force, bool dry_run)
 	fflush(out);
 	if (scan_err)
 		return scan_err;
-	return s.failed ? -EBUSY : s.removed;
+	return p.failed ? -EBUSY : p.removed;
 }
 
 int cg_cleanup_stale(bool force, bool dry_run)

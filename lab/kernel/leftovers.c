@@ -9,8 +9,8 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/hoststate.h"
-#include "util/owner.h"
 #include "util/rawdir.h"
+#include "util/stale.h"
 
 void tracefs_mount_point(char *buf, size_t n)
 {
@@ -32,46 +32,14 @@ void tracefs_mount_point(char *buf, size_t n)
 	free(text);
 }
 
-struct tr_ctx {
-	FILE *out;
-	bool force, dry_run;
-	int removed, failed;
-};
-
-static int tr_walk(const char *dir, const char *name, bool is_dir, void *arg)
+static int remove_instance(const char *path)
 {
-	struct tr_ctx *t = arg;
-	unsigned long long start;
-	char path[1024];
-	bool alive;
-	pid_t pid;
-
-	/* Instances other tools made never match the owner pattern. */
-	if (!is_dir || !lab_owner_parse(name, &pid, &start))
-		return 0;
-	alive = lab_owner_alive(name);
-	if ((alive && !t->force) || path_join(path, sizeof(path), dir, name))
-		return 0;
-	if (t->dry_run) {
-		fprintf(t->out, "would remove tracefs instance %s (owner pid %d %s)\n", path, (int)pid,
-			alive ? "still running" : "gone");
-		t->removed++;
-		return 0;
-	}
-	if (rmdir(path) < 0 && errno != ENOENT) {
-		fprintf(t->out, "could not remove tracefs instance %s: %s\n", path, strerror(errno));
-		t->failed++;
-		return 0;
-	}
-	fprintf(t->out, "removed tracefs instance %s (owner pid %d %s)\n", path, (int)pid,
-		alive ? "still running, --force" : "gone");
-	t->removed++;
-	return 0;
+	return rmdir(path) < 0 && errno != ENOENT ? -errno : 0;
 }
 
 int tracefs_cleanup_stale(FILE *out, const char *tracefs_dir, bool force, bool dry_run)
 {
-	struct tr_ctx t = { .out = out, .force = force, .dry_run = dry_run };
+	struct stale_pass p = { "tracefs instance", remove_instance, force, dry_run, out, 0, 0 };
 	char mnt[256], inst[512];
 	int r;
 
@@ -83,13 +51,14 @@ int tracefs_cleanup_stale(FILE *out, const char *tracefs_dir, bool force, bool d
 	}
 	if (path_join(inst, sizeof(inst), tracefs_dir, "instances"))
 		return -ENAMETOOLONG;
-	r = rawdir_foreach(inst, tr_walk, &t);
-	if (r < 0 && r != -ENOENT)
+	r = stale_pass_run(&p, inst);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
 		fprintf(out, "could not look for lab tracefs instances in %s: %s\n", inst, strerror(-r));
-	fflush(out);
-	if (r < 0 && r != -ENOENT)
 		return r;
-	return t.failed ? -EBUSY : t.removed;
+	}
+	return p.failed ? -EBUSY : p.removed;
 }
 
 /* A count, or a failure (already reported on out by the pass itself);
