@@ -8,3 +8,4 @@ CMD(cleanup, "remove lab cgroups, tracefs instances and settings left by a crash
 CMD(compare, "compare results directories: the 0-day table with %change, stddev and Welch t-test")
 CMD(plot, "PNG, SVG and ASCII plots of results directories (gnuplot templates in plots/)")
 CMD(probe, "what the kernel under test has (BTF, kallsyms, runtime probes), with evidence")
+CMD(report, "the report of a results directory: kernel, features, verdicts, tables, skips")
