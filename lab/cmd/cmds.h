@@ -9,3 +9,4 @@ CMD(compare, "compare results directories: the 0-day table with %change, stddev 
 CMD(plot, "PNG, SVG and ASCII plots of results directories (gnuplot templates in plots/)")
 CMD(probe, "what the kernel under test has (BTF, kallsyms, runtime probes), with evidence")
 CMD(report, "the report of a results directory: kernel, features, verdicts, tables, skips")
+CMD(run, "run an experiment file (experiments/*.exp) into one results directory")
