@@ -138,7 +138,7 @@ test:
 run:
 	@$(DEPS_SH) ensure run
 	@$(MAKE) --no-print-directory build
-	bin/memcg-lab probe --results default
+	bin/memcg-lab probe --runtime --results default
 
 clean:
 	rm -rf bin build
