@@ -281,6 +281,18 @@ void kbtf_close(struct kbtf *k)
 	memset(k, 0, sizeof(*k));
 }
 
+/* Strips qualifiers and typedefs. */
+static int resolve(const struct btf *btf, int id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+		id = t->type;
+		t = btf__type_by_id(btf, id);
+	}
+	return id;
+}
+
 static int find_kind(const struct kbtf *k, const char *name, int kind)
 {
 	int id = btf__find_by_name_kind(k->btf, name, kind);
@@ -344,23 +356,40 @@ bool kbtf_has_datasec_var(const struct kbtf *k, const char *sec, const char *var
 	return kbtf_datasec_var_offset(k, sec, var, NULL) == 0;
 }
 
+bool kbtf_has_datasec(const struct kbtf *k, const char *sec)
+{
+	return find_kind(k, sec, BTF_KIND_DATASEC) > 0;
+}
+
+int kbtf_datasec_var_of_type(const struct kbtf *k, const char *sec, int type_id,
+			     char *var, size_t n, uint64_t *off)
+{
+	int id = find_kind(k, sec, BTF_KIND_DATASEC);
+	const struct btf_type *t;
+	const struct btf_var_secinfo *vi;
+
+	if (id < 0)
+		return -1;
+	t = btf__type_by_id(k->btf, id);
+	vi = btf_var_secinfos(t);
+	for (int i = 0; i < btf_vlen(t); i++, vi++) {
+		const struct btf_type *v = btf__type_by_id(k->btf, vi->type);
+
+		if (!v || !btf_is_var(v) || resolve(k->btf, v->type) != resolve(k->btf, type_id))
+			continue;
+		snprintf(var, n, "%s", btf__name_by_offset(k->btf, v->name_off));
+		if (off)
+			*off = vi->offset;
+		return 0;
+	}
+	return -1;
+}
+
 long kbtf_type_size(const struct kbtf *k, int type_id)
 {
 	long long s = btf__resolve_size(k->btf, type_id);
 
 	return s < 0 ? -1 : (long)s;
-}
-
-/* Strips qualifiers and typedefs. */
-static int resolve(const struct btf *btf, int id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-
-	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
-		id = t->type;
-		t = btf__type_by_id(btf, id);
-	}
-	return id;
 }
 
 void kbtf_type_name(const struct kbtf *k, int type_id, char *buf, size_t n)
