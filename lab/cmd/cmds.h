@@ -5,4 +5,5 @@
  * Keep it sorted by name; `memcg-lab help` prints it in this order.
  */
 CMD(cleanup, "remove lab cgroups, tracefs instances and settings left by a crashed run")
+CMD(layout, "capture, check (--check) and diff (--against) the memcg structs' cacheline layouts")
 CMD(probe, "what the kernel under test has (BTF, kallsyms, runtime probes), with evidence")
