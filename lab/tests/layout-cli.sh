@@ -76,7 +76,7 @@ ok $? "--check and --against together: the verdicts, then the diff; exit 1 from 
 if [ -r /sys/kernel/btf/vmlinux ]; then
 	$LAB layout --check >"$T/running" 2>&1
 	rc=$?
-	[ $rc -le 1 ] && has "$T/running" "running kernel BTF (/sys/kernel/btf/vmlinux)" && grep -q '^result: ' "$T/running"
+	[ $rc -le 1 ] && has "$T/running" "(running kernel BTF /sys/kernel/btf/vmlinux)" && grep -q '^result: ' "$T/running"
 	ok $? "the running kernel's BTF is checked (exit $rc)"
 else
 	skip "the running kernel's BTF is checked" "/sys/kernel/btf/vmlinux missing (CONFIG_DEBUG_INFO_BTF=n)"
