@@ -9,6 +9,7 @@
 #include <string.h>
 #include "analyze/layout.h"
 #include "kernel/btf.h"
+#include "kernel/features.h"
 #include "util/err.h"
 #include "util/fileio.h"
 
@@ -106,93 +107,6 @@ enum lay_tag lay_tag_of(const struct lay_tags *tags, const struct lay_struct *s,
 
 /* ---- from BTF ---------------------------------------------------------- */
 
-/*
- * Feature detection this file needs until kernel/features.c lands (then
- * kfeatures_detect() answers both): the cacheline size L and whether the
- * per-cpu stocks carry lock-debugging state.
- */
-static void detect_cacheline(struct layout *lay, const struct kbtf *k)
-{
-	const struct lay_struct *pc = layout_struct(lay, "page_counter");
-	const struct lay_field *pad = pc->present ? lay_find(pc, "_pad1_") : NULL;
-	long long v;
-
-	if (pad && pad->offset > 0) {
-		int L = 1;
-
-		while ((uint64_t)L < pad->offset)
-			L <<= 1;
-		lay->cacheline = L;
-		snprintf(lay->cacheline_evidence, LAY_EVIDENCE,
-			 "page_counter._pad1_ at offset %" PRIu64, pad->offset);
-		return;
-	}
-	if (k->source == KBTF_RUNNING &&
-	    !read_ll("/sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size", &v) && v > 0) {
-		lay->cacheline = (int)v;
-		snprintf(lay->cacheline_evidence, LAY_EVIDENCE,
-			 "cpu0 coherency_line_size (page_counter has no _pad1_ to read it from)");
-		return;
-	}
-	lay->cacheline = 64;
-	snprintf(lay->cacheline_evidence, LAY_EVIDENCE,
-		 "assumed 64 (x86-64/arm64): page_counter has no _pad1_ to read it from");
-}
-
-static int find_dep_map(const struct kbtf_field *f, void *arg)
-{
-	(void)arg;
-	return !strcmp(lay_leaf(f->name), "dep_map");
-}
-
-/*
- * local_lock_t is empty and local_trylock_t one byte unless lockdep (a
- * dep_map) or PREEMPT_RT (a spinlock) fills them: then the stock
- * invariants, sized for those locks, do not apply.
- */
-static void detect_lock_debug(struct layout *lay, const struct kbtf *k)
-{
-	static const char *const stocks[] = { "memcg_stock_pcp", "obj_stock_pcp" };
-	static const char *const locks[] = { "lock", "stock_lock" };
-	int found = 0;
-	size_t len;
-
-	snprintf(lay->lock_debug_evidence, LAY_EVIDENCE, "no per-cpu stock lock in BTF");
-	for (size_t i = 0; i < sizeof(stocks) / sizeof(stocks[0]); i++) {
-		int id = kbtf_find_struct(k, stocks[i]);
-
-		for (size_t j = 0; id > 0 && j < sizeof(locks) / sizeof(locks[0]); j++) {
-			struct kbtf_field f;
-			char type[128];
-			uint64_t max;
-
-			if (kbtf_member(k, id, locks[j], &f))
-				continue;
-			kbtf_type_name(k, f.type_id, type, sizeof(type));
-			max = strstr(type, "trylock") ? 1 : 0;
-			if (kbtf_walk_fields(k, f.resolved_id, 4, find_dep_map, NULL)) {
-				lay->lock_debug = true;
-				snprintf(lay->lock_debug_evidence, LAY_EVIDENCE,
-					 "%s.%s (%s, %" PRIu64 " B) contains lockdep's dep_map",
-					 stocks[i], locks[j], type, f.size);
-				return;
-			}
-			if (f.size > max) {
-				lay->lock_debug = true;
-				snprintf(lay->lock_debug_evidence, LAY_EVIDENCE,
-					 "%s.%s (%s) is %" PRIu64 " B, not %" PRIu64 ": lock debugging or PREEMPT_RT",
-					 stocks[i], locks[j], type, f.size, max);
-				return;
-			}
-			if (!found++)
-				lay->lock_debug_evidence[0] = '\0';
-			len = strlen(lay->lock_debug_evidence);
-			snprintf(lay->lock_debug_evidence + len, LAY_EVIDENCE - len, "%s%s.%s (%s) is %" PRIu64 " B",
-				 len ? ", " : "", stocks[i], locks[j], type, f.size);
-		}
-	}
-}
-
 struct collect {
 	const struct kbtf *k;
 	struct lay_struct *s;
@@ -267,6 +181,8 @@ static int collect_field(const struct kbtf_field *kf, void *arg)
 
 void layout_from_btf(struct layout *lay, const struct kbtf *k)
 {
+	struct kfeatures kf;
+
 	memset(lay, 0, sizeof(*lay));
 	lay->origin = xasprintf("%s %s", kbtf_source_name(k->source), k->path);
 	lay->release = k->release ? xstrdup(k->release) : NULL;
@@ -288,8 +204,12 @@ void layout_from_btf(struct layout *lay, const struct kbtf *k)
 		if (!kbtf_datasec_var_of_type(k, PERCPU_SEC, id, s->percpu_var, sizeof(s->percpu_var), &off))
 			s->percpu_offset = (int64_t)off;
 	}
-	detect_cacheline(lay, k);
-	detect_lock_debug(lay, k);
+	/* The cacheline size and lock debugging, as the rest of the lab sees them. */
+	kfeatures_detect(&kf, k, NULL, NULL);
+	lay->cacheline = kf.cacheline_size;
+	snprintf(lay->cacheline_evidence, LAY_EVIDENCE, "%s", kf.cacheline_size_evidence);
+	lay->lock_debug = kf.lock_debug;
+	snprintf(lay->lock_debug_evidence, LAY_EVIDENCE, "%s", kf.lock_debug_evidence);
 }
 
 void layout_free(struct layout *lay)

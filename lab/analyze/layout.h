@@ -53,7 +53,7 @@ struct lay_struct {
 	int64_t percpu_offset;	/* its offset in .data..percpu, -1 when none */
 };
 
-#define LAY_EVIDENCE 256
+#define LAY_EVIDENCE 320	/* KF_EVIDENCE: it holds kernel/features.h evidence */
 
 struct layout {
 	char *origin;		/* "raw BTF file x.btf", "capture layouts/6.1.192" */
