@@ -479,29 +479,26 @@ static int parse_line(struct parser *p, char *text)
 	return parse_rule_line(p, tok, n);
 }
 
-int rules_parse(struct rules *rs, const char *path, char *err, size_t errlen)
+int rules_parse_text(struct rules *rs, const char *path, const char *text, size_t len, char *err, size_t errlen)
 {
 	struct parser p = { .rs = rs, .err = err, .errlen = errlen };
-	char *text, *line, *next;
+	char *copy = strndup(text, len), *line, *next;
 
 	memset(rs, 0, sizeof(*rs));
 	rs->path = xstrdup(path);
-	text = read_text(path, NULL);
-	if (!text) {
-		snprintf(err, errlen, "%s: cannot read the rules file: %s", path, strerror(errno));
-		return -1;
-	}
-	for (line = text; line; line = next) {
+	if (!copy)
+		die("out of memory");
+	for (line = copy; line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		p.line++;
 		if (parse_line(&p, line)) {
-			free(text);
+			free(copy);
 			return -1;
 		}
 	}
-	free(text);
+	free(copy);
 	if (finish_rule(&p))
 		return -1;
 	if (!rs->n) {
@@ -509,6 +506,22 @@ int rules_parse(struct rules *rs, const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+int rules_parse(struct rules *rs, const char *path, char *err, size_t errlen)
+{
+	size_t len;
+	char *text = read_text(path, &len);
+	int r;
+
+	if (!text) {
+		memset(rs, 0, sizeof(*rs));
+		snprintf(err, errlen, "%s: cannot read the rules file: %s", path, strerror(errno));
+		return -1;
+	}
+	r = rules_parse_text(rs, path, text, len, err, errlen);
+	free(text);
+	return r;
 }
 
 void rules_free(struct rules *rs)
@@ -1289,6 +1302,8 @@ void rule_eval(const struct rule *r, const struct layout *lay, const struct lay_
 	} else if (any_pass) {
 		res->v = V_PASS;
 		setf(res->summary, sizeof(res->summary), "%s", pass_all);
+		if (na_all[0])	/* another of the rule's structs did not apply */
+			addf(res->summary, sizeof(res->summary), "; n/a: %s", na_all);
 	} else {
 		res->v = V_NA;
 		setf(res->summary, sizeof(res->summary), "%s", na_all);

@@ -88,8 +88,13 @@ struct rules {
 	struct lay_tags tags;
 };
 
-/* Parses a rules file; 0, or -1 with "FILE:LINE: what was expected" in err. */
+/*
+ * Parses a rules file; 0, or -1 with "FILE:LINE: what was expected" in err.
+ * Either way rules_free() releases what was parsed.
+ */
 int rules_parse(struct rules *rs, const char *path, char *err, size_t errlen);
+/* The same from text in memory (path names it in messages). */
+int rules_parse_text(struct rules *rs, const char *path, const char *text, size_t len, char *err, size_t errlen);
 void rules_free(struct rules *rs);
 
 /*

@@ -343,7 +343,10 @@ static void test_capture_and_diff(const struct rules *rs)
 	ok(!layout_write_capture(&lay[2], &rs->tags, dir, err, sizeof(err)), "capture of 6.12.117 written");
 	ok(!layout_load_capture(&back, dir, err, sizeof(err)) && same_layout(&lay[2], &back),
 	   "the capture reads back as the same layout");
-	text = read_text(strcat(strcpy(malloc(sizeof(dir) + 20), dir), "/cachelines.txt"), NULL);
+	cmd = malloc(sizeof(dir) + 20);
+	sprintf(cmd, "%s/cachelines.txt", dir);
+	text = read_text(cmd, NULL);
+	free(cmd);
 	ok(text && strstr(text, "    0 [0-63] usage@0+8[w]\n") && strstr(text, "    2 [128-191] failcnt@128+8\n"),
 	   "6.12 cacheline map: usage alone on line 0, failcnt spilled to line 2");
 	ok(text && strstr(text, "    4 [256-319] memory.usage@256+8[w]\n"), "nested names: mem_cgroup line 4 is memory.usage");
