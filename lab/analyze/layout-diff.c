@@ -9,6 +9,7 @@
 #include <string.h>
 #include "analyze/layout.h"
 #include "util/err.h"
+#include "util/strfmt.h"
 
 static void lines_text(const struct lay_field *f, int L, char *buf, size_t n)
 {
@@ -89,7 +90,7 @@ static int diff_sharing(FILE *out, const struct layout *old, const struct lay_st
 		for (int j = 0; j < nn; j++) {
 			if (has_name(was, nw, now[j]->name) || hot_pair_reported(tags, ns, h, now[j]->name))
 				continue;
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s@%" PRIu64 "%s%s",
+			str_appendf(list, sizeof(list), "%s%s@%" PRIu64 "%s%s",
 				 list[0] ? ", " : "", now[j]->name, now[j]->offset,
 				 lay_tag_of(tags, ns, now[j]) == LAY_TAG_NONE ? "" : " ",
 				 lay_tag_name(lay_tag_of(tags, ns, now[j])));
@@ -109,7 +110,7 @@ static int diff_sharing(FILE *out, const struct layout *old, const struct lay_st
 				continue;
 			if (o)
 				lines_text(o, new->cacheline, ol, sizeof(ol));
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s (%s%s)", list[0] ? ", " : "",
+			str_appendf(list, sizeof(list), "%s%s (%s%s)", list[0] ? ", " : "",
 				 was[j]->name, o ? "now " : "gone", o ? ol : "");
 		}
 		if (list[0]) {

@@ -12,6 +12,7 @@
 #include "analyze/layout-rules.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/strfmt.h"
 
 /* ---- parsing ------------------------------------------------------------ */
 
@@ -671,30 +672,6 @@ struct ctx {
 	struct rule_result *res;
 };
 
-static void addf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void addf(char *buf, size_t n, const char *fmt, ...)
-{
-	size_t len = strlen(buf);
-	va_list ap;
-
-	if (len + 1 >= n)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + len, n - len, fmt, ap);
-	va_end(ap);
-}
-
-/* snprintf into a buffer, truncating quietly (messages are bounded). */
-static void setf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void setf(char *buf, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, n, fmt, ap);
-	va_end(ap);
-}
-
 static void detail(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void detail(struct ctx *c, const char *fmt, ...)
 {
@@ -716,9 +693,9 @@ static long num_bytes(const struct ctx *c, struct rule_num n)
 static const char *num_text(const struct ctx *c, struct rule_num n, char *buf, size_t len)
 {
 	if (n.lines)
-		setf(buf, len, "%ld (%ldL)", n.v * c->L, n.v);
+		str_setf(buf, len, "%ld (%ldL)", n.v * c->L, n.v);
 	else
-		setf(buf, len, "%ld", n.v);
+		str_setf(buf, len, "%ld", n.v);
 	return buf;
 }
 
@@ -731,7 +708,7 @@ static void line_text(const struct ctx *c, uint64_t line, char *buf, size_t n)
 		lo = 0;
 	if (hi > (int64_t)c->s->size - 1)
 		hi = (int64_t)c->s->size - 1;
-	setf(buf, n, "cacheline %" PRIu64 " (bytes %" PRId64 "-%" PRId64 ")", line, lo, hi);
+	str_setf(buf, n, "cacheline %" PRIu64 " (bytes %" PRId64 "-%" PRId64 ")", line, lo, hi);
 }
 
 static void field_text_sized(const struct ctx *c, const struct lay_field *f, bool tag, bool with_size,
@@ -739,11 +716,11 @@ static void field_text_sized(const struct ctx *c, const struct lay_field *f, boo
 {
 	enum lay_tag t = tag ? lay_tag_of(c->tags, c->s, f) : LAY_TAG_NONE;
 
-	setf(buf, n, "%s@%" PRIu64, f->name, f->offset);
+	str_setf(buf, n, "%s@%" PRIu64, f->name, f->offset);
 	if (with_size)
-		addf(buf, n, "+%" PRIu64, f->size);
+		str_appendf(buf, n, "+%" PRIu64, f->size);
 	if (t != LAY_TAG_NONE)
-		addf(buf, n, " (%s)", lay_tag_name(t));
+		str_appendf(buf, n, " (%s)", lay_tag_name(t));
 }
 
 static void field_text(const struct ctx *c, const struct lay_field *f, bool tag, char *buf, size_t n)
@@ -779,7 +756,7 @@ static int present_list(const struct ctx *c, const struct rule_inv *inv, const s
 		if (f)
 			out[k++] = f;
 		else
-			addf(note, n, "%s%s", note[0] ? ", " : "", inv->list[i]);
+			str_appendf(note, n, "%s%s", note[0] ? ", " : "", inv->list[i]);
 	}
 	return k;
 }
@@ -789,15 +766,15 @@ static void names_text(const struct lay_field *const *fs, int n, char *buf, size
 {
 	buf[0] = '\0';
 	for (int i = 0; i < n; i++)
-		addf(buf, len, "%s%s", i ? ", " : "", fs[i]->name);
+		str_appendf(buf, len, "%s%s", i ? ", " : "", fs[i]->name);
 }
 
 /* Why a subject is missing: "page_counter has no _pad1_" plus the rule's if-absent text. */
 static void missing(const struct ctx *c, char *na, size_t n, const char *field)
 {
-	setf(na, n, "%s has no %s", c->s->name, field);
+	str_setf(na, n, "%s has no %s", c->s->name, field);
 	if (c->r->if_absent)
-		addf(na, n, " (%s)", c->r->if_absent);
+		str_appendf(na, n, " (%s)", c->r->if_absent);
 }
 
 /* Lists the leaves on a line other than those related to the subjects. */
@@ -815,7 +792,7 @@ static void others_on_line(const struct ctx *c, uint64_t line, const struct rule
 		if (only_list != in_list(inv, f))
 			continue;
 		field_text(c, f, true, ft, sizeof(ft));
-		addf(buf, n, "%s%s", buf[0] ? " " : "", ft);
+		str_appendf(buf, n, "%s%s", buf[0] ? " " : "", ft);
 	}
 }
 
@@ -837,7 +814,7 @@ static enum verdict eval_alone_apart(struct ctx *c, const struct rule_inv *inv, 
 		int n = present_list(c, inv, fs, absent, sizeof(absent));
 
 		if (!n) {
-			setf(na, nal, "%s has none of %s", c->s->name, absent);
+			str_setf(na, nal, "%s has none of %s", c->s->name, absent);
 			return V_NA;
 		}
 		names_text(fs, n, listed, sizeof(listed));
@@ -856,12 +833,12 @@ static enum verdict eval_alone_apart(struct ctx *c, const struct rule_inv *inv, 
 	line_text(c, a, lt, sizeof(lt));
 	if (inv->op == INV_ALONE) {
 		others_on_line(c, a, inv, inv->a, true, others, sizeof(others));
-		setf(ok, okl, "%s alone on %s%s%s%s", ft, lt, others[0] ? " with " : "", others,
+		str_setf(ok, okl, "%s alone on %s%s%s%s", ft, lt, others[0] ? " with " : "", others,
 			 others[0] ? " (allowed)" : "");
 	} else {
-		setf(ok, okl, "none of %s on %s's %s", listed, f->name, lt);
+		str_setf(ok, okl, "none of %s on %s's %s", listed, f->name, lt);
 		if (absent[0])
-			addf(ok, okl, " (absent: %s)", absent);
+			str_appendf(ok, okl, " (absent: %s)", absent);
 	}
 	return V_PASS;
 }
@@ -876,7 +853,7 @@ static enum verdict eval_lines(struct ctx *c, const struct rule_inv *inv, char *
 	uint64_t lo = UINT64_MAX, hi = 0;
 
 	if (n == 0 || (inv->op == INV_TOGETHER && n < 2)) {
-		setf(na, nal, "%s has %s of %s", c->s->name, n ? "only one" : "none", absent);
+		str_setf(na, nal, "%s has %d of the %d fields (absent: %s)", c->s->name, n, inv->nlist, absent);
 		return V_NA;
 	}
 	for (int i = 0; i < n; i++) {
@@ -913,9 +890,9 @@ static enum verdict eval_lines(struct ctx *c, const struct rule_inv *inv, char *
 				continue;
 			field_text(c, fs[i], false, ft, sizeof(ft));
 			if (a == b)
-				addf(list, sizeof(list), "%s%s (line %" PRIu64 ")", list[0] ? ", " : "", ft, a);
+				str_appendf(list, sizeof(list), "%s%s (line %" PRIu64 ")", list[0] ? ", " : "", ft, a);
 			else
-				addf(list, sizeof(list), "%s%s (lines %" PRIu64 "-%" PRIu64 ")", list[0] ? ", " : "",
+				str_appendf(list, sizeof(list), "%s%s (lines %" PRIu64 "-%" PRIu64 ")", list[0] ? ", " : "",
 				     ft, a, b);
 		}
 		detail(c, "struct %s: the fields span cachelines %" PRIu64 "-%" PRIu64 ": %s", c->s->name, lo, hi,
@@ -926,11 +903,11 @@ static enum verdict eval_lines(struct ctx *c, const struct rule_inv *inv, char *
 		return V_FAIL;
 	names_text(fs, n, ft, sizeof(ft));
 	if (inv->op == INV_NOT_ON_LINE)
-		setf(ok, okl, "%s not on cacheline %ld", ft, inv->num.v);
+		str_setf(ok, okl, "%s not on cacheline %ld", ft, inv->num.v);
 	else
-		setf(ok, okl, "%s on cacheline %" PRIu64, ft, lo);
+		str_setf(ok, okl, "%s on cacheline %" PRIu64, ft, lo);
 	if (absent[0])
-		addf(ok, okl, " (absent: %s)", absent);
+		str_appendf(ok, okl, " (absent: %s)", absent);
 	return V_PASS;
 }
 
@@ -949,7 +926,7 @@ static enum verdict eval_offsets(struct ctx *c, const struct rule_inv *inv, char
 	case INV_OFFSET:
 		field_text(c, fa, true, ft, sizeof(ft));
 		if ((long)fa->offset == num_bytes(c, inv->num)) {
-			setf(ok, okl, "%s at offset %s", fa->name, num_text(c, inv->num, nt, sizeof(nt)));
+			str_setf(ok, okl, "%s at offset %s", fa->name, num_text(c, inv->num, nt, sizeof(nt)));
 			return V_PASS;
 		}
 		detail(c, "struct %s: %s, expected at offset %s", c->s->name, ft, num_text(c, inv->num, nt, sizeof(nt)));
@@ -958,7 +935,7 @@ static enum verdict eval_offsets(struct ctx *c, const struct rule_inv *inv, char
 		long d = (long)fb->offset - (long)fa->offset;
 
 		if (d == num_bytes(c, inv->num)) {
-			setf(ok, okl, "%s - %s = %ld", fb->name, fa->name, d);
+			str_setf(ok, okl, "%s - %s = %ld", fb->name, fa->name, d);
 			return V_PASS;
 		}
 		field_text(c, fa, false, ft, sizeof(ft));
@@ -969,7 +946,7 @@ static enum verdict eval_offsets(struct ctx *c, const struct rule_inv *inv, char
 	}
 	case INV_ELEM_SIZE:
 		if (fa->nelems && (long)fa->elem_size == num_bytes(c, inv->num)) {
-			setf(ok, okl, "%s is %s", fa->name, fa->type);
+			str_setf(ok, okl, "%s is %s", fa->name, fa->type);
 			return V_PASS;
 		}
 		detail(c, "struct %s: %s is %s%s, expected an array of %s-byte elements", c->s->name, fa->name,
@@ -1000,7 +977,7 @@ static enum verdict eval_ranges(struct ctx *c, const struct rule_inv *inv, char 
 	}
 	n = present_list(c, inv, fs, absent, sizeof(absent));
 	if (!n) {
-		setf(na, nal, "%s has none of %s", c->s->name, absent);
+		str_setf(na, nal, "%s has none of %s", c->s->name, absent);
 		return V_NA;
 	}
 	if (inv->op == INV_AFTER)
@@ -1028,13 +1005,13 @@ static enum verdict eval_ranges(struct ctx *c, const struct rule_inv *inv, char 
 		return V_FAIL;
 	names_text(fs, n, ft, sizeof(ft));
 	if (inv->op == INV_AFTER && inv->a_is_num)
-		setf(ok, okl, "%s at or after %s", ft, num_text(c, inv->num, nt, sizeof(nt)));
+		str_setf(ok, okl, "%s at or after %s", ft, num_text(c, inv->num, nt, sizeof(nt)));
 	else if (inv->op == INV_AFTER)
-		setf(ok, okl, "%s at or after %s@%" PRIu64, ft, fa->name, lo);
+		str_setf(ok, okl, "%s at or after %s@%" PRIu64, ft, fa->name, lo);
 	else
-		setf(ok, okl, "%s within [%s@%" PRIu64 ", %s@%" PRIu64 ")", ft, fa->name, lo, fb->name, hi);
+		str_setf(ok, okl, "%s within [%s@%" PRIu64 ", %s@%" PRIu64 ")", ft, fa->name, lo, fb->name, hi);
 	if (absent[0])
-		addf(ok, okl, " (absent: %s)", absent);
+		str_appendf(ok, okl, " (absent: %s)", absent);
 	return V_PASS;
 }
 
@@ -1050,7 +1027,7 @@ static enum verdict eval_aligned(struct ctx *c, const struct rule_inv *inv, char
 		if (inv->nlist == 1)
 			missing(c, na, nal, inv->list[0]);
 		else
-			setf(na, nal, "%s has none of %s", c->s->name, absent);
+			str_setf(na, nal, "%s has none of %s", c->s->name, absent);
 		return V_NA;
 	}
 	ok[0] = '\0';
@@ -1063,9 +1040,9 @@ static enum verdict eval_aligned(struct ctx *c, const struct rule_inv *inv, char
 		field_text(c, f, false, ft, sizeof(ft));
 		for (int j = i + 1; j < n; j++)
 			if (lay_alias_of(c->s, fs[j]) == f)
-				addf(ft, sizeof(ft), " (= %s)", fs[j]->name);
+				str_appendf(ft, sizeof(ft), " (= %s)", fs[j]->name);
 		if (pos % c->L == 0) {
-			addf(ok, okl, "%s%s starts cacheline %" PRIu64, ok[0] ? ", " : "", ft, line);
+			str_appendf(ok, okl, "%s%s starts cacheline %" PRIu64, ok[0] ? ", " : "", ft, line);
 			continue;
 		}
 		/* The members before it on its first line are the ones it shares with. */
@@ -1078,7 +1055,7 @@ static enum verdict eval_aligned(struct ctx *c, const struct rule_inv *inv, char
 			    lay_alias_of(c->s, o))
 				continue;
 			field_text(c, o, true, ot, sizeof(ot));
-			addf(before, sizeof(before), "%s%s", before[0] ? " " : "", ot);
+			str_appendf(before, sizeof(before), "%s%s", before[0] ? " " : "", ot);
 		}
 		line_text(c, line, lt, sizeof(lt));
 		detail(c, "struct %s: %s is %" PRIu64 " bytes into %s, which it shares with %s", c->s->name, ft,
@@ -1086,7 +1063,7 @@ static enum verdict eval_aligned(struct ctx *c, const struct rule_inv *inv, char
 		fail = true;
 	}
 	if (absent[0] && !fail)
-		addf(ok, okl, " (absent: %s)", absent);
+		str_appendf(ok, okl, " (absent: %s)", absent);
 	return fail ? V_FAIL : V_PASS;
 }
 
@@ -1103,12 +1080,12 @@ static enum verdict eval_same_length(struct ctx *c, const struct rule_inv *inv, 
 		return V_NA;
 	}
 	for (int i = 0; i < n; i++) {
-		addf(list, sizeof(list), "%s%s %s", i ? ", " : "", fs[i]->name, fs[i]->type);
+		str_appendf(list, sizeof(list), "%s%s %s", i ? ", " : "", fs[i]->name, fs[i]->type);
 		arrays &= fs[i]->nelems > 0;
 		same &= fs[i]->nelems == fs[0]->nelems;
 	}
 	if (arrays && same && fs[0]->nelems >= 2) {
-		setf(ok, okl, "%u slots: %s", fs[0]->nelems, list);
+		str_setf(ok, okl, "%u slots: %s", fs[0]->nelems, list);
 		return V_PASS;
 	}
 	detail(c, "struct %s: %s: expected arrays of one length N >= 2", c->s->name, list);
@@ -1126,15 +1103,15 @@ static enum verdict eval_percpu(struct ctx *c, const struct rule_inv *inv, char 
 			owner = &c->lay->s[i];
 	if (!owner) {
 		if (!c->lay->percpu_datasec)
-			setf(na, nal, "this BTF has no .data..percpu DATASEC (per-cpu VARs not encoded: "
+			str_setf(na, nal, "this BTF has no .data..percpu DATASEC (per-cpu VARs not encoded: "
 				 "pahole < 1.18 or --skip_encoding_btf_vars)");
 		else
-			setf(na, nal, "no per-cpu VAR %s of a captured struct in .data..percpu", inv->a);
+			str_setf(na, nal, "no per-cpu VAR %s of a captured struct in .data..percpu", inv->a);
 		return V_NA;
 	}
 	off = owner->percpu_offset;
 	if (off % c->L == 0) {
-		setf(ok, okl, "%s at .data..percpu+%" PRId64 " = %d * %" PRId64, inv->a, off, c->L, off / c->L);
+		str_setf(ok, okl, "%s at .data..percpu+%" PRId64 " = %d * %" PRId64, inv->a, off, c->L, off / c->L);
 		return V_PASS;
 	}
 	detail(c, "per-cpu %s (struct %s) at .data..percpu+%" PRId64 " is %" PRId64 " bytes into a cacheline: "
@@ -1170,7 +1147,7 @@ static enum verdict eval_inv(struct ctx *c, const struct rule_inv *inv, char *na
 		return eval_percpu(c, inv, na, nal, ok, okl);
 	case INV_SIZE:
 		if ((long)c->s->size == num_bytes(c, inv->num)) {
-			setf(ok, okl, "%" PRIu64 " B", c->s->size);
+			str_setf(ok, okl, "%" PRIu64 " B", c->s->size);
 			return V_PASS;
 		}
 		detail(c, "struct %s: %" PRIu64 " B (%" PRIu64 " cachelines), expected %s", c->s->name, c->s->size,
@@ -1191,32 +1168,32 @@ static bool conds_hold(struct ctx *c, char *na, size_t n)
 		switch (cd->op) {
 		case COND_HAS:
 			if ((hold = f != NULL) == false)
-				setf(na, n, "%s has no %s", c->s->name, cd->field);
+				str_setf(na, n, "%s has no %s", c->s->name, cd->field);
 			break;
 		case COND_LACKS:
 			if ((hold = f == NULL) == false)
-				setf(na, n, "%s has %s", c->s->name, cd->field);
+				str_setf(na, n, "%s has %s", c->s->name, cd->field);
 			break;
 		case COND_ARRAY:
 		case COND_SCALAR:
 			if (!f) {
 				hold = false;
-				setf(na, n, "%s has no %s", c->s->name, cd->field);
+				str_setf(na, n, "%s has no %s", c->s->name, cd->field);
 			} else if ((f->nelems > 0) != (cd->op == COND_ARRAY)) {
 				hold = false;
-				setf(na, n, "%s.%s is %s, %s", c->s->name, cd->field, f->type,
+				str_setf(na, n, "%s.%s is %s, %s", c->s->name, cd->field, f->type,
 				     f->nelems ? "an array" : "not an array");
 			}
 			break;
 		case COND_NO_LOCK_DEBUG:
 			if ((hold = !c->lay->lock_debug) == false)
-				setf(na, n, "lock-debugging build: %s; the stock invariants assume a "
+				str_setf(na, n, "lock-debugging build: %s; the stock invariants assume a "
 					 "0/1-byte lock", c->lay->lock_debug_evidence);
 			break;
 		}
 		if (!hold) {
 			if (cd->reason)
-				addf(na, n, ": %s", cd->reason);
+				str_appendf(na, n, ": %s", cd->reason);
 			return false;
 		}
 	}
@@ -1236,11 +1213,11 @@ static void set_base(struct ctx *c, char *note, size_t n)
 			continue;
 		c->base = (uint64_t)o->percpu_offset % c->L;
 		if (c->base)
-			setf(note, n, " [placed as per-cpu %s: starts %" PRIu64 " bytes into a cacheline]",
+			str_setf(note, n, " [placed as per-cpu %s: starts %" PRIu64 " bytes into a cacheline]",
 				 c->r->placed_at, c->base);
 		return;
 	}
-	setf(note, n, " [no per-cpu %s in this BTF: lines counted from the struct's start]", c->r->placed_at);
+	str_setf(note, n, " [no per-cpu %s in this BTF: lines counted from the struct's start]", c->r->placed_at);
 }
 
 void rule_eval(const struct rule *r, const struct layout *lay, const struct lay_tags *tags,
@@ -1257,14 +1234,14 @@ void rule_eval(const struct rule *r, const struct layout *lay, const struct lay_
 
 		c.s = layout_struct(lay, r->structs[si]);
 		if (!c.s->present) {
-			setf(na, sizeof(na), "no struct %s in this kernel", c.s->name);
+			str_setf(na, sizeof(na), "no struct %s in this kernel", c.s->name);
 			if (r->if_absent)
-				addf(na, sizeof(na), " (%s)", r->if_absent);
-			addf(na_all, sizeof(na_all), "%s%s", na_all[0] ? "; " : "", na);
+				str_appendf(na, sizeof(na), " (%s)", r->if_absent);
+			str_appendf(na_all, sizeof(na_all), "%s%s", na_all[0] ? "; " : "", na);
 			continue;
 		}
 		if (!conds_hold(&c, na, sizeof(na))) {
-			addf(na_all, sizeof(na_all), "%s%s", na_all[0] ? "; " : "", na);
+			str_appendf(na_all, sizeof(na_all), "%s%s", na_all[0] ? "; " : "", na);
 			continue;
 		}
 		set_base(&c, note, sizeof(note));
@@ -1274,39 +1251,39 @@ void rule_eval(const struct rule *r, const struct layout *lay, const struct lay_
 
 			if (v == V_PASS) {
 				npass++;
-				addf(oks, sizeof(oks), "%s%s", oks[0] ? "; " : "", iok);
+				str_appendf(oks, sizeof(oks), "%s%s", oks[0] ? "; " : "", iok);
 			} else if (v == V_FAIL) {
 				nfail++;
 			} else {
-				addf(na, sizeof(na), "%s%s", na[0] ? "; " : "", ina);
+				str_appendf(na, sizeof(na), "%s%s", na[0] ? "; " : "", ina);
 			}
 		}
 		if (nfail) {
 			any_fail = true;
-			addf(notes, sizeof(notes), "%s", note);
+			str_appendf(notes, sizeof(notes), "%s", note);
 		} else if (npass) {
 			any_pass = true;
-			addf(pass_all, sizeof(pass_all), "%s%s%s%s%s%s", pass_all[0] ? "; " : "",
+			str_appendf(pass_all, sizeof(pass_all), "%s%s%s%s%s%s", pass_all[0] ? "; " : "",
 			     r->nstructs > 1 ? c.s->name : "", r->nstructs > 1 ? ": " : "", oks, note,
 			     na[0] ? " (n/a parts: " : "");
 			if (na[0])
-				addf(pass_all, sizeof(pass_all), "%s)", na);
+				str_appendf(pass_all, sizeof(pass_all), "%s)", na);
 		} else {
-			addf(na_all, sizeof(na_all), "%s%s", na_all[0] ? "; " : "", na);
+			str_appendf(na_all, sizeof(na_all), "%s%s", na_all[0] ? "; " : "", na);
 		}
 	}
 	if (any_fail) {
 		res->v = V_FAIL;
-		setf(res->summary, sizeof(res->summary), "%d violation%s%s", res->ndetails,
+		str_setf(res->summary, sizeof(res->summary), "%d violation%s%s", res->ndetails,
 		     res->ndetails == 1 ? "" : "s", notes);
 	} else if (any_pass) {
 		res->v = V_PASS;
-		setf(res->summary, sizeof(res->summary), "%s", pass_all);
+		str_setf(res->summary, sizeof(res->summary), "%s", pass_all);
 		if (na_all[0])	/* another of the rule's structs did not apply */
-			addf(res->summary, sizeof(res->summary), "; n/a: %s", na_all);
+			str_appendf(res->summary, sizeof(res->summary), "; n/a: %s", na_all);
 	} else {
 		res->v = V_NA;
-		setf(res->summary, sizeof(res->summary), "%s", na_all);
+		str_setf(res->summary, sizeof(res->summary), "%s", na_all);
 	}
 }
 

@@ -22,6 +22,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/results.h"
+#include "util/strfmt.h"
 
 static const char usage_text[] =
 "usage: memcg-lab layout [--btf FILE | --vmlinux FILE] [--out DIR] [--check] [--rules FILE]\n"
@@ -54,7 +55,7 @@ static void write_pahole(const struct kbtf *k, const struct layout *lay, const c
 
 	for (int i = 0; i < LAYOUT_NSTRUCTS; i++)
 		if (lay->s[i].present)
-			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+			str_appendf(names, sizeof(names), "%s%s",
 				 names[0] ? "," : "", lay->s[i].name);
 	if (!names[0])
 		return;
@@ -166,7 +167,7 @@ static int run_check(const struct rules *rs, const struct layout *lay)
 		rule_eval(r, lay, &rs->tags, &res);
 		word = rule_verdict_word(r, &res);
 		for (int j = 0; j < r->nstructs; j++)
-			snprintf(structs + strlen(structs), sizeof(structs) - strlen(structs), "%s%s", j ? "," : "",
+			str_appendf(structs, sizeof(structs), "%s%s", j ? "," : "",
 				 r->structs[j]);
 		printf("%-4s  %-*s  %s  %s: %s\n", word, width, r->name, r->sev == RULE_HARD ? "hard" : "soft",
 		       structs, res.summary);
