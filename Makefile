@@ -140,6 +140,11 @@ run:
 	@$(MAKE) --no-print-directory build
 	bin/memcg-lab probe --runtime --results default
 
+# Every lab/bench/*.sh: ratios against the tools users would otherwise use.
+bench:
+	@$(MAKE) --no-print-directory build
+	@for b in lab/bench/*.sh; do $$b || exit 1; done
+
 clean:
 	rm -rf bin build
 
