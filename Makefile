@@ -38,8 +38,18 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-
 BTF_FILES := $(patsubst lab/tests/data/btf/%.xz,build/btf/%,$(wildcard lab/tests/data/btf/*.btf.xz))
 DEPS_SH   := lab/scripts/deps.sh
 
-.PHONY: all build deps test unit asan run bench clean help
+# libFuzzer targets, one per parser: lab/tests/fuzz/fuzz-<name>.c, seeded
+# from lab/tests/data/fuzz/<name>/ (and the recorded samples they name).
+FUZZ_SRCS := $(wildcard lab/tests/fuzz/fuzz-*.c)
+FUZZ_BINS := $(FUZZ_SRCS:lab/tests/fuzz/%.c=build/fuzz/%)
+FUZZ_OBJS := $(LIB_SRCS:%.c=build/fuzz/obj/%.o)
+FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+FUZZ_SECONDS ?= 60
+
+.PHONY: all build deps test unit asan fuzz fuzz-smoke run bench clean help
 .DEFAULT_GOAL := all
+# Keep objects make would treat as intermediate (tests and fuzz targets).
+.SECONDARY:
 
 all:
 	@$(DEPS_SH) ensure build
@@ -95,12 +105,35 @@ build/asan/tests/%: build/asan/obj/lab/tests/%.o build/asan/libmemcglab.a
 
 asan: $(ASAN_BINS) $(BTF_FILES)
 
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(quiet) FUZZ $<
+	$(Q)$(SAN_CC) $(LAB_CFLAGS) $(FUZZ_FLAGS) -c -o $@ $<
+
+build/fuzz/libmemcglab.a: $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+build/fuzz/fuzz-%: build/fuzz/obj/lab/tests/fuzz/fuzz-%.o build/fuzz/libmemcglab.a
+	$(Q)$(SAN_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
+
+# make fuzz: every target for FUZZ_SECONDS (default 60) with its corpus kept
+# in build/fuzz/corpus/<name>; a crash leaves its input in build/fuzz/.
+fuzz: $(FUZZ_BINS)
+	@$(DEPS_SH) ensure test
+	lab/scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+# A short run of each target for CI (part of make test).
+fuzz-smoke: $(FUZZ_BINS)
+	lab/scripts/fuzz.sh 3 $(FUZZ_BINS)
+
 test:
 	@$(DEPS_SH) ensure test
 	@$(MAKE) --no-print-directory build asan
 	prove --timer -f $(TEST_BINS) $(SH_TESTS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		prove --timer -f $(ASAN_BINS)
+	@$(MAKE) --no-print-directory fuzz-smoke
 
 run:
 	@$(DEPS_SH) ensure run
@@ -111,4 +144,4 @@ clean:
 	rm -rf bin build
 
 -include $(LIB_OBJS:.o=.d) $(TEST_SRCS:lab/tests/%.c=build/obj/lab/tests/%.d) build/obj/lab/memcg-lab.d \
-	$(ASAN_OBJS:.o=.d)
+	$(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)
