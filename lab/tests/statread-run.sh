@@ -128,6 +128,12 @@ else
 	skip "tmpfs/anon refused without swap" "this machine has swap"
 	skip "tmpfs/anon refused without swap" "this machine has swap"
 fi
+# --- The seeds' experiment files pass the runner's and the driver's checks.
+for exp in experiments/statread-*.exp; do
+	$LAB run "$exp" --validate >"$tmp/vout" 2>&1
+	ok $? "$exp validates ($(tail -1 "$tmp/vout"))"
+done
+
 after=$(ls /sys/fs/cgroup/memory /sys/fs/cgroup 2>/dev/null | grep -c '^memcg-lab-')
 [ "$before" = "$after" ]
 ok $? "refused runs created no cgroup"
