@@ -22,6 +22,15 @@ static bool row_used(const struct statread_plan *p, int lv)
 	return lv == ROW_ALL || p->readers_at[lv] > 0;
 }
 
+static int levels_read(const struct statread_plan *p)
+{
+	int n = 0;
+
+	for (int l = 0; l < SR_NLEVELS; l++)
+		n += p->readers_at[l] > 0;
+	return n;
+}
+
 static void row_hist(const struct statread_result *res, int lv, int f, struct hist *out)
 {
 	hist_init(out);
@@ -170,7 +179,8 @@ void statread_report_text(FILE *f, const struct statread_plan *p, const struct s
 	uint64_t errors = 0;
 	char b1[32];
 
-	fprintf(f, "statread: how long a memory.stat read takes at each level while reclaim runs%s\n",
+	fprintf(f, "statread: how long a memory.stat read takes at each level %s%s\n",
+		p->nallocators ? "while reclaim runs" : "(no allocators: no reclaim)",
 		res->interrupted ? " (INTERRUPTED: partial run)" : "");
 	describe_run(f, p, res);
 	latency_table(f, p, res);
@@ -246,6 +256,19 @@ static void emit(FILE *m, const struct results *r, const char *fmt_metric, const
 	metrics_emit(m, r->attached ? r->step : "-", r->repeat, name, v, unit, better);
 }
 
+static void emit_latency(FILE *m, const struct results *r, const char *pre, const char *lvn,
+			 const struct hist_summary *s, double measured_s)
+{
+	emit(m, r, "%s.%s.p50", pre, lvn, (double)s->p50, "ns", "lower");
+	emit(m, r, "%s.%s.p99", pre, lvn, (double)s->p99, "ns", "lower");
+	emit(m, r, "%s.%s.p999", pre, lvn, (double)s->p999, "ns", "lower");
+	emit(m, r, "%s.%s.max", pre, lvn, (double)s->max, "ns", "lower");
+	emit(m, r, "%s.%s.over_1ms", pre, lvn, hist_summary_over_pct(s, 0), "%", "lower");
+	emit(m, r, "%s.%s.over_1s", pre, lvn, hist_summary_over_pct(s, 2), "%", "lower");
+	if (measured_s > 0)
+		emit(m, r, "%s.%s.reads_s", pre, lvn, (double)s->count / measured_s, "reads/s", "higher");
+}
+
 static void write_latency(struct results *r, FILE *m, const struct statread_plan *p,
 			  const struct statread_result *res, json_object *levels)
 {
@@ -277,21 +300,16 @@ static void write_latency(struct results *r, FILE *m, const struct statread_plan
 				char *name = xasprintf("hist-%s.%s.tsv", hist_group[fi], lvn);
 				FILE *tsv = results_open_data(r, name);
 
-				fprintf(tsv, "# title: %s read latency at the %s level while reclaim runs "
-					"(each read() timed with CLOCK_MONOTONIC)\n", statread_file_names[fi], lvn);
+				fprintf(tsv, "# title: %s read latency at the %s level %s (each read() "
+					"timed with CLOCK_MONOTONIC)\n", statread_file_names[fi], lvn,
+					p->nallocators ? "while reclaim runs" : "without allocators");
 				hist_write_tsv(&h, tsv);
 				fclose(tsv);
 				free(name);
 			}
-			emit(m, r, "%s.%s.p50", pre, lvn, (double)s.p50, "ns", "lower");
-			emit(m, r, "%s.%s.p99", pre, lvn, (double)s.p99, "ns", "lower");
-			emit(m, r, "%s.%s.p999", pre, lvn, (double)s.p999, "ns", "lower");
-			emit(m, r, "%s.%s.max", pre, lvn, (double)s.max, "ns", "lower");
-			emit(m, r, "%s.%s.over_1ms", pre, lvn, hist_summary_over_pct(&s, 0), "%", "lower");
-			emit(m, r, "%s.%s.over_1s", pre, lvn, hist_summary_over_pct(&s, 2), "%", "lower");
-			if (res->measured_s > 0)
-				emit(m, r, "%s.%s.reads_s", pre, lvn, (double)s.count / res->measured_s,
-				     "reads/s", "higher");
+			/* With one level read, "all" would only repeat it. */
+			if (lv != ROW_ALL || levels_read(p) > 1)
+				emit_latency(m, r, pre, lvn, &s, res->measured_s);
 			o = json_object_new_object();
 			json_object_object_add(o, "level", json_object_new_string(lvn));
 			json_object_object_add(o, "file", json_object_new_string(statread_file_names[fi]));
