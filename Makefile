@@ -144,6 +144,7 @@ test:
 		prove --timer -f $(ASAN_BINS)
 	@$(MAKE) --no-print-directory fuzz-smoke
 
+# Every lab/bench/*.sh: ratios against the tools users would otherwise use.
 bench:
 	@$(DEPS_SH) ensure run
 	@$(MAKE) --no-print-directory build
@@ -153,11 +154,6 @@ run:
 	@$(DEPS_SH) ensure run
 	@$(MAKE) --no-print-directory build
 	bin/memcg-lab probe --runtime --results default
-
-# Every lab/bench/*.sh: ratios against the tools users would otherwise use.
-bench:
-	@$(MAKE) --no-print-directory build
-	@for b in lab/bench/*.sh; do $$b || exit 1; done
 
 clean:
 	rm -rf bin build
