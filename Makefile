@@ -15,6 +15,13 @@ LDLIBS      = $(PKG_LIBS) -lz -lm -lpthread
 LIB_SRCS  := $(wildcard lab/cmd/*.c lab/drivers/*.c lab/collect/*.c lab/analyze/*.c \
                         lab/kernel/*.c lab/util/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=build/obj/%.o)
+# BPF programs (lab/bpf/<name>.bpf.c, <name> without dashes) are compiled by
+# clang and linked into the binary as data (bpf_obj_<name>[] .. bpf_obj_<name>_end[]),
+# so bin/memcg-lab stays one file that needs no object files at run time.
+BPF_SRCS  := $(wildcard lab/bpf/*.bpf.c)
+BPF_EMBED := $(BPF_SRCS:lab/bpf/%.bpf.c=build/obj/lab/bpf/%.bpf.embed.o)
+BPF_CFLAGS = -O2 -g -target bpf -I/usr/include/$(shell $(CC) -dumpmachine) -Ilab/bpf
+LIB_OBJS  += $(BPF_EMBED)
 TEST_SRCS := $(wildcard lab/tests/*.c)
 TEST_BINS := $(TEST_SRCS:lab/tests/%.c=build/tests/%)
 SH_TESTS  := $(sort $(wildcard lab/tests/*.sh))
@@ -46,13 +53,24 @@ build/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LAB_CFLAGS) $(CFLAGS) -c -o $@ $<
 
+build/bpf/%.bpf.o: lab/bpf/%.bpf.c $(wildcard lab/bpf/*.h)
+	@mkdir -p $(dir $@)
+	clang $(BPF_CFLAGS) -c -o $@ $<
+
+build/obj/lab/bpf/%.bpf.embed.o: build/bpf/%.bpf.o
+	@mkdir -p $(dir $@)
+	printf '\t.section .rodata\n\t.balign 8\n\t.global bpf_obj_%s\nbpf_obj_%s:\n\t.incbin "%s"\n\t.global bpf_obj_%s_end\nbpf_obj_%s_end:\n\t.section .note.GNU-stack,"",%%progbits\n' \
+		$* $* $< $* $* | $(CC) -c -x assembler -o $@ -
+
 build/btf/%: lab/tests/data/btf/%.xz
 	@mkdir -p $(dir $@)
 	xz -dc $< > $@.tmp && mv $@.tmp $@
 
+# Rebuilt from scratch: `ar r` never drops the member of a deleted source,
+# which would then shadow its replacement at link time.
 build/libmemcglab.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 bin/memcg-lab: build/obj/lab/memcg-lab.o build/libmemcglab.a
 	@mkdir -p $(dir $@)
