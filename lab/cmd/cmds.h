@@ -4,5 +4,6 @@
  * Each entry is implemented by cmd_<name>() in lab/cmd/<name>.c.
  * Keep it sorted by name; `memcg-lab help` prints it in this order.
  */
+CMD(c2c, "perf c2c: capability, steady-state record, parse any report, name the struct field")
 CMD(cleanup, "remove lab cgroups, tracefs instances and settings left by a crashed run")
 CMD(probe, "what the kernel under test has (BTF, kallsyms, runtime probes), with evidence")
