@@ -88,9 +88,18 @@ int memcg_addr_of(struct kread *kr, const struct kbtf *k, const char *cgroup_dir
 		return -1;
 	}
 	if ((val[2] & 0xffffffffu) != ((uint64_t)st.st_ino & 0xffffffffu)) {
-		snprintf(err, errlen, "struct mem_cgroup of %s: found 0x%llx, but its cgroup's kernfs id %llu "
-			 "is not the directory's inode %llu", cgroup_dir, (unsigned long long)*addr,
-			 (unsigned long long)val[2], (unsigned long long)st.st_ino);
+		char v1[4200], v2[4200];
+
+		snprintf(v1, sizeof(v1), "%s/memory.usage_in_bytes", cgroup_dir);
+		snprintf(v2, sizeof(v2), "%s/memory.current", cgroup_dir);
+		if (!path_exists(v1) && !path_exists(v2))
+			snprintf(err, errlen, "struct mem_cgroup of %s: the cgroup has no memory controller of its "
+				 "own (cgroup v2: +memory is not in its parent's cgroup.subtree_control); its tasks "
+				 "are charged to an ancestor's memcg", cgroup_dir);
+		else
+			snprintf(err, errlen, "struct mem_cgroup of %s: found 0x%llx, but its cgroup's kernfs id "
+				 "%llu is not the directory's inode %llu", cgroup_dir, (unsigned long long)*addr,
+				 (unsigned long long)val[2], (unsigned long long)st.st_ino);
 		return -1;
 	}
 	return 0;
