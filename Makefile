@@ -85,6 +85,12 @@ test:
 	@$(MAKE) --no-print-directory build
 	prove --timer -f $(TEST_BINS) $(SH_TESTS)
 
+# Every lab/bench/*.sh prints its figures as ratios against the tool a user
+# would otherwise use, measured in the same run.
+bench:
+	@$(MAKE) --no-print-directory build
+	@for b in $(sort $(wildcard lab/bench/*.sh)); do echo "== $$b"; $$b || exit 1; done
+
 run:
 	@$(DEPS_SH) ensure run
 	@$(MAKE) --no-print-directory build
