@@ -19,6 +19,7 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/hoststate.h"
 
 #define SAMPLE_RATE_PATH "/proc/sys/kernel/perf_event_max_sample_rate"
 
@@ -348,37 +349,33 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void restore_rate(void *arg)
-{
-	const long *saved = arg;
-	char buf[32];
-	int fd, len;
-
-	/* Runs from signal handlers too: no stdio, no malloc. */
-	if (*saved < 0)
-		return;
-	len = snprintf(buf, sizeof(buf), "%ld", *saved);
-	fd = open(SAMPLE_RATE_PATH, O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (write(fd, buf, len) < 0) {
-			/* nothing more can be done here */
-		}
-		close(fd);
-	}
-}
-
+/*
+ * perf -F above perf_event_max_sample_rate is refused or throttled: raise
+ * the limit for the window, through the host-state journal so that it comes
+ * back after the window, on exit, on signals, and after a crash (cleanup).
+ */
 static void raise_rate(struct c2c_collector *c)
 {
 	long long cur;
+	char val[32], err[256];
 
 	c->saved_rate = -1;
-	c->rate_handle = -1;
 	if (c->opts.freq <= 0 || read_ll(SAMPLE_RATE_PATH, &cur) < 0 || cur >= c->opts.freq)
 		return;
-	if (write_ll(SAMPLE_RATE_PATH, c->opts.freq) < 0)
-		return;		/* perf then throttles to the old limit; its log says so */
+	snprintf(val, sizeof(val), "%d", c->opts.freq);
+	if (hoststate_set(SAMPLE_RATE_PATH, val, err, sizeof(err)) < 0) {
+		/* perf then throttles to the old limit; its log says so */
+		note("c2c: %s", err);
+		return;
+	}
 	c->saved_rate = (long)cur;
-	c->rate_handle = cleanup_push(restore_rate, &c->saved_rate, "restore perf_event_max_sample_rate");
+}
+
+static void restore_rate(struct c2c_collector *c)
+{
+	if (c->saved_rate >= 0)
+		hoststate_restore(SAMPLE_RATE_PATH);
+	c->saved_rate = -1;
 }
 
 /* Runs argv with stdout and stderr to files; returns the exit status or -1. */
@@ -414,7 +411,7 @@ struct c2c_collector *c2c_collector_start(const struct c2c_caps *caps, const str
 	int e;
 
 	c->opts = *o;
-	c->rate_handle = -1;
+	c->saved_rate = -1;
 	if (caps)
 		c->caps = *caps;
 	else
@@ -598,10 +595,7 @@ int c2c_collector_finish(struct c2c_collector *c, const struct kbtf *k, const st
 	if (!c->pid && !c->recorded)
 		return -1;
 	ret = wait_perf(c);
-	if (c->rate_handle >= 0) {
-		cleanup_pop(c->rate_handle, true);
-		c->rate_handle = -1;
-	}
+	restore_rate(c);
 	if (ret < 0)
 		return -1;
 	if (report_and_parse(c, false, k, objs, one, sizeof(one)) < 0) {
@@ -625,8 +619,7 @@ void c2c_collector_free(struct c2c_collector *c)
 		kill(c->pid, SIGINT);
 		waitpid(c->pid, NULL, 0);
 	}
-	if (c->rate_handle >= 0 && c->saved_rate >= 0)
-		cleanup_pop(c->rate_handle, true);
+	restore_rate(c);
 	free(c->dir);
 	free(c->data);
 	free(c);

@@ -11,7 +11,7 @@
  *    system-wide, kernel-only by default (memcg work), ldlat raised on big
  *    boxes (Joe Mario: 50, or 70, above ~150 CPUs), and
  *    /proc/sys/kernel/perf_event_max_sample_rate raised for the window and
- *    restored after it (also on exit and signals).
+ *    restored after it (util/hoststate.h: also on exit, signals, crashes).
  * 3. Reports: `perf c2c report --stdio -NN -c pid,tid,iaddr --full-symbols`,
  *    plus a `--double-cl` report where perf has it (6.3+), both parsed into
  *    TSV and attributed to the run's own objects (lab/analyze/c2c_attr.h).
@@ -98,8 +98,7 @@ struct c2c_collector {
 	char *data;		/* dir/perf.c2c.data */
 	pid_t pid;		/* the delayed perf c2c record, 0 when none */
 	double t0;		/* CLOCK_MONOTONIC at start */
-	long saved_rate;	/* perf_event_max_sample_rate to restore, -1 none */
-	int rate_handle;	/* cleanup registry handle for the restore */
+	long saved_rate;	/* perf_event_max_sample_rate before the window, -1: unchanged */
 	bool recorded;
 	char status[1024];	/* what happened, one line (also in the log) */
 };
