@@ -34,17 +34,6 @@ static const struct btf_type *unqualified(const struct btf *btf, int id, int *ou
 	return t;
 }
 
-static int resolve_all(const struct btf *btf, int id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-
-	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
-		id = t->type;
-		t = btf__type_by_id(btf, id);
-	}
-	return id;
-}
-
 /* "prefix.name"; a name too long for the buffer is cut (BTF names are short). */
 static void join(char *dst, size_t n, const char *prefix, const char *name)
 {
@@ -188,7 +177,7 @@ int field_at(const struct kbtf *k, int type_id, uint64_t off, struct field_hit *
 {
 	const struct btf_type *t;
 
-	type_id = resolve_all(k->btf, type_id);
+	type_id = kbtf_resolve(k, type_id);
 	t = btf__type_by_id(k->btf, type_id);
 	if (!t || !btf_is_composite(t))
 		return -1;

@@ -636,9 +636,7 @@ static const char *percpu_struct(const struct kbtf *k, const char *var)
 
 	if (id <= 0 || !kbtf_has_datasec_var(k, ".data..percpu", var))
 		return NULL;
-	t = btf__type_by_id(k->btf, btf__type_by_id(k->btf, id)->type);
-	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
-		t = btf__type_by_id(k->btf, t->type);
+	t = btf__type_by_id(k->btf, kbtf_resolve(k, btf__type_by_id(k->btf, id)->type));
 	if (!t || !btf_is_struct(t))
 		return NULL;
 	return btf__name_by_offset(k->btf, t->name_off);

@@ -370,6 +370,11 @@ static int resolve(const struct btf *btf, int id)
 	return id;
 }
 
+int kbtf_resolve(const struct kbtf *k, int type_id)
+{
+	return resolve(k->btf, type_id);
+}
+
 void kbtf_type_name(const struct kbtf *k, int type_id, char *buf, size_t n)
 {
 	const struct btf_type *t = btf__type_by_id(k->btf, type_id);
