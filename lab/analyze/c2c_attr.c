@@ -178,6 +178,11 @@ static const char *cell(const char *s)
 	return s ? s : "";
 }
 
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
 static bool reads(const struct c2c_attr_row *a)
 {
 	return (!isnan(a->hitm) && a->hitm > 0) || (!isnan(a->peer) && a->peer > 0);
@@ -430,8 +435,8 @@ void c2c_print_attribution(const struct c2c_report *r, const struct c2c_attr_row
 			cur = o->cl;
 			fprintf(f, "\nCacheline %s  %s  %s rmt %s lcl %s  stores %s\n", cell(cur->v[CL_INDEX]),
 				cell(cur->v[CL_ADDRESS]), peer ? "peer" : "HITM",
-				cell(cur->v[peer ? CL_PEER_RMT : CL_HITM_RMT]),
-				cell(cur->v[peer ? CL_PEER_LCL : CL_HITM_LCL]), cell(cur->v[CL_STORES]));
+				or_dash(cur->v[peer ? CL_PEER_RMT : CL_HITM_RMT]),
+				or_dash(cur->v[peer ? CL_PEER_LCL : CL_HITM_LCL]), or_dash(cur->v[CL_STORES]));
 			fprintf(f, "  %-6s %-46s %8s %8s  %-10s %s\n", "offset", "field", peer ? "peer" : "hitm",
 				"stores", "access", "function");
 		}

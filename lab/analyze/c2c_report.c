@@ -1509,23 +1509,31 @@ static void offset_to_tsv(const struct c2c_offset *o, void *arg)
 int c2c_parse_to_dir(const char *path, const char *dir, struct c2c_report *r, char *err, size_t errlen)
 {
 	static const char *const names[] = { "stats.tsv", "cachelines.tsv", "warnings.tsv" };
-	FILE *f;
-	int e = mkdir_p(dir, 0755);
+	FILE *in = strcmp(path, "-") ? fopen(path, "re") : stdin, *f;
+	int e;
 
 	memset(r, 0, sizeof(*r));
+	/* The input first: a missing report leaves no empty outputs behind. */
+	if (!in) {
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		return -1;
+	}
+	e = mkdir_p(dir, 0755);
 	if (e < 0) {
 		snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(-e));
-		return -1;
+		goto fail_in;
 	}
 	f = open_in(dir, "offsets.tsv", err, errlen);
 	if (!f)
-		return -1;
+		goto fail_in;
 	c2c_write_offsets_header(f);
-	if (c2c_parse_path(r, path, offset_to_tsv, f) < 0) {
+	if (c2c_parse_file(r, in, path, offset_to_tsv, f) < 0) {
 		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
 		fclose(f);
-		return -1;
+		goto fail_in;
 	}
+	if (in != stdin)
+		fclose(in);
 	if (close_in(f, dir, "offsets.tsv", err, errlen) < 0)
 		return -1;
 	if (c2c_report_is_empty(r)) {
@@ -1547,4 +1555,8 @@ int c2c_parse_to_dir(const char *path, const char *dir, struct c2c_report *r, ch
 			return -1;
 	}
 	return 0;
+fail_in:
+	if (in != stdin)
+		fclose(in);
+	return -1;
 }

@@ -51,7 +51,7 @@ static void join(char *dst, size_t n, const char *prefix, const char *name)
  * Array element naming: "cached[3]", then into the element when it is a
  * plain (not typedef'd) struct.  Multi-dimensional arrays index each level.
  */
-static int name_array(const struct kbtf *k, int decl_id, uint64_t off, char *name, size_t n,
+static int name_array(const struct kbtf *k, int decl_id, uint64_t off, const char *name,
 		      struct field_hit *out);
 
 static int name_level(const struct kbtf *k, int type_id, uint64_t off, const char *prefix,
@@ -116,7 +116,7 @@ static int name_level(const struct kbtf *k, int type_id, uint64_t off, const cha
 		if (!decl || btf_is_typedef(decl))
 			return 0;	/* atomic_long_t, spinlock_t, ...: named whole */
 		if (btf_is_array(decl)) {
-			int r = name_array(k, decl_id, off - hit.offset, name, sizeof(name), out);
+			int r = name_array(k, decl_id, off - hit.offset, name, out);
 
 			if (r == 0)
 				out->offset += hit.offset;
@@ -134,7 +134,7 @@ static int name_level(const struct kbtf *k, int type_id, uint64_t off, const cha
 	}
 }
 
-static int name_array(const struct kbtf *k, int decl_id, uint64_t off, char *name, size_t n,
+static int name_array(const struct kbtf *k, int decl_id, uint64_t off, const char *name,
 		      struct field_hit *out)
 {
 	const struct btf_type *t = btf__type_by_id(k->btf, decl_id);
@@ -169,7 +169,6 @@ static int name_array(const struct kbtf *k, int decl_id, uint64_t off, char *nam
 			return 0;
 		}
 	}
-	(void)n;
 	return 0;
 }
 

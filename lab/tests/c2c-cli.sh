@@ -10,9 +10,9 @@ for sub in caps parse report record; do
 	ok '$LAB c2c '$sub' --help | grep -q "^usage: memcg-lab c2c '$sub'"' "c2c $sub --help prints its usage"
 done
 
-$LAB c2c parse "$T/none.txt" >/dev/null 2>"$T/err"; st=$?
-ok '[ $st = 2 ] && [ $(lines "$T/err") = 1 ] && grep -q none.txt "$T/err"' \
-	"parse of a missing file: exit 2, one line naming it"
+$LAB c2c parse "$T/none.txt" --out "$T/none" >/dev/null 2>"$T/err"; st=$?
+ok '[ $st = 2 ] && [ $(lines "$T/err") = 1 ] && grep -q none.txt "$T/err" && [ ! -e "$T/none" ]' \
+	"parse of a missing file: exit 2, one line naming it, no outputs left"
 
 printf 'hello\nnot a report\n' > "$T/junk.txt"
 $LAB c2c parse -q "$T/junk.txt" --out "$T/o" >/dev/null 2>"$T/err"; st=$?

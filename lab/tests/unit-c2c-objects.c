@@ -9,13 +9,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "collect/c2c.h"
+#include "kernel/cgroup.h"
 #include "kernel/memcg_addr.h"
 #include "tests/tap.h"
+#include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/owner.h"
 
 static char notes[4096];
+static char parent[400];
+
+/* Undo step: the test's memcgs go even when the test is interrupted. */
+static void remove_parent(void *arg)
+{
+	(void)arg;
+	cg_destroy(parent);
+}
 
 static void keep_note(const char *line, void *arg)
 {
@@ -62,7 +72,7 @@ int main(void)
 	struct kbtf k;
 	struct kread kr;
 	const char *root;
-	char err[512], owner[64], parent[400], a[480], b[480];
+	char err[512], owner[64], a[480], b[480];
 	const char *dirs[2] = { a, b };
 	uint64_t addr_a = 0, addr_a2 = 0;
 
@@ -77,17 +87,18 @@ int main(void)
 		tap_diag("%s", err);
 		tap_skip_all("the BPF kernel reader cannot load here");
 	}
+	cleanup_init();
 	lab_owner_name(owner, sizeof(owner));
-	snprintf(parent, sizeof(parent), "%s/%s-c2c-test", root, owner);
+	/* A lab tree root by name, so cg_destroy() and `memcg-lab cleanup` know it. */
+	snprintf(parent, sizeof(parent), "%s/%s", root, owner);
 	snprintf(a, sizeof(a), "%s/a", parent);
 	snprintf(b, sizeof(b), "%s/b", parent);
-	if (mkdir(parent, 0755) < 0 ||
+	if (mkdir(parent, 0755) == 0)
+		cleanup_push(remove_parent, NULL, "the test's memcgs");
+	if (!path_exists(parent) ||
 	    /* cgroup v2: the children get their own memcg only with +memory here */
 	    (!strstr(root, "memory") && write_text(xasprintf("%s/cgroup.subtree_control", parent), "+memory") < 0) ||
 	    mkdir(a, 0755) < 0 || mkdir(b, 0755) < 0) {
-		rmdir(a);
-		rmdir(b);
-		rmdir(parent);
 		tap_skip_all("cannot create test memcgs");
 	}
 
@@ -128,9 +139,7 @@ int main(void)
 	c2c_objects_free(&objs);
 	kread_close(&kr);
 	kbtf_close(&k);
-	rmdir(a);
-	rmdir(b);
-	rmdir(parent);
+	cleanup_run_all();
 	ok(!path_exists(parent), "test memcgs removed");
 	return tap_done();
 }
