@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include "analyze/field_at.h"
+#include "util/err.h"
 
 #define MAX_LEVEL_FIELDS 512
 
@@ -57,17 +59,20 @@ static int name_array(const struct kbtf *k, int decl_id, uint64_t off, const cha
 static int name_level(const struct kbtf *k, int type_id, uint64_t off, const char *prefix,
 		      struct field_hit *out)
 {
-	static __thread struct level lv;	/* recursion copies what it needs first */
+	/* On the heap: ~150 KiB, too big for a thread's stack or static TLS. */
+	struct level *lv = xmalloc(sizeof(*lv));
 	struct kbtf_field hit, prev;
 	bool have_hit = false, have_prev = false, later = false;
 	long size = kbtf_type_size(k, type_id);
 
-	if (size < 0 || off >= (uint64_t)size)
+	if (size < 0 || off >= (uint64_t)size) {
+		free(lv);
 		return -1;
-	lv.n = 0;
-	kbtf_walk_fields(k, type_id, 0, collect, &lv);
-	for (int i = 0; i < lv.n; i++) {
-		const struct kbtf_field *f = &lv.f[i];
+	}
+	lv->n = 0;
+	kbtf_walk_fields(k, type_id, 0, collect, lv);
+	for (int i = 0; i < lv->n; i++) {
+		const struct kbtf_field *f = &lv->f[i];
 
 		if (f->size && f->offset <= off && off < f->offset + f->size) {
 			if (!have_hit) {
@@ -95,13 +100,15 @@ static int name_level(const struct kbtf *k, int type_id, uint64_t off, const cha
 		{
 			uint64_t end = (uint64_t)size;
 
-			for (int i = 0; i < lv.n; i++)
-				if (lv.f[i].size && lv.f[i].offset > off && lv.f[i].offset < end)
-					end = lv.f[i].offset;
+			for (int i = 0; i < lv->n; i++)
+				if (lv->f[i].size && lv->f[i].offset > off && lv->f[i].offset < end)
+					end = lv->f[i].offset;
 			out->size = end - out->offset;
 		}
+		free(lv);
 		return 0;
 	}
+	free(lv);
 	{
 		char name[256];
 		const struct btf_type *decl;
