@@ -138,7 +138,12 @@ test:
 run:
 	@$(DEPS_SH) ensure run
 	@$(MAKE) --no-print-directory build
-	bin/memcg-lab probe --results default
+	bin/memcg-lab probe --runtime --results default
+
+# Every lab/bench/*.sh: ratios against the tools users would otherwise use.
+bench:
+	@$(MAKE) --no-print-directory build
+	@for b in lab/bench/*.sh; do $$b || exit 1; done
 
 clean:
 	rm -rf bin build

@@ -3,13 +3,7 @@
 # (raw BTF, ELF with .BTF, DWARF-only ELF, running kernel), JSON keys, and
 # one-line errors with exit status 2 on bad input.
 set -u
-cd "$(dirname "$0")/../.."
-LAB=bin/memcg-lab
-T=$(mktemp -d /tmp/memcg-lab-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); if eval "$1"; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+. "$(dirname "$0")/lib/tap.sh"
 
 ok '$LAB help | grep -q "^  probe"' "help lists probe"
 ok '$LAB probe --help | grep -q -- "--vmlinux FILE"' "probe --help prints the options"
@@ -66,4 +60,19 @@ if [ -r /sys/kernel/btf/vmlinux ]; then
 else
 	skip "running kernel probe" "no /sys/kernel/btf/vmlinux on this kernel"
 fi
-echo "1..$n"
+# Runtime probes: root and a memory controller.
+if [ "$(id -u)" = 0 ] && grep -qE ' cgroup2? .*(memory|cgroup2)' /proc/self/mounts; then
+	out=$($LAB probe --runtime --rounds 3 --json); st=$?
+	ok '[ $st = 0 ] && echo "$out" | grep -q "\"charge_batch\":[0-9]"' "JSON runtime.charge_batch is an int"
+	ok 'echo "$out" | grep -q "\"stock_slots\":[0-9]"' "JSON runtime.stock_slots is an int"
+	ok 'echo "$out" | grep -q "\"agrees_with_btf\":true"' "runtime stock slots agree with BTF on this kernel"
+	if command -v setpriv >/dev/null; then
+		err=$(setpriv --reuid=65534 --regid=65534 --clear-groups $LAB probe --runtime 2>&1 >/dev/null); st=$?
+		ok '[ $st = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ]' "not root: --runtime fails with one line, exit 2 ($err)"
+	fi
+	err=$($LAB probe --runtime --btf build/btf/vmlinux-6.1.192.btf 2>&1 >/dev/null); st=$?
+	ok '[ $st = 2 ] && echo "$err" | grep -q "running kernel"' "--runtime with --btf is refused"
+else
+	skip "runtime probes" "needs root and a mounted memory controller"
+fi
+done_testing
