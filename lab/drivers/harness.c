@@ -616,7 +616,6 @@ static void measure_loop(struct run *run, struct harness_result *r, double t0)
 		double u1, s1;
 
 		w->ops = in_window ? prev[i] - base[i] : 0;
-		w->ops_all = prev[i];
 		if (in_window && thread_cpu(run->slot[i].pid, run->slot[i].tid, &u1, &s1)) {
 			w->user_s = u1 - u0[i];
 			w->sys_s = s1 - s0[i];
@@ -730,6 +729,9 @@ int harness_run(const struct harness_cfg *c, struct harness_result *r, char *err
 	close_fd(&run.start_w);	/* the barrier: every worker starts now */
 
 	measure_loop(&run, r, t0);
+	/* Read with the hook's kernel counters, so the two can be compared. */
+	for (int i = 0; i < n; i++)
+		r->w[i].ops_all = __atomic_load_n(&run.slot[i].count, __ATOMIC_RELAXED);
 	if (c->hooks.window_end)
 		c->hooks.window_end(c->hooks.arg);
 	stop_all(&run);
@@ -753,8 +755,8 @@ void harness_write_series(const struct harness_result *r, const struct hloop *l,
 {
 	double t = 0;
 
-	fprintf(f, "%ssecond\tworker\tcgroup\tcpu\t%s\trate_%s\n", prefix_hdr ? prefix_hdr : "", l->unit,
-		l->rate_unit);
+	if (prefix_hdr)
+		fprintf(f, "%ssecond\tworker\tcgroup\tcpu\t%s\trate_%s\n", prefix_hdr, l->unit, l->rate_unit);
 	for (int s = 0; s < r->nsamples; s++) {
 		t += r->dt[s];
 		for (int i = 0; i < r->nworkers; i++) {
@@ -769,8 +771,9 @@ void harness_write_series(const struct harness_result *r, const struct hloop *l,
 void harness_write_workers(const struct harness_result *r, const struct hloop *l, FILE *f,
 			   const char *prefix_hdr, const char *prefix)
 {
-	fprintf(f, "%sworker\tcgroup\tcpu\tpid\ttid\t%s\trate_%s\tuser_s\tsys_s\tstatus\n",
-		prefix_hdr ? prefix_hdr : "", l->unit, l->rate_unit);
+	if (prefix_hdr)
+		fprintf(f, "%sworker\tcgroup\tcpu\tpid\ttid\t%s\trate_%s\tuser_s\tsys_s\tstatus\n", prefix_hdr,
+			l->unit, l->rate_unit);
 	for (int i = 0; i < r->nworkers; i++) {
 		const struct hworker_result *w = &r->w[i];
 

@@ -107,7 +107,7 @@ struct hworker_result {
 	int cgroup, cpu;
 	pid_t pid, tid;
 	uint64_t ops;		/* in the measured window */
-	uint64_t ops_all;	/* from the barrier to the end of the window */
+	uint64_t ops_all;	/* from the barrier to the window_end hook */
 	double rate;		/* ops per second of the window (raw counter units) */
 	double user_s, sys_s;	/* CPU time in the window */
 	enum hw_status status;
@@ -142,10 +142,11 @@ struct harness_result {
 int harness_run(const struct harness_cfg *c, struct harness_result *r, char *err, size_t errlen);
 void harness_result_free(struct harness_result *r);
 
-/* TSV with a header row: one row per worker per measured second. */
+/* TSV: one row per worker per measured second.  The header row is written
+ * when prefix_hdr is not NULL ("" for none): the first of several runs. */
 void harness_write_series(const struct harness_result *r, const struct hloop *l, FILE *f,
 			  const char *prefix_hdr, const char *prefix);
-/* TSV with a header row: one row per worker. */
+/* TSV: one row per worker (header as for harness_write_series). */
 void harness_write_workers(const struct harness_result *r, const struct hloop *l, FILE *f,
 			   const char *prefix_hdr, const char *prefix);
 

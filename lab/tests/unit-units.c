@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Command-line numbers, CPU lists and topology steps as users type and read them. */
+/* Command-line counts, printed sizes, CPU lists and topology steps. */
 #include <errno.h>
 #include <string.h>
 #include "tests/tap.h"
@@ -9,24 +9,12 @@
 
 static void sizes(void)
 {
-	long long b = 0;
 	long l = 0;
-	double s = 0;
 	char buf[64];
 
-	ok(!parse_size("10K", &b) && b == 10240, "10K is 10240 bytes");
-	ok(!parse_size("64M", &b) && b == 64LL << 20, "64M");
-	ok(!parse_size("1GiB", &b) && b == 1LL << 30, "1GiB");
-	ok(!parse_size("4096", &b) && b == 4096, "plain bytes");
-	is_int(parse_size("10Q", &b), -EINVAL, "an unknown unit is refused");
-	is_int(parse_size("-1M", &b), -EINVAL, "a negative size is refused");
-	is_int(parse_size("99999999999P", &b), -ERANGE, "an overflowing size is refused");
 	ok(!parse_long("12", 1, 100, &l) && l == 12, "a count in range");
 	is_int(parse_long("0", 1, 100, &l), -ERANGE, "a count below the range is refused");
 	is_int(parse_long("3x", 1, 100, &l), -EINVAL, "trailing junk is refused");
-	ok(!parse_seconds("500ms", &s) && s == 0.5, "500ms");
-	ok(!parse_seconds("2m", &s) && s == 120, "2m");
-	is_int(parse_seconds("0", &s), -ERANGE, "zero seconds are refused");
 	format_bytes(buf, sizeof(buf), 262144);
 	ok(!strcmp(buf, "256 KiB"), "256 KiB prints as such (%s)", buf);
 	format_si(buf, sizeof(buf), 1234567);

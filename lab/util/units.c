@@ -6,38 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include "util/units.h"
-
-int parse_size(const char *s, long long *bytes)
-{
-	static const char units[] = "KMGTP";
-	long long v, mult = 1;
-	char *end;
-	const char *u;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno)
-		return -ERANGE;
-	if (*end) {
-		u = strchr(units, toupper((unsigned char)*end));
-		if (!u)
-			return -EINVAL;
-		for (long i = 0; i <= u - units; i++)
-			mult *= 1024;
-		end++;
-		/* Accept the spellings people use for the same binary unit. */
-		if (*end && strcasecmp(end, "iB") && strcasecmp(end, "B"))
-			return -EINVAL;
-	}
-	if (v > LLONG_MAX / mult)
-		return -ERANGE;
-	*bytes = v * mult;
-	return 0;
-}
 
 int parse_long(const char *s, long min, long max, long *out)
 {
@@ -51,29 +20,6 @@ int parse_long(const char *s, long min, long max, long *out)
 	if (*end)
 		return -EINVAL;
 	if (errno || v < min || v > max)
-		return -ERANGE;
-	*out = v;
-	return 0;
-}
-
-int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	if (!s || !*s || isspace((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
-		return -EINVAL;
-	if (!strcmp(end, "ms"))
-		v /= 1000;
-	else if (!strcmp(end, "m"))
-		v *= 60;
-	else if (*end && strcmp(end, "s"))
-		return -EINVAL;
-	if (v <= 0)
 		return -ERANGE;
 	*out = v;
 	return 0;
