@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include "drivers/harness.h"
 
+struct stock_ctl;
+
 /* The loops' configuration: shared by every worker, read-only. */
 struct charge_opts {
 	size_t page;		/* the page size */
@@ -17,6 +19,7 @@ struct charge_opts {
 	size_t msg;		/* sock: bytes per sendfile() */
 	const char *tmpfs;	/* file: a directory on tmpfs */
 	int stock_pages;	/* stock: pages per pass (one charge batch) */
+	struct stock_ctl *stock_ctl;	/* stock: shared with the parent (stock.h) */
 };
 
 /* A private anonymous range without THP (anon.c; the stock loop shares it). */
