@@ -11,3 +11,4 @@ CMD(plot, "PNG, SVG and ASCII plots of results directories (gnuplot templates in
 CMD(probe, "what the kernel under test has (BTF, kallsyms, runtime probes), with evidence")
 CMD(report, "the report of a results directory: kernel, features, verdicts, tables, skips")
 CMD(run, "run an experiment file (experiments/*.exp) into one results directory")
+CMD(statread, "memory.stat read latency per level while allocators keep the leaves in reclaim")
