@@ -673,20 +673,16 @@ int harness_run(const struct harness_cfg *c, struct harness_result *r, char *err
 	}
 	run.slot = (struct hslot *)(run.ctl + 1);
 	run.errs = (herr_t *)(run.slot + n);
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		run_free(&run);
-		return -1;
+	/* The workers' "ready" bytes, then the start barrier. */
+	for (int i = 0; i < 2; i++) {
+		if (pipe2(p, O_CLOEXEC) < 0) {
+			snprintf(err, errlen, "pipe: %s", strerror(errno));
+			run_free(&run);
+			return -1;
+		}
+		*(i ? &run.start_r : &run.ready_r) = p[0];
+		*(i ? &run.start_w : &run.ready_w) = p[1];
 	}
-	run.ready_r = p[0];
-	run.ready_w = p[1];
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		run_free(&run);
-		return -1;
-	}
-	run.start_r = p[0];
-	run.start_w = p[1];
 	plan_hosts(&run);
 
 	r->nworkers = n;

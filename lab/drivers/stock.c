@@ -12,47 +12,31 @@
  * (stock.h); the workers take part through the shared struct stock_ctl.
  */
 #include <errno.h>
-#include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "drivers/loops.h"
 #include "drivers/stock.h"
 #include "kernel/runtime_probe.h"
+#include "util/cleanup.h"
 #include "util/err.h"
+#include "util/futexword.h"
 
 #define STEP_TIMEOUT_S 10
 #define HOLD_LIMIT_S 0.2	/* the longest a parked worker keeps its CPU */
 #define FIFO_PRIO 10
-
-static long futex(int *uaddr, int op, int val, const struct timespec *ts)
-{
-	return syscall(SYS_futex, uaddr, op, val, ts, NULL, 0);
-}
-
-static int load(int *w)
-{
-	return __atomic_load_n(w, __ATOMIC_SEQ_CST);
-}
-
-static void store_wake(int *w, int v)
-{
-	__atomic_store_n(w, v, __ATOMIC_SEQ_CST);
-	futex(w, FUTEX_WAKE, INT_MAX, NULL);
-}
 
 /* Waits while *w == v, for at most 100 ms. */
 static void wait_change(int *w, int v)
 {
 	struct timespec ts = { 0, 100 * 1000 * 1000L };
 
-	futex(w, FUTEX_WAIT, v, &ts);
+	futex_word_wait(w, v, &ts);
 }
 
 struct stock_state {
@@ -95,7 +79,7 @@ static void hold_cpu(struct stock_ctl *c, int round)
 {
 	double end = now_s() + HOLD_LIMIT_S;
 
-	while (load(&c->read_done) < round && now_s() < end)
+	while (futex_word_load(&c->read_done) < round && now_s() < end)
 		__asm__ __volatile__("" ::: "memory");
 }
 
@@ -111,9 +95,9 @@ static int stock_park(struct stock_state *s, const int *stop)
 	if (c->hold)
 		sched_setscheduler(0, SCHED_FIFO, &sp);
 	__atomic_add_fetch(&c->parked, 1, __ATOMIC_SEQ_CST);
-	futex(&c->parked, FUTEX_WAKE, INT_MAX, NULL);
+	futex_word(&c->parked, FUTEX_WAKE, INT_MAX, NULL);
 	while (!hstop(stop)) {
-		int cmd = load(&me->cmd);
+		int cmd = futex_word_load(&me->cmd);
 
 		if (cmd <= done) {
 			wait_change(&me->cmd, cmd);
@@ -124,11 +108,11 @@ static int stock_park(struct stock_state *s, const int *stop)
 			return -errno;
 		((volatile char *)s->a->p)[0] = 1;
 		done = cmd;
-		store_wake(&me->done, done);
+		futex_word_store_wake(&me->done, done);
 		if (s->idx + 1 < c->k) {
-			store_wake(&c->w[s->idx + 1].cmd, cmd);
+			futex_word_store_wake(&c->w[s->idx + 1].cmd, cmd);
 		} else {
-			store_wake(&c->round_done, cmd);
+			futex_word_store_wake(&c->round_done, cmd);
 			if (c->hold)
 				hold_cpu(c, cmd);
 		}
@@ -142,7 +126,7 @@ static int stock_loop(void *state, uint64_t *count, const int *stop)
 	struct anon_region *a = s->a;
 
 	while (!hstop(stop)) {
-		if (s->ctl && load(&s->ctl->park))
+		if (s->ctl && futex_word_load(&s->ctl->park))
 			return stock_park(s, stop);
 		for (size_t off = 0; off < a->size; off += a->page) {
 			a->p[off] = 1;
@@ -203,14 +187,14 @@ static char *fresh_name(const char *root, int k, int round, int i)
 	return cg_name(root, name);
 }
 
-/* Waits until *w reaches v; false after STEP_TIMEOUT_S. */
+/* Waits until *w reaches v; false after STEP_TIMEOUT_S or on a signal. */
 static bool wait_for(int *w, int v)
 {
 	double end = now_s() + STEP_TIMEOUT_S;
 	int seen;
 
-	while ((seen = load(w)) < v) {
-		if (now_s() > end)
+	while ((seen = futex_word_load(w)) < v) {
+		if (now_s() > end || lab_stop_requested())
 			return false;
 		wait_change(w, seen);
 	}
@@ -245,7 +229,7 @@ static int one_round(struct stock_ctl *c, const struct cg_env *env, const char *
 		}
 		free(cg);
 	}
-	store_wake(&c->w[0].cmd, r + 1);
+	futex_word_store_wake(&c->w[0].cmd, r + 1);
 	if (!wait_for(&c->round_done, r + 1)) {
 		snprintf(err, errlen, "the workers did not charge their round in %d s", STEP_TIMEOUT_S);
 		goto out;
@@ -253,13 +237,13 @@ static int one_round(struct stock_ctl *c, const struct cg_env *env, const char *
 	for (int i = 0; i < k; i++) {
 		e = cg_read_fd_ll(fd[i], &usage[i]);
 		if (e < 0) {
-			store_wake(&c->read_done, r + 1);
+			futex_word_store_wake(&c->read_done, r + 1);
 			snprintf(err, errlen, "cannot read a fresh cgroup's usage: %s", strerror(-e));
 			goto out;
 		}
 		charged[i] += page;
 	}
-	store_wake(&c->read_done, r + 1);
+	futex_word_store_wake(&c->read_done, r + 1);
 	/* Half a 32-page batch: a cached memcg keeps batch - 1 pages (31 or 63),
 	 * an evicted one none, on kernels with either batch size. */
 	*holders = runtime_count_precharged(usage, charged, k, runtime_precharge_threshold(32, page), NULL);
@@ -280,10 +264,10 @@ int stock_holders_measure(struct stock_ctl *c, const struct cg_env *env, const c
 		snprintf(h->err, sizeof(h->err), "holders: %d rounds of %d memcgs is out of range", rounds, c->k);
 		return -1;
 	}
-	store_wake(&c->park, 1);
+	futex_word_store_wake(&c->park, 1);
 	if (!wait_for(&c->parked, c->k)) {
-		snprintf(h->err, sizeof(h->err), "only %d of %d workers parked in %d s", load(&c->parked), c->k,
-			 STEP_TIMEOUT_S);
+		snprintf(h->err, sizeof(h->err), "only %d of %d workers parked in %d s",
+			 futex_word_load(&c->parked), c->k, STEP_TIMEOUT_S);
 		return -1;
 	}
 	for (int r = 0; r < rounds; r++) {
