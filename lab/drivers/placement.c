@@ -117,7 +117,8 @@ int hierarchy_check(const struct cg_env *env, int depth, int fanout, char *err, 
 
 		snprintf(file, sizeof(file), "%s/cgroup.max.depth", env->memory_root);
 		if (read_ll(file, &d) == 0 && d < depth + 1) {
-			snprintf(err, errlen, "%d levels below the run's root, but %s allows %lld", depth, file, d);
+			snprintf(err, errlen, "the run's root and %d levels below it need cgroup.max.depth %d, but %s "
+				 "allows %lld", depth, depth + 1, file, d);
 			return -1;
 		}
 		snprintf(file, sizeof(file), "%s/cgroup.max.descendants", env->memory_root);
