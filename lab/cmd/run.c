@@ -25,6 +25,7 @@
 #include "cmd/builtin.h"
 #include "cmd/probe.h"
 #include "cmd/report.h"
+#include "collect/around.h"
 #include "kernel/leftovers.h"
 #include "kernel/runtime_probe.h"
 #include "kernel/sysinfo.h"
@@ -51,7 +52,7 @@ static const char usage_text[] =
 "On a small box (fewer CPUs than [schedule] small_cpus, default 16) the\n"
 "[small] section's values replace the full-size ones; the results say so.\n";
 
-enum vtype { V_STR, V_INT, V_BOOL, V_DURATION, V_LIST, V_ENUM, V_SIZE };
+enum vtype { V_STR, V_INT, V_BOOL, V_DURATION, V_LIST, V_ENUM, V_SIZE, V_PERCENT };
 
 struct key_spec {
 	const char *section, *key;
@@ -73,6 +74,10 @@ static const struct key_spec schema[] = {
 	{ "schedule", "small_values", V_LIST, NULL, 0, 0, "a list, a range or 'topology'" },
 	{ "schedule", "small_cpus", V_INT, NULL, 1, 1 << 20, "an integer >= 1" },
 	{ "collect", "runtime_probe", V_BOOL, NULL, 0, 0, "yes or no" },
+	{ "collect", "layout", V_ENUM, "check|no", 0, 0, "check or no" },
+	{ "collect", "c2c", V_BOOL, NULL, 0, 0, "yes or no" },
+	{ "collect", "c2c_start", V_PERCENT, NULL, 1, 99, "a share of the driver's duration, 1%..99% (e.g. 75%)" },
+	{ "collect", "c2c_window", V_DURATION, NULL, 0, 0, "a duration (e.g. 4s)" },
 	{ "plot", "enabled", V_BOOL, NULL, 0, 0, "yes or no" },
 	{ "plot", "size", V_STR, NULL, 0, 0, "WIDTHxHEIGHT" },
 };
@@ -108,6 +113,8 @@ struct exp {
 	int nph;
 	char scaled[256];
 	bool runtime_probe;
+	bool layout_check;
+	struct around_cfg around;
 	bool plot;
 	int plot_w, plot_h;
 };
@@ -203,6 +210,12 @@ static void check_value(const struct exp *x, const struct exp_entry *e, const st
 		if (strcmp(e->value, "topology") && parse_int_list(e->value, list, MAX_STEPS) < 0)
 			NORETURN_exp(x, e, "[%s] %s = '%s': want %s (at most %d values)", e->section, e->key,
 				     e->value, s->what, MAX_STEPS);
+		break;
+	case V_PERCENT:
+		errno = 0;
+		v = strtol(e->value, &end, 10);
+		if (end == e->value || strcmp(end, "%") || errno || v < s->min || v > s->max)
+			NORETURN_exp(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
 		break;
 	case V_ENUM:
 		if (s->choices && !in_choices(e->value, s->choices))
@@ -335,6 +348,16 @@ static void load_exp(struct exp *x, const char *path, char **overrides, int nove
 	for (int i = 0; i < x->nph; i++)
 		load_phase(x, &x->ph[i]);
 	parse_bool(expfile_value(&x->f, "collect", "runtime_probe", "no"), &x->runtime_probe);
+	x->layout_check = !strcmp(expfile_value(&x->f, "collect", "layout", "no"), "check");
+	parse_bool(expfile_value(&x->f, "collect", "c2c", "no"), &x->around.c2c);
+	c2c_opts_default(&x->around.c2c_opts);
+	x->around.c2c_opts.start_frac = atoi(expfile_value(&x->f, "collect", "c2c_start", "75%")) / 100.0;
+	if (expfile_get(&x->f, "collect", "c2c_window")) {
+		unsigned long long ns;
+
+		parse_duration_ns(expfile_value(&x->f, "collect", "c2c_window", ""), &ns);
+		x->around.c2c_opts.window_s = ns / 1e9;
+	}
 	parse_bool(expfile_value(&x->f, "plot", "enabled", "yes"), &x->plot);
 	x->plot_w = 800;
 	x->plot_h = 500;
@@ -388,6 +411,20 @@ static char **driver_argv(const struct exp *x, const struct phase *ph, long step
 	return av;
 }
 
+/* The phase's driver duration in seconds (its "duration" option, the [small]
+ * one on a small box), for planning collector windows; 10 s if not given. */
+static double phase_duration(const struct exp *x, const struct phase *ph)
+{
+	const struct exp_entry *e = ph->small ? expfile_get(&x->f, ph->small_sec, "duration") : NULL;
+	unsigned long long ns;
+
+	if (!e)
+		e = expfile_get(&x->f, ph->drv, "duration");
+	if (e && !parse_duration_ns(e->value, &ns) && ns)
+		return ns / 1e9;
+	return 10;
+}
+
 /* The step label of a phase's s-th value: "tasks=4", "charge:tasks=4", "-". */
 static void step_label(const struct phase *ph, int s, char *buf, size_t n)
 {
@@ -404,9 +441,19 @@ static void free_argv(char **av)
 	free(av);
 }
 
-/* Runs bin/memcg-lab with av; its output goes to out_path; exit status. */
-static int run_child(char **av, const char *out_path, const char *dir, const char *step, int repeat)
+static double now_s(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Runs bin/memcg-lab with av; its output goes to out_path; exit status. */
+static int run_child(char **av, const char *out_path, const char *dir, const char *step, int repeat,
+		     struct around *around)
+{
+	double t0 = now_s();
 	pid_t pid = fork();
 	int st;
 
@@ -432,11 +479,20 @@ static int run_child(char **av, const char *out_path, const char *dir, const cha
 		fprintf(stderr, "memcg-lab: cannot exec /proc/self/exe: %s\n", strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR)
+	for (;;) {
+		pid_t w = waitpid(pid, &st, around ? WNOHANG : 0);
+		struct timespec tick = { 0, 100 * 1000 * 1000 };
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
 			die("run: waitpid: %s", strerror(errno));
 		if (lab_stop_requested())
 			kill(pid, SIGTERM);	/* the driver removes what it made */
+		if (around && w == 0) {
+			around_tick(around, pid, now_s() - t0);
+			nanosleep(&tick, NULL);
+		}
 	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
@@ -485,7 +541,7 @@ static void validate_driver(const struct exp *x, const struct phase *ph)
 
 		if (truncate(tmpl, 0))
 			die("%s: cannot truncate: %s", tmpl, strerror(errno));
-		st = run_child(av, tmpl, NULL, "-", 0);
+		st = run_child(av, tmpl, NULL, "-", 0, NULL);
 		free_argv(av);
 		if (st) {
 			const struct exp_entry *bad = NULL;
@@ -520,13 +576,6 @@ static void fmt_secs(char *buf, size_t n, double s)
 		snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void progress(struct results *r, bool tty, int i, int n, const char *step, int rep, int nrep, double t0)
 {
@@ -569,6 +618,8 @@ int cmd_run(int argc, char **argv)
 	int noverrides = 0, c, nsteps, failures = 0;
 	bool validate_only = false, tty = isatty(2);
 	struct probe_report p;
+	struct around_env *aenv;
+	struct around *around;
 	struct results *r;
 	struct exp x;
 	double t0;
@@ -634,6 +685,23 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	probe_release(&p);
+	if (x.layout_check) {
+		char *lav[] = { "memcg-lab", "layout", "--check", NULL, NULL };
+		char *out = xasprintf("%s/data/layout-check.txt", r->dir), line[512];
+		int st;
+
+		lav[3] = xasprintf("--out=%s/data/layout", r->dir);
+		st = run_child(lav, out, NULL, "-", 0, NULL);
+		if (st == 2) {
+			first_line(out, line, sizeof(line));
+			results_skip(r, "layout check", line);
+		} else {
+			results_meta_set(r, "layout_check", json_object_new_string(st ? "FAIL" : "pass"));
+		}
+		free(lav[3]);
+		free(out);
+	}
+	aenv = around_env_open(&x.around, r);
 
 	nsteps = 0;
 	for (int k = 0; k < x.nph; k++)
@@ -654,7 +722,9 @@ int cmd_run(int argc, char **argv)
 				if (lab_stop_requested())
 					die("run: interrupted by signal %d; %s stays incomplete", lab_stop_signal(), r->dir);
 				progress(r, tty, i, nsteps, step, rep, x.repeats, t0);
-				st = run_child(av, out, r->dir, step, rep);
+				around = around_start(aenv, step, rep, phase_duration(&x, ph));
+				st = run_child(av, out, r->dir, step, rep, around);
+				around_finish(around);
 				free_argv(av);
 				reload_meta(r);
 				if (lab_stop_requested())
@@ -677,6 +747,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (tty && x.nph)
 		fputc('\n', stderr);
+	around_env_close(aenv);
 
 	if (x.plot) {
 		if (gnuplot_available(why, sizeof(why))) {
@@ -684,7 +755,7 @@ int cmd_run(int argc, char **argv)
 			char *out = xasprintf("%s/log", r->dir);
 
 			pav[3] = xasprintf("%dx%d", x.plot_w, x.plot_h);
-			if (run_child(pav, out, NULL, "-", 0))
+			if (run_child(pav, out, NULL, "-", 0, NULL))
 				results_skip(r, "plots", "plot failed (see log)");
 			free(pav[3]);
 			free(out);
