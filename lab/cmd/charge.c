@@ -74,6 +74,8 @@ static const char usage_text[] =
 "                       (default, exit status 1) or carry on without it\n"
 "Workload:\n"
 "  --size SIZE          anon, file: memory each worker charges per pass (1M)\n"
+"  --populate           anon: fault the pages in with MADV_POPULATE_WRITE (the\n"
+"                       kernel's fault path without the user-mode exception)\n"
 "  --objects N          kmem: descriptors each worker keeps open (512)\n"
 "  --msg-size SIZE      sock: bytes per sendfile() (10K)\n"
 "  --tcp-limit SIZE     sock, cgroup v1: memory.kmem.tcp.limit_in_bytes of each\n"
@@ -114,6 +116,7 @@ struct opts {
 	int stock_max, stock_rounds;
 	const char *results;
 	bool verbose, validate;
+	bool populate;
 };
 
 /* What the checks found out about the machine, for the run. */
@@ -175,7 +178,7 @@ static long count_arg(const char *opt, const char *v, long min, long max)
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	enum { O_MODE = 256, O_TASKS, O_THREADS, O_CGROUPS, O_HIER, O_PIN, O_LIMIT, O_DURATION, O_WARMUP,
-	       O_ONDEATH, O_SIZE, O_OBJECTS, O_MSG, O_TCP, O_TMPFS, O_SMAX, O_SROUNDS, O_RESULTS, O_VALIDATE };
+	       O_ONDEATH, O_SIZE, O_OBJECTS, O_MSG, O_TCP, O_TMPFS, O_SMAX, O_SROUNDS, O_RESULTS, O_VALIDATE, O_POPULATE };
 	static const struct option lopts[] = {
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "tasks", required_argument, NULL, O_TASKS },
@@ -188,6 +191,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "warmup", required_argument, NULL, O_WARMUP },
 		{ "on-death", required_argument, NULL, O_ONDEATH },
 		{ "size", required_argument, NULL, O_SIZE },
+		{ "populate", no_argument, NULL, O_POPULATE },
 		{ "objects", required_argument, NULL, O_OBJECTS },
 		{ "msg-size", required_argument, NULL, O_MSG },
 		{ "tcp-limit", required_argument, NULL, O_TCP },
@@ -238,6 +242,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->stop_on_death = !strcmp(optarg, "stop");
 			break;
 		case O_SIZE: o->size = size_arg("--size", optarg); break;
+		case O_POPULATE: o->populate = true; break;
 		case O_OBJECTS: o->objects = count_arg("--objects", optarg, 1, 1 << 20); break;
 		case O_MSG: o->msg = size_arg("--msg-size", optarg); break;
 		case O_TCP: o->tcp_limit = size_arg("--tcp-limit", optarg); break;
@@ -409,6 +414,8 @@ static void check(struct opts *o, struct plan *pl)
 	o->size = (o->size + pl->page - 1) / pl->page * pl->page;
 	if ((!strcmp(o->mode, "anon") || !strcmp(o->mode, "file")) && o->size < pl->page)
 		die("charge: --size: at least one page (%ld bytes)", pl->page);
+	if (o->populate && strcmp(o->mode, "anon"))
+		die("charge: --populate is for --mode anon");
 	if (sock && (o->msg < 1 || o->msg > (64 << 20)))
 		die("charge: --msg-size %lld: want 1 byte to 64M", o->msg);
 	per_process = o->threads ? (pl->steps[pl->nsteps - 1] + pl->ncg - 1) / (pl->ncg ? pl->ncg : 1) : 1;
@@ -569,7 +576,7 @@ static void print_step(FILE *f, const struct opts *o, const struct plan *pl, con
 	fprintf(f, "  %s; %d s measured after %d s warm-up\n", pin, o->duration, o->warmup);
 	if (o->hierarchy_set)
 		fprintf(f, "  hierarchy %dx%d below %s\n", o->depth, o->fanout, p ? p->tree.root : "-");
-	fprintf(f, "  op: %s\n", l->what);
+	fprintf(f, "  op: %s%s\n", l->what, o->populate ? "; faulted in by MADV_POPULATE_WRITE" : "");
 	fprintf(f, "  %6s  %-14s %4s %12s %6s %6s  %s\n", "worker", "cgroup", "cpu", l->rate_unit, "user", "sys",
 		"status");
 	for (int i = 0; i < r->nworkers; i++) {
@@ -693,6 +700,9 @@ static json_object *config_json(const struct opts *o, const struct plan *pl, con
 	json_object_object_add(j, "on_death", json_object_new_string(o->stop_on_death ? "stop" : "continue"));
 	if (!strcmp(o->mode, "anon") || !strcmp(o->mode, "file"))
 		json_object_object_add(j, "size_bytes", json_object_new_int64(o->size));
+	if (!strcmp(o->mode, "anon"))
+		json_object_object_add(j, "fault", json_object_new_string(o->populate ? "MADV_POPULATE_WRITE" :
+									     "user-mode touch"));
 	if (!strcmp(o->mode, "kmem")) {
 		json_object_object_add(j, "objects", json_object_new_int((int)o->objects));
 		json_object_object_add(j, "slab_cache", json_object_new_string(KMEM_SLAB_CACHE));
@@ -777,7 +787,7 @@ static void finish_results(struct results *res, const char *status)
 static struct charge_opts loop_opts(const struct opts *o, const struct plan *pl)
 {
 	return (struct charge_opts){
-		.page = (size_t)pl->page, .size = (size_t)o->size, .objects = (int)o->objects,
+		.page = (size_t)pl->page, .size = (size_t)o->size, .populate = o->populate, .objects = (int)o->objects,
 		.msg = (size_t)o->msg, .tmpfs = o->tmpfs, .stock_pages = MEMCG_BATCH_PAGES,
 	};
 }
@@ -954,13 +964,15 @@ static void stock_cliff(const struct stock_row *row, int n, int *cliff, int *mos
 	}
 }
 
+/* Mean over 2 <= K <= cliff (below) or K > cliff: with K = 1 sched_yield()
+ * has nobody to switch to, so its rate is not comparable. */
 static double mean_rate(const struct stock_row *row, int n, bool below, int cliff, bool ns)
 {
 	double sum = 0;
 	int cnt = 0;
 
 	for (int i = 0; i < n; i++)
-		if ((row[i].k <= cliff) == below && row[i].rate > 0) {
+		if (row[i].k >= 2 && (row[i].k <= cliff) == below && row[i].rate > 0) {
 			sum += ns ? row[i].ns_per_charge : row[i].rate;
 			cnt++;
 		}
@@ -1011,9 +1023,9 @@ static void print_stock(FILE *f, const struct opts *o, const struct plan *pl, co
 	r2 = mean_rate(row, n, false, cliff, false);
 	n1 = mean_rate(row, n, true, cliff, true);
 	n2 = mean_rate(row, n, false, cliff, true);
-	if (cliff > 0 && cliff < n && r1 > 0)
-		fprintf(f, "  mean over K <= %d vs K > %d: charges/s %+.1f%%, CPU ns per charge %+.1f%%\n", cliff, cliff,
-			100 * (r2 - r1) / r1, 100 * (n2 - n1) / n1);
+	if (cliff > 1 && cliff < n && r1 > 0)
+		fprintf(f, "  K > %d against 2 <= K <= %d (K = 1 has no task to switch to): charges/s %+.1f%%, "
+			"CPU ns per charge %+.1f%%\n", cliff, cliff, 100 * (r2 - r1) / r1, 100 * (n2 - n1) / n1);
 }
 
 static int run_stock(const struct opts *o, struct plan *pl, struct results *res)

@@ -4,6 +4,11 @@
  * fault them in again.  Every fault charges one page to the memcg of the
  * mm's owner (through the per-CPU stock); MADV_DONTNEED uncharges them.
  * THP is off for the range so that a fault is one 4 KiB page.
+ *
+ * With populate set, MADV_POPULATE_WRITE faults the range in from inside the
+ * kernel (Linux 5.14+): the same fault handler and charge per page, without
+ * the user-mode exception and the retried store, whose cost shows up as
+ * user time (about 7% of the worker's CPU on a VM).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +16,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "drivers/loops.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 
 int anon_region_setup(struct hworker *w, size_t size, void **state)
 {
@@ -50,13 +59,37 @@ void anon_region_teardown(void *state)
 
 static int anon_setup(struct hworker *w, void **state)
 {
-	return anon_region_setup(w, ((const struct charge_opts *)w->cfg)->size, state);
+	const struct charge_opts *o = w->cfg;
+	int e = anon_region_setup(w, o->size, state);
+	struct anon_region *a;
+
+	if (e < 0 || !o->populate)
+		return e;
+	/* Try it once, so an old kernel fails in setup and not in the loop. */
+	a = *state;
+	if (madvise(a->p, a->page, MADV_POPULATE_WRITE) < 0 || madvise(a->p, a->page, MADV_DONTNEED) < 0) {
+		e = errno;
+		snprintf(w->err, sizeof(w->err), "madvise(MADV_POPULATE_WRITE): %s%s", strerror(e),
+			 e == EINVAL ? " (needs Linux 5.14)" : "");
+		anon_region_teardown(a);
+		return -e;
+	}
+	a->populate = true;
+	return 0;
 }
 
 static int anon_loop(void *state, uint64_t *count, const int *stop)
 {
 	struct anon_region *a = state;
+	uint64_t pages = a->size / a->page;
 
+	while (a->populate && !hstop(stop)) {
+		if (madvise(a->p, a->size, MADV_POPULATE_WRITE) < 0)
+			return -errno;
+		hcount_add(count, pages);
+		if (madvise(a->p, a->size, MADV_DONTNEED) < 0)
+			return -errno;
+	}
 	while (!hstop(stop)) {
 		for (size_t off = 0; off < a->size; off += a->page) {
 			a->p[off] = 1;

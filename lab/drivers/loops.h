@@ -6,6 +6,7 @@
 #ifndef LAB_DRIVERS_LOOPS_H
 #define LAB_DRIVERS_LOOPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "drivers/harness.h"
 
@@ -15,6 +16,7 @@ struct stock_ctl;
 struct charge_opts {
 	size_t page;		/* the page size */
 	size_t size;		/* anon, file: bytes each worker charges per pass */
+	bool populate;		/* anon: MADV_POPULATE_WRITE instead of touching */
 	int objects;		/* kmem: objects each worker keeps allocated */
 	size_t msg;		/* sock: bytes per sendfile() */
 	const char *tmpfs;	/* file: a directory on tmpfs */
@@ -26,6 +28,7 @@ struct charge_opts {
 struct anon_region {
 	char *p;
 	size_t size, page;
+	bool populate;
 };
 
 int anon_region_setup(struct hworker *w, size_t size, void **state);

@@ -101,6 +101,10 @@ else
 	ok '! left_behind' "sock: no cgroup or worker left"
 fi
 
+charge populate --mode anon --populate --tasks 2 --cgroups 2 --duration 2 --warmup 0
+ok '[ $rc = 0 ] && near "$(cg_value cg-1)" "$(cg_driver cg-1)" && grep -q "MADV_POPULATE_WRITE" "$T/populate.out"' \
+	"anon --populate: the kernel-side faults charge cg-1 page by page"
+
 # ---- placement ----
 charge right --mode anon --tasks 1 --cgroups 2 --duration 2 --warmup 0
 ok '[ $rc = 0 ] && near "$(cg_value cg-0)" "$(cg_driver cg-0)" && [ "$(cg_value cg-1)" -lt 64 ]' \
@@ -168,6 +172,7 @@ else
 fi
 bad "want whole seconds" --mode anon --duration 1.5
 bad "not a tmpfs" --mode file --tmpfs /proc
+bad "for --mode anon" --mode file --populate
 
 # ---- SIGINT mid-run ----
 "$LAB" charge --mode anon --tasks 2 --cgroups 2 --duration 30 --warmup 0 --results sigint > "$T/sigint.out" 2>&1 &
