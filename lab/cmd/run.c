@@ -84,7 +84,7 @@ static const struct key_spec schema[] = {
 };
 
 /* Commands that can be driven by an experiment, "none" for probe-only runs. */
-static const char *const driver_commands[] = { "none", "statread", NULL };
+static const char *const driver_commands[] = { "none", "charge", "statread", NULL };
 
 #define MAX_STEPS 256
 #define MAX_PHASES 8
