@@ -58,7 +58,7 @@ FUZZ_OBJS := $(LIB_SRCS:%.c=build/fuzz/obj/%.o) $(BPF_EMBED)
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS ?= 60
 
-.PHONY: all build deps test unit asan fuzz fuzz-smoke run bench clean help
+.PHONY: all build deps test unit asan fuzz fuzz-smoke killtest run bench clean help
 .DEFAULT_GOAL := all
 # Keep objects make would treat as intermediate (tests and fuzz targets).
 .SECONDARY:
@@ -163,6 +163,10 @@ test:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		prove --timer -f $(ASAN_BINS)
 	@$(MAKE) --no-print-directory fuzz-smoke
+
+# SIGKILL of a run at random points, KILL_ITERATIONS times (default 100).
+killtest: build
+	KILL_ITERATIONS=$${KILL_ITERATIONS:-100} prove -v lab/tests/kill.sh
 
 # Every lab/bench/*.sh: ratios against the tools users would otherwise use.
 bench:

@@ -772,22 +772,11 @@ static void outputs_close(struct outputs *out)
 
 static void finish_results(struct results *res, const char *status)
 {
-	char err[512];
-
 	if (!res)
 		return;
-	results_finish(res, status);
-	if (!res->attached) {
-		char *rp = xasprintf("%s/report.txt", res->dir);
-		FILE *rf = fopen(rp, "we");
-
-		if (!rf || report_write(res->dir, rf, err, sizeof(err)))
-			warnx_lab("%s: cannot write the report", rp);
-		if (rf)
-			fclose(rf);
-		free(rp);
+	report_finish(res, status);
+	if (!res->attached)
 		printf("results: %s\n", res->dir);
-	}
 	results_free(res);
 }
 

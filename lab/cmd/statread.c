@@ -284,19 +284,6 @@ static void parse_options(int argc, char **argv, struct statread_config *c, stru
 		die("--mounts: only with --dry-run or --validate (a real run uses this machine's mounts)");
 }
 
-/* A standalone run's report.txt, as `memcg-lab report` writes it. */
-static void write_report(const char *dir)
-{
-	char *path = xasprintf("%s/report.txt", dir), err[512];
-	FILE *f = fopen(path, "we");
-
-	if (!f || report_write(dir, f, err, sizeof(err)) < 0)
-		warnx_lab("%s: cannot write the report: %s", path, f ? err : strerror(errno));
-	if (f)
-		fclose(f);
-	free(path);
-}
-
 static void detect(struct cg_env *env, const struct cli *cli)
 {
 	char *text = NULL;
@@ -380,9 +367,7 @@ int cmd_statread(int argc, char **argv)
 		status = 128 + (lab_stop_signal() ? lab_stop_signal() : SIGINT);
 	if (r) {
 		statread_report_results(r, &plan, &res);
-		results_finish(r, res.interrupted ? "interrupted" : status ? "failed" : "complete");
-		if (!r->attached)
-			write_report(r->dir);
+		report_finish(r, res.interrupted ? "interrupted" : status ? "failed" : "complete");
 		printf("results: %s\n", r->dir);
 		results_free(r);
 	}
