@@ -51,21 +51,29 @@ mkdir "$mine"
 trap 'rmdir "$mine" 2>/dev/null; rm -rf "$T"' EXIT
 rate0=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 
-# Processes carrying this run's marker in their environment.
-marked() {
-	grep -l "MEMCG_LAB_KILLTEST=$1" /proc/[0-9]*/environ 2>/dev/null | wc -l
+# Processes carrying this run's marker in their environment (other runs,
+# e.g. tests running at the same time, carry none or another one).
+marked_pids() {
+	grep -l "MEMCG_LAB_KILLTEST=$1" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3
 }
-lab_trees() { ls "$memroot" | grep '^memcg-lab-' | sort; }
-lab_instances() { [ -n "$tracefs" ] && ls "$tracefs/instances" 2>/dev/null | grep '^memcg-lab-' | sort; }
+marked() { marked_pids "$1" | wc -l; }
+# Cgroup trees (or tracefs instances) in directory $1 named after a pid in file $2.
+owned_in() {
+	local p
+	for p in $(sort -u "$2"); do ls "$1" 2>/dev/null | grep "^memcg-lab-$p-"; done
+}
 
 bad_procs=0 bad_trees=0 bad_inst=0 bad_rate=0 bad_status=0 bad_sentinel=0 finished=0
 for i in $(seq "$iters"); do
-	before_trees=$(lab_trees)
-	before_inst=$(lab_instances)
 	MEMCG_LAB_KILLTEST=$$.$i setsid "$LAB" run "$T/k.exp" >/dev/null 2>&1 &
 	pid=$!
-	# A random point in the ~10 s run.
-	sleep "$(awk -v s=$RANDOM 'BEGIN { srand(s); printf "%.2f", rand() * 10 }')"
+	echo $pid > "$T/pids"
+	# A random point in the ~10 s run; meanwhile note every process of it.
+	end=$(awk -v s=$RANDOM -v now="$(date +%s.%N)" 'BEGIN { srand(s); printf "%.2f", now + rand() * 10 }')
+	while awk -v e="$end" -v now="$(date +%s.%N)" 'BEGIN { exit !(now < e) }'; do
+		marked_pids $$.$i >> "$T/pids"
+		sleep 0.1
+	done
 	if kill -0 $pid 2>/dev/null; then
 		kill -KILL $pid
 	else
@@ -76,10 +84,10 @@ for i in $(seq "$iters"); do
 	for _ in $(seq 20); do [ "$(marked $$.$i)" = 0 ] && break; sleep 0.1; done
 	[ "$(marked $$.$i)" = 0 ] || bad_procs=$((bad_procs + 1))
 	"$LAB" cleanup >/dev/null 2>&1
-	new_trees=$(comm -13 <(echo "$before_trees") <(lab_trees))
-	[ -z "$new_trees" ] || bad_trees=$((bad_trees + 1))
-	new_inst=$(comm -13 <(echo "$before_inst") <(lab_instances))
-	[ -z "$new_inst" ] || bad_inst=$((bad_inst + 1))
+	left=$(owned_in "$memroot" "$T/pids")
+	[ -z "$left" ] || { bad_trees=$((bad_trees + 1)); echo "# trees left: $left"; }
+	left=$([ -n "$tracefs" ] && owned_in "$tracefs/instances" "$T/pids")
+	[ -z "$left" ] || { bad_inst=$((bad_inst + 1)); echo "# instances left: $left"; }
 	[ "$(cat /proc/sys/kernel/perf_event_max_sample_rate)" = "$rate0" ] || bad_rate=$((bad_rate + 1))
 	[ -d "$mine" ] || bad_sentinel=$((bad_sentinel + 1))
 	dir=$(ls -d "$T/results"/*-killed* 2>/dev/null | tail -1)
