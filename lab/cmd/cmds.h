@@ -5,4 +5,5 @@
  * Keep it sorted by name; `memcg-lab help` prints it in this order.
  */
 CMD(cleanup, "remove lab cgroups, tracefs instances and settings left by a crashed run")
+CMD(lock, "lock wait and hold times: tracefs tracer, perf lock alongside, perf.data reports")
 CMD(probe, "what the kernel under test has (BTF, kallsyms, runtime probes), with evidence")

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze/lockcon_perfdata.h"
+#include "util/err.h"
+
+struct walk {
+	struct lockcon_file *f;
+	struct lockcon *lc;
+	const struct pf_evsel *begin, *end;
+	struct pf_field b_addr, b_flags, e_addr;
+	char *err;
+	size_t errlen;
+};
+
+static int on_record(struct perf_file *pf, const struct perf_event_header *ev, uint64_t off,
+		     void *arg)
+{
+	struct walk *w = arg;
+	struct pf_sample s;
+
+	(void)off;
+	if (ev->type == PERF_RECORD_COMM) {
+		/* struct { u32 pid, tid; char comm[]; } + sample_id */
+		const char *comm = (const char *)(ev + 1) + 8;
+		uint32_t tid;
+		size_t max = ev->size - sizeof(*ev) - 8;
+
+		if (ev->size < sizeof(*ev) + 9)
+			return 0;
+		memcpy(&tid, (const char *)(ev + 1) + 4, 4);
+		free(u64map_del(&w->f->comms, tid));
+		u64map_put(&w->f->comms, tid, strndup(comm, max));
+		return 0;
+	}
+	if (ev->type != PERF_RECORD_SAMPLE)
+		return 0;
+	if (pf_parse_sample(pf, ev, &s, w->err, w->errlen))
+		return -1;
+	if (s.evsel == w->begin) {
+		w->f->nbegin++;
+		lockcon_begin(w->lc, s.tid, s.time, pf_field_u64(&s, &w->b_addr),
+			      (unsigned int)pf_field_u64(&s, &w->b_flags), s.ips, s.nr);
+	} else if (s.evsel == w->end) {
+		w->f->nend++;
+		lockcon_end(w->lc, s.tid, s.time, pf_field_u64(&s, &w->e_addr), s.ips, s.nr);
+	}
+	return 0;
+}
+
+int lockcon_read_perfdata(struct lockcon_file *f, const char *path, struct lockcon *lc,
+			  char *err, size_t errlen)
+{
+	struct walk w = { .f = f, .lc = lc, .err = err, .errlen = errlen };
+
+	memset(f, 0, sizeof(*f));
+	u64map_init(&f->comms);
+	if (pf_open(&f->pf, path, err, errlen))
+		return -1;
+	w.begin = pf_find_evsel(&f->pf, "lock:contention_begin");
+	w.end = pf_find_evsel(&f->pf, "lock:contention_end");
+	if (!w.begin || !w.end) {
+		const char *lockdep = pf_find_evsel(&f->pf, "lock:lock_acquire") ?
+			" (it has lockdep's lock:lock_* events, which the lab does not read)" : "";
+
+		snprintf(err, errlen, "%s: no lock:contention_begin/end events%s; recorded with '%s'; "
+			 "record with 'perf lock record' or 'memcg-lab lock record --perf'", path,
+			 lockdep, f->pf.cmdline ? f->pf.cmdline : "?");
+		lockcon_file_close(f);
+		return -1;
+	}
+	if (pf_field_lookup(w.begin, "lock_addr", &w.b_addr) ||
+	    pf_field_lookup(w.begin, "flags", &w.b_flags) ||
+	    pf_field_lookup(w.end, "lock_addr", &w.e_addr)) {
+		snprintf(err, errlen, "%s: lock:contention_begin/end formats lack the lock_addr/flags fields",
+			 path);
+		lockcon_file_close(f);
+		return -1;
+	}
+	if (pf_for_each(&f->pf, on_record, &w, err, errlen)) {
+		lockcon_file_close(f);
+		return -1;
+	}
+	return 0;
+}
+
+const char *lockcon_comm(const struct lockcon_file *f, uint32_t tid, char *buf, size_t n)
+{
+	const char *c = u64map_get(&f->comms, tid);
+
+	if (c)
+		return c;
+	/* perf registers the idle thread as "swapper" (machine__idle_thread). */
+	if (tid == 0)
+		return "swapper";
+	snprintf(buf, n, ":%u", tid);
+	return buf;
+}
+
+void lockcon_file_close(struct lockcon_file *f)
+{
+	size_t i = 0;
+	void *v;
+
+	while (u64map_next(&f->comms, &i, NULL, &v))
+		free(v);
+	u64map_free(&f->comms);
+	pf_close(&f->pf);
+}

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memcg-lab lock: lock wait and hold times.
+ *
+ *   lock record   run the tracefs tracer (and perf lock record) around a
+ *                 command or for a while, write a results directory
+ *   lock report   read a perf.data (as perf lock contention would) or a
+ *                 captured perf lock contention output
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze/lockcon.h"
+#include "analyze/lockcon_out.h"
+#include "analyze/lockcon_perfdata.h"
+#include "analyze/lockcon_text.h"
+#include "analyze/perf_symbols.h"
+#include "cmd/builtin.h"
+#include "cmd/lock.h"
+#include "util/err.h"
+#include "util/fileio.h"
+
+static const char lock_usage[] =
+	"usage: memcg-lab lock record [options] [-- COMMAND...]\n"
+	"       memcg-lab lock report -i perf.data [--by thread|caller|lock] [--tsv]\n"
+	"       memcg-lab lock report --perf-text FILE [--tsv]\n"
+	"\n"
+	"Lock wait and hold times: a tracefs tracer (lock:contention_*, the cgroup\n"
+	"rstat lock tracepoints, memcg:memcg_flush_stats), hold times of a named lock\n"
+	"by the best method the kernel allows, and perf lock alongside.\n"
+	"\n"
+	"  record   see 'memcg-lab lock record --help'\n"
+	"  report   see 'memcg-lab lock report --help'\n";
+
+static const char report_usage[] =
+	"usage: memcg-lab lock report -i perf.data [--by thread|caller|lock] [--tsv] [--kallsyms FILE]\n"
+	"       memcg-lab lock report --perf-text FILE [--tsv]\n"
+	"\n"
+	"Reads a perf.data recorded by 'perf lock record' (tracepoint mode) directly:\n"
+	"the header, attributes, event formats and raw tracepoint payloads, with the\n"
+	"semantics of 'perf lock contention -i' (same counts and total waits per thread\n"
+	"and per call chain).  --perf-text parses a captured 'perf lock contention'\n"
+	"output (text of any perf version, or CSV of -x) into the lab's table.\n"
+	"\n"
+	"  -i, --input FILE      perf.data to read\n"
+	"      --by VIEW         thread (perf -t), caller (default, perf's view), lock\n"
+	"      --tsv             TSV with a header row instead of perf's layout\n"
+	"      --kallsyms FILE   kernel symbols of the recording machine (default /proc/kallsyms)\n"
+	"      --perf-text FILE  parse a perf lock contention output instead\n"
+	"  -o, --output FILE     write there instead of stdout\n";
+
+static const char *comm_of(void *arg, uint32_t tid, char *buf, size_t n)
+{
+	return lockcon_comm(arg, tid, buf, n);
+}
+
+static void warn_foreign(const struct lockcon_file *f, const char *kallsyms)
+{
+	char release[256] = "";
+
+	if (kallsyms || !f->pf.osrelease)
+		return;
+	if (read_buf("/proc/sys/kernel/osrelease", release, sizeof(release)) > 0) {
+		release[strcspn(release, "\n")] = '\0';
+		if (strcmp(release, f->pf.osrelease))
+			warnx_lab("%s was recorded on kernel %s, this is %s: caller names come from this "
+				  "kernel's /proc/kallsyms (pass --kallsyms of the recording machine)",
+				  f->pf.path, f->pf.osrelease, release);
+	}
+}
+
+static int report_perf_text(const char *path, bool tsv, FILE *out)
+{
+	char err[512], *text = read_text(path, NULL);
+	struct lct_table *t;
+	size_t nt;
+
+	if (!text)
+		die("%s: cannot read", path);
+	if (lct_parse(text, path, &t, &nt, err, sizeof(err)))
+		die("%s", err);
+	for (size_t k = 0; k < nt; k++) {
+		if (tsv)
+			fprintf(out, "table\tview\tkey\tcontended\twait_total_ns\twait_max_ns\twait_avg_ns\ttype\n");
+		else
+			fprintf(out, "# table %zu (line %d): %s view, %zu rows%s\n", k + 1, t[k].header_line,
+				lct_view_name(t[k].view), t[k].n, t[k].csv ? ", CSV" : "");
+		for (size_t i = 0; i < t[k].n; i++) {
+			const struct lct_row *r = &t[k].rows[i];
+			char key[600];
+
+			switch (t[k].view) {
+			case LCT_CALLER: snprintf(key, sizeof(key), "%s", r->caller); break;
+			case LCT_TASK: snprintf(key, sizeof(key), "%ld", r->pid); break;
+			case LCT_ADDR: snprintf(key, sizeof(key), "%s", r->symbol[0] ? r->symbol : "-"); break;
+			case LCT_CGROUP: snprintf(key, sizeof(key), "%s", r->cgroup); break;
+			}
+			if (tsv) {
+				fprintf(out, "%zu\t%s\t%s\t%" PRIu64, k + 1, lct_view_name(t[k].view), key,
+					r->v[LCT_CONTENDED]);
+				for (int c = LCT_WAIT_TOTAL; c <= LCT_WAIT_AVG; c++) {
+					if (c == LCT_WAIT_MIN)
+						continue;
+					if (r->v[c] == LCT_ABSENT)
+						fprintf(out, "\t-");
+					else
+						fprintf(out, "\t%" PRIu64, r->v[c]);
+				}
+				fprintf(out, "\t%s\n", r->type[0] ? r->type : "-");
+			} else {
+				fprintf(out, "%10" PRIu64 " %14" PRIu64 " ns  %s\n", r->v[LCT_CONTENDED],
+					r->v[LCT_WAIT_TOTAL], key);
+			}
+		}
+	}
+	lct_free(t, nt);
+	free(text);
+	return 0;
+}
+
+static int cmd_lock_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "tsv", no_argument, NULL, 't' },
+		{ "kallsyms", required_argument, NULL, 'k' },
+		{ "perf-text", required_argument, NULL, 'p' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *input = NULL, *kallsyms = NULL, *perf_text = NULL, *output = NULL;
+	enum lockcon_by by = LOCKCON_BY_CALLER;
+	struct lockcon_file f;
+	struct lockcon lc;
+	struct psyms syms;
+	char err[1024];
+	bool tsv = false;
+	FILE *out = stdout;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i': input = optarg; break;
+		case 'b':
+			if (lockcon_by_parse(optarg) < 0)
+				die("lock report: --by %s: expected thread, caller or lock", optarg);
+			by = lockcon_by_parse(optarg);
+			break;
+		case 't': tsv = true; break;
+		case 'k': kallsyms = optarg; break;
+		case 'p': perf_text = optarg; break;
+		case 'o': output = optarg; break;
+		case 'h': usage_exit(report_usage, 0);
+		default: usage_exit(report_usage, EXIT_LAB_ERR);
+		}
+	}
+	if (optind < argc || (!input && !perf_text))
+		usage_exit(report_usage, EXIT_LAB_ERR);
+	if (output) {
+		out = fopen(output, "w");
+		if (!out)
+			die("%s: cannot write", output);
+	}
+	if (perf_text)
+		return report_perf_text(perf_text, tsv, out);
+
+	if (psyms_load(&syms, kallsyms, err, sizeof(err)))
+		die("%s", err);
+	lockcon_init(&lc, by, &syms);
+	if (lockcon_read_perfdata(&f, input, &lc, err, sizeof(err)))
+		die("%s", err);
+	warn_foreign(&f, kallsyms);
+	if (f.pf.stats.lost || f.pf.stats.lost_samples)
+		warnx_lab("%s: the kernel dropped %" PRIu64 " samples while recording (PERF_RECORD_LOST): "
+			  "waits are undercounted", input, f.pf.stats.lost + f.pf.stats.lost_samples);
+	if (lc.user_callers)
+		warnx_lab("%s: %" PRIu64 " caller searches reached user-space frames, which the lab does not "
+			  "symbolize (perf may name a user function there)", input, lc.user_callers);
+	if (tsv)
+		lockcon_print_tsv(out, &lc, comm_of, &f);
+	else
+		lockcon_print_text(out, &lc, comm_of, &f);
+	if (out != stdout && fclose(out))
+		die("%s: write failed", output);
+	lockcon_free(&lc);
+	lockcon_file_close(&f);
+	psyms_free(&syms);
+	return 0;
+}
+
+int cmd_lock(int argc, char **argv)
+{
+	if (argc < 2)
+		usage_exit(lock_usage, EXIT_LAB_ERR);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		usage_exit(lock_usage, 0);
+	if (!strcmp(argv[1], "report"))
+		return cmd_lock_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "record"))
+		return cmd_lock_record(argc - 1, argv + 1);
+	fprintf(stderr, "memcg-lab lock: unknown subcommand '%s'\n", argv[1]);
+	usage_exit(lock_usage, EXIT_LAB_ERR);
+}
