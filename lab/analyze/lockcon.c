@@ -92,7 +92,9 @@ static bool frame_has_sym(const struct lockcon *lc, uint64_t ip, bool kernel)
 
 static bool frame_is_lock(const struct lockcon *lc, uint64_t ip, bool kernel)
 {
-	return frame_has_sym(lc, ip, kernel) && psyms_is_lock_function(lc->syms, ip);
+	/* The range test first: it is cheap and almost always false. */
+	return kernel && lc->syms && psyms_is_lock_function(lc->syms, ip) &&
+	       frame_has_sym(lc, ip, kernel);
 }
 
 uint64_t lockcon_chain_id(const struct lockcon *lc, const uint64_t *ips, uint64_t nr)
@@ -133,7 +135,7 @@ bool lockcon_caller(struct lockcon *lc, const uint64_t *ips, uint64_t nr, char *
 			lc->user_callers++;
 			continue;
 		}
-		if (!frame_has_sym(lc, f[i], true) || psyms_is_lock_function(lc->syms, f[i]))
+		if (!frame_has_sym(lc, f[i], true) || frame_is_lock(lc, f[i], true))
 			continue;
 		psyms_format(lc->syms, f[i], buf, n);
 		return true;

@@ -158,27 +158,39 @@ int psyms_parse(struct psyms *p, char *text, const char *source, char *err, size
 	}
 	p->n = out;
 	free(r);
+
+	/* machine__is_lock_function(): a missing marker disables the test.
+	 * A linear pass: the name index is built only when someone asks. */
+	{
+		const struct psym *m[4] = { NULL };
+		static const char *const names[4] = { "__sched_text_start", "__sched_text_end",
+						      "__lock_text_start", "__lock_text_end" };
+
+		for (size_t i = 0; i < p->n; i++)
+			if (p->sym[i].name[0] == '_' && p->sym[i].name[1] == '_')
+				for (int k = 0; k < 4; k++)
+					if (!m[k] && !strcmp(p->sym[i].name, names[k]))
+						m[k] = &p->sym[i];
+		s = m[0];
+		if (s) {
+			p->sched_start = s->start;
+			p->sched_end = m[1] ? m[1]->start : 0;
+			p->lock_start = m[2] ? m[2]->start : 0;
+			p->lock_end = m[3] ? m[3]->start : 0;
+			p->have_lock_ranges = true;
+		}
+	}
+	return 0;
+}
+
+static void index_names(struct psyms *p)
+{
 	p->by_name = xmalloc((p->n ? p->n : 1) * sizeof(*p->by_name));
 	for (size_t i = 0; i < p->n; i++)
 		p->by_name[i] = i;
 	sort_base = p->sym;
 	qsort(p->by_name, p->n, sizeof(*p->by_name), cmp_name);
 	sort_base = NULL;
-
-	/* machine__is_lock_function(): a missing marker disables the test. */
-	s = psyms_find(p, "__sched_text_start");
-	if (s) {
-		const struct psym *e = psyms_find(p, "__sched_text_end");
-		const struct psym *ls = psyms_find(p, "__lock_text_start");
-		const struct psym *le = psyms_find(p, "__lock_text_end");
-
-		p->sched_start = s->start;
-		p->sched_end = e ? e->start : 0;
-		p->lock_start = ls ? ls->start : 0;
-		p->lock_end = le ? le->start : 0;
-		p->have_lock_ranges = true;
-	}
-	return 0;
 }
 
 int psyms_load(struct psyms *p, const char *path, char *err, size_t errlen)
@@ -226,6 +238,9 @@ const struct psym *psyms_lookup(const struct psyms *p, uint64_t addr)
 const struct psym *psyms_find(const struct psyms *p, const char *name)
 {
 	size_t lo = 0, hi = p->n;
+
+	if (!p->by_name)
+		index_names((struct psyms *)p);
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

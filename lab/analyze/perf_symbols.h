@@ -29,7 +29,7 @@ struct psym {
 struct psyms {
 	struct psym *sym;	/* sorted by start, duplicates removed */
 	size_t n;
-	size_t *by_name;	/* indexes sorted by name */
+	size_t *by_name;	/* indexes sorted by name (built on first psyms_find) */
 	char *text;		/* the kallsyms text the names point into */
 	uint64_t sched_start, sched_end, lock_start, lock_end;
 	bool have_lock_ranges;
