@@ -495,3 +495,32 @@ void lct_free(struct lct_table *tables, size_t ntables)
 		free(tables[i].rows);
 	free(tables);
 }
+
+void lct_write_tsv(FILE *f, const struct lct_table *t)
+{
+	fprintf(f, "key\tcontended\twait_total_ns\twait_max_ns\twait_avg_ns\twait_min_ns\ttype\n");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct lct_row *r = &t->rows[i];
+		static const int cols[] = { LCT_WAIT_TOTAL, LCT_WAIT_MAX, LCT_WAIT_AVG, LCT_WAIT_MIN };
+
+		switch (t->view) {
+		case LCT_CALLER: fprintf(f, "%s", r->caller); break;
+		case LCT_TASK: fprintf(f, "%ld", r->pid); break;
+		case LCT_ADDR:
+			if (r->symbol[0])
+				fprintf(f, "%s", r->symbol);
+			else
+				fprintf(f, "0x%016" PRIx64, r->addr);
+			break;
+		case LCT_CGROUP: fprintf(f, "%s", r->cgroup); break;
+		}
+		fprintf(f, "\t%" PRIu64, r->v[LCT_CONTENDED]);
+		for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+			if (r->v[cols[c]] == LCT_ABSENT)
+				fprintf(f, "\t-");
+			else
+				fprintf(f, "\t%" PRIu64, r->v[cols[c]]);
+		}
+		fprintf(f, "\t%s\n", r->type[0] ? r->type : "-");
+	}
+}

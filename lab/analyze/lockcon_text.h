@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum lct_view {
 	LCT_CALLER,	/* type, caller */
@@ -67,5 +68,8 @@ void lct_format_time(uint64_t ns, char *buf, size_t n);
 int lct_parse_time(const char *num, const char *unit, uint64_t *ns);
 
 const char *lct_view_name(enum lct_view v);
+/* The rows as TSV with a header row: key contended wait_total_ns
+ * wait_max_ns wait_avg_ns wait_min_ns type (absent values as "-"). */
+void lct_write_tsv(FILE *f, const struct lct_table *t);
 
 #endif

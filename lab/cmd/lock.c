@@ -82,37 +82,19 @@ static int report_perf_text(const char *path, bool tsv, FILE *out)
 	if (lct_parse(text, path, &t, &nt, err, sizeof(err)))
 		die("%s", err);
 	for (size_t k = 0; k < nt; k++) {
-		if (tsv)
-			fprintf(out, "table\tview\tkey\tcontended\twait_total_ns\twait_max_ns\twait_avg_ns\ttype\n");
-		else
-			fprintf(out, "# table %zu (line %d): %s view, %zu rows%s\n", k + 1, t[k].header_line,
-				lct_view_name(t[k].view), t[k].n, t[k].csv ? ", CSV" : "");
+		fprintf(out, "# table %zu (line %d): %s view, %zu rows%s\n", k + 1, t[k].header_line,
+			lct_view_name(t[k].view), t[k].n, t[k].csv ? ", CSV" : "");
+		if (tsv) {
+			lct_write_tsv(out, &t[k]);
+			continue;
+		}
 		for (size_t i = 0; i < t[k].n; i++) {
 			const struct lct_row *r = &t[k].rows[i];
-			char key[600];
+			const char *key = t[k].view == LCT_CALLER ? r->caller : t[k].view == LCT_TASK ? r->comm :
+					  t[k].view == LCT_ADDR ? r->symbol : r->cgroup;
 
-			switch (t[k].view) {
-			case LCT_CALLER: snprintf(key, sizeof(key), "%s", r->caller); break;
-			case LCT_TASK: snprintf(key, sizeof(key), "%ld", r->pid); break;
-			case LCT_ADDR: snprintf(key, sizeof(key), "%s", r->symbol[0] ? r->symbol : "-"); break;
-			case LCT_CGROUP: snprintf(key, sizeof(key), "%s", r->cgroup); break;
-			}
-			if (tsv) {
-				fprintf(out, "%zu\t%s\t%s\t%" PRIu64, k + 1, lct_view_name(t[k].view), key,
-					r->v[LCT_CONTENDED]);
-				for (int c = LCT_WAIT_TOTAL; c <= LCT_WAIT_AVG; c++) {
-					if (c == LCT_WAIT_MIN)
-						continue;
-					if (r->v[c] == LCT_ABSENT)
-						fprintf(out, "\t-");
-					else
-						fprintf(out, "\t%" PRIu64, r->v[c]);
-				}
-				fprintf(out, "\t%s\n", r->type[0] ? r->type : "-");
-			} else {
-				fprintf(out, "%10" PRIu64 " %14" PRIu64 " ns  %s\n", r->v[LCT_CONTENDED],
-					r->v[LCT_WAIT_TOTAL], key);
-			}
+			fprintf(out, "%10" PRIu64 " %14" PRIu64 " ns  %s\n", r->v[LCT_CONTENDED],
+				r->v[LCT_WAIT_TOTAL], key);
 		}
 	}
 	lct_free(t, nt);

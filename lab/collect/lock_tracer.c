@@ -920,3 +920,18 @@ bool lock_tracer_has_rstat(const struct lock_tracer *t)
 {
 	return t->ids[K_RL] >= 0 && t->ids[K_RU] >= 0;
 }
+
+int lock_tracer_memory_root(const struct lock_tracer *t)
+{
+	for (int r = 0; r < 16; r++) {
+		const char *p = t->roots[r];
+		size_t len = strlen("memory");
+
+		while ((p = strstr(p, "memory"))) {
+			if ((p == t->roots[r] || p[-1] == ',') && (p[len] == ',' || !p[len]))
+				return r;
+			p += len;
+		}
+	}
+	return -1;
+}

@@ -100,5 +100,7 @@ const struct lock_tracer_stats *lock_tracer_stats(const struct lock_tracer *t);
 /* Name of the lock the rstat tracepoints of root report on. */
 const char *lock_tracer_rstat_lock_name(const struct lock_tracer *t, int root);
 bool lock_tracer_has_rstat(const struct lock_tracer *t);
+/* The hierarchy id the memory controller is on (/proc/cgroups), or -1. */
+int lock_tracer_memory_root(const struct lock_tracer *t);
 
 #endif
