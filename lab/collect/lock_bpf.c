@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/types.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -14,6 +15,7 @@
 #include "util/err.h"
 
 struct lock_bpf {
+	enum lock_bpf_mode mode;
 	struct lock_hold *skel;
 	struct ring_buffer *rb;
 	struct bpf_link *links[8];
@@ -102,7 +104,12 @@ static int attach(struct lock_bpf *b, struct bpf_link *l, const char *what, char
 	long e = libbpf_get_error(l);
 
 	if (!l || e) {
-		snprintf(err, errlen, "cannot attach BPF to %s: %s", what, strerror(e ? -e : errno));
+		int code = e ? -e : errno;
+
+		snprintf(err, errlen, "cannot attach BPF to %s: %s%s", what, strerror(code),
+			 b->mode == LOCK_BPF_KPROBE && !access("/sys/bus/event_source/devices/kprobe/type", F_OK) ? "" :
+			 b->mode == LOCK_BPF_KPROBE ? " (no kprobes: CONFIG_KPROBES is off)" :
+			 b->mode == LOCK_BPF_FENTRY ? " (no BPF trampolines for fentry)" : "");
 		return -1;
 	}
 	b->links[b->nlinks++] = l;
@@ -186,6 +193,7 @@ struct lock_bpf *lock_bpf_start(const struct lock_bpf_opts *o, char *err, size_t
 
 	lock_bpf_results_init(&b->res);
 	b->res.addr = o->addr;
+	b->mode = o->mode;
 	libbpf_set_print(libbpf_quiet);
 	b->skel = lock_hold__open();
 	if (!b->skel) {
@@ -202,7 +210,8 @@ struct lock_bpf *lock_bpf_start(const struct lock_bpf_opts *o, char *err, size_t
 	e = lock_hold__load(b->skel);
 	if (e) {
 		snprintf(err, errlen, "cannot load the %s BPF programs: %s%s", lock_bpf_mode_name(o->mode),
-			 strerror(-e), e == -EPERM ? " (needs root or CAP_BPF+CAP_PERFMON)" : "");
+			 strerror(-e), e == -EPERM && geteuid() ? " (needs root or CAP_BPF+CAP_PERFMON)" :
+			 o->mode == LOCK_BPF_FENTRY ? " (this kernel has no BPF trampolines for fentry)" : "");
 		goto fail;
 	}
 	if (attach_all(b, o, err, errlen))
