@@ -40,7 +40,7 @@ all:
 	@$(DEPS_SH) ensure build
 	@$(MAKE) --no-print-directory build
 
-build: bin/memcg-lab $(TEST_BINS) $(BTF_FILES) $(BENCH_BINS)
+build: $(BPF_SKELS) bin/memcg-lab $(TEST_BINS) $(BTF_FILES) $(BENCH_BINS)
 
 help:
 	@echo "make          build bin/memcg-lab (installs missing build packages as root)"
@@ -57,12 +57,17 @@ build/obj/%.o: %.c | $(BPF_SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LAB_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-build/bpf/%.bpf.o: lab/collect/bpf/%.bpf.c $(wildcard lab/collect/bpf/*.h)
+# Static pattern rules: explicit, so the empty rules that -MP writes into
+# the .d files for generated headers cannot shadow them.
+$(BPF_SKELS:.skel.h=.bpf.o): build/bpf/%.bpf.o: lab/collect/bpf/%.bpf.c $(wildcard lab/collect/bpf/*.h)
 	@mkdir -p $(dir $@)
 	clang $(BPF_CFLAGS) -c -o $@ $<
 
-build/bpf/%.skel.h: build/bpf/%.bpf.o
+$(BPF_SKELS): build/bpf/%.skel.h: build/bpf/%.bpf.o
 	bpftool gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+
+# Generated headers are inputs of C files, not throw-away intermediates.
+.SECONDARY: $(BPF_SKELS) $(BPF_SKELS:.skel.h=.bpf.o)
 
 build/bench/%: build/obj/lab/bench/%.o build/libmemcglab.a
 	@mkdir -p $(dir $@)

@@ -123,6 +123,7 @@ struct lock_collector *lock_collector_start(const struct lock_collector_opts *o,
 		struct lock_tracer_opts to = {
 			.tracefs_dir = o->tracefs_dir, .buffer_kb = o->buffer_kb,
 			.caller_stacks = o->caller_stacks, .ksyms = c->have_ks ? &c->ks : NULL,
+			.flush_events = o->flush_events,
 		};
 
 		if (c->env.user_flush) {
@@ -542,6 +543,8 @@ static json_object *meta_json(const struct lock_collector *c)
 		json_object_object_add(fj, "needed", json_object_new_int64(fc->needed));
 		json_object_object_add(fj, "flushed", json_object_new_int64(fc->flushed));
 		json_object_object_add(fj, "skipped", json_object_new_int64(fc->skipped));
+		json_object_object_add(fj, "counted_by", json_object_new_string(
+			c->tracer ? lock_tracer_stats(c->tracer)->flush_counting : ""));
 		json_object_object_add(o, "memcg_flush_stats", fj);
 	}
 	if (c->perf_data[0]) {
@@ -603,9 +606,9 @@ void lock_collector_print(const struct lock_collector *c, FILE *f)
 		fprintf(f, "tracer: tracefs instance %s, %" PRIu64 " events, %" PRIu64 " lost, %zu KiB per CPU\n",
 			lock_tracer_instance(c->tracer), st->events, st->lost + st->lost_pages, st->buffer_kb);
 		if (fc->available)
-			fprintf(f, "flushes (memcg:memcg_flush_stats): %" PRIu64 " calls: %" PRIu64 " flushed "
+			fprintf(f, "flushes (memcg:memcg_flush_stats, %s): %" PRIu64 " calls: %" PRIu64 " flushed "
 				"(%" PRIu64 " forced, %" PRIu64 " over the threshold), %" PRIu64 " skipped\n",
-				fc->calls, fc->flushed, fc->forced, fc->needed, fc->skipped);
+				st->flush_counting, fc->calls, fc->flushed, fc->forced, fc->needed, fc->skipped);
 		s = lock_tracer_rstat(c->tracer, &n);
 		if (n)
 			fprintf(f, "\nrstat flush lock (cgroup_rstat_locked/unlock):\n"

@@ -35,6 +35,7 @@ struct lock_collector_opts {
 	const char *tracefs_dir;
 	size_t buffer_kb;
 	int caller_stacks;		/* <0: default */
+	bool flush_events;		/* flush counts from tracefs events, not BPF */
 };
 
 /* Summary of the hold measurement of the target lock. */

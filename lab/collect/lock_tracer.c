@@ -15,6 +15,7 @@
 #include <tracefs/tracefs.h>
 #include <traceevent/event-parse.h>
 #include <traceevent/kbuffer.h>
+#include "collect/flush_count.h"
 #include "collect/lock_tracer.h"
 #include "util/cleanup.h"
 #include "util/err.h"
@@ -88,6 +89,7 @@ struct lock_tracer {
 	struct fld f_fid, f_force, f_needs, f_ks_size, f_ks_caller;
 	char missing[512];
 	int caller_stacks;
+	bool flush_events;
 
 	pthread_t thread;
 	atomic_bool stop;
@@ -105,6 +107,7 @@ struct lock_tracer {
 	struct u64map rstates;		/* pid -> struct rstate */
 	struct u64map last_begin;	/* pid -> lock addr + 1 of its last contention */
 	struct flush_counts fc;
+	struct flush_count *fcount;	/* in-kernel flush counting, or NULL */
 	struct lock_tracer_stats st;
 
 	/* names */
@@ -653,8 +656,25 @@ static int enable_events(struct lock_tracer *t, char *err, size_t errlen)
 			     !lookup_field(ev, "needs_flush", &t->f_needs);
 			break;
 		}
+		if (ok && d->kind == K_FS && !t->flush_events) {
+			char ferr[256];
+
+			/* One event per memory.stat read: count them in the
+			 * kernel when BPF allows, trace them otherwise. */
+			t->fcount = flush_count_start(t->f_force.off, t->f_needs.off, ferr, sizeof(ferr));
+			if (t->fcount) {
+				t->fc.available = true;
+				snprintf(t->st.flush_counting, sizeof(t->st.flush_counting), "BPF counter");
+				traced++;
+				continue;
+			}
+		}
+		if (ok && d->kind == K_FS)
+			snprintf(t->st.flush_counting, sizeof(t->st.flush_counting), "tracefs events");
 		if (ok && tracefs_event_enable(t->inst, d->sys, d->name) == 0) {
 			t->ids[d->kind] = ev->id;
+			if (d->kind == K_FS)
+				t->fc.available = true;
 			traced++;
 			continue;
 		}
@@ -714,6 +734,7 @@ struct lock_tracer *lock_tracer_start(const struct lock_tracer_opts *o, char *er
 	t = xcalloc(1, sizeof(*t));
 	t->cleanup_handle = -1;
 	t->caller_stacks = o->caller_stacks < 0 ? DEFAULT_STACKS : o->caller_stacks;
+	t->flush_events = o->flush_events;
 	t->poll_ms = o->poll_ms > 0 ? o->poll_ms : 50;
 	t->page = sysconf(_SC_PAGESIZE);
 	t->pagebuf = xmalloc(t->page);
@@ -805,6 +826,17 @@ int lock_tracer_stop(struct lock_tracer *t, char *err, size_t errlen)
 	t->running = false;
 	drain(t, true);
 	read_cpu_stats(t);
+	if (t->fcount) {
+		uint64_t n[4];
+
+		flush_count_stop(t->fcount, n);
+		/* n[force << 1 | needs_flush] */
+		t->fc.calls = n[0] + n[1] + n[2] + n[3];
+		t->fc.forced = n[2] + n[3];
+		t->fc.needed = n[1] + n[3];
+		t->fc.flushed = n[1] + n[2] + n[3];
+		t->fc.skipped = n[0];
+	}
 	t->st.ncpus = t->ncpus;
 	for (int i = 0; i < t->ncpus; i++)
 		if (t->fds[i] >= 0) {
@@ -836,6 +868,7 @@ void lock_tracer_free(struct lock_tracer *t)
 		cleanup_pop(t->cleanup_handle, true);
 		t->cleanup_handle = -1;
 	}
+	flush_count_free(t->fcount);
 	if (t->inst)
 		tracefs_instance_free(t->inst);
 	if (t->kbuf)
@@ -907,7 +940,6 @@ struct rstat_stat *lock_tracer_rstat(const struct lock_tracer *t, size_t *count)
 
 const struct flush_counts *lock_tracer_flushes(const struct lock_tracer *t)
 {
-	((struct lock_tracer *)t)->fc.available = t->ids[K_FS] >= 0;
 	return &t->fc;
 }
 

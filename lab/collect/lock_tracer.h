@@ -8,7 +8,10 @@
  *   cgroup:cgroup_rstat_lock_contended    wait for the rstat flush lock,
  *   cgroup:cgroup_rstat_locked/unlock     and how long it is HELD, per
  *                                         hierarchy root and cgroup level
- *   memcg:memcg_flush_stats               flush calls: forced, needed, skipped
+ *   memcg:memcg_flush_stats               flush calls: forced, needed, skipped,
+ *                                         counted in the kernel by BPF where it
+ *                                         can (collect/flush_count.h): it fires
+ *                                         on every memory.stat read
  *   a stacktrace trigger (first N contentions) to name unnamed locks by caller
  *
  * A reader thread drains the per-CPU ring buffers, decodes the records with
@@ -42,6 +45,7 @@ struct lock_tracer_opts {
 	 * learn_func (the user-flush mutex inside mem_cgroup_user_flush_stats
 	 * on kernels without data symbols in kallsyms). */
 	const char *learn_func, *learn_name;
+	bool flush_events;		/* count flushes from tracefs events, not BPF */
 };
 
 /* Per (root, level) of the rstat flush lock. */
@@ -76,6 +80,7 @@ struct lock_tracer_stats {
 	uint64_t lost_pages;		/* kbuffer_missed_events() */
 	uint64_t stacks;		/* kernel stacks taken by the trigger */
 	uint64_t unlock_unpaired;	/* rstat unlock without its locked */
+	char flush_counting[32];	/* "BPF counter", "tracefs events" or "" */
 	int ncpus;
 	size_t buffer_kb;
 };
