@@ -200,6 +200,8 @@ static struct seq *get_seq(struct lockcon *lc, uint32_t tid, uint64_t addr, bool
 	for (uint32_t i = 0; i < t->n; i++)
 		if (t->s[i].addr == addr)
 			return &t->s[i];
+	if (!create)
+		return NULL;
 	if (t->n == t->cap) {
 		t->cap *= 2;
 		t = xrealloc(t, sizeof(*t) + t->cap * sizeof(t->s[0]));
@@ -280,6 +282,14 @@ void lockcon_end(struct lockcon *lc, uint32_t tid, uint64_t time, uint64_t addr,
 		s->state = SEQ_ACQUIRED;
 	else
 		drop_seq(lc, tid, s);
+}
+
+void lockcon_rebase(struct lockcon *lc, uint32_t tid, uint64_t addr, uint64_t t0)
+{
+	struct seq *s = get_seq(lc, tid, addr, false);
+
+	if (s && s->state == SEQ_CONTENDED && t0 > s->t0)
+		s->t0 = t0;
 }
 
 uint64_t lockcon_avg(const struct lockcon_entry *e)

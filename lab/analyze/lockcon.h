@@ -79,6 +79,10 @@ void lockcon_begin(struct lockcon *lc, uint32_t tid, uint64_t time, uint64_t add
 void lockcon_end(struct lockcon *lc, uint32_t tid, uint64_t time, uint64_t addr,
 		 const uint64_t *ips, uint64_t nr);
 
+/* Moves the start of tid's wait on addr to t0 (when a probe inside the
+ * wait, such as a stack capture, took time that is not lock waiting). */
+void lockcon_rebase(struct lockcon *lc, uint32_t tid, uint64_t addr, uint64_t t0);
+
 /* perf's call chain key and caller name of a callchain. */
 uint64_t lockcon_chain_id(const struct lockcon *lc, const uint64_t *ips, uint64_t nr);
 bool lockcon_caller(struct lockcon *lc, const uint64_t *ips, uint64_t nr, char *buf, size_t n);

@@ -497,6 +497,9 @@ static void process(struct lock_tracer *t, const struct tev *e)
 		if (!a)
 			break;
 		li = info_of(t, a - 1);
+		/* The stack was taken inside the wait: it ends when this
+		 * record was stamped, and that time was not lock waiting. */
+		lockcon_rebase(&t->lc, (uint32_t)e->pid, a - 1, e->ts);
 		if (e->caller && !li->caller[0] && t->ks) {
 			ksyms_format(t->ks, e->caller, buf, sizeof(buf));
 			snprintf(li->caller, sizeof(li->caller), "%s", buf);

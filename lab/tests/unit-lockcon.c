@@ -110,6 +110,12 @@ int main(void)
 	lockcon_end(&lc, 7, 700, 0x1, NULL, 0);
 	ok(entry(&lc, 7)->wait_total == 600 && entry(&lc, 8)->wait_total == 300, "thread view: per tid");
 	ok(entry(&lc, 7)->hist && entry(&lc, 7)->hist->count == 1, "waits also go into a histogram");
+	/* A probe inside the wait (a stack capture) moves its start. */
+	lockcon_begin(&lc, 9, 1000, 0x2, 32, NULL, 0);
+	lockcon_rebase(&lc, 9, 0x2, 1400);
+	lockcon_rebase(&lc, 9, 0x3, 1400);
+	lockcon_end(&lc, 9, 1500, 0x2, NULL, 0);
+	ok(entry(&lc, 9)->wait_total == 100, "a rebased wait counts from the new start (100 ns, not 500)");
 	lockcon_free(&lc);
 	lockcon_init(&lc, LOCKCON_BY_LOCK, &ps);
 	lockcon_begin(&lc, 7, 100, 0xffffffff81008000, 1, NULL, 0);
