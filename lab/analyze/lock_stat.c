@@ -6,6 +6,7 @@
 #include <string.h>
 #include "analyze/lock_stat.h"
 #include "util/err.h"
+#include "util/fileio.h"
 
 static const char *const colnames[12] = {
 	"con-bounces", "contentions", "waittime-min", "waittime-max", "waittime-total",
@@ -89,20 +90,14 @@ int lockstat_parse(const char *text, const char *source, struct lockstat *ls, ch
 	bool header = false;
 
 	memset(ls, 0, sizeof(*ls));
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char line[1024];
+	char line[1024];
+
+	while (text_next_line(&p, line, sizeof(line))) {
 		struct lockstat_class c;
 		const char *v;
 		int r;
 
 		lineno++;
-		if (len >= sizeof(line))
-			len = sizeof(line) - 1;
-		memcpy(line, p, len);
-		line[len] = '\0';
-		p = nl ? nl + 1 : p + strlen(p);
 		if ((v = strstr(line, "lock_stat version "))) {
 			snprintf(ls->version, sizeof(ls->version), "%s", v + strlen("lock_stat version "));
 			header = true;

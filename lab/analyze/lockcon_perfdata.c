@@ -3,13 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze/lockcon_perfdata.h"
+#include "analyze/tp_field.h"
 #include "util/err.h"
 
 struct walk {
 	struct lockcon_file *f;
 	struct lockcon *lc;
 	const struct pf_evsel *begin, *end;
-	struct pf_field b_addr, b_flags, e_addr;
+	struct tp_field b_addr, b_flags, e_addr;
 	char *err;
 	size_t errlen;
 };
@@ -40,11 +41,11 @@ static int on_record(struct perf_file *pf, const struct perf_event_header *ev, u
 		return -1;
 	if (s.evsel == w->begin) {
 		w->f->nbegin++;
-		lockcon_begin(w->lc, s.tid, s.time, pf_field_u64(&s, &w->b_addr),
-			      (unsigned int)pf_field_u64(&s, &w->b_flags), s.ips, s.nr);
+		lockcon_begin(w->lc, s.tid, s.time, tp_field_read(s.raw, s.raw_size, &w->b_addr),
+			      (unsigned int)tp_field_read(s.raw, s.raw_size, &w->b_flags), s.ips, s.nr);
 	} else if (s.evsel == w->end) {
 		w->f->nend++;
-		lockcon_end(w->lc, s.tid, s.time, pf_field_u64(&s, &w->e_addr), s.ips, s.nr);
+		lockcon_end(w->lc, s.tid, s.time, tp_field_read(s.raw, s.raw_size, &w->e_addr), s.ips, s.nr);
 	}
 	return 0;
 }
@@ -70,9 +71,9 @@ int lockcon_read_perfdata(struct lockcon_file *f, const char *path, struct lockc
 		lockcon_file_close(f);
 		return -1;
 	}
-	if (pf_field_lookup(w.begin, "lock_addr", &w.b_addr) ||
-	    pf_field_lookup(w.begin, "flags", &w.b_flags) ||
-	    pf_field_lookup(w.end, "lock_addr", &w.e_addr)) {
+	if (tp_field_lookup(w.begin->tp, "lock_addr", &w.b_addr) ||
+	    tp_field_lookup(w.begin->tp, "flags", &w.b_flags) ||
+	    tp_field_lookup(w.end->tp, "lock_addr", &w.e_addr)) {
 		snprintf(err, errlen, "%s: lock:contention_begin/end formats lack the lock_addr/flags fields",
 			 path);
 		lockcon_file_close(f);

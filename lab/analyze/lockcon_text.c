@@ -8,6 +8,7 @@
 #include <string.h>
 #include "analyze/lockcon_text.h"
 #include "util/err.h"
+#include "util/fileio.h"
 
 static const struct {
 	const char *unit;
@@ -414,22 +415,14 @@ int lct_parse(const char *text, const char *source, struct lct_table **tables, s
 	bool in_debug = false;
 	int lineno = 0;
 
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char line[4096];
+	char line[4096];
+
+	while (text_next_line(&p, line, sizeof(line))) {
 		struct lct_table probe;
 		struct toks t;
 		int r;
 
 		lineno++;
-		if (len >= sizeof(line))
-			len = sizeof(line) - 1;
-		memcpy(line, p, len);
-		line[len] = '\0';
-		if (len && line[len - 1] == '\r')
-			line[len - 1] = '\0';
-		p = nl ? nl + 1 : p + strlen(p);
 		tokenize(line, &t);
 		if (!t.n)
 			continue;

@@ -6,6 +6,7 @@
 #include <linux/types.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "collect/bpf_log.h"
 #include "collect/flush_count.h"
 #include "flushctr.skel.h"
 #include "util/err.h"
@@ -15,18 +16,10 @@ struct flush_count {
 	struct bpf_link *link;
 };
 
-static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
-}
-
 struct flush_count *flush_count_start(int force_off, int needs_off, char *err, size_t errlen)
 {
 	struct flush_count *f = xcalloc(1, sizeof(*f));
-	libbpf_print_fn_t old = libbpf_set_print(quiet);
+	void *log = bpf_log_quiet();
 	int e;
 
 	f->skel = flushctr__open();
@@ -48,10 +41,10 @@ struct flush_count *flush_count_start(int force_off, int needs_off, char *err, s
 		f->link = NULL;
 		goto fail;
 	}
-	libbpf_set_print(old);
+	bpf_log_restore(log);
 	return f;
 fail:
-	libbpf_set_print(old);
+	bpf_log_restore(log);
 	flush_count_free(f);
 	return NULL;
 }

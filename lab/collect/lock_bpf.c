@@ -10,12 +10,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpf/lock_hold.h"
+#include "collect/bpf_log.h"
 #include "collect/lock_bpf.h"
 #include "lock_hold.skel.h"
 #include "util/err.h"
 
 struct lock_bpf {
 	enum lock_bpf_mode mode;
+	void *log;			/* libbpf's printer while we run */
 	struct lock_hold *skel;
 	struct ring_buffer *rb;
 	struct bpf_link *links[8];
@@ -89,14 +91,6 @@ static void *poller(void *arg)
 	while (!atomic_load(&b->stop))
 		ring_buffer__poll(b->rb, 100);
 	return NULL;
-}
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
 }
 
 static int attach(struct lock_bpf *b, struct bpf_link *l, const char *what, char *err, size_t errlen)
@@ -194,7 +188,7 @@ struct lock_bpf *lock_bpf_start(const struct lock_bpf_opts *o, char *err, size_t
 	lock_bpf_results_init(&b->res);
 	b->res.addr = o->addr;
 	b->mode = o->mode;
-	libbpf_set_print(libbpf_quiet);
+	b->log = bpf_log_quiet();
 	b->skel = lock_hold__open();
 	if (!b->skel) {
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
@@ -226,8 +220,10 @@ struct lock_bpf *lock_bpf_start(const struct lock_bpf_opts *o, char *err, size_t
 		goto fail;
 	}
 	b->running = true;
+	bpf_log_restore(b->log);
 	return b;
 fail:
+	bpf_log_restore(b->log);
 	lock_bpf_free(b);
 	return NULL;
 }

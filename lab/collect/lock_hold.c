@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "collect/bpf_log.h"
 #include "collect/lock_hold.h"
 #include "util/fileio.h"
 
@@ -24,28 +25,20 @@ bool hold_is_rstat_name(const char *s)
 	       !strcmp(s, "rstat_base_lock") || strstr(s, ".rstat_ss_lock");
 }
 
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
-}
-
 void lock_env_probe(struct lock_env *e, const struct ksyms *ks, const char *tracefs_dir)
 {
 	char path[512];
 	const char *tdir = tracefs_dir ? tracefs_dir : "/sys/kernel/tracing";
 	const struct ksym *m = ks ? ksyms_find(ks, USER_FLUSH_MUTEX) : NULL;
 	const struct ksym *f = ks ? ksyms_find(ks, USER_FLUSH_FUNC) : NULL;
-	libbpf_print_fn_t old;
+	void *log;
 
 	memset(e, 0, sizeof(*e));
 	snprintf(path, sizeof(path), "%s/kprobe_events", tdir);
 	e->kprobes = path_exists("/sys/bus/event_source/devices/kprobe/type") || path_exists(path);
-	old = libbpf_set_print(libbpf_quiet);
+	log = bpf_log_quiet();
 	e->fentry = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACING, NULL) == 1;
-	libbpf_set_print(old);
+	bpf_log_restore(log);
 	e->lock_stat = access("/proc/lock_stat", R_OK) == 0;
 	snprintf(path, sizeof(path), "%s/events/cgroup/cgroup_rstat_locked", tdir);
 	e->rstat_tp = path_exists(path);

@@ -15,6 +15,7 @@
 #include <tracefs/tracefs.h>
 #include <traceevent/event-parse.h>
 #include <traceevent/kbuffer.h>
+#include "analyze/tp_field.h"
 #include "collect/flush_count.h"
 #include "collect/lock_tracer.h"
 #include "util/cleanup.h"
@@ -45,11 +46,6 @@ static const struct evdef evdefs[] = {
 	{ "memcg", "memcg_flush_stats", "6.13", K_FS },
 };
 #define NEVDEFS (sizeof(evdefs) / sizeof(evdefs[0]))
-
-struct fld {
-	int off, size;
-	bool sign;
-};
 
 /* A decoded record. */
 struct tev {
@@ -85,8 +81,8 @@ struct lock_tracer {
 	uint8_t *pagebuf;
 
 	int ids[K_NKINDS];		/* event id per kind, -1 when not traced */
-	struct fld f_addr_b, f_flags, f_addr_e, f_root, f_level, f_id, f_contended;
-	struct fld f_fid, f_force, f_needs, f_ks_size, f_ks_caller;
+	struct tp_field f_addr_b, f_flags, f_addr_e, f_root, f_level, f_id, f_contended;
+	struct tp_field f_fid, f_force, f_needs, f_ks_size, f_ks_caller;
 	char missing[512];
 	int caller_stacks;
 	bool flush_events;
@@ -176,33 +172,6 @@ not_tracefs:
 		snprintf(err, errlen, "tracefs is not mounted: mount it with "
 			 "'mount -t tracefs nodev /sys/kernel/tracing' (or pass --tracefs DIR)");
 		return -1;
-	}
-	return 0;
-}
-
-static int lookup_field(struct tep_event *e, const char *name, struct fld *f)
-{
-	struct tep_format_field *x = e ? tep_find_field(e, name) : NULL;
-
-	if (!x)
-		return -1;
-	f->off = x->offset;
-	f->size = x->size;
-	f->sign = x->flags & TEP_FIELD_IS_SIGNED;
-	return 0;
-}
-
-static uint64_t rd(const uint8_t *data, int size, const struct fld *f)
-{
-	uint64_t v = 0;
-
-	if (f->off + f->size > size)
-		return 0;
-	switch (f->size) {
-	case 1: return f->sign ? (uint64_t)(int64_t)(int8_t)data[f->off] : data[f->off];
-	case 2: { uint16_t x; memcpy(&x, data + f->off, 2); return f->sign ? (uint64_t)(int64_t)(int16_t)x : x; }
-	case 4: { uint32_t x; memcpy(&x, data + f->off, 4); return f->sign ? (uint64_t)(int64_t)(int32_t)x : x; }
-	case 8: memcpy(&v, data + f->off, 8); return v;
 	}
 	return 0;
 }
@@ -400,28 +369,28 @@ static void decode_page(struct lock_tracer *t)
 		t->st.events++;
 		switch (e.kind) {
 		case K_CB:
-			e.a = rd(d, size, &t->f_addr_b);
-			e.b = rd(d, size, &t->f_flags);
+			e.a = tp_field_read(d, size, &t->f_addr_b);
+			e.b = tp_field_read(d, size, &t->f_flags);
 			break;
 		case K_CE:
-			e.a = rd(d, size, &t->f_addr_e);
+			e.a = tp_field_read(d, size, &t->f_addr_e);
 			break;
 		case K_RC:
 		case K_RL:
 		case K_RU:
-			e.b = rd(d, size, &t->f_root);
-			e.c = rd(d, size, &t->f_level);
-			e.a = rd(d, size, &t->f_id);
-			e.d = rd(d, size, &t->f_contended);
+			e.b = tp_field_read(d, size, &t->f_root);
+			e.c = tp_field_read(d, size, &t->f_level);
+			e.a = tp_field_read(d, size, &t->f_id);
+			e.d = tp_field_read(d, size, &t->f_contended);
 			break;
 		case K_FS:
-			e.a = rd(d, size, &t->f_fid);
-			e.b = rd(d, size, &t->f_force);
-			e.d = rd(d, size, &t->f_needs);
+			e.a = tp_field_read(d, size, &t->f_fid);
+			e.b = tp_field_read(d, size, &t->f_force);
+			e.d = tp_field_read(d, size, &t->f_needs);
 			break;
 		case K_KS: {
-			int n = (int)rd(d, size, &t->f_ks_size);
-			int room = (size - t->f_ks_caller.off) / 8;
+			int n = (int)tp_field_read(d, size, &t->f_ks_size);
+			int room = (size - t->f_ks_caller.offset) / 8;
 			uint64_t frames[64];
 
 			if (n > room)
@@ -429,7 +398,7 @@ static void decode_page(struct lock_tracer *t)
 			if (n > 64)
 				n = 64;
 			if (n > 0)
-				memcpy(frames, d + t->f_ks_caller.off, n * 8);
+				memcpy(frames, d + t->f_ks_caller.offset, n * 8);
 			t->st.stacks++;
 			stack_caller(t, frames, n > 0 ? n : 0, &e);
 			break;
@@ -640,23 +609,23 @@ static int enable_events(struct lock_tracer *t, char *err, size_t errlen)
 
 		switch (d->kind) {
 		case K_CB:
-			ok = ok && !lookup_field(ev, "lock_addr", &t->f_addr_b) &&
-			     !lookup_field(ev, "flags", &t->f_flags);
+			ok = ok && !tp_field_lookup(ev, "lock_addr", &t->f_addr_b) &&
+			     !tp_field_lookup(ev, "flags", &t->f_flags);
 			break;
 		case K_CE:
-			ok = ok && !lookup_field(ev, "lock_addr", &t->f_addr_e);
+			ok = ok && !tp_field_lookup(ev, "lock_addr", &t->f_addr_e);
 			break;
 		case K_RC:
 		case K_RL:
 		case K_RU:
-			ok = ok && !lookup_field(ev, "root", &t->f_root) &&
-			     !lookup_field(ev, "level", &t->f_level) && !lookup_field(ev, "id", &t->f_id) &&
-			     !lookup_field(ev, "contended", &t->f_contended);
+			ok = ok && !tp_field_lookup(ev, "root", &t->f_root) &&
+			     !tp_field_lookup(ev, "level", &t->f_level) && !tp_field_lookup(ev, "id", &t->f_id) &&
+			     !tp_field_lookup(ev, "contended", &t->f_contended);
 			break;
 		case K_FS:
-			ok = ok && !lookup_field(ev, "id", &t->f_fid) &&
-			     !lookup_field(ev, "force", &t->f_force) &&
-			     !lookup_field(ev, "needs_flush", &t->f_needs);
+			ok = ok && !tp_field_lookup(ev, "id", &t->f_fid) &&
+			     !tp_field_lookup(ev, "force", &t->f_force) &&
+			     !tp_field_lookup(ev, "needs_flush", &t->f_needs);
 			break;
 		}
 		if (ok && d->kind == K_FS && !t->flush_events) {
@@ -664,7 +633,7 @@ static int enable_events(struct lock_tracer *t, char *err, size_t errlen)
 
 			/* One event per memory.stat read: count them in the
 			 * kernel when BPF allows, trace them otherwise. */
-			t->fcount = flush_count_start(t->f_force.off, t->f_needs.off, ferr, sizeof(ferr));
+			t->fcount = flush_count_start(t->f_force.offset, t->f_needs.offset, ferr, sizeof(ferr));
 			if (t->fcount) {
 				t->fc.available = true;
 				snprintf(t->st.flush_counting, sizeof(t->st.flush_counting), "BPF counter");
@@ -695,8 +664,12 @@ static int enable_events(struct lock_tracer *t, char *err, size_t errlen)
 		char trig[32];
 
 		snprintf(trig, sizeof(trig), "stacktrace:%d", t->caller_stacks);
-		if (ks && !lookup_field(ks, "size", &t->f_ks_size) &&
-		    !lookup_field(ks, "caller", &t->f_ks_caller) &&
+		struct tep_format_field *frames = ks ? tep_find_field(ks, "caller") : NULL;
+
+		/* The frames are an array: only their offset is needed. */
+		if (frames)
+			t->f_ks_caller = (struct tp_field){ .offset = frames->offset, .size = 8 };
+		if (frames && !tp_field_lookup(ks, "size", &t->f_ks_size) &&
 		    tracefs_event_file_write(t->inst, "lock", "contention_begin", "trigger", trig) >= 0)
 			t->ids[K_KS] = ks->id;
 		else
