@@ -9,38 +9,68 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-LAB_CFLAGS  = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilab -Ibuild/bpf $(PKG_CFLAGS) -MMD -MP
+LAB_CFLAGS  = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilab $(PKG_CFLAGS) -MMD -MP
 LDLIBS      = $(PKG_LIBS) -lz -lm -lpthread
+
+# Quiet build lines in the kernel's style; `make V=1` shows the commands.
+ifeq ($(V),1)
+Q :=
+quiet = @true
+else
+Q := @
+quiet = @printf '  %-6s %s\n'
+endif
 
 LIB_SRCS  := $(wildcard lab/cmd/*.c lab/drivers/*.c lab/collect/*.c lab/analyze/*.c \
                         lab/kernel/*.c lab/util/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=build/obj/%.o)
-# BPF programs (lab/collect/bpf/*.bpf.c) are compiled with clang and turned
-# into libbpf skeleton headers (build/bpf/<name>.skel.h) that C code includes.
-BPF_SRCS  := $(wildcard lab/collect/bpf/*.bpf.c)
-BPF_SKELS := $(BPF_SRCS:lab/collect/bpf/%.bpf.c=build/bpf/%.skel.h)
+# BPF programs (lab/bpf/<name>.bpf.c, <name> without dashes) are compiled by
+# clang and linked into the binary as data (bpf_obj_<name>[] .. bpf_obj_<name>_end[]),
+# so bin/memcg-lab stays one file that needs no object files at run time.
+BPF_SRCS  := $(wildcard lab/bpf/*.bpf.c)
+BPF_EMBED := $(BPF_SRCS:lab/bpf/%.bpf.c=build/obj/lab/bpf/%.bpf.embed.o)
+# __TARGET_ARCH_* lets bpf_tracing.h read kprobe arguments from pt_regs.
 BPF_ARCH  := $(shell uname -m | sed -e s/x86_64/x86/ -e s/aarch64/arm64/ -e s/ppc64le/powerpc/ \
                                    -e s/s390x/s390/ -e s/riscv64/riscv/)
-BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
-             -I/usr/include/$(shell $(CC) -dumpmachine) -Ilab/collect/bpf
-# Benchmark helpers: lab/bench/*.c -> build/bench/<name>.
-BENCH_SRCS := $(wildcard lab/bench/*.c)
-BENCH_BINS := $(BENCH_SRCS:lab/bench/%.c=build/bench/%)
+BPF_CFLAGS = -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I/usr/include/$(shell $(CC) -dumpmachine) -Ilab/bpf
+LIB_OBJS  += $(BPF_EMBED)
 TEST_SRCS := $(wildcard lab/tests/*.c)
 TEST_BINS := $(TEST_SRCS:lab/tests/%.c=build/tests/%)
 SH_TESTS  := $(sort $(wildcard lab/tests/*.sh))
+# Unit tests (lab/tests/unit-*.c) are also built with ASan+UBSan (clang;
+# LeakSanitizer on) and must run clean.
+UNIT_SRCS := $(wildcard lab/tests/unit-*.c)
+ASAN_BINS := $(UNIT_SRCS:lab/tests/%.c=build/asan/tests/%)
+ASAN_OBJS := $(LIB_SRCS:%.c=build/asan/obj/%.o) $(BPF_EMBED)
+SAN_CC    := clang
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# Benchmarks: lab/bench/*.c are built into build/bench/<name>, and `make
+# bench` runs every lab/bench/*.sh.
+BENCH_SRCS := $(wildcard lab/bench/*.c)
+BENCH_BINS := $(BENCH_SRCS:lab/bench/%.c=build/bench/%)
+BENCH_SH   := $(sort $(wildcard lab/bench/*.sh))
 # The real kernels' BTF the tests check against, kept compressed in git.
 BTF_FILES := $(patsubst lab/tests/data/btf/%.xz,build/btf/%,$(wildcard lab/tests/data/btf/*.btf.xz))
 DEPS_SH   := lab/scripts/deps.sh
 
-.PHONY: all build deps test unit run bench clean help
+# libFuzzer targets, one per parser: lab/tests/fuzz/fuzz-<name>.c, seeded
+# from lab/tests/data/fuzz/<name>/ (and the recorded samples they name).
+FUZZ_SRCS := $(wildcard lab/tests/fuzz/fuzz-*.c)
+FUZZ_BINS := $(FUZZ_SRCS:lab/tests/fuzz/%.c=build/fuzz/%)
+FUZZ_OBJS := $(LIB_SRCS:%.c=build/fuzz/obj/%.o) $(BPF_EMBED)
+FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+FUZZ_SECONDS ?= 60
+
+.PHONY: all build deps test unit asan fuzz fuzz-smoke run bench clean help
 .DEFAULT_GOAL := all
+# Keep objects make would treat as intermediate (tests and fuzz targets).
+.SECONDARY:
 
 all:
 	@$(DEPS_SH) ensure build
 	@$(MAKE) --no-print-directory build
 
-build: $(BPF_SKELS) bin/memcg-lab $(TEST_BINS) $(BTF_FILES) $(BENCH_BINS)
+build: bin/memcg-lab $(TEST_BINS) $(BENCH_BINS) $(BTF_FILES)
 
 help:
 	@echo "make          build bin/memcg-lab (installs missing build packages as root)"
@@ -53,53 +83,95 @@ help:
 deps:
 	@$(DEPS_SH) install all
 
-build/obj/%.o: %.c | $(BPF_SKELS)
+build/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(LAB_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(quiet) CC $<
+	$(Q)$(CC) $(LAB_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-# Static pattern rules: explicit, so the empty rules that -MP writes into
-# the .d files for generated headers cannot shadow them.
-$(BPF_SKELS:.skel.h=.bpf.o): build/bpf/%.bpf.o: lab/collect/bpf/%.bpf.c $(wildcard lab/collect/bpf/*.h)
+build/bpf/%.bpf.o: lab/bpf/%.bpf.c $(wildcard lab/bpf/*.h)
 	@mkdir -p $(dir $@)
-	clang $(BPF_CFLAGS) -c -o $@ $<
+	$(quiet) BPF $<
+	$(Q)clang $(BPF_CFLAGS) -c -o $@ $<
 
-$(BPF_SKELS): build/bpf/%.skel.h: build/bpf/%.bpf.o
-	bpftool gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
-
-# Generated headers are inputs of C files, not throw-away intermediates.
-.SECONDARY: $(BPF_SKELS) $(BPF_SKELS:.skel.h=.bpf.o)
-
-build/bench/%: build/obj/lab/bench/%.o build/libmemcglab.a
+build/obj/lab/bpf/%.bpf.embed.o: build/bpf/%.bpf.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(quiet) EMBED $<
+	$(Q)printf '\t.section .rodata\n\t.balign 8\n\t.global bpf_obj_%s\nbpf_obj_%s:\n\t.incbin "%s"\n\t.global bpf_obj_%s_end\nbpf_obj_%s_end:\n\t.section .note.GNU-stack,"",%%progbits\n' \
+		$* $* $< $* $* | $(CC) -c -x assembler -o $@ -
 
 build/btf/%: lab/tests/data/btf/%.xz
 	@mkdir -p $(dir $@)
-	xz -dc $< > $@.tmp && mv $@.tmp $@
+	$(Q)xz -dc $< > $@.tmp && mv $@.tmp $@
 
+# Rebuilt from scratch: `ar r` never drops the member of a deleted source,
+# which would then shadow its replacement at link time.
 build/libmemcglab.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 bin/memcg-lab: build/obj/lab/memcg-lab.o build/libmemcglab.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(quiet) LINK $@
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 build/tests/%: build/obj/lab/tests/%.o build/libmemcglab.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+build/asan/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(quiet) ASAN $<
+	$(Q)$(SAN_CC) $(LAB_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+build/asan/libmemcglab.a: $(ASAN_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+build/asan/tests/%: build/asan/obj/lab/tests/%.o build/asan/libmemcglab.a
+	@mkdir -p $(dir $@)
+	$(Q)$(SAN_CC) $(SAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+asan: $(ASAN_BINS) $(BTF_FILES)
+
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(quiet) FUZZ $<
+	$(Q)$(SAN_CC) $(LAB_CFLAGS) $(FUZZ_FLAGS) -c -o $@ $<
+
+build/fuzz/libmemcglab.a: $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+build/fuzz/fuzz-%: build/fuzz/obj/lab/tests/fuzz/fuzz-%.o build/fuzz/libmemcglab.a
+	$(Q)$(SAN_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
+
+# make fuzz: every target for FUZZ_SECONDS (default 60) with its corpus kept
+# in build/fuzz/corpus/<name>; a crash leaves its input in build/fuzz/.
+fuzz: $(FUZZ_BINS)
+	@$(DEPS_SH) ensure test
+	lab/scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+# A short run of each target for CI (part of make test).
+fuzz-smoke: $(FUZZ_BINS)
+	lab/scripts/fuzz.sh 3 $(FUZZ_BINS)
+
+build/bench/%: build/obj/lab/bench/%.o build/libmemcglab.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 test:
 	@$(DEPS_SH) ensure test
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory build asan
 	prove --timer -f $(TEST_BINS) $(SH_TESTS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		prove --timer -f $(ASAN_BINS)
+	@$(MAKE) --no-print-directory fuzz-smoke
 
-# Benchmarks: every lab/bench/*.sh, each printing ratios against the tool a
-# user would otherwise run, measured in the same run.
+# Every lab/bench/*.sh: ratios against the tools users would otherwise use.
 bench:
-	@$(DEPS_SH) ensure test
+	@$(DEPS_SH) ensure run
 	@$(MAKE) --no-print-directory build
-	@for b in $(sort $(wildcard lab/bench/*.sh)); do echo "== $$b"; $$b || exit 1; done
+	@for b in $(BENCH_SH); do $$b || exit 1; done
 
 run:
 	@$(DEPS_SH) ensure run
@@ -110,4 +182,4 @@ clean:
 	rm -rf bin build
 
 -include $(LIB_OBJS:.o=.d) $(TEST_SRCS:lab/tests/%.c=build/obj/lab/tests/%.d) build/obj/lab/memcg-lab.d \
-	$(BENCH_SRCS:lab/bench/%.c=build/obj/lab/bench/%.d)
+	$(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(BENCH_SRCS:lab/bench/%.c=build/obj/lab/bench/%.d)

@@ -15,7 +15,7 @@ set -u
 cd "$(dirname "$0")/../.."
 LAB=$PWD/bin/memcg-lab
 REPEAT=$PWD/build/bench/perfdata-repeat
-STATREAD=$PWD/build/bench/statread
+STATLOOP=$PWD/build/bench/statloop
 
 if [ "$(id -u)" != 0 ] || ! command -v perf >/dev/null ||
    [ ! -d /sys/kernel/tracing/events/lock/contention_begin ]; then
@@ -80,8 +80,8 @@ tree=$mem/memcg-lab-$$-${20}
 mkdir "$tree" || { echo "tracer overhead: SKIP (cannot create $tree)"; exit 0; }
 threads=$(nproc)
 secs=3
-# statread prints "reads_per_sec R cpu_sec C reads N".
-read_rate() { "$STATREAD" "$tree/memory.stat" "$threads" "$secs"; }
+# statloop prints "reads_per_sec R cpu_sec C reads N".
+read_rate() { "$STATLOOP" "$tree/memory.stat" "$threads" "$secs"; }
 cpu_of() {	# utime+stime of a process, in seconds
 	local st
 	st=$(cat "/proc/$1/stat") || { echo 0; return; }

@@ -8,37 +8,48 @@
 #include <bpf/libbpf.h>
 #include "collect/bpf_log.h"
 #include "collect/flush_count.h"
-#include "flushctr.skel.h"
 #include "util/err.h"
 
+extern const char bpf_obj_flushctr[], bpf_obj_flushctr_end[];
+
 struct flush_count {
-	struct flushctr *skel;
+	struct bpf_object *obj;
 	struct bpf_link *link;
+	int counts_fd;
 };
 
 struct flush_count *flush_count_start(int force_off, int needs_off, char *err, size_t errlen)
 {
 	struct flush_count *f = xcalloc(1, sizeof(*f));
 	void *log = bpf_log_quiet();
+	struct { __u32 force_off, needs_off; } cfg = { force_off, needs_off };
+	struct bpf_program *prog;
+	struct bpf_map *cmap, *counts;
+	__u32 k = 0;
 	int e;
 
-	f->skel = flushctr__open();
-	if (!f->skel) {
+	f->counts_fd = -1;
+	f->obj = bpf_object__open_mem(bpf_obj_flushctr, bpf_obj_flushctr_end - bpf_obj_flushctr, NULL);
+	if (!f->obj) {
 		snprintf(err, errlen, "cannot open the flush counter BPF object: %s", strerror(errno));
 		goto fail;
 	}
-	f->skel->rodata->force_off = force_off;
-	f->skel->rodata->needs_off = needs_off;
-	e = flushctr__load(f->skel);
+	e = bpf_object__load(f->obj);
 	if (e) {
 		snprintf(err, errlen, "cannot load the flush counter BPF program: %s", strerror(-e));
 		goto fail;
 	}
-	f->link = bpf_program__attach(f->skel->progs.count_flush);
-	if (libbpf_get_error(f->link)) {
-		snprintf(err, errlen, "cannot attach BPF to memcg:memcg_flush_stats: %s",
-			 strerror(-libbpf_get_error(f->link)));
-		f->link = NULL;
+	prog = bpf_object__find_program_by_name(f->obj, "count_flush");
+	cmap = bpf_object__find_map_by_name(f->obj, "config");
+	counts = bpf_object__find_map_by_name(f->obj, "counts");
+	if (!prog || !cmap || !counts || bpf_map_update_elem(bpf_map__fd(cmap), &k, &cfg, 0)) {
+		snprintf(err, errlen, "the flush counter BPF object lacks its program or maps");
+		goto fail;
+	}
+	f->counts_fd = bpf_map__fd(counts);
+	f->link = bpf_program__attach(prog);
+	if (!f->link) {
+		snprintf(err, errlen, "cannot attach BPF to memcg:memcg_flush_stats: %s", strerror(errno));
 		goto fail;
 	}
 	bpf_log_restore(log);
@@ -60,7 +71,7 @@ void flush_count_stop(struct flush_count *f, uint64_t counts[4])
 	}
 	for (uint32_t k = 0; k < 4; k++) {
 		counts[k] = 0;
-		if (bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.counts), &k, v))
+		if (bpf_map_lookup_elem(f->counts_fd, &k, v))
 			continue;
 		for (int c = 0; c < ncpu; c++)
 			counts[k] += v[c];
@@ -74,6 +85,7 @@ void flush_count_free(struct flush_count *f)
 		return;
 	if (f->link)
 		bpf_link__destroy(f->link);
-	flushctr__destroy(f->skel);
+	if (f->obj)
+		bpf_object__close(f->obj);
 	free(f);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * memcg:memcg_flush_stats counted in the kernel by a BPF program
- * (collect/bpf/flushctr.bpf.c), per (force, needs_flush).  The lock
+ * (lab/bpf/flushctr.bpf.c), per (force, needs_flush).  The lock
  * tracer uses it when BPF on tracepoints works and traces the event through
  * tracefs otherwise: one event per memory.stat read would else dominate the
  * tracer's cost on a stat-read loop.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Hold times by BPF (collect/bpf/lock_hold.bpf.c), for a lock without a
+ * Hold times by BPF (lab/bpf/lockhold.bpf.c), for a lock without a
  * tracepoint pair:
  *
  *   LOCK_BPF_KPROBE   kprobes on the lock/unlock functions (mutex_lock,

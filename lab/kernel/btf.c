@@ -20,7 +20,7 @@
 const char *kbtf_source_name(enum kbtf_source s)
 {
 	switch (s) {
-	case KBTF_RUNNING: return "running kernel BTF (" RUNNING_BTF ")";
+	case KBTF_RUNNING: return "running kernel BTF";
 	case KBTF_RAW: return "raw BTF file";
 	case KBTF_ELF: return "ELF vmlinux with .BTF";
 	case KBTF_DWARF: return "DWARF-only vmlinux converted with pahole --btf_encode_detached";
@@ -137,17 +137,19 @@ static char *release_from_name(const char *path)
 
 static int open_dwarf(struct kbtf *k, const char *vmlinux, char *err, size_t errlen)
 {
-	char tmpl[] = "/tmp/memcg-lab-btf.XXXXXX";
+	const char *tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *tmpl = xasprintf("%s/memcg-lab-btf.XXXXXX", tmpdir);
 	char *cmd, *out;
 	int fd, status;
 
 	fd = mkstemp(tmpl);
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot create a temporary file for pahole: %s", strerror(errno));
+		snprintf(err, errlen, "%s: cannot create a temporary file for pahole: %s", tmpl, strerror(errno));
+		free(tmpl);
 		return -1;
 	}
 	close(fd);
-	k->tmp_btf = xstrdup(tmpl);
+	k->tmp_btf = tmpl;
 	if (system("command -v pahole >/dev/null 2>&1") != 0) {
 		snprintf(err, errlen, "%s: DWARF-only vmlinux needs pahole to convert it (apt-get install dwarves)", vmlinux);
 		return -1;
@@ -257,7 +259,12 @@ int kbtf_open(struct kbtf *k, const char *btf_file, const char *vmlinux, char *e
 		}
 		if (f.has_dwarf) {
 			k->source = KBTF_DWARF;
-			return open_dwarf(k, path, err, errlen);
+			if (!open_dwarf(k, path, err, errlen))
+				return 0;
+			/* Callers die on failure: remove pahole's file now. */
+			if (k->tmp_btf)
+				unlink(k->tmp_btf);
+			return -1;
 		}
 		snprintf(err, errlen, "%s: ELF file with neither .BTF nor DWARF (.debug_info): "
 			 "build with CONFIG_DEBUG_INFO_BTF or CONFIG_DEBUG_INFO", path);
@@ -279,6 +286,23 @@ void kbtf_close(struct kbtf *k)
 	free(k->release);
 	free(k->release_evidence);
 	memset(k, 0, sizeof(*k));
+}
+
+/* Strips qualifiers and typedefs. */
+static int resolve(const struct btf *btf, int id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+		id = t->type;
+		t = btf__type_by_id(btf, id);
+	}
+	return id;
+}
+
+int kbtf_resolve(const struct kbtf *k, int type_id)
+{
+	return resolve(k->btf, type_id);
 }
 
 static int find_kind(const struct kbtf *k, const char *name, int kind)
@@ -317,7 +341,13 @@ int kbtf_func_nparams(const struct kbtf *k, const char *name)
 	return btf_vlen(t);
 }
 
-int kbtf_datasec_var_offset(const struct kbtf *k, const char *sec, const char *var, uint64_t *off)
+/*
+ * The first VAR of a DATASEC that match() accepts (by name or by type):
+ * its name and offset; 0, or -1 when the section or such a VAR is absent.
+ */
+static int datasec_find(const struct kbtf *k, const char *sec,
+			bool (*match)(const struct kbtf *k, const struct btf_type *v, const void *arg),
+			const void *arg, const char **name, uint64_t *off)
 {
 	int id = find_kind(k, sec, BTF_KIND_DATASEC);
 	const struct btf_type *t;
@@ -330,13 +360,30 @@ int kbtf_datasec_var_offset(const struct kbtf *k, const char *sec, const char *v
 	for (int i = 0; i < btf_vlen(t); i++, vi++) {
 		const struct btf_type *v = btf__type_by_id(k->btf, vi->type);
 
-		if (v && btf_is_var(v) && !strcmp(btf__name_by_offset(k->btf, v->name_off), var)) {
-			if (off)
-				*off = vi->offset;
-			return 0;
-		}
+		if (!v || !btf_is_var(v) || !match(k, v, arg))
+			continue;
+		if (name)
+			*name = btf__name_by_offset(k->btf, v->name_off);
+		if (off)
+			*off = vi->offset;
+		return 0;
 	}
 	return -1;
+}
+
+static bool var_named(const struct kbtf *k, const struct btf_type *v, const void *name)
+{
+	return !strcmp(btf__name_by_offset(k->btf, v->name_off), name);
+}
+
+static bool var_of_type(const struct kbtf *k, const struct btf_type *v, const void *type_id)
+{
+	return resolve(k->btf, v->type) == resolve(k->btf, *(const int *)type_id);
+}
+
+int kbtf_datasec_var_offset(const struct kbtf *k, const char *sec, const char *var, uint64_t *off)
+{
+	return datasec_find(k, sec, var_named, var, NULL, off);
 }
 
 bool kbtf_has_datasec_var(const struct kbtf *k, const char *sec, const char *var)
@@ -344,23 +391,27 @@ bool kbtf_has_datasec_var(const struct kbtf *k, const char *sec, const char *var
 	return kbtf_datasec_var_offset(k, sec, var, NULL) == 0;
 }
 
+bool kbtf_has_datasec(const struct kbtf *k, const char *sec)
+{
+	return find_kind(k, sec, BTF_KIND_DATASEC) > 0;
+}
+
+int kbtf_datasec_var_of_type(const struct kbtf *k, const char *sec, int type_id,
+			     char *var, size_t n, uint64_t *off)
+{
+	const char *name;
+
+	if (datasec_find(k, sec, var_of_type, &type_id, &name, off))
+		return -1;
+	snprintf(var, n, "%s", name);
+	return 0;
+}
+
 long kbtf_type_size(const struct kbtf *k, int type_id)
 {
 	long long s = btf__resolve_size(k->btf, type_id);
 
 	return s < 0 ? -1 : (long)s;
-}
-
-/* Strips qualifiers and typedefs. */
-static int resolve(const struct btf *btf, int id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-
-	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
-		id = t->type;
-		t = btf__type_by_id(btf, id);
-	}
-	return id;
 }
 
 void kbtf_type_name(const struct kbtf *k, int type_id, char *buf, size_t n)

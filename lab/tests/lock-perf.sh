@@ -7,20 +7,18 @@
 # thread (-t).  Then perf.data files the lab must refuse with one line:
 # truncated, without lock events, Zstd-compressed, pipe mode, not perf.data.
 . "$(dirname "$0")/lib/tap.sh"
-LAB=bin/memcg-lab
 
 [ "$(id -u)" = 0 ] || skip_all "needs root (perf lock record -a)"
 command -v perf >/dev/null || skip_all "no perf in PATH"
 [ -d /sys/kernel/tracing/events/lock/contention_begin ] ||
 	skip_all "no lock:contention_begin tracepoint on this kernel (5.19+)"
 
-tmp=$(mktemp -d /tmp/lock-perf.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+tmp=$T
 
 # A short burst of lock contention: processes passing messages.
 perf lock record -a -o "$tmp/perf.data" -- perf bench sched messaging -g 2 -l 400 \
 	</dev/null >"$tmp/record.log" 2>&1
-ok $? "perf lock record made a perf.data"
+check $? "perf lock record made a perf.data"
 
 # perf prints its table on stderr (6.1) or stdout; keep the data rows.
 rows() {
@@ -33,27 +31,27 @@ for view in caller thread; do
 	perf lock contention $flag -i "$tmp/perf.data" >"$tmp/perf.$view" 2>&1
 	rows <"$tmp/perf.$view" >"$tmp/perf.$view.rows"
 	$LAB lock report -i "$tmp/perf.data" --by $view >"$tmp/lab.$view" 2>"$tmp/lab.$view.err"
-	ok $? "lock report --by $view reads the perf.data"
+	check $? "lock report --by $view reads the perf.data"
 	rows <"$tmp/lab.$view" >"$tmp/lab.$view.rows"
-	n=$(wc -l <"$tmp/perf.$view.rows")
-	[ "$n" -ge 5 ]
-	ok $? "perf found contention to compare ($n $view rows)"
+	nrows=$(wc -l <"$tmp/perf.$view.rows")
+	[ "$nrows" -ge 5 ]
+	check $? "perf found contention to compare ($nrows $view rows)"
 	diff "$tmp/perf.$view.rows" "$tmp/lab.$view.rows" >"$tmp/diff.$view"
-	ok $? "the $view view agrees with perf lock contention${flag:+ $flag} row for row (count, total/max/avg wait, key)"
+	check $? "the $view view agrees with perf lock contention${flag:+ $flag} row for row (count, total/max/avg wait, key)"
 	[ -s "$tmp/diff.$view" ] && diag "$(head -20 "$tmp/diff.$view")"
 done
 
 # TSV: a header row, and the same contended total as perf's rows.
 $LAB lock report -i "$tmp/perf.data" --by caller --tsv >"$tmp/lab.tsv"
 head -1 "$tmp/lab.tsv" | grep -q "^key	contended	wait_total_ns	wait_max_ns	wait_avg_ns"
-ok $? "--tsv starts with the header row key contended wait_total_ns wait_max_ns wait_avg_ns"
+check $? "--tsv starts with the header row key contended wait_total_ns wait_max_ns wait_avg_ns"
 a=$(awk 'NR > 1 { s += $2 } END { print s }' "$tmp/lab.tsv")
 b=$(awk '{ s += $1 } END { print s }' "$tmp/perf.caller.rows")
 [ "$a" = "$b" ]
-ok $? "TSV contended total $a equals perf's $b"
+check $? "TSV contended total $a equals perf's $b"
 $LAB lock report -i "$tmp/perf.data" --by lock --tsv >"$tmp/lab.lock.tsv"
 [ "$(wc -l <"$tmp/lab.lock.tsv")" -gt 1 ]
-ok $? "--by lock lists lock addresses"
+check $? "--by lock lists lock addresses"
 
 # Bad input: exit status 2 and exactly one line naming the file.
 refuse() {
@@ -62,7 +60,7 @@ refuse() {
 	st=$?
 	[ $st -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "$want" "$tmp/err" &&
 		grep -q -- "$file" "$tmp/err"
-	ok $? "$what: exit 2 and one line ($(cat "$tmp/err"))"
+	check $? "$what: exit 2 and one line ($(cat "$tmp/err"))"
 }
 
 size=$(stat -c %s "$tmp/perf.data")

@@ -8,7 +8,6 @@
 # histogram files, no lost events, and nothing left behind (the tracefs
 # instance, the tree).  Then a tracefs that is not mounted, and Ctrl-C.
 . "$(dirname "$0")/lib/tap.sh"
-LAB=$PWD/bin/memcg-lab
 
 [ "$(id -u)" = 0 ] || skip_all "needs root (tracefs instances, cgroups)"
 [ -d /sys/kernel/tracing/instances ] || skip_all "tracefs is not mounted at /sys/kernel/tracing"
@@ -19,7 +18,7 @@ if [ -z "$mem" ]; then
 	v2=1
 fi
 
-tmp=$(mktemp -d /tmp/lock-record.XXXXXX)
+tmp=$T
 tree=$mem/$(lab_owner_name_of $$)
 cleanup() {
 	for d in "$tree"/*/; do [ -d "$d" ] && rmdir "$d" 2>/dev/null; done
@@ -47,42 +46,42 @@ chmod +x "$tmp/workload.sh"
 export MEMCG_LAB_RESULTS=$tmp/results
 mkdir -p "$MEMCG_LAB_RESULTS"
 $LAB lock record -n rec -- "$tmp/workload.sh" >"$tmp/out" 2>"$tmp/err"
-ok $? "lock record around the workload exits 0"
+check $? "lock record around the workload exits 0"
 res=$(ls -d "$MEMCG_LAB_RESULTS"/*-rec 2>/dev/null | head -1)
 [ -n "$res" ] && [ -f "$res/meta.json" ]
-ok $? "a results directory with meta.json"
+check $? "a results directory with meta.json"
 diag "$(sed -n '1,14p' "$tmp/out")"
 
 # The rstat flush lock: held, named, per level.
 awk -F'\t' 'NR > 1 && $12 > 0 && $1 !~ /^0x/ && $1 != "" { n++ } END { exit !n }' "$res/data/lock-rstat.tsv"
-ok $? "lock-rstat.tsv: rstat lock holds, the lock named ($(awk -F'\t' 'NR==2 {print $1}' "$res/data/lock-rstat.tsv"))"
+check $? "lock-rstat.tsv: rstat lock holds, the lock named ($(awk -F'\t' 'NR==2 {print $1}' "$res/data/lock-rstat.tsv"))"
 awk -F'\t' 'NR == 2 && $3 == "hold" && $4 == "rstat-tracepoints" && $5 > 0 { f = 1 } END { exit !f }' \
 	"$res/data/lock-hold.tsv"
-ok $? "lock-hold.tsv: the hold target measured by rstat-tracepoints"
+check $? "lock-hold.tsv: the hold target measured by rstat-tracepoints"
 awk -F'\t' 'NR > 1 && $6 > 0 && $8 > 0 { n++ } END { exit !n }' "$res/data/lock-locks.tsv"
-ok $? "lock-locks.tsv: locks with contention waits"
+check $? "lock-locks.tsv: locks with contention waits"
 awk -F'\t' 'NR == 2 && $1 == 1 && $2 > 0 && $5 + $6 == $2 { f = 1 } END { exit !f }' "$res/data/lock-flush.tsv"
-ok $? "lock-flush.tsv: memcg_flush_stats calls = flushed + skipped ($(sed -n 2p "$res/data/lock-flush.tsv"))"
+check $? "lock-flush.tsv: memcg_flush_stats calls = flushed + skipped ($(sed -n 2p "$res/data/lock-flush.tsv"))"
 for f in lock-locks lock-rstat lock-hold lock-flush; do
 	head -1 "$res/data/$f.tsv" | grep -q '^[a-z_]*	'
-	ok $? "$f.tsv starts with a header row"
+	check $? "$f.tsv starts with a header row"
 done
 h=$(ls "$res/data/lock-hist/"*.hold.tsv 2>/dev/null | head -1)
 [ -n "$h" ] && head -1 "$h" | grep -q '^low_ns	high_ns	count'
-ok $? "hold histogram files for the plots"
+check $? "hold histogram files for the plots"
 grep -Eq '"lost_events": ?0,' "$res/meta.json"
-ok $? "no events lost"
+check $? "no events lost"
 grep -Eq '"status": ?"complete"' "$res/meta.json"
-ok $? "meta.json says complete"
+check $? "meta.json says complete"
 inst=$(sed -n 's/^tracer: tracefs instance \([^,]*\),.*/\1/p' "$tmp/out")
 [ -n "$inst" ] && [ ! -e "/sys/kernel/tracing/instances/$inst" ]
-ok $? "the tracefs instance ($inst) is gone"
+check $? "the tracefs instance ($inst) is gone"
 
 # A tracefs that is not there.
 $LAB lock record -n bad --tracefs "$tmp" -d 1 >"$tmp/out2" 2>"$tmp/err2"
 st=$?
 [ $st -eq 2 ] && [ "$(wc -l <"$tmp/err2")" -eq 1 ] && grep -q "not a tracefs mount" "$tmp/err2"
-ok $? "--tracefs on a plain directory: exit 2, one line ($(cat "$tmp/err2"))"
+check $? "--tracefs on a plain directory: exit 2, one line ($(cat "$tmp/err2"))"
 
 # Ctrl-C ends the window early and still cleans up.
 $LAB lock record -n int -d 60 >"$tmp/out3" 2>&1 &
@@ -90,12 +89,12 @@ pid=$!
 sleep 2
 kill -INT $pid
 wait $pid
-ok $? "SIGINT ends lock record with status 0"
+check $? "SIGINT ends lock record with status 0"
 res3=$(ls -d "$MEMCG_LAB_RESULTS"/*-int 2>/dev/null | head -1)
 grep -Eq '"status": ?"interrupted"' "$res3/meta.json" 2>/dev/null
-ok $? "an interrupted window says so in meta.json"
+check $? "an interrupted window says so in meta.json"
 inst=$(sed -n 's/^tracer: tracefs instance \([^,]*\),.*/\1/p' "$tmp/out3")
 [ -n "$inst" ] && [ ! -e "/sys/kernel/tracing/instances/$inst" ]
-ok $? "and its instance is gone"
+check $? "and its instance is gone"
 
 done_testing

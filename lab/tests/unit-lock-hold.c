@@ -7,7 +7,7 @@
  */
 #include <string.h>
 #include <linux/types.h>
-#include "collect/bpf/lock_hold.h"
+#include "bpf/lockhold.h"
 #include "collect/lock_bpf.h"
 #include "collect/lock_hold.h"
 #include "tests/tap.h"

@@ -1,39 +1,18 @@
-# SPDX-License-Identifier: GPL-2.0
-# TAP helpers for the lab's shell tests (sourced; tests/tap.h is the C twin).
-#   ok COND_EXIT_STATUS "what"   (use: ok $? "what", or: check CMD...; ok $? ...)
-#   skip "what" "why"; skip_all "why"; diag "text"; done_testing
-TAP_N=0
-TAP_FAILED=0
-
-ok() {
-	TAP_N=$((TAP_N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $TAP_N - $2"
-	else
-		echo "not ok $TAP_N - $2"
-		TAP_FAILED=$((TAP_FAILED + 1))
-	fi
-}
-
-skip() {
-	TAP_N=$((TAP_N + 1))
-	echo "ok $TAP_N - $1 # SKIP $2"
-}
-
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit 0
-}
-
-diag() {
-	printf '%s\n' "$@" | sed 's/^/# /'
-}
-
-done_testing() {
-	echo "1..$TAP_N"
-	[ "$TAP_FAILED" -eq 0 ]
-}
-
+# Shared by the lab's TAP shell tests (sourced, not run): cd to the lab's
+# root, a private temp dir removed on exit, and the TAP helpers.
+#   ok 'shell condition' "description"    a test that passes when the condition holds
+#   skip "description" "reason"           a skipped test, with its reason
+#   done_testing                          the plan, at the end
+cd "$(dirname "$0")/../.." || exit 1
+LAB=$PWD/bin/memcg-lab
+T=$(mktemp -d /tmp/memcg-lab-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0
+ok() { n=$((n + 1)); if eval "$1"; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+done_testing() { echo "1..$n"; }
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 # "memcg-lab-<pid>-<starttime>" of a process, as util/owner.h names things.
 lab_owner_name_of() {
 	local pid=$1 stat
@@ -43,3 +22,5 @@ lab_owner_name_of() {
 	set -- $stat
 	echo "memcg-lab-$pid-${20}"
 }
+# A test on an exit status: cmd; check $? "description".
+check() { local st=$1; shift; ok "[ $st -eq 0 ]" "$*"; }
