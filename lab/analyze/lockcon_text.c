@@ -151,7 +151,7 @@ static bool parse_text_header(const struct toks *t, struct lct_table *tb)
 	for (i++; i + 1 < t->n && tok_is(t, i + 1, "wait"); i += 2) {
 		int c = col_of_word(t->s[i], t->len[i]);
 
-		if (c < 0)
+		if (c < 0 || nc >= LCT_NCOLS)
 			return false;
 		tb->cols[nc++] = c;
 	}
@@ -220,6 +220,9 @@ static bool parse_csv_header(const char *line, struct lct_table *tb, char *sep, 
 	n = csv_split(buf, sep, f, 16);
 	tb->csv = true;
 	for (int i = 0; i < n; i++) {
+		/* Each time column once at most (a mangled header could repeat). */
+		if (nc >= LCT_NCOLS)
+			return false;
 		if (!strcmp(f[i], "contended"))
 			tb->cols[nc++] = LCT_CONTENDED;
 		else if (!strcmp(f[i], "total wait"))

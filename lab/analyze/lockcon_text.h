@@ -45,7 +45,7 @@ struct lct_row {
 struct lct_table {
 	enum lct_view view;
 	bool csv;
-	int cols[LCT_NCOLS];	/* the columns in printed order, LCT_NCOLS-terminated */
+	int cols[LCT_NCOLS + 1];	/* the columns in printed order, LCT_NCOLS-terminated */
 	struct lct_row *rows;
 	size_t n;
 	bool have_debug;	/* a debug footer was present */

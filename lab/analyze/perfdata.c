@@ -262,6 +262,11 @@ int pf_open(struct perf_file *pf, const char *path, char *err, size_t errlen)
 		     path, pf->data_off + pf->data_size, pf->size);
 		goto fail;
 	}
+	if (pf->data_off % 8) {
+		errf(err, errlen, "%s: corrupt header: the data section starts at byte %" PRIu64
+		     ", not on an 8-byte boundary", path, pf->data_off);
+		goto fail;
+	}
 	if (!pf->data_size) {
 		errf(err, errlen, "%s: the data size in the header is 0: perf record did not finish "
 		     "(killed?), so the file has no event formats either", path);
@@ -633,7 +638,8 @@ int pf_for_each(struct perf_file *pf, pf_record_fn fn, void *arg, char *err, siz
 			goto out;
 		}
 		memcpy(&h, pf->map + off, sizeof(h));
-		if (h.size < sizeof(h) || h.size > end - off) {
+		/* perf pads every record to 8 bytes; anything else is damage. */
+		if (h.size < sizeof(h) || h.size > end - off || h.size % 8) {
 			r = errf(err, errlen, "%s: corrupt or truncated record at byte %" PRIu64
 				 " (type %u, size %u, data section ends at %" PRIu64 ")",
 				 pf->path, off, h.type, h.size, end);
@@ -681,8 +687,15 @@ int pf_for_each(struct perf_file *pf, pf_record_fn fn, void *arg, char *err, siz
 			qu.q[qu.n++] = (struct qent){ t, off };
 		}
 		/* AUXTRACE records carry their payload after the record. */
-		if (h.type == PF_RECORD_AUXTRACE && h.size >= sizeof(h) + 8)
-			off += *(const uint64_t *)(pf->map + off + sizeof(h));
+		if (h.type == PF_RECORD_AUXTRACE && h.size >= sizeof(h) + 8) {
+			uint64_t payload = *(const uint64_t *)(pf->map + off + sizeof(h));
+
+			if (payload > end - off - h.size || payload % 8) {
+				r = errf(err, errlen, "%s: corrupt AUXTRACE record at byte %" PRIu64, pf->path, off);
+				goto out;
+			}
+			off += payload;
+		}
 		off += h.size;
 	}
 	r = flush(pf, &qu, UINT64_MAX, fn, arg);

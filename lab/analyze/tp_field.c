@@ -17,10 +17,11 @@ int tp_field_lookup(struct tep_event *e, const char *name, struct tp_field *f)
 
 uint64_t tp_field_read(const void *rec, size_t len, const struct tp_field *f)
 {
-	const uint8_t *p = (const uint8_t *)rec + f->offset;
+	const uint8_t *p;
 
 	if (!rec || f->offset < 0 || (size_t)(f->offset + f->size) > len)
 		return 0;
+	p = (const uint8_t *)rec + f->offset;
 	switch (f->size) {
 	case 1:
 		return f->is_signed ? (uint64_t)(int64_t)*(const int8_t *)p : *p;

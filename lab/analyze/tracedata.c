@@ -85,9 +85,18 @@ static int read_formats(struct reader *r, struct tep_handle *tep, const char *sy
 			return fail(r, "bad format size in system %s", sys);
 		if (take(r, size, &text, "format"))
 			return -1;
-		/* A format the library cannot parse is skipped, as perf does;
-		 * users of that event then find no format and say so. */
-		tep_parse_event(tep, (const char *)text, size, sys);
+		/*
+		 * Only the fields are needed, never the print format: cut it
+		 * off.  It is the costly part to parse, and libtraceevent 1.7
+		 * crashes on some malformed ones (found by fuzz-perfdata).
+		 * A format the library cannot parse is skipped, as perf does;
+		 * users of that event then find no format and say so.
+		 */
+		{
+			const char *pf = memmem(text, size, "\nprint fmt:", 11);
+
+			tep_parse_event(tep, (const char *)text, pf ? (size_t)(pf - (const char *)text) + 1 : size, sys);
+		}
 	}
 	return 0;
 }
