@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
 #include <string.h>
+#include "analyze/lock_types.h"
 #include "analyze/lockcon.h"
 #include "util/err.h"
 
@@ -230,6 +231,11 @@ void lockcon_begin(struct lockcon *lc, uint32_t tid, uint64_t time, uint64_t add
 		e = new_entry(lc, key, addr, flags, ips, nr);
 	s = get_seq(lc, tid, addr, true);
 	if (s->state == SEQ_CONTENDED) {
+		if (lc->restart_spin && (flags & LCB_F_SPIN) && !(flags & LCB_F_MUTEX)) {
+			lc->restarted++;
+			s->t0 = time;
+			return;
+		}
 		/* A nested begin (optimistic spin, then sleep): keep the first. */
 		lc->nested++;
 		return;

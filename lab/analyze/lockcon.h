@@ -58,13 +58,17 @@ struct lockcon {
 	/* Keep finished (tid, lock) pairs as perf does, so that an end after
 	 * an end counts as "bad"; a live tracer drops them to bound memory. */
 	bool keep_acquired;
+	/* A spinning lock cannot be waited for twice at once by one task: a
+	 * second begin means the first wait's end was lost, so restart it
+	 * (perf ignores it and the next end adds both waits together). */
+	bool restart_spin;
 	size_t max_hist;
 
 	struct u64map entries;	/* key -> struct lockcon_entry */
 	struct u64map threads;	/* tid -> per-thread lock states */
 	size_t nhist;
 
-	uint64_t begins, ends, nested;
+	uint64_t begins, ends, nested, restarted;
 	uint64_t bad[LOCKCON_BAD_MAX];
 	uint64_t ends_unkeyed;	/* end whose key had no entry (perf drops them) */
 	uint64_t user_callers;	/* caller search ran into user frames (not resolved) */

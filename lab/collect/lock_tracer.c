@@ -26,8 +26,9 @@
 #define TRACEFS_MAGIC	0x74726163
 #define DEBUGFS_MAGIC	0x64626720
 /* Records younger than this at the start of a drain wait for the next one:
- * a record is stamped at reserve and becomes readable at commit. */
-#define WATERMARK_NS	(2 * 1000 * 1000ull)
+ * a record is stamped at reserve and becomes readable at commit, and in a
+ * VM the vCPU can be descheduled in between for milliseconds. */
+#define WATERMARK_NS	(50 * 1000 * 1000ull)
 #define DEFAULT_STACKS	256
 
 enum kind { K_CB = 1, K_CE, K_RC, K_RL, K_RU, K_FS, K_KS, K_NKINDS };
@@ -716,6 +717,7 @@ struct lock_tracer *lock_tracer_start(const struct lock_tracer_opts *o, char *er
 	t->pagebuf = xmalloc(t->page);
 	lockcon_init(&t->lc, LOCKCON_BY_LOCK, NULL);
 	t->lc.keep_acquired = false;
+	t->lc.restart_spin = true;
 	t->lc.max_hist = 1024;
 	u64map_init(&t->infos);
 	u64map_init(&t->rstat);

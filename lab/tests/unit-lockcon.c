@@ -116,6 +116,16 @@ int main(void)
 	lockcon_rebase(&lc, 9, 0x3, 1400);
 	lockcon_end(&lc, 9, 1500, 0x2, NULL, 0);
 	ok(entry(&lc, 9)->wait_total == 100, "a rebased wait counts from the new start (100 ns, not 500)");
+	/* A spinlock begun twice by one task lost an end: restart, not add. */
+	lc.restart_spin = true;
+	lockcon_begin(&lc, 12, 1000, 0x4, 1, NULL, 0);
+	lockcon_begin(&lc, 12, 9000, 0x4, 1, NULL, 0);
+	lockcon_end(&lc, 12, 9100, 0x4, NULL, 0);
+	ok(entry(&lc, 12)->wait_total == 100 && lc.restarted == 1, "restart_spin: a lost end does not make a long wait");
+	lockcon_begin(&lc, 13, 1000, 0x5, 32, NULL, 0);
+	lockcon_begin(&lc, 13, 1500, 0x5, 32, NULL, 0);
+	lockcon_end(&lc, 13, 2000, 0x5, NULL, 0);
+	ok(entry(&lc, 13)->wait_total == 1000, "but a mutex's spin-then-sleep begins are one wait");
 	lockcon_free(&lc);
 	lockcon_init(&lc, LOCKCON_BY_LOCK, &ps);
 	lockcon_begin(&lc, 7, 100, 0xffffffff81008000, 1, NULL, 0);
