@@ -97,4 +97,20 @@ inst=$(sed -n 's/^tracer: tracefs instance \([^,]*\),.*/\1/p' "$tmp/out3")
 [ -n "$inst" ] && [ ! -e "/sys/kernel/tracing/instances/$inst" ]
 check $? "and its instance is gone"
 
+# A SIGKILL leaves the instance behind; memcg-lab cleanup finds it by name.
+$LAB lock record -n kill -d 60 >"$tmp/out4" 2>&1 &
+pid=$!
+for i in $(seq 100); do
+	inst=$(ls /sys/kernel/tracing/instances | grep "^memcg-lab-$pid-")
+	[ -n "$inst" ] && break
+	sleep 0.05
+done
+kill -KILL $pid
+wait $pid 2>/dev/null
+[ -n "$inst" ] && [ -d "/sys/kernel/tracing/instances/$inst" ]
+check $? "after SIGKILL the instance $inst is still there"
+$LAB cleanup >"$tmp/cleanup.out" 2>&1
+[ ! -e "/sys/kernel/tracing/instances/$inst" ] && grep -q "$inst" "$tmp/cleanup.out"
+check $? "memcg-lab cleanup removes it by its owner name ($(grep "$inst" "$tmp/cleanup.out"))"
+
 done_testing
