@@ -48,6 +48,9 @@ static const char report_usage[] =
 	"      --by VIEW         thread (perf -t), caller (default, perf's view), lock\n"
 	"      --tsv             TSV with a header row instead of perf's layout\n"
 	"      --kallsyms FILE   kernel symbols of the recording machine (default /proc/kallsyms)\n"
+	"      --max-stack N     frames of each call chain used, as perf's --max-stack (default 8)\n"
+	"      --stack-skip N    leading frames skipped to find the caller, as perf's\n"
+	"                        --stack-skip (default 3, perf 6.1's; later perf uses 4)\n"
 	"      --perf-text FILE  parse a perf lock contention output instead\n"
 	"  -o, --output FILE     write there instead of stdout\n";
 
@@ -111,6 +114,8 @@ static int cmd_lock_report(int argc, char **argv)
 		{ "kallsyms", required_argument, NULL, 'k' },
 		{ "perf-text", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "max-stack", required_argument, NULL, 'M' },
+		{ "stack-skip", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -122,7 +127,8 @@ static int cmd_lock_report(int argc, char **argv)
 	char err[1024];
 	bool tsv = false;
 	FILE *out = stdout;
-	int c;
+	int c, max_stack = 8, stack_skip = 3;
+	char *end;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:h", opts, NULL)) != -1) {
@@ -137,6 +143,16 @@ static int cmd_lock_report(int argc, char **argv)
 		case 'k': kallsyms = optarg; break;
 		case 'p': perf_text = optarg; break;
 		case 'o': output = optarg; break;
+		case 'M':
+			max_stack = strtol(optarg, &end, 10);
+			if (end == optarg || *end || max_stack < 1 || max_stack > 64)
+				die("lock report: --max-stack %s: expected 1 to 64 frames", optarg);
+			break;
+		case 'S':
+			stack_skip = strtol(optarg, &end, 10);
+			if (end == optarg || *end || stack_skip < 0 || stack_skip > 64)
+				die("lock report: --stack-skip %s: expected 0 to 64 frames", optarg);
+			break;
 		case 'h': usage_exit(report_usage, 0);
 		default: usage_exit(report_usage, EXIT_LAB_ERR);
 		}
@@ -154,6 +170,8 @@ static int cmd_lock_report(int argc, char **argv)
 	if (psyms_load(&syms, kallsyms, err, sizeof(err)))
 		die("%s", err);
 	lockcon_init(&lc, by, &syms);
+	lc.max_stack = max_stack;
+	lc.stack_skip = stack_skip;
 	if (lockcon_read_perfdata(&f, input, &lc, err, sizeof(err)))
 		die("%s", err);
 	warn_foreign(&f, kallsyms);

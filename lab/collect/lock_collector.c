@@ -25,11 +25,11 @@ struct lock_collector {
 	struct lockstat ls_before;
 	bool have_ls_before;
 	struct perf_info perf;
-	struct perf_lock_rec rec;
-	bool recording;
+	struct perf_lock_rec rec, live;
+	bool recording, live_bpf;
 	char perf_data[512];
-	struct lct_table *perf_tables[2];	/* caller, thread */
-	size_t perf_ntables[2];
+	struct lct_table *perf_tables[3];	/* caller, thread (from perf.data), BPF live */
+	size_t perf_ntables[3];
 	struct lock_hold_result hold;
 	char notes[2048];
 	bool stopped;
@@ -157,9 +157,17 @@ struct lock_collector *lock_collector_start(const struct lock_collector_opts *o,
 				add_note(c, "perf lock record: %s", kerr);
 			else
 				c->recording = true;
-			if (c->perf.bpf_skel)
-				add_note(c, "perf %s has BPF skeletons: 'perf lock contention -ab' works live too",
-					 c->perf.version);
+			if (c->perf.bpf_skel) {
+				snprintf(log, sizeof(log), "%s/perf-lock-contention-bpf.txt",
+					 o->perf_dir ? o->perf_dir : ".");
+				if (perf_lock_live_start(&c->live, &c->perf, log, kerr, sizeof(kerr)))
+					add_note(c, "perf lock contention -b: %s", kerr);
+				else
+					c->live_bpf = true;
+			} else {
+				add_note(c, "perf %s has no BPF skeletons: no live 'perf lock contention -b' "
+					 "alongside (tracepoint mode only)", c->perf.version);
+			}
 		}
 	}
 	return c;
@@ -281,6 +289,15 @@ int lock_collector_stop(struct lock_collector *c, char *err, size_t errlen)
 		r = -1;
 	if (c->bpf)
 		lock_bpf_stop(c->bpf);
+	if (c->live_bpf) {
+		char out[600];
+
+		snprintf(out, sizeof(out), "%s/perf-lock-contention-bpf.txt", c->o.perf_dir ? c->o.perf_dir : ".");
+		if (perf_lock_record_stop(&c->live, perr, sizeof(perr)) ||
+		    perf_lock_parse_output(out, &c->perf_tables[2], &c->perf_ntables[2], perr, sizeof(perr)))
+			add_note(c, "perf lock contention -b: %s", perr);
+		c->live_bpf = false;
+	}
 	if (c->recording) {
 		if (perf_lock_record_stop(&c->rec, perr, sizeof(perr)))
 			add_note(c, "perf lock record: %s", perr);
@@ -314,7 +331,7 @@ void lock_collector_free(struct lock_collector *c)
 	lock_bpf_free(c->bpf);
 	if (c->have_ls_before)
 		lockstat_free(&c->ls_before);
-	for (int v = 0; v < 2; v++)
+	for (int v = 0; v < 3; v++)
 		if (c->perf_tables[v])
 			lct_free(c->perf_tables[v], c->perf_ntables[v]);
 	if (c->have_ks)
@@ -572,11 +589,14 @@ int lock_collector_write(struct lock_collector *c, struct results *r)
 	}
 	write_hold(c, r);
 	write_flush(c, r);
-	for (int v = 0; v < 2; v++) {
+	for (int v = 0; v < 3; v++) {
+		static const char *const names[3] = { "perf-lock-contention-caller.tsv",
+						       "perf-lock-contention-thread.tsv",
+						       "perf-lock-contention-bpf.tsv" };
+
 		if (!c->perf_tables[v] || !c->perf_ntables[v])
 			continue;
-		FILE *f = results_open_data(r, v ? "perf-lock-contention-thread.tsv" :
-					    "perf-lock-contention-caller.tsv");
+		FILE *f = results_open_data(r, names[v]);
 
 		lct_write_tsv(f, &c->perf_tables[v][0]);
 		fclose(f);

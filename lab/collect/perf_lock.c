@@ -160,20 +160,57 @@ int perf_lock_contention(const struct perf_info *pi, const char *path, bool thre
 		return -1;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	text = read_text(out_txt, NULL);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		text = read_text(out_txt, NULL);
+		snprintf(err, errlen, "perf lock contention -i %s failed: %.300s", path, text ? text : "");
+		free(text);
+		return -1;
+	}
+	return perf_lock_parse_output(out_txt, t, nt, err, errlen);
+}
+
+int perf_lock_live_start(struct perf_lock_rec *r, const struct perf_info *pi, const char *out_txt,
+			 char *err, size_t errlen)
+{
+	char *argv[] = { "perf", "lock", "contention", "-a", "-b", "-x", ";", NULL };
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	int status;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->log, sizeof(r->log), "%s", out_txt);
+	if (!perf_has_csv(pi))
+		argv[5] = NULL;
+	r->pid = spawn(argv, out_txt, err, errlen);
+	if (r->pid < 0)
+		return -1;
+	r->cleanup_handle = cleanup_push(undo_record, r, "perf lock contention -b");
+	/* Loading the BPF programs takes a moment; a perf that cannot exits. */
+	for (int i = 0; i < 5; i++) {
+		nanosleep(&ts, NULL);
+		if (waitpid(r->pid, &status, WNOHANG) == r->pid) {
+			char *text = read_text(out_txt, NULL);
+
+			r->pid = 0;
+			cleanup_pop(r->cleanup_handle, false);
+			snprintf(err, errlen, "perf lock contention -b exited early: %.300s",
+				 text && *text ? text : "(no output)");
+			free(text);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int perf_lock_parse_output(const char *out_txt, struct lct_table **t, size_t *nt, char *err, size_t errlen)
+{
+	char *text = read_text(out_txt, NULL);
+	int r;
+
 	if (!text) {
 		snprintf(err, errlen, "%s: cannot read perf's output", out_txt);
 		return -1;
 	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		snprintf(err, errlen, "perf lock contention -i %s failed: %.300s", path, text);
-		free(text);
-		return -1;
-	}
-	if (lct_parse(text, out_txt, t, nt, err, errlen)) {
-		free(text);
-		return -1;
-	}
+	r = lct_parse(text, out_txt, t, nt, err, errlen);
 	free(text);
-	return 0;
+	return r;
 }

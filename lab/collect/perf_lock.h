@@ -41,6 +41,13 @@ int perf_lock_record_start(struct perf_lock_rec *r, const char *path, const char
 /* SIGINT, then waits for perf to write its header; 0 or -1 with err. */
 int perf_lock_record_stop(struct perf_lock_rec *r, char *err, size_t errlen);
 
+/* BPF mode, live (perf built with BPF skeletons): `perf lock contention
+ * -a -b` (CSV on 6.5+) with its output in out_txt, stopped like a record
+ * (perf_lock_record_stop) and then parsed with perf_lock_parse_output. */
+int perf_lock_live_start(struct perf_lock_rec *r, const struct perf_info *pi, const char *out_txt,
+			 char *err, size_t errlen);
+int perf_lock_parse_output(const char *out_txt, struct lct_table **t, size_t *nt, char *err, size_t errlen);
+
 /* Runs `perf lock contention -i path [-t]`, keeps its output in out_txt,
  * parses it.  0 or -1 with err (perf failed, or its output had no table). */
 int perf_lock_contention(const struct perf_info *pi, const char *path, bool threads,

@@ -41,6 +41,14 @@ for view in caller thread; do
 	[ -s "$tmp/diff.$view" ] && diag "$(head -20 "$tmp/diff.$view")"
 done
 
+# perf's knobs for the caller search give the same rows with the same values.
+for opt in "--stack-skip 4" "--max-stack 5"; do
+	perf lock contention $opt -i "$tmp/perf.data" 2>&1 | rows >"$tmp/perf.opt.rows"
+	$LAB lock report $opt -i "$tmp/perf.data" | rows >"$tmp/lab.opt.rows"
+	cmp -s "$tmp/perf.opt.rows" "$tmp/lab.opt.rows"
+	check $? "with $opt the caller view still agrees with perf ($(wc -l <"$tmp/perf.opt.rows") rows)"
+done
+
 # TSV: a header row, and the same contended total as perf's rows.
 $LAB lock report -i "$tmp/perf.data" --by caller --tsv >"$tmp/lab.tsv"
 head -1 "$tmp/lab.tsv" | grep -q "^key	contended	wait_total_ns	wait_max_ns	wait_avg_ns"
