@@ -123,7 +123,7 @@ struct lock_collector *lock_collector_start(const struct lock_collector_opts *o,
 		struct lock_tracer_opts to = {
 			.tracefs_dir = o->tracefs_dir, .buffer_kb = o->buffer_kb,
 			.caller_stacks = o->caller_stacks, .ksyms = c->have_ks ? &c->ks : NULL,
-			.flush_events = o->flush_events,
+			.flush_events = o->flush_events, .hide_events = o->hide_events,
 		};
 
 		if (c->env.user_flush) {
@@ -137,6 +137,12 @@ struct lock_collector *lock_collector_start(const struct lock_collector_opts *o,
 		}
 		if (lock_tracer_missing(c->tracer)[0])
 			add_note(c, "not traced on this kernel: %s", lock_tracer_missing(c->tracer));
+		if (c->hold.plan.method == HOLD_RSTAT_TP && !lock_tracer_has_rstat(c->tracer)) {
+			/* The kernel has the events' files but the tracer could not
+			 * use them: the next method down the list. */
+			c->env.rstat_tp = false;
+			hold_plan_choose(&c->hold.plan, o->hold, &c->env, c->have_ks ? &c->ks : NULL);
+		}
 	} else if (c->hold.plan.method == HOLD_RSTAT_TP) {
 		c->hold.plan.method = HOLD_NONE;
 		add_note(c, "hold time of %s: the rstat tracepoints need the tracer (--no-tracer given)",

@@ -36,6 +36,7 @@ struct lock_collector_opts {
 	size_t buffer_kb;
 	int caller_stacks;		/* <0: default */
 	bool flush_events;		/* flush counts from tracefs events, not BPF */
+	const char *hide_events;	/* tests: events to treat as absent */
 };
 
 /* Summary of the hold measurement of the target lock. */

@@ -86,6 +86,7 @@ struct lock_tracer {
 	struct tp_field f_fid, f_force, f_needs, f_ks_size, f_ks_caller;
 	char missing[512];
 	int caller_stacks;
+	int stack_rounds;		/* times the trigger was armed */
 	bool flush_events;
 
 	pthread_t thread;
@@ -525,6 +526,50 @@ static void process(struct lock_tracer *t, const struct tev *e)
 	}
 }
 
+/*
+ * The trigger's stacks go to whichever locks are contended first, which
+ * are the hot spinlocks; when they are used up while some contended lock
+ * still has no caller, arm the trigger again (a few times at most) with a
+ * filter that leaves out the locks already named.
+ */
+#define MAX_STACK_ROUNDS 4
+#define MAX_FILTER_LOCKS 48
+
+static void rearm_stacks(struct lock_tracer *t)
+{
+	char *trig, *p;
+	size_t i = 0, n = 0, unnamed = 0;
+	uint64_t key;
+	void *v;
+
+	if (t->ids[K_KS] < 0 || t->stack_rounds >= MAX_STACK_ROUNDS ||
+	    t->st.stacks < (uint64_t)t->stack_rounds * t->caller_stacks)
+		return;
+	while (u64map_next(&t->infos, &i, &key, &v)) {
+		const struct lock_info *li = v;
+
+		if (!li->caller[0] && u64map_get(&t->lc.entries, key))
+			unnamed++;
+	}
+	if (!unnamed)
+		return;
+	trig = xmalloc(64 + MAX_FILTER_LOCKS * 40);
+	p = trig + sprintf(trig, "stacktrace:%d", t->caller_stacks);
+	i = 0;
+	while (u64map_next(&t->infos, &i, &key, &v) && n < MAX_FILTER_LOCKS) {
+		const struct lock_info *li = v;
+
+		if (li->caller[0])
+			p += sprintf(p, "%s lock_addr != 0x%" PRIx64, n++ ? " &&" : " if", key);
+	}
+	tracefs_event_file_write(t->inst, "lock", "contention_begin", "trigger", "!stacktrace");
+	if (tracefs_event_file_write(t->inst, "lock", "contention_begin", "trigger", trig) >= 0)
+		t->stack_rounds++;
+	else
+		t->stack_rounds = MAX_STACK_ROUNDS;	/* the kernel refused: stop trying */
+	free(trig);
+}
+
 static int cmp_tev(const void *a, const void *b)
 {
 	const struct tev *x = a, *y = b;
@@ -559,6 +604,8 @@ static void drain(struct lock_tracer *t, bool final)
 	for (; i < t->nbatch; i++)
 		t->batch[k++] = t->batch[i];
 	t->nbatch = k;
+	if (!final)
+		rearm_stacks(t);
 }
 
 static void *reader(void *arg)
@@ -590,7 +637,24 @@ static size_t default_buffer_kb(int ncpus)
 	return kb;
 }
 
-static int enable_events(struct lock_tracer *t, char *err, size_t errlen)
+static bool hidden(const char *list, const char *sys, const char *name)
+{
+	char want[128];
+	const char *p = list;
+	size_t n;
+
+	if (!list)
+		return false;
+	n = snprintf(want, sizeof(want), "%s:%s", sys, name);
+	while ((p = strstr(p, want))) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static int enable_events(struct lock_tracer *t, const char *hide, char *err, size_t errlen)
 {
 	static const char *const systems[] = { "lock", "cgroup", "memcg", "ftrace", NULL };
 	int traced = 0;
@@ -605,7 +669,8 @@ static int enable_events(struct lock_tracer *t, char *err, size_t errlen)
 		t->ids[k] = -1;
 	for (size_t i = 0; i < NEVDEFS; i++) {
 		const struct evdef *d = &evdefs[i];
-		struct tep_event *ev = tep_find_event_by_name(t->tep, d->sys, d->name);
+		struct tep_event *ev = hidden(hide, d->sys, d->name) ? NULL :
+				       tep_find_event_by_name(t->tep, d->sys, d->name);
 		bool ok = ev != NULL;
 
 		switch (d->kind) {
@@ -671,8 +736,10 @@ static int enable_events(struct lock_tracer *t, char *err, size_t errlen)
 		if (frames)
 			t->f_ks_caller = (struct tp_field){ .offset = frames->offset, .size = 8 };
 		if (frames && !tp_field_lookup(ks, "size", &t->f_ks_size) &&
-		    tracefs_event_file_write(t->inst, "lock", "contention_begin", "trigger", trig) >= 0)
+		    tracefs_event_file_write(t->inst, "lock", "contention_begin", "trigger", trig) >= 0) {
 			t->ids[K_KS] = ks->id;
+			t->stack_rounds = 1;
+		}
 		else
 			m += snprintf(t->missing + m, sizeof(t->missing) - m,
 				      "%sthe stacktrace trigger (unnamed locks stay unnamed)", m ? ", " : "");
@@ -755,7 +822,7 @@ struct lock_tracer *lock_tracer_start(const struct lock_tracer_opts *o, char *er
 		goto fail;
 	}
 	t->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
-	if (!t->kbuf || enable_events(t, err, errlen) || open_cpus(t, err, errlen))
+	if (!t->kbuf || enable_events(t, o->hide_events, err, errlen) || open_cpus(t, err, errlen))
 		goto fail;
 	if (tracefs_trace_on(t->inst) < 0) {
 		snprintf(err, errlen, "%s/tracing_on: %s", t->dir, strerror(errno));

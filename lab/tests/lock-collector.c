@@ -268,6 +268,37 @@ int main(void)
 	}
 	o.flush_events = false;
 
+	/* A kernel without some events: the rest is traced, the absent ones
+	 * are named, the hold falls back to what is left. */
+	o.hide_events = "memcg:memcg_flush_stats,cgroup:cgroup_rstat_locked";
+	c = lock_collector_start(&o, err, sizeof(err));
+	if (ok(c != NULL, "the collector starts with two events absent")) {
+		const char *miss = lock_tracer_missing(lock_collector_tracer(c));
+
+		ok(strstr(miss, "memcg:memcg_flush_stats (Linux 6.13+)") &&
+		   strstr(miss, "cgroup:cgroup_rstat_locked (Linux 6.10+)") && !strstr(miss, "contention_begin"),
+		   "the absent events are named with the release that added them (%s)", miss);
+		run_workload(shared);
+		lock_collector_stop(c, err, sizeof(err));
+		ok(!lock_collector_flushes(c)->available && !lock_tracer_has_rstat(lock_collector_tracer(c)),
+		   "no flush counts and no rstat holds are claimed");
+		{
+			size_t nw;
+			struct lockcon_entry **w = lockcon_sorted(lock_tracer_waits(lock_collector_tracer(c)),
+								  false, &nw);
+
+			ok(nw > 0, "lock waits are still traced");
+			free(w);
+		}
+		ok(strstr(lock_collector_notes(c), "not traced on this kernel") != NULL,
+		   "the notes say what was not traced");
+		ok(lock_collector_hold(c)->plan.method != HOLD_RSTAT_TP &&
+		   strstr(lock_collector_hold(c)->plan.reason, "before 6.10"),
+		   "the hold method says why the rstat pair is not used (%s)", lock_collector_hold(c)->plan.reason);
+		lock_collector_free(c);
+	}
+	o.hide_events = NULL;
+
 	/* The kprobe method: end to end where it can run, a clean refusal
 	 * where it cannot. */
 	{
