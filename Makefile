@@ -176,7 +176,7 @@ bench:
 run:
 	@$(DEPS_SH) ensure run
 	@$(MAKE) --no-print-directory build
-	bin/memcg-lab probe --runtime --results default
+	bin/memcg-lab run experiments/default.exp
 
 clean:
 	rm -rf bin build
