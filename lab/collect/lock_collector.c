@@ -14,6 +14,7 @@
 #include "collect/perf_lock.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/strfmt.h"
 
 struct lock_collector {
 	struct lock_collector_opts o;
@@ -38,17 +39,12 @@ struct lock_collector {
 static void add_note(struct lock_collector *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_note(struct lock_collector *c, const char *fmt, ...)
 {
-	size_t n = strlen(c->notes);
 	va_list ap;
 
-	if (n + 2 >= sizeof(c->notes))
-		return;
 	va_start(ap, fmt);
-	vsnprintf(c->notes + n, sizeof(c->notes) - n - 1, fmt, ap);
+	str_vappendf(c->notes, sizeof(c->notes), fmt, ap);
 	va_end(ap);
-	n = strlen(c->notes);
-	c->notes[n] = '\n';
-	c->notes[n + 1] = '\0';
+	str_appendf(c->notes, sizeof(c->notes), "\n");
 }
 
 static bool snapshot_lock_stat(struct lockstat *ls, char *err, size_t errlen)

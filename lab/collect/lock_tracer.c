@@ -22,6 +22,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/owner.h"
+#include "util/strfmt.h"
 
 #define TRACEFS_MAGIC	0x74726163
 #define DEBUGFS_MAGIC	0x64626720
@@ -658,7 +659,6 @@ static int enable_events(struct lock_tracer *t, const char *hide, char *err, siz
 {
 	static const char *const systems[] = { "lock", "cgroup", "memcg", "ftrace", NULL };
 	int traced = 0;
-	size_t m = 0;
 
 	t->tep = tracefs_local_events_system(NULL, systems);
 	if (!t->tep) {
@@ -716,10 +716,8 @@ static int enable_events(struct lock_tracer *t, const char *hide, char *err, siz
 			traced++;
 			continue;
 		}
-		m += snprintf(t->missing + m, sizeof(t->missing) - m, "%s%s:%s (Linux %s+)",
-			      m ? ", " : "", d->sys, d->name, d->since);
-		if (m >= sizeof(t->missing))
-			m = sizeof(t->missing) - 1;
+		str_appendf(t->missing, sizeof(t->missing), "%s%s:%s (Linux %s+)",
+			    t->missing[0] ? ", " : "", d->sys, d->name, d->since);
 	}
 	if (!traced) {
 		snprintf(err, errlen, "none of the lock events exist on this kernel: %s", t->missing);
@@ -741,8 +739,9 @@ static int enable_events(struct lock_tracer *t, const char *hide, char *err, siz
 			t->stack_rounds = 1;
 		}
 		else
-			m += snprintf(t->missing + m, sizeof(t->missing) - m,
-				      "%sthe stacktrace trigger (unnamed locks stay unnamed)", m ? ", " : "");
+			str_appendf(t->missing, sizeof(t->missing),
+				    "%sthe stacktrace trigger (unnamed locks stay unnamed)",
+				    t->missing[0] ? ", " : "");
 	}
 	return 0;
 }
