@@ -9,8 +9,6 @@
 struct walk {
 	struct lockcon_file *f;
 	struct lockcon *lc;
-	const struct pf_evsel *begin, *end;
-	struct tp_field b_addr, b_flags, e_addr;
 	char *err;
 	size_t errlen;
 };
@@ -39,29 +37,27 @@ static int on_record(struct perf_file *pf, const struct perf_event_header *ev, u
 		return 0;
 	if (pf_parse_sample(pf, ev, &s, w->err, w->errlen))
 		return -1;
-	if (s.evsel == w->begin) {
+	if (s.evsel == w->f->begin) {
 		w->f->nbegin++;
-		lockcon_begin(w->lc, s.tid, s.time, tp_field_read(s.raw, s.raw_size, &w->b_addr),
-			      (unsigned int)tp_field_read(s.raw, s.raw_size, &w->b_flags), s.ips, s.nr);
-	} else if (s.evsel == w->end) {
+		lockcon_begin(w->lc, s.tid, s.time, tp_field_read(s.raw, s.raw_size, &w->f->b_addr),
+			      (unsigned int)tp_field_read(s.raw, s.raw_size, &w->f->b_flags), s.ips, s.nr);
+	} else if (s.evsel == w->f->end) {
 		w->f->nend++;
-		lockcon_end(w->lc, s.tid, s.time, tp_field_read(s.raw, s.raw_size, &w->e_addr), s.ips, s.nr);
+		lockcon_end(w->lc, s.tid, s.time, tp_field_read(s.raw, s.raw_size, &w->f->e_addr),
+			    s.ips, s.nr);
 	}
 	return 0;
 }
 
-int lockcon_read_perfdata(struct lockcon_file *f, const char *path, struct lockcon *lc,
-			  char *err, size_t errlen)
+int lockcon_open_perfdata(struct lockcon_file *f, const char *path, char *err, size_t errlen)
 {
-	struct walk w = { .f = f, .lc = lc, .err = err, .errlen = errlen };
-
 	memset(f, 0, sizeof(*f));
 	u64map_init(&f->comms);
 	if (pf_open(&f->pf, path, err, errlen))
 		return -1;
-	w.begin = pf_find_evsel(&f->pf, "lock:contention_begin");
-	w.end = pf_find_evsel(&f->pf, "lock:contention_end");
-	if (!w.begin || !w.end) {
+	f->begin = pf_find_evsel(&f->pf, "lock:contention_begin");
+	f->end = pf_find_evsel(&f->pf, "lock:contention_end");
+	if (!f->begin || !f->end) {
 		const char *lockdep = pf_find_evsel(&f->pf, "lock:lock_acquire") ?
 			" (it has lockdep's lock:lock_* events, which the lab does not read)" : "";
 
@@ -71,15 +67,30 @@ int lockcon_read_perfdata(struct lockcon_file *f, const char *path, struct lockc
 		lockcon_file_close(f);
 		return -1;
 	}
-	if (tp_field_lookup(w.begin->tp, "lock_addr", &w.b_addr) ||
-	    tp_field_lookup(w.begin->tp, "flags", &w.b_flags) ||
-	    tp_field_lookup(w.end->tp, "lock_addr", &w.e_addr)) {
+	if (tp_field_lookup(f->begin->tp, "lock_addr", &f->b_addr) ||
+	    tp_field_lookup(f->begin->tp, "flags", &f->b_flags) ||
+	    tp_field_lookup(f->end->tp, "lock_addr", &f->e_addr)) {
 		snprintf(err, errlen, "%s: lock:contention_begin/end formats lack the lock_addr/flags fields",
 			 path);
 		lockcon_file_close(f);
 		return -1;
 	}
-	if (pf_for_each(&f->pf, on_record, &w, err, errlen)) {
+	return 0;
+}
+
+int lockcon_walk_perfdata(struct lockcon_file *f, struct lockcon *lc, char *err, size_t errlen)
+{
+	struct walk w = { .f = f, .lc = lc, .err = err, .errlen = errlen };
+
+	return pf_for_each(&f->pf, on_record, &w, err, errlen) ? -1 : 0;
+}
+
+int lockcon_read_perfdata(struct lockcon_file *f, const char *path, struct lockcon *lc,
+			  char *err, size_t errlen)
+{
+	if (lockcon_open_perfdata(f, path, err, errlen))
+		return -1;
+	if (lockcon_walk_perfdata(f, lc, err, errlen)) {
 		lockcon_file_close(f);
 		return -1;
 	}

@@ -13,11 +13,14 @@
 #include <stddef.h>
 #include "analyze/lockcon.h"
 #include "analyze/perfdata.h"
+#include "analyze/tp_field.h"
 
 struct lockcon_file {
 	struct perf_file pf;
 	struct u64map comms;	/* tid -> char * */
 	uint64_t nbegin, nend;	/* lock samples seen */
+	const struct pf_evsel *begin, *end;
+	struct tp_field b_addr, b_flags, e_addr;
 };
 
 /*
@@ -27,6 +30,9 @@ struct lockcon_file {
  */
 int lockcon_read_perfdata(struct lockcon_file *f, const char *path, struct lockcon *lc,
 			  char *err, size_t errlen);
+/* The same in two steps, so that a caller can load symbols meanwhile. */
+int lockcon_open_perfdata(struct lockcon_file *f, const char *path, char *err, size_t errlen);
+int lockcon_walk_perfdata(struct lockcon_file *f, struct lockcon *lc, char *err, size_t errlen);
 /* perf's thread name for tid (":tid" when it never had a COMM). */
 const char *lockcon_comm(const struct lockcon_file *f, uint32_t tid, char *buf, size_t n);
 void lockcon_file_close(struct lockcon_file *f);

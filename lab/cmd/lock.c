@@ -8,6 +8,7 @@
  *                 captured perf lock contention output
  */
 #include <getopt.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,21 @@ static int report_perf_text(const char *path, bool tsv, FILE *out)
 	return 0;
 }
 
+struct syms_load {
+	struct psyms *syms;
+	const char *path;
+	bool failed;
+	char err[512];
+};
+
+static void *load_syms(void *arg)
+{
+	struct syms_load *l = arg;
+
+	l->failed = psyms_load(l->syms, l->path, l->err, sizeof(l->err)) != 0;
+	return NULL;
+}
+
 static int cmd_lock_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -128,6 +144,9 @@ static int cmd_lock_report(int argc, char **argv)
 	bool tsv = false;
 	FILE *out = stdout;
 	int c, max_stack = 8, stack_skip = 3;
+	struct syms_load ld;
+	bool loaded_inline = false;
+	pthread_t loader;
 	char *end;
 
 	optind = 1;
@@ -167,12 +186,23 @@ static int cmd_lock_report(int argc, char **argv)
 	if (perf_text)
 		return report_perf_text(perf_text, tsv, out);
 
-	if (psyms_load(&syms, kallsyms, err, sizeof(err)))
+	/* Reading kallsyms costs the kernel as much as reading a million
+	 * events costs us: do it while the file is opened and checked.  The
+	 * thread view needs no symbols. */
+	memset(&syms, 0, sizeof(syms));
+	ld = (struct syms_load){ .syms = &syms, .path = kallsyms };
+	if (by != LOCKCON_BY_THREAD && pthread_create(&loader, NULL, load_syms, &ld))
+		load_syms(&ld), loaded_inline = true;
+	if (lockcon_open_perfdata(&f, input, err, sizeof(err)))
 		die("%s", err);
-	lockcon_init(&lc, by, &syms);
+	if (by != LOCKCON_BY_THREAD && !loaded_inline)
+		pthread_join(loader, NULL);
+	if (ld.failed)
+		die("%s", ld.err);
+	lockcon_init(&lc, by, by == LOCKCON_BY_THREAD ? NULL : &syms);
 	lc.max_stack = max_stack;
 	lc.stack_skip = stack_skip;
-	if (lockcon_read_perfdata(&f, input, &lc, err, sizeof(err)))
+	if (lockcon_walk_perfdata(&f, &lc, err, sizeof(err)))
 		die("%s", err);
 	warn_foreign(&f, kallsyms);
 	if (f.pf.stats.lost || f.pf.stats.lost_samples)
