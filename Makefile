@@ -29,7 +29,10 @@ LIB_OBJS  := $(LIB_SRCS:%.c=build/obj/%.o)
 # so bin/memcg-lab stays one file that needs no object files at run time.
 BPF_SRCS  := $(wildcard lab/bpf/*.bpf.c)
 BPF_EMBED := $(BPF_SRCS:lab/bpf/%.bpf.c=build/obj/lab/bpf/%.bpf.embed.o)
-BPF_CFLAGS = -O2 -g -target bpf -I/usr/include/$(shell $(CC) -dumpmachine) -Ilab/bpf
+# __TARGET_ARCH_* lets bpf_tracing.h read kprobe arguments from pt_regs.
+BPF_ARCH  := $(shell uname -m | sed -e s/x86_64/x86/ -e s/aarch64/arm64/ -e s/ppc64le/powerpc/ \
+                                   -e s/s390x/s390/ -e s/riscv64/riscv/)
+BPF_CFLAGS = -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I/usr/include/$(shell $(CC) -dumpmachine) -Ilab/bpf
 LIB_OBJS  += $(BPF_EMBED)
 TEST_SRCS := $(wildcard lab/tests/*.c)
 TEST_BINS := $(TEST_SRCS:lab/tests/%.c=build/tests/%)
@@ -182,5 +185,9 @@ run:
 clean:
 	rm -rf bin build
 
+# The sanitizer and fuzz builds of the test programs track headers too: a
+# struct that changed must not leave them compiled against the old layout.
 -include $(LIB_OBJS:.o=.d) $(TEST_SRCS:lab/tests/%.c=build/obj/lab/tests/%.d) build/obj/lab/memcg-lab.d \
-	$(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(BENCH_SRCS:lab/bench/%.c=build/obj/lab/bench/%.d)
+	$(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(BENCH_SRCS:lab/bench/%.c=build/obj/lab/bench/%.d) \
+	$(UNIT_SRCS:lab/tests/%.c=build/asan/obj/lab/tests/%.d) \
+	$(FUZZ_SRCS:lab/tests/fuzz/%.c=build/fuzz/obj/lab/tests/fuzz/%.d)
