@@ -26,7 +26,7 @@ static const char record_usage[] =
 	"Ctrl-C ends the window early) and writes results/<date>-<name>/ with\n"
 	"data/lock-locks.tsv (per lock: waits, holds, method), lock-rstat.tsv (the\n"
 	"rstat flush lock per root and level), lock-hold.tsv (the hold-time target),\n"
-	"lock-flush.tsv (memcg_flush_stats counts) and lock-hist/ (histograms).\n"
+	"lock-flush.tsv (memcg_flush_stats counts) and hist-lock-{wait,hold}.*.tsv (histograms).\n"
 	"\n"
 	"  -d, --duration SEC   window length without COMMAND (default 10)\n"
 	"  -n, --name NAME      results directory name (default lock)\n"

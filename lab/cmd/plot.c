@@ -54,6 +54,8 @@ static void label_of(struct pdir *d, char tag)
 		die("%s: cannot read or parse (not a results directory?)", mp);
 	if (json_object_object_get_ex(meta, "probe", &probe) && json_object_object_get_ex(probe, "kernel", &k))
 		kernel = json_object_get_string(k);
+	else if (json_object_object_get_ex(meta, "uname", &k))
+		kernel = json_object_get_string(k);	/* a driver's own run: the host's kernel */
 	if (json_object_object_get_ex(meta, "status", &st) && strcmp(json_object_get_string(st), "complete"))
 		status = " (incomplete)";
 	snprintf(d->label, sizeof(d->label), "%c: %s%s", tag, kernel, status);

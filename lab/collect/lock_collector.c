@@ -381,29 +381,36 @@ static void hist_cols(FILE *f, const struct hist *h)
 		hist_mean(h), h->max, hist_quantile(h, 0.5), hist_quantile(h, 0.99));
 }
 
-static void file_name(char *buf, size_t n, const char *lock, const char *what)
+/*
+ * Histograms go where the plot step finds them: data/hist-<group>.<series>.tsv
+ * with group lock-wait or lock-hold (one CDF each) and the lock as the
+ * series, titled with the lock and the method that measured it.
+ */
+static void write_hist(struct results *r, const char *group, const char *lock, const char *title,
+		       const struct hist *h)
 {
-	size_t k = 0;
-
-	for (const char *p = lock; *p && k + 1 < n; p++)
-		buf[k++] = isalnum((unsigned char)*p) || *p == '.' || *p == '-' ? *p : '_';
-	buf[k] = '\0';
-	snprintf(buf + k, n - k, ".%s.tsv", what);
-}
-
-static void write_hist(struct results *r, const char *lock, const char *what, const struct hist *h)
-{
-	char name[256], rel[300];
+	char name[300];
+	size_t k;
 	FILE *f;
 
 	if (!h || !h->count)
 		return;
-	file_name(name, sizeof(name), lock, what);
-	snprintf(rel, sizeof(rel), "lock-hist/%s", name);
-	f = results_open_data(r, rel);
+	k = (size_t)snprintf(name, sizeof(name), "hist-%s.", group);
+	for (const char *p = lock; *p && k + 5 < sizeof(name); p++)
+		name[k++] = isalnum((unsigned char)*p) || *p == '.' || *p == '-' ? *p : '_';
+	snprintf(name + k, sizeof(name) - k, ".tsv");
+	f = results_open_data(r, name);
+	fprintf(f, "# title: %s\n", title);
 	hist_write_tsv(h, f);
 	fclose(f);
 }
+
+static void hold_title(const struct lock_collector *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "lock hold times (method: %s)", hold_method_name(c->hold.plan.method));
+}
+
+#define WAIT_TITLE "lock wait times (lock:contention_begin/end)"
 
 static void lock_label(const struct lock_collector *c, const struct lockcon_entry *e, char *buf, size_t n)
 {
@@ -447,7 +454,7 @@ static void write_locks(struct lock_collector *c, struct results *r)
 		hist_cols(f, tgt ? &c->hold.hold : NULL);
 		fprintf(f, "\tlock:contention_begin/end\t%s\n",
 			tgt ? hold_method_name(c->hold.plan.method) : "-");
-		write_hist(r, label, "wait", v[i]->hist);
+		write_hist(r, "lock-wait", label, WAIT_TITLE, v[i]->hist);
 	}
 	free(v);
 	if (c->hold.measured && !target_done) {
@@ -457,8 +464,12 @@ static void write_locks(struct lock_collector *c, struct results *r)
 		hist_cols(f, &c->hold.hold);
 		fprintf(f, "\t-\t%s\n", hold_method_name(c->hold.plan.method));
 	}
-	if (c->hold.measured)
-		write_hist(r, c->hold.lock_name, "hold", &c->hold.hold);
+	if (c->hold.measured) {
+		char t[160];
+
+		hold_title(c, t, sizeof(t));
+		write_hist(r, "lock-hold", c->hold.lock_name, t, &c->hold.hold);
+	}
 	fclose(f);
 }
 
@@ -483,8 +494,9 @@ static void write_rstat(struct lock_collector *c, struct results *r)
 		snprintf(label, sizeof(label), "%s.root%d.level%d",
 			 lock_tracer_rstat_lock_name(c->tracer, s[i].root), s[i].root, s[i].level);
 		snprintf(lvl, sizeof(lvl), "%d", s[i].level);
-		write_hist(r, label, "wait", &s[i].wait);
-		write_hist(r, label, "hold", &s[i].hold);
+		write_hist(r, "lock-wait", label, WAIT_TITLE, &s[i].wait);
+		write_hist(r, "lock-hold", label, "rstat flush lock hold times (method: rstat tracepoints)",
+			   &s[i].hold);
 	}
 	free(s);
 	fclose(f);
@@ -510,15 +522,25 @@ static void write_hold(struct lock_collector *c, struct results *r)
 		fprintf(f, "%s\t%s\twait\t%s", h->plan.target, h->lock_name, hold_method_name(h->plan.method));
 		hist_cols(f, &h->wait);
 		fprintf(f, "\t-\n");
-		write_hist(r, h->lock_name, "wait-hold-method", &h->wait);
+		{
+			char t[160], series[200];
+
+			snprintf(t, sizeof(t), "lock wait times (method: %s)", hold_method_name(h->plan.method));
+			snprintf(series, sizeof(series), "%s.by-hold-method", h->lock_name);
+			write_hist(r, "lock-wait", series, t, &h->wait);
+		}
 	}
 	fprintf(f, "%s\t%s\tread_latency_upper_bound\tstat-read driver", h->plan.target,
 		h->lock_name[0] ? h->lock_name : "-");
 	hist_cols(f, h->have_read_bound ? &h->read_latency : NULL);
 	fprintf(f, "\t%s\n", h->have_read_bound ? "each read() holds the lock at most this long" :
 		"no read() latency was passed to the collector");
-	if (h->have_read_bound)
-		write_hist(r, "read-latency", "bound", &h->read_latency);
+	if (h->have_read_bound) {
+		char t[160];
+
+		hold_title(c, t, sizeof(t));
+		write_hist(r, "lock-hold", "read-latency-upper-bound", t, &h->read_latency);
+	}
 	fclose(f);
 }
 
@@ -576,15 +598,6 @@ static json_object *meta_json(const struct lock_collector *c)
 
 int lock_collector_write(struct lock_collector *c, struct results *r)
 {
-	char *hdir = results_path(r, "data/lock-hist");
-	int e = mkdir_p(hdir, 0755);
-
-	if (e < 0) {
-		warnx_lab("%s: cannot create: %s", hdir, strerror(-e));
-		free(hdir);
-		return -1;
-	}
-	free(hdir);
 	if (c->tracer) {
 		write_locks(c, r);
 		write_rstat(c, r);
@@ -602,6 +615,13 @@ int lock_collector_write(struct lock_collector *c, struct results *r)
 
 		lct_write_tsv(f, &c->perf_tables[v][0]);
 		fclose(f);
+	}
+	{
+		/* The tables a reader of report.txt sees, as the terminal showed them. */
+		FILE *t = results_open_data(r, "lock-report.txt");
+
+		lock_collector_print(c, t);
+		fclose(t);
 	}
 	results_meta_set(r, "lock", meta_json(c));
 	return 0;

@@ -66,8 +66,9 @@ const struct lock_tracer *lock_collector_tracer(const struct lock_collector *c);
 const char *lock_collector_notes(const struct lock_collector *c);
 const char *lock_collector_perf_data(const struct lock_collector *c);
 
-/* data/lock-locks.tsv, lock-rstat.tsv, lock-hold.tsv, lock-flush.tsv,
- * lock-hist/NAME.{wait,hold}.tsv, perf outputs; "lock" in meta.json.  0 or -1. */
+/* data/lock-report.txt (what lock_collector_print shows), lock-locks.tsv,
+ * lock-rstat.tsv, lock-hold.tsv, lock-flush.tsv,
+ * hist-lock-{wait,hold}.NAME.tsv (for the plots), perf outputs; "lock" in meta.json.  0 or -1. */
 int lock_collector_write(struct lock_collector *c, struct results *r);
 /* The tables a terminal user reads. */
 void lock_collector_print(const struct lock_collector *c, FILE *f);

@@ -63,13 +63,23 @@ owned_in() {
 	for p in $(sort -u "$2"); do ls "$1" 2>/dev/null | grep "^memcg-lab-$p-"; done
 }
 
+# One whole run first: how long it takes, so the kills land anywhere in it.
+t0=$(date +%s.%N)
+"$LAB" run "$T/k.exp" >/dev/null 2>&1
+st=$?
+span=$(awk -v t0="$t0" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.2f", t1 - t0 }')
+ok '[ $st = 0 ] && grep -q "\"status\":\"complete\"" "$T"/results/*-killed*/meta.json' \
+	"the experiment runs to completion when left alone (${span} s)"
+rm -rf "$T/results"
+
 bad_procs=0 bad_trees=0 bad_inst=0 bad_rate=0 bad_status=0 bad_sentinel=0 finished=0
 for i in $(seq "$iters"); do
 	MEMCG_LAB_KILLTEST=$$.$i setsid "$LAB" run "$T/k.exp" >/dev/null 2>&1 &
 	pid=$!
 	echo $pid > "$T/pids"
-	# A random point in the ~10 s run; meanwhile note every process of it.
-	end=$(awk -v s=$RANDOM -v now="$(date +%s.%N)" 'BEGIN { srand(s); printf "%.2f", now + rand() * 10 }')
+	# A random point in the run; meanwhile note every process of it.
+	end=$(awk -v s=$RANDOM -v span="$span" -v now="$(date +%s.%N)" \
+		'BEGIN { srand(s); printf "%.2f", now + rand() * span }')
 	while awk -v e="$end" -v now="$(date +%s.%N)" 'BEGIN { exit !(now < e) }'; do
 		marked_pids $$.$i >> "$T/pids"
 		sleep 0.1

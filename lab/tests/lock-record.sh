@@ -66,9 +66,9 @@ for f in lock-locks lock-rstat lock-hold lock-flush; do
 	head -1 "$res/data/$f.tsv" | grep -q '^[a-z_]*	'
 	check $? "$f.tsv starts with a header row"
 done
-h=$(ls "$res/data/lock-hist/"*.hold.tsv 2>/dev/null | head -1)
-[ -n "$h" ] && head -1 "$h" | grep -q '^low_ns	high_ns	count'
-check $? "hold histogram files for the plots"
+h=$(ls "$res/data/hist-lock-hold."*.tsv 2>/dev/null | head -1)
+[ -n "$h" ] && grep -q '^# title: .*hold times (method: ' "$h" && grep -q '^low_ns	high_ns	count' "$h"
+check $? "hold histogram files for the plots, titled with the method"
 grep -Eq '"lost_events": ?0,' "$res/meta.json"
 check $? "no events lost"
 grep -Eq '"status": ?"complete"' "$res/meta.json"
