@@ -34,9 +34,7 @@ int metrics_load(const char *dir, struct metrics *m, char *err, size_t errlen)
 {
 	char *path = xasprintf("%s/" METRICS_FILE, dir);
 	FILE *f = fopen(path, "re");
-	char line[1024];
-	size_t cap = 0;
-	int lineno = 0;
+	int r;
 
 	memset(m, 0, sizeof(*m));
 	if (!f) {
@@ -44,6 +42,19 @@ int metrics_load(const char *dir, struct metrics *m, char *err, size_t errlen)
 		free(path);
 		return -1;
 	}
+	r = metrics_parse_stream(f, path, m, err, errlen);
+	fclose(f);
+	free(path);
+	return r;
+}
+
+int metrics_parse_stream(FILE *f, const char *path, struct metrics *m, char *err, size_t errlen)
+{
+	char line[1024];
+	size_t cap = 0;
+	int lineno = 0;
+
+	memset(m, 0, sizeof(*m));
 	while (fgets(line, sizeof(line), f)) {
 		char *fields[6], *save = NULL, *end;
 		int nf = 0;
@@ -89,12 +100,8 @@ int metrics_load(const char *dir, struct metrics *m, char *err, size_t errlen)
 		r->unit = xstrdup(fields[4]);
 		m->n++;
 	}
-	fclose(f);
-	free(path);
 	return 0;
 fail:
-	fclose(f);
-	free(path);
 	metrics_free(m);
 	return -1;
 }

@@ -41,6 +41,8 @@ void metrics_emit(FILE *f, const char *step, int repeat, const char *metric, dou
 		  const char *unit, const char *better);
 /* Loads <dir>/data/metrics.tsv; 0, or -1 with "file:line: what" in err. */
 int metrics_load(const char *results_dir, struct metrics *m, char *err, size_t errlen);
+/* The same from an open file; path names it in errors. */
+int metrics_parse_stream(FILE *f, const char *path, struct metrics *m, char *err, size_t errlen);
 void metrics_free(struct metrics *m);
 /* A numeric schedule step "name=value" ("tasks=6"): its name and value;
  * false for "-" or a non-numeric value. */
