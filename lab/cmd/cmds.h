@@ -6,3 +6,4 @@
  */
 CMD(cleanup, "remove lab cgroups, tracefs instances and settings left by a crashed run")
 CMD(probe, "what the kernel under test has (BTF, kallsyms, runtime probes), with evidence")
+CMD(vm, "run a lab command inside a real kernel (Debian 5.10-6.12, the lab kernel) under qemu")
