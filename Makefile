@@ -70,7 +70,7 @@ test:
 run:
 	@$(DEPS_SH) ensure run
 	@$(MAKE) --no-print-directory build
-	bin/memcg-lab probe --runtime --results default
+	bin/memcg-lab probe --results default
 
 clean:
 	rm -rf bin build

@@ -106,13 +106,15 @@ int hist_read_tsv(struct hist *h, FILE *f)
 		uint64_t lo, hi, n;
 		int idx;
 
-		if (++lineno == 1 && !strncmp(line, "low_ns", 6))
+		lineno++;
+		/* "# title: ..." comments and the header row carry no counts. */
+		if (line[0] == '#' || !strncmp(line, "low_ns", 6))
 			continue;
 		if (sscanf(line, "%" SCNu64 "\t%" SCNu64 "\t%" SCNu64, &lo, &hi, &n) != 3)
-			return -1;
+			return lineno;
 		idx = hist_index(lo);
 		if (hist_bucket_low(idx) != lo || hist_bucket_high(idx) != hi)
-			return -1;
+			return lineno;
 		if (!n)
 			continue;
 		h->bucket[idx] += n;

@@ -38,7 +38,9 @@ uint64_t hist_bucket_low(int idx);
 uint64_t hist_bucket_high(int idx);
 /* Non-empty buckets as TSV rows "low\thigh\tcount" after a header row. */
 void hist_write_tsv(const struct hist *h, FILE *f);
-/* Reads what hist_write_tsv wrote (adds into h); 0, or -1 on a malformed row. */
+/* Reads what hist_write_tsv wrote (adds into h), skipping '#' comment lines
+ * such as the "# title: ..." the plot step uses; 0, or the line number of
+ * the first malformed row (not three numbers, or not this scheme's bounds). */
 int hist_read_tsv(struct hist *h, FILE *f);
 
 static inline int hist_index(uint64_t v)

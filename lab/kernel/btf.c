@@ -20,7 +20,7 @@
 const char *kbtf_source_name(enum kbtf_source s)
 {
 	switch (s) {
-	case KBTF_RUNNING: return "running kernel BTF (" RUNNING_BTF ")";
+	case KBTF_RUNNING: return "running kernel BTF";
 	case KBTF_RAW: return "raw BTF file";
 	case KBTF_ELF: return "ELF vmlinux with .BTF";
 	case KBTF_DWARF: return "DWARF-only vmlinux converted with pahole --btf_encode_detached";
@@ -137,17 +137,19 @@ static char *release_from_name(const char *path)
 
 static int open_dwarf(struct kbtf *k, const char *vmlinux, char *err, size_t errlen)
 {
-	char tmpl[] = "/tmp/memcg-lab-btf.XXXXXX";
+	const char *tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *tmpl = xasprintf("%s/memcg-lab-btf.XXXXXX", tmpdir);
 	char *cmd, *out;
 	int fd, status;
 
 	fd = mkstemp(tmpl);
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot create a temporary file for pahole: %s", strerror(errno));
+		snprintf(err, errlen, "%s: cannot create a temporary file for pahole: %s", tmpl, strerror(errno));
+		free(tmpl);
 		return -1;
 	}
 	close(fd);
-	k->tmp_btf = xstrdup(tmpl);
+	k->tmp_btf = tmpl;
 	if (system("command -v pahole >/dev/null 2>&1") != 0) {
 		snprintf(err, errlen, "%s: DWARF-only vmlinux needs pahole to convert it (apt-get install dwarves)", vmlinux);
 		return -1;
@@ -257,7 +259,12 @@ int kbtf_open(struct kbtf *k, const char *btf_file, const char *vmlinux, char *e
 		}
 		if (f.has_dwarf) {
 			k->source = KBTF_DWARF;
-			return open_dwarf(k, path, err, errlen);
+			if (!open_dwarf(k, path, err, errlen))
+				return 0;
+			/* Callers die on failure: remove pahole's file now. */
+			if (k->tmp_btf)
+				unlink(k->tmp_btf);
+			return -1;
 		}
 		snprintf(err, errlen, "%s: ELF file with neither .BTF nor DWARF (.debug_info): "
 			 "build with CONFIG_DEBUG_INFO_BTF or CONFIG_DEBUG_INFO", path);

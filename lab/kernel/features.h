@@ -45,7 +45,7 @@ struct kfeatures {
 	bool memcg_v1_counters;		/* mem_cgroup has kmem/tcpmem (CONFIG_MEMCG_V1) */
 
 	/* Flush scheme (section 7's table). */
-	const char *flush_scope;	/* "none (pre-rstat)", "unified", "subtree" */
+	const char *flush_scope;	/* "none" (pre-rstat), "unified", "subtree" */
 	const char *flush_threshold;	/* "none", "global", "per-memcg" */
 	const char *flush_rstat_lock;	/* "none", "global cgroup_rstat_lock", "per-subsystem rstat_ss_lock" */
 	bool flush_force_flag;		/* __mem_cgroup_flush_stats(memcg, force) */

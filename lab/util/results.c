@@ -234,10 +234,54 @@ struct results *results_create(const char *name, const char *base, int argc, cha
 	return r;
 }
 
+struct results *results_attach(const char *name, int argc, char **argv)
+{
+	const char *dir = getenv(RESULTS_ENV_DIR), *step = getenv(RESULTS_ENV_STEP);
+	const char *rep = getenv(RESULTS_ENV_REPEAT);
+	struct results *r;
+	char *lp;
+
+	if (!dir || !dir[0])
+		return name ? results_create(name, NULL, argc, argv) : NULL;
+	r = xcalloc(1, sizeof(*r));
+	r->attached = true;
+	r->dir = xstrdup(dir);
+	r->meta_path = xasprintf("%s/meta.json", dir);
+	r->meta = json_object_from_file(r->meta_path);
+	if (!r->meta)
+		die("%s: cannot read the runner's meta.json (%s=%s)", r->meta_path, RESULTS_ENV_DIR, dir);
+	snprintf(r->step, sizeof(r->step), "%s", step && step[0] ? step : "-");
+	r->repeat = rep ? atoi(rep) : 0;
+	lp = xasprintf("%s/log", dir);
+	r->log = fopen(lp, "ae");
+	if (!r->log)
+		die("%s: cannot open: %s", lp, strerror(errno));
+	setvbuf(r->log, NULL, _IOLBF, 0);
+	free(lp);
+	r->cleanup_handle = -1;
+	return r;
+}
+
 void results_meta_set(struct results *r, const char *key, json_object *val)
 {
 	json_object_object_add(r->meta, key, val);
 	meta_write(r);
+}
+
+void results_skip(struct results *r, const char *what, const char *why)
+{
+	json_object *arr, *o = json_object_new_object();
+
+	note("skipping %s: %s", what, why);
+	if (!json_object_object_get_ex(r->meta, "skipped", &arr)) {
+		arr = json_object_new_array();
+		json_object_object_add(r->meta, "skipped", arr);
+	}
+	json_object_object_add(o, "what", json_object_new_string(what));
+	json_object_object_add(o, "why", json_object_new_string(why));
+	json_object_array_add(arr, o);
+	meta_write(r);
+	results_log(r, "skipped %s: %s", what, why);
 }
 
 void results_log(struct results *r, const char *fmt, ...)
@@ -262,7 +306,20 @@ char *results_path(struct results *r, const char *file)
 
 FILE *results_open_data(struct results *r, const char *file)
 {
-	char *p = xasprintf("%s/data/%s", r->dir, file);
+	const char *dot = strrchr(file, '.');
+	char *p;
+
+	if (r->attached && strcmp(r->step, "-")) {
+		int stem = dot ? (int)(dot - file) : (int)strlen(file);
+
+		p = xasprintf("%s/data/%.*s.%s.r%d%s", r->dir, stem, file, r->step, r->repeat, dot ? dot : "");
+	} else if (r->attached) {
+		int stem = dot ? (int)(dot - file) : (int)strlen(file);
+
+		p = xasprintf("%s/data/%.*s.r%d%s", r->dir, stem, file, r->repeat, dot ? dot : "");
+	} else {
+		p = xasprintf("%s/data/%s", r->dir, file);
+	}
 	FILE *f = fopen(p, "we");
 
 	if (!f)
@@ -275,6 +332,10 @@ void results_finish(struct results *r, const char *status)
 {
 	char when[32];
 
+	if (r->attached) {
+		results_log(r, "step %s repeat %d %s", r->step, r->repeat, status);
+		return;
+	}
 	iso_time_now(when, sizeof(when));
 	json_object_object_add(r->meta, "end", json_object_new_string(when));
 	json_object_object_add(r->meta, "status", json_object_new_string(status));

@@ -10,6 +10,7 @@
 #ifndef LAB_UTIL_RESULTS_H
 #define LAB_UTIL_RESULTS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <json-c/json.h>
 
@@ -19,7 +20,22 @@ struct results {
 	FILE *log;
 	json_object *meta;
 	int cleanup_handle;
+	/* Set when a driver runs under the experiment runner (results_attach). */
+	bool attached;
+	char step[128];		/* "tasks=4", or "-" */
+	int repeat;
 };
+
+/*
+ * The contract between `memcg-lab run` and the driver commands it starts:
+ * the runner sets these in the driver's environment; the driver then writes
+ * into the runner's directory (results_attach) instead of a new one, tags
+ * its data files and metrics rows with the step and repeat, and leaves the
+ * status to the runner.
+ */
+#define RESULTS_ENV_DIR "MEMCG_LAB_RESULTS_DIR"
+#define RESULTS_ENV_STEP "MEMCG_LAB_STEP"
+#define RESULTS_ENV_REPEAT "MEMCG_LAB_REPEAT"
 
 /*
  * Creates the directory (below base, default "results" in the lab's root
@@ -28,15 +44,29 @@ struct results {
  * Exits with a one-line error when the directory cannot be written.
  */
 struct results *results_create(const char *name, const char *base, int argc, char **argv);
+/*
+ * For driver commands: under the runner (RESULTS_ENV_DIR set) opens that
+ * directory; otherwise, when name is not NULL, creates a new one as
+ * results_create() does; NULL when neither (the driver prints only).
+ */
+struct results *results_attach(const char *name, int argc, char **argv);
 /* Sets a top-level key of meta.json (takes the reference) and rewrites it. */
 void results_meta_set(struct results *r, const char *key, json_object *val);
+/*
+ * Records that a part of the run was skipped, and why, in meta.json
+ * ("skipped": [{"what", "why"}]), the log and one line on stderr.  A skip
+ * is never silent; report and compare show it.
+ */
+void results_skip(struct results *r, const char *what, const char *why);
 /* Appends a timestamped line to log (and nothing to the terminal). */
 void results_log(struct results *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Opens data/<file> for writing. */
+/* Opens data/<file> for writing; when attached, the step and repeat are put
+ * before the extension ("x.tsv" -> "x.tasks=4.r0.tsv"). */
 FILE *results_open_data(struct results *r, const char *file);
 /* <dir>/<rel> (malloc'd), e.g. results_path(r, "plots/x.png"). */
 char *results_path(struct results *r, const char *rel);
-/* Writes end time and status ("complete" only when everything finished). */
+/* Writes end time and status ("complete" only when everything finished);
+ * when attached only the log line (the runner owns the status). */
 void results_finish(struct results *r, const char *status);
 void results_free(struct results *r);
 

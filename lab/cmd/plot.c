@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memcg-lab plot: gnuplot renderings of one or more results directories,
+ * each as PNG, SVG and an ASCII (dumb terminal) text to paste into a mail.
+ *
+ *  - series-<metric>: every metric measured at numeric schedule steps
+ *    (data/metrics.tsv), one line per directory (A vs B), stddev bars;
+ *  - cdf-<group>: latency histograms data/hist-<group>.<series>.tsv as
+ *    CDFs, one line per series (e.g. read latency per level, lock wait and
+ *    hold); their "# title:" lines name the lock and the method.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <json-c/json.h>
+#include "analyze/hist.h"
+#include "analyze/stats.h"
+#include "cmd/builtin.h"
+#include "util/err.h"
+#include "util/fileio.h"
+#include "util/gnuplot.h"
+#include "util/metrics.h"
+
+static const char usage_text[] =
+"usage: memcg-lab plot DIR [DIR...] [--out DIR] [--size WIDTHxHEIGHT]\n"
+"\n"
+"Plots results directories with the gnuplot templates in plots/: each plot as\n"
+"PNG, SVG and a 79x24 ASCII rendering (.txt) to paste into a mail.  With\n"
+"several directories the series are drawn against each other (A vs B).\n"
+"\n"
+"  --out DIR     where to write (default: the first DIR's plots/)\n"
+"  --size WxH    PNG/SVG size in pixels (default 800x500)\n"
+"  -h, --help    this text\n";
+
+struct pdir {
+	const char *dir;
+	char label[160];
+	struct metrics m;
+	bool have_metrics;
+};
+
+static void label_of(struct pdir *d, char tag)
+{
+	char *mp = xasprintf("%s/meta.json", d->dir);
+	json_object *meta = json_object_from_file(mp), *probe, *k, *st;
+	const char *kernel = "kernel ?", *status = "";
+
+	if (!meta)
+		die("%s: cannot read or parse (not a results directory?)", mp);
+	if (json_object_object_get_ex(meta, "probe", &probe) && json_object_object_get_ex(probe, "kernel", &k))
+		kernel = json_object_get_string(k);
+	if (json_object_object_get_ex(meta, "status", &st) && strcmp(json_object_get_string(st), "complete"))
+		status = " (incomplete)";
+	snprintf(d->label, sizeof(d->label), "%c: %s%s", tag, kernel, status);
+	json_object_put(meta);
+	free(mp);
+}
+
+static bool step_value(const char *step, char *name, size_t n, double *v)
+{
+	const char *eq = strchr(step, '=');
+	char *end;
+
+	if (!eq)
+		return false;
+	*v = strtod(eq + 1, &end);
+	if (end == eq + 1 || *end)
+		return false;
+	snprintf(name, n, "%.*s", (int)(eq - step), step);
+	return true;
+}
+
+static char *safe_name(const char *s)
+{
+	char *o = xstrdup(s);
+
+	for (char *p = o; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '.' || *p == '_' || *p == '-'))
+			*p = '_';
+	return o;
+}
+
+/* Writes "step_value mean stddev" rows of one metric; false if none. */
+static bool write_series(const struct pdir *d, const char *metric, const char *path, char *xname, size_t xn)
+{
+	FILE *f = fopen(path, "we");
+	double steps[256];
+	size_t nsteps = 0;
+
+	if (!f)
+		die("%s: cannot write: %s", path, strerror(errno));
+	fprintf(f, "step\tmean\tstddev\n");
+	for (size_t i = 0; i < d->m.n && nsteps < 256; i++) {
+		double x;
+		bool seen = false;
+
+		if (strcmp(d->m.rows[i].metric, metric) || !step_value(d->m.rows[i].step, xname, xn, &x))
+			continue;
+		for (size_t s = 0; s < nsteps; s++)
+			seen |= steps[s] == x;
+		if (!seen)
+			steps[nsteps++] = x;
+	}
+	for (size_t s = 0; s < nsteps; s++) {
+		double v[1024];
+		size_t n = 0;
+		struct sample_stats st;
+		char tmp[64];
+		double x;
+
+		for (size_t i = 0; i < d->m.n && n < 1024; i++)
+			if (!strcmp(d->m.rows[i].metric, metric) &&
+			    step_value(d->m.rows[i].step, tmp, sizeof(tmp), &x) && x == steps[s])
+				v[n++] = d->m.rows[i].value;
+		sample_stats(v, n, &st);
+		fprintf(f, "%.17g\t%.17g\t%.17g\n", steps[s], st.mean, st.stddev);
+	}
+	fclose(f);
+	return nsteps > 0;
+}
+
+static int plot_series(struct pdir *dirs, int ndirs, const char *out, int w, int h)
+{
+	int nplots = 0;
+
+	for (size_t i = 0; i < dirs[0].m.n; i++) {
+		const struct metric_row *r = &dirs[0].m.rows[i];
+		char xname[64], err[512], *vars, *base, *sm, *qt;
+		double x;
+		bool first = true;
+		int nfiles = 0;
+
+		if (r->better == '-' || !step_value(r->step, xname, sizeof(xname), &x))
+			continue;
+		for (size_t j = 0; j < i && first; j++)
+			first = strcmp(dirs[0].m.rows[j].metric, r->metric) ||
+				!step_value(dirs[0].m.rows[j].step, xname, sizeof(xname), &x);
+		if (!first)
+			continue;
+		sm = safe_name(r->metric);
+		vars = xstrdup("");
+		for (int d = 0; d < ndirs; d++) {
+			char *path = xasprintf("%s/series-%s.%d.tsv", out, sm, d), *qp, *ql, *nv;
+
+			if (!dirs[d].have_metrics || !write_series(&dirs[d], r->metric, path, xname, sizeof(xname))) {
+				unlink(path);
+				free(path);
+				continue;
+			}
+			nfiles++;
+			qp = gnuplot_quote(path);
+			ql = gnuplot_quote(dirs[d].label);
+			nv = xasprintf("%sfile%d=%s; label%d=%s\n", vars, nfiles, qp, nfiles, ql);
+			free(vars);
+			vars = nv;
+			free(qp);
+			free(ql);
+			free(path);
+		}
+		{
+			char *title = xasprintf("%s vs %s", r->metric, xname);
+			char *ylabel = xasprintf("%s [%s]", r->metric, r->unit);
+			char *qx = gnuplot_quote(xname), *qy = gnuplot_quote(ylabel), *nv;
+
+			qt = gnuplot_quote(title);
+			nv = xasprintf("%snfiles=%d; title=%s; xlabel=%s; ylabel=%s\n", vars, nfiles, qt, qx, qy);
+			free(vars);
+			vars = nv;
+			free(title);
+			free(ylabel);
+			free(qx);
+			free(qy);
+			free(qt);
+		}
+		base = xasprintf("%s/series-%s", out, sm);
+		if (gnuplot_render("series", vars, base, w, h, err, sizeof(err)))
+			die("plot: %s", err);
+		printf("plot: %s.{png,svg,txt}\n", base);
+		nplots++;
+		free(base);
+		free(vars);
+		free(sm);
+	}
+	return nplots;
+}
+
+/* Histogram file -> "value cumulative_fraction" rows; returns its title line. */
+static char *write_cdf(const char *hist_path, const char *out_path)
+{
+	FILE *in = fopen(hist_path, "re"), *out;
+	static struct hist h;
+	char line[512], *title = NULL;
+	uint64_t seen = 0;
+	int bad;
+
+	if (!in)
+		die("%s: cannot read: %s", hist_path, strerror(errno));
+	while (fgets(line, sizeof(line), in) && line[0] == '#')
+		if (!strncmp(line, "# title:", 8) && !title) {
+			line[strcspn(line, "\n")] = '\0';
+			title = xstrdup(line + 8 + strspn(line + 8, " "));
+		}
+	rewind(in);
+	hist_init(&h);
+	bad = hist_read_tsv(&h, in);
+	if (bad)
+		die("%s:%d: not a lab histogram row (want low_ns high_ns count, with the lab's bucket bounds)",
+		    hist_path, bad);
+	fclose(in);
+	out = fopen(out_path, "we");
+	if (!out)
+		die("%s: cannot write: %s", out_path, strerror(errno));
+	fprintf(out, "value_ns\tcdf\n");
+	for (int i = 0; i < HIST_NBUCKETS && h.count; i++) {
+		if (!h.bucket[i])
+			continue;
+		seen += h.bucket[i];
+		fprintf(out, "%llu\t%.9f\n", (unsigned long long)hist_bucket_high(i) + (i == HIST_NBUCKETS - 1 ? 0 : 1),
+			(double)seen / (double)h.count);
+	}
+	fclose(out);
+	return title;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int plot_cdfs(struct pdir *dirs, int ndirs, const char *out, int w, int h)
+{
+	char *groups[64];
+	int ngroups = 0, nplots = 0;
+
+	/* Groups: the part of hist-<group>.<series>.tsv before the dot. */
+	for (int d = 0; d < ndirs; d++) {
+		char *data = xasprintf("%s/data", dirs[d].dir);
+		DIR *dp = opendir(data);
+		struct dirent *e;
+
+		while (dp && (e = readdir(dp))) {
+			const char *dot;
+			char *g;
+			bool seen = false;
+
+			if (strncmp(e->d_name, "hist-", 5) || !strstr(e->d_name, ".tsv"))
+				continue;
+			dot = strchr(e->d_name + 5, '.');
+			g = xasprintf("%.*s", (int)(dot - (e->d_name + 5)), e->d_name + 5);
+			for (int i = 0; i < ngroups && !seen; i++)
+				seen = !strcmp(groups[i], g);
+			if (!seen && ngroups < 64)
+				groups[ngroups++] = g;
+			else
+				free(g);
+		}
+		if (dp)
+			closedir(dp);
+		free(data);
+	}
+	qsort(groups, ngroups, sizeof(groups[0]), cmp_str);
+	for (int g = 0; g < ngroups; g++) {
+		char *vars = xstrdup(""), *title = NULL, *base, err[512];
+		int nfiles = 0;
+
+		for (int d = 0; d < ndirs; d++) {
+			char *data = xasprintf("%s/data", dirs[d].dir);
+			struct dirent **ents;
+			int n = scandir(data, &ents, NULL, alphasort);
+
+			for (int i = 0; i < n; i++) {
+				const char *nm = ents[i]->d_name;
+				size_t gl = strlen(groups[g]);
+
+				if (!strncmp(nm, "hist-", 5) && !strncmp(nm + 5, groups[g], gl) && nm[5 + gl] == '.' &&
+				    strstr(nm, ".tsv")) {
+					char *src = xasprintf("%s/%s", data, nm);
+					char *dst = xasprintf("%s/cdf-%s.%d.%d.tsv", out, groups[g], d, nfiles + 1);
+					char *t = write_cdf(src, dst), *series, *lab, *qd, *ql, *nv;
+
+					series = xasprintf("%.*s", (int)(strlen(nm + 6 + gl) - 4), nm + 6 + gl);
+					lab = ndirs > 1 ? xasprintf("%s %s", dirs[d].label, series) : xstrdup(series);
+					nfiles++;
+					qd = gnuplot_quote(dst);
+					ql = gnuplot_quote(lab);
+					nv = xasprintf("%sfile%d=%s; label%d=%s\n", vars, nfiles, qd, nfiles, ql);
+					free(vars);
+					vars = nv;
+					if (t && !title)
+						title = t;
+					else
+						free(t);
+					free(qd);
+					free(ql);
+					free(series);
+					free(lab);
+					free(src);
+					free(dst);
+				}
+				free(ents[i]);
+			}
+			if (n >= 0)
+				free(ents);
+			free(data);
+		}
+		{
+			char *full = xasprintf("%s%s%s", title ? title : groups[g], ndirs == 1 ? " - " : "",
+					       ndirs == 1 ? dirs[0].label + 3 : "");
+			char *qt = gnuplot_quote(full), *nv;
+
+			nv = xasprintf("%snfiles=%d; title=%s; xlabel='latency [ns]'\n", vars, nfiles, qt);
+			free(vars);
+			vars = nv;
+			free(qt);
+			free(full);
+		}
+		base = xasprintf("%s/cdf-%s", out, groups[g]);
+		if (gnuplot_render("cdf", vars, base, w, h, err, sizeof(err)))
+			die("plot: %s", err);
+		printf("plot: %s.{png,svg,txt}\n", base);
+		nplots++;
+		free(base);
+		free(vars);
+		free(title);
+		free(groups[g]);
+	}
+	return nplots;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "size", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *out = NULL;
+	int c, w = 800, h = 500, ndirs, nplots;
+	char why[256], *outdir;
+	struct pdir *dirs;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 's':
+			if (sscanf(optarg, "%dx%d", &w, &h) != 2 || w < 100 || h < 100 || w > 10000 || h > 10000)
+				die("plot: --size '%s': want WIDTHxHEIGHT in pixels, 100..10000 (e.g. 800x500)", optarg);
+			break;
+		case 'h': usage_exit(usage_text, 0);
+		default: usage_exit(usage_text, EXIT_LAB_ERR);
+		}
+	}
+	ndirs = argc - optind;
+	if (ndirs < 1)
+		die("plot: needs at least one results directory");
+	if (!gnuplot_available(why, sizeof(why)))
+		die("plot: %s", why);
+	dirs = xcalloc(ndirs, sizeof(*dirs));
+	for (int i = 0; i < ndirs; i++) {
+		char err[512];
+
+		dirs[i].dir = argv[optind + i];
+		label_of(&dirs[i], 'A' + (i < 26 ? i : 25));
+		dirs[i].have_metrics = !metrics_load(dirs[i].dir, &dirs[i].m, err, sizeof(err));
+		if (!dirs[i].have_metrics && errno != ENOENT && !strstr(err, "No such file"))
+			die("%s", err);
+	}
+	outdir = out ? xstrdup(out) : xasprintf("%s/plots", dirs[0].dir);
+	if (mkdir_p(outdir, 0755))
+		die("%s: cannot create: %s", outdir, strerror(errno));
+	nplots = plot_series(dirs, ndirs, outdir, w, h);
+	nplots += plot_cdfs(dirs, ndirs, outdir, w, h);
+	if (!nplots)
+		printf("plot: nothing to plot in %s (no stepped metrics in data/metrics.tsv, no data/hist-*.tsv)\n",
+		       dirs[0].dir);
+	for (int i = 0; i < ndirs; i++)
+		metrics_free(&dirs[i].m);
+	free(dirs);
+	free(outdir);
+	return 0;
+}

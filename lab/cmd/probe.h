@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The probe's findings, for the commands that record them with a run. */
+#ifndef LAB_CMD_PROBE_H
+#define LAB_CMD_PROBE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <json-c/json.h>
+#include "kernel/btf.h"
+#include "kernel/features.h"
+#include "kernel/kallsyms.h"
+#include "kernel/sysinfo.h"
+
+struct probe_report {
+	struct kbtf kbtf;
+	struct ksyms syms;
+	bool have_syms;
+	char syms_note[512];
+	bool running;
+	struct lab_sysinfo sys;		/* running kernel only */
+	struct kfeatures feat;
+};
+
+/* Dies with a one-line error when the input cannot be read. */
+void probe_collect(struct probe_report *p, const char *btf_file, const char *vmlinux);
+json_object *probe_json(const struct probe_report *p);
+void probe_print(FILE *f, const struct probe_report *p);
+void probe_release(struct probe_report *p);
+
+#endif

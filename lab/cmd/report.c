@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memcg-lab report DIR: one text a reviewer can read top to bottom: the
+ * kernel and its features, what was skipped and why, the layout verdicts,
+ * the driver tables (mean, stddev and runs per step and metric), and the
+ * tables the collectors left (lock waits and holds, c2c fields).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+#include "analyze/stats.h"
+#include "cmd/builtin.h"
+#include "cmd/report.h"
+#include "util/err.h"
+#include "util/fileio.h"
+#include "util/metrics.h"
+
+static const char usage_text[] =
+"usage: memcg-lab report DIR [--out FILE]\n"
+"\n"
+"Prints the report of a results directory: kernel and features, skipped parts\n"
+"with their reasons, layout verdicts, driver tables, lock and c2c tables.\n"
+"An incomplete run is marked at the top.\n"
+"\n"
+"  --out FILE    write it there instead of stdout (the runner writes report.txt)\n"
+"  -h, --help    this text\n";
+
+static const char *jstr(json_object *o, const char *path)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save))
+		if (!o || !json_object_object_get_ex(o, k, &o))
+			return NULL;
+	return o ? json_object_get_string(o) : NULL;
+}
+
+static void section(FILE *out, const char *title)
+{
+	fprintf(out, "\n%s\n", title);
+	for (size_t i = 0; i < strlen(title); i++)
+		fputc('-', out);
+	fputc('\n', out);
+}
+
+/* Copies a text file of the results into the report, indented. */
+static bool include_file(FILE *out, const char *dir, const char *rel, const char *title)
+{
+	char *p = xasprintf("%s/%s", dir, rel), *text = read_text(p, NULL);
+
+	free(p);
+	if (!text)
+		return false;
+	section(out, title);
+	for (char *line = text, *nl; *line; line = nl ? nl + 1 : line + strlen(line)) {
+		nl = strchr(line, '\n');
+		fprintf(out, "  %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
+		if (!nl)
+			break;
+	}
+	free(text);
+	return true;
+}
+
+static void metrics_table(FILE *out, const char *dir)
+{
+	struct metrics m;
+	char err[512];
+	static double v[1024];
+
+	if (metrics_load(dir, &m, err, sizeof(err)))
+		return;
+	section(out, "Driver results (mean, stddev%, runs)");
+	fprintf(out, "  %-16s %-34s %14s %6s %4s  %s\n", "step", "metric", "mean", "sd%", "runs", "unit");
+	for (size_t i = 0; i < m.n; i++) {
+		struct sample_stats st;
+		size_t n = 0;
+		bool first = true;
+
+		for (size_t j = 0; j < i && first; j++)
+			first = strcmp(m.rows[j].step, m.rows[i].step) || strcmp(m.rows[j].metric, m.rows[i].metric);
+		if (!first)
+			continue;
+		for (size_t j = i; j < m.n && n < 1024; j++)
+			if (!strcmp(m.rows[j].step, m.rows[i].step) && !strcmp(m.rows[j].metric, m.rows[i].metric))
+				v[n++] = m.rows[j].value;
+		sample_stats(v, n, &st);
+		fprintf(out, "  %-16s %-34s %14.6g %5.1f%% %4zu  %s\n", m.rows[i].step, m.rows[i].metric, st.mean,
+			st.mean ? 100 * st.stddev / (st.mean < 0 ? -st.mean : st.mean) : 0.0, n, m.rows[i].unit);
+	}
+	metrics_free(&m);
+}
+
+int report_write(const char *dir, FILE *out, char *err, size_t errlen)
+{
+	char *mp = xasprintf("%s/meta.json", dir);
+	json_object *meta = json_object_from_file(mp), *skipped, *feat;
+	const char *status, *v;
+
+	if (!meta) {
+		snprintf(err, errlen, "%s: cannot read or parse (not a results directory?)", mp);
+		free(mp);
+		return -1;
+	}
+	free(mp);
+	status = jstr(meta, "status");
+	fprintf(out, "memcg-lab report: %s\n", dir);
+	if (!status || strcmp(status, "complete"))
+		fprintf(out, "** INCOMPLETE RUN (status: %s): the numbers below may be partial **\n",
+			status ? status : "unknown");
+	fprintf(out, "experiment %s, started %s, ended %s, lab %s\n", jstr(meta, "name") ? jstr(meta, "name") : "?",
+		jstr(meta, "start") ? jstr(meta, "start") : "?", jstr(meta, "end") ? jstr(meta, "end") : "(not finished)",
+		jstr(meta, "lab_revision") ? jstr(meta, "lab_revision") : "?");
+
+	section(out, "Kernel");
+	fprintf(out, "  release          %s\n", (v = jstr(meta, "probe.kernel")) ? v : "unknown (no probe)");
+	if (json_object_object_get_ex(meta, "probe", &feat) && json_object_object_get_ex(feat, "features", &feat)) {
+		static const char *const keys[] = { "cacheline_split", "stock_slots", "user_flush_mutex",
+						    "obj_stock_split", "cacheline_size", "flush_scheme" };
+
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			char ev[128];
+
+			snprintf(ev, sizeof(ev), "evidence.%s", keys[i]);
+			fprintf(out, "  %-16s %s\n", keys[i], (v = jstr(feat, keys[i])) ? v : "?");
+			if ((v = jstr(feat, ev)) && strcmp(keys[i], "flush_scheme"))
+				fprintf(out, "  %-16s   (%s)\n", "", v);
+		}
+	}
+	if ((v = jstr(meta, "runtime.charge_batch")))
+		fprintf(out, "  charge batch     %s pages (runtime probe)\n", v);
+	if ((v = jstr(meta, "runtime.stock_slots")))
+		fprintf(out, "  stock slots      %s (runtime probe; agrees with BTF: %s)\n", v,
+			jstr(meta, "runtime.agrees_with_btf") ? jstr(meta, "runtime.agrees_with_btf") : "?");
+	if ((v = jstr(meta, "scaled")))
+		fprintf(out, "  scaled down      %s\n", v);
+
+	if (json_object_object_get_ex(meta, "skipped", &skipped) && json_object_array_length(skipped)) {
+		section(out, "Skipped (not measured)");
+		for (size_t i = 0; i < json_object_array_length(skipped); i++) {
+			json_object *s = json_object_array_get_idx(skipped, i);
+
+			fprintf(out, "  %s: %s\n", jstr(s, "what") ? jstr(s, "what") : "?",
+				jstr(s, "why") ? jstr(s, "why") : "?");
+		}
+	}
+	include_file(out, dir, "data/layout-check.txt", "Layout verdicts");
+	metrics_table(out, dir);
+	include_file(out, dir, "data/lock-report.txt", "Locks: waits and holds");
+	include_file(out, dir, "data/c2c-fields.txt", "perf c2c: fields behind shared cachelines");
+	json_object_put(meta);
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *outp = NULL;
+	char err[512];
+	FILE *out = stdout;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': outp = optarg; break;
+		case 'h': usage_exit(usage_text, 0);
+		default: usage_exit(usage_text, EXIT_LAB_ERR);
+		}
+	}
+	if (argc - optind != 1)
+		die("report: needs exactly one results directory");
+	if (outp && !(out = fopen(outp, "we")))
+		die("%s: cannot write: %s", outp, strerror(errno));
+	if (report_write(argv[optind], out, err, sizeof(err)))
+		die("%s", err);
+	if (outp)
+		fclose(out);
+	return 0;
+}

@@ -1,0 +1,56 @@
+#!/bin/bash
+# memcg-lab plot on a synthetic results directory: every plot exists as PNG
+# (of the requested size), SVG and an ASCII rendering that fits 80 columns;
+# without gnuplot, plot fails with one clear line and other commands work.
+set -u
+cd "$(dirname "$0")/../.."
+LAB=$PWD/bin/memcg-lab
+T=$(mktemp -d /tmp/memcg-lab-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0
+ok() { n=$((n + 1)); if eval "$1"; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+
+if ! command -v gnuplot >/dev/null; then
+	echo "1..0 # SKIP gnuplot not installed (make deps)"
+	exit 0
+fi
+mkdir -p "$T/r/data"
+echo '{"name":"t","status":"complete","probe":{"kernel":"6.18.44"}}' > "$T/r/meta.json"
+{
+	printf 'step\trepeat\tmetric\tvalue\tunit\tbetter\n'
+	for c in 1 2 4 8; do for r in 0 1; do
+		printf 'tasks=%s\t%s\tcharge.ops_per_s\t%s\tops/s\thigher\n' $c $r $((c * 1000 + r * 50))
+	done; done
+} > "$T/r/data/metrics.tsv"
+{
+	echo "# title: cgroup_rstat_lock hold time (method: rstat tracepoints)"
+	printf 'low_ns\thigh_ns\tcount\n992\t1007\t5\n2048\t2111\t10\n65536\t67583\t3\n'
+} > "$T/r/data/hist-lock.hold.tsv"
+printf 'low_ns\thigh_ns\tcount\n496\t503\t7\n4096\t4223\t2\n' > "$T/r/data/hist-lock.wait.tsv"
+
+out=$($LAB plot --size 640x400 "$T/r" 2>&1); st=$?
+ok '[ $st = 0 ]' "plot exits 0"
+for p in series-charge.ops_per_s cdf-lock; do
+	ok '[ -s "$T/r/plots/$p.png" ] && [ -s "$T/r/plots/$p.svg" ] && [ -s "$T/r/plots/$p.txt" ]' \
+		"$p: PNG, SVG and ASCII written and non-empty"
+	wh=$(od -An -tu1 -j16 -N8 "$T/r/plots/$p.png" | awk '{print $3*256+$4 "x" $7*256+$8}')
+	ok '[ "$wh" = 640x400 ]' "$p.png has the requested size 640x400 (got $wh)"
+	ok 'grep -q "width=\"640\"" "$T/r/plots/$p.svg"' "$p.svg has the requested width"
+	ok '[ -z "$(awk "length(\$0) > 80" "$T/r/plots/$p.txt")" ]' "$p.txt fits in 80 columns"
+done
+ok 'grep -q "cgroup_rstat_lock hold time (method: rstat tracepoints)" "$T/r/plots/cdf-lock.txt"' \
+	"the CDF title names the lock and the method"
+ok 'grep -q "charge.ops_per_s vs tasks" "$T/r/plots/series-charge.ops_per_s.txt"' "series title names metric and step"
+
+err=$(PATH=/nonexistent $LAB plot "$T/r" 2>&1 >/dev/null); st=$?
+ok '[ $st = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q "gnuplot is not installed"' \
+	"without gnuplot: one clear line, exit 2"
+PATH=/nonexistent $LAB compare --tsv "$T/r" "$T/r" >/dev/null 2>&1; st=$?
+ok '[ $st = 0 ]' "without gnuplot other commands still work"
+printf 'low_ns\thigh_ns\tcount\n1000\t1031\t5\n' > "$T/r/data/hist-bad.x.tsv"
+err=$($LAB plot "$T/r" 2>&1 >/dev/null); st=$?
+ok '[ $st = 2 ] && echo "$err" | grep -q "hist-bad.x.tsv:2: not a lab histogram row"' "a malformed histogram: file:line"
+rm "$T/r/data/hist-bad.x.tsv"
+err=$($LAB plot --size 10x10 "$T/r" 2>&1 >/dev/null); st=$?
+ok '[ $st = 2 ] && echo "$err" | grep -q "WIDTHxHEIGHT"' "a bad --size is refused"
+echo "1..$n"

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Rendering a gnuplot template (plots/<name>.gp) three ways: PNG and SVG
+ * for pages and slides, and gnuplot's dumb terminal (79x24 characters) to
+ * paste into a mail.  Templates never set a terminal or an output; the
+ * caller's variables (gnuplot statements) are defined before the template.
+ */
+#ifndef LAB_UTIL_GNUPLOT_H
+#define LAB_UTIL_GNUPLOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* false, with why, when gnuplot cannot be run. */
+bool gnuplot_available(char *why, size_t n);
+/*
+ * Writes <out_base>.png, .svg (width x height pixels) and .txt (79x24).
+ * 0, or -1 with gnuplot's first error line in err.
+ */
+int gnuplot_render(const char *template_name, const char *vars, const char *out_base, int width, int height,
+		   char *err, size_t errlen);
+/* A string quoted for gnuplot (single quotes doubled). malloc'd. */
+char *gnuplot_quote(const char *s);
+
+#endif

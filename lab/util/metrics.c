@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "util/err.h"
+#include "util/metrics.h"
+
+FILE *metrics_open(const char *dir)
+{
+	char *path = xasprintf("%s/" METRICS_FILE, dir);
+	struct stat st;
+	bool fresh = stat(path, &st) || st.st_size == 0;
+	FILE *f = fopen(path, "ae");
+
+	if (!f)
+		die("%s: cannot write: %s", path, strerror(errno));
+	if (fresh)
+		fputs(METRICS_HEADER, f);
+	free(path);
+	return f;
+}
+
+void metrics_emit(FILE *f, const char *step, int repeat, const char *metric, double value,
+		  const char *unit, const char *better)
+{
+	fprintf(f, "%s\t%d\t%s\t%.17g\t%s\t%s\n", step && step[0] ? step : "-", repeat, metric, value,
+		unit && unit[0] ? unit : "-", better && better[0] ? better : "-");
+	fflush(f);
+}
+
+int metrics_load(const char *dir, struct metrics *m, char *err, size_t errlen)
+{
+	char *path = xasprintf("%s/" METRICS_FILE, dir);
+	FILE *f = fopen(path, "re");
+	char line[1024];
+	size_t cap = 0;
+	int lineno = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (!f) {
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *fields[6], *save = NULL, *end;
+		int nf = 0;
+
+		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (lineno == 1) {
+			if (strncmp(line, "step\trepeat\tmetric\tvalue", 24)) {
+				snprintf(err, errlen, "%s:1: header row expected (%.*s)", path, 40,
+					 METRICS_HEADER);
+				goto fail;
+			}
+			continue;
+		}
+		if (!line[0])
+			continue;
+		for (char *t = strtok_r(line, "\t", &save); t && nf < 6; t = strtok_r(NULL, "\t", &save))
+			fields[nf++] = t;
+		if (nf != 6) {
+			snprintf(err, errlen, "%s:%d: %d fields, expected 6 (step repeat metric value unit better)",
+				 path, lineno, nf);
+			goto fail;
+		}
+		if (m->n == cap) {
+			cap = cap ? cap * 2 : 64;
+			m->rows = xrealloc(m->rows, cap * sizeof(*m->rows));
+		}
+		struct metric_row *r = &m->rows[m->n];
+
+		r->repeat = (int)strtol(fields[1], &end, 10);
+		if (*end || end == fields[1]) {
+			snprintf(err, errlen, "%s:%d: field repeat: '%s' is not an integer", path, lineno, fields[1]);
+			goto fail;
+		}
+		r->value = strtod(fields[3], &end);
+		if (*end || end == fields[3]) {
+			snprintf(err, errlen, "%s:%d: field value: '%s' is not a number", path, lineno, fields[3]);
+			goto fail;
+		}
+		r->better = !strcmp(fields[5], "higher") ? 'h' : !strcmp(fields[5], "lower") ? 'l' : '-';
+		r->step = xstrdup(fields[0]);
+		r->metric = xstrdup(fields[2]);
+		r->unit = xstrdup(fields[4]);
+		m->n++;
+	}
+	fclose(f);
+	free(path);
+	return 0;
+fail:
+	fclose(f);
+	free(path);
+	metrics_free(m);
+	return -1;
+}
+
+void metrics_free(struct metrics *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->rows[i].step);
+		free(m->rows[i].metric);
+		free(m->rows[i].unit);
+	}
+	free(m->rows);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,13 @@
+# Cumulative distribution of latencies (lab histograms), log x axis.
+# Variables: title, xlabel, nfiles, file1..fileN, label1..labelN.
+# Each file: value_ns cumulative_fraction (TSV, header row).
+set title title
+set xlabel xlabel
+set ylabel "fraction of events <= x"
+set logscale x
+set yrange [0:1.02]
+set key bottom right
+set grid
+set datafile separator "\t"
+plot for [i=1:nfiles] value(sprintf("file%d", i)) skip 1 using 1:2 with steps \
+	title value(sprintf("label%d", i))
