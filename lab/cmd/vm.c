@@ -12,7 +12,9 @@
  * meta.json says what was booted and how it ended.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,22 +95,59 @@ static json_object *vm_env_json(const char *path)
 	return o;
 }
 
-static int run_script(char **argv)
+/* Runs the engine; with out != NULL its stdout (one line) lands there. */
+static int run_script(char **argv, char *out, size_t outlen)
 {
-	pid_t pid = fork();
-	int st;
+	int fds[2] = { -1, -1 }, st;
+	pid_t pid;
 
+	if (out && pipe2(fds, O_CLOEXEC) < 0)
+		die("vm: pipe: %s", strerror(errno));
+	pid = fork();
 	if (pid < 0)
 		die("vm: fork: %s", strerror(errno));
 	if (pid == 0) {
+		if (out)
+			dup2(fds[1], STDOUT_FILENO);
 		execv(argv[0], argv);
 		fprintf(stderr, "%s: vm: cannot run %s: %s\n", lab_progname, argv[0], strerror(errno));
 		_exit(EXIT_LAB_ERR);
+	}
+	if (out) {
+		size_t n = 0;
+		ssize_t r;
+
+		close(fds[1]);
+		while (n + 1 < outlen && ((r = read(fds[0], out + n, outlen - n - 1)) > 0 ||
+					  (r < 0 && errno == EINTR)))
+			n += r > 0 ? (size_t)r : 0;
+		out[n] = '\0';
+		out[strcspn(out, "\n")] = '\0';
+		close(fds[0]);
 	}
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			die("vm: waitpid: %s", strerror(errno));
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static bool in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL;
+	bool found = false;
+
+	if (!path)
+		return false;
+	copy = xstrdup(path);
+	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *p = xasprintf("%s/%s", d, prog);
+
+		found = access(p, X_OK) == 0;
+		free(p);
+	}
+	free(copy);
+	return found;
 }
 
 /* A results-directory name part from the kernel spec ("lab", "6.12", a file's basename). */
@@ -145,7 +184,7 @@ int cmd_vm(int argc, char **argv)
 	const char *kernel = "6.12", *suite = NULL, *shell = NULL;
 	char **sargv = xcalloc(2 * argc + 32, sizeof(char *));
 	int sargc = 0, cpus = 2, mem = 1024, timeout = 300, fetch = 0, c, rc;
-	char self[4096], *script;
+	char self[4096], kdir[4096], *script;
 	ssize_t n;
 
 	sargv[sargc++] = NULL;	/* the script, below */
@@ -185,15 +224,26 @@ int cmd_vm(int argc, char **argv)
 	if (access(script, X_OK))
 		die("vm: %s: %s (the vm engine ships with the lab's source tree)", script, strerror(errno));
 	sargv[0] = script;
-	if (fetch) {
-		char *fargv[] = { script, "kernel", "--suite", (char *)(suite ? suite : ""), (char *)kernel, NULL };
-
-		return run_script(fargv);
-	}
-	if (!shell && optind >= argc)
+	if (!fetch && !shell && optind >= argc)
 		usage_exit("vm: nothing to run: give -- COMMAND [ARGS] or --shell 'CMD'\n", EXIT_LAB_ERR);
 	if (shell && optind < argc)
 		die("vm: give either --shell or -- COMMAND, not both");
+	if (!fetch && !in_path("qemu-system-x86_64"))
+		die("vm: qemu-system-x86_64 not found: apt-get install --no-install-recommends qemu-system-x86 (or make deps)");
+
+	/* The kernel first: a bad name or no apt access ends here, before a
+	 * results directory exists. */
+	{
+		char *fargv[] = { script, "kernel", "--suite", (char *)(suite ? suite : ""), (char *)kernel, NULL };
+
+		rc = run_script(fargv, kdir, sizeof(kdir));
+		if (rc)
+			return rc;
+		if (fetch) {
+			printf("%s\n", kdir);
+			return 0;
+		}
+	}
 
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
@@ -214,9 +264,7 @@ int cmd_vm(int argc, char **argv)
 		sargv[sargc++] = "--out"; sargv[sargc++] = r->dir;
 		sargv[sargc++] = "--binary"; sargv[sargc++] = self;
 		sargv[sargc++] = "--kernel"; sargv[sargc++] = (char *)kernel;
-		if (suite) {
-			sargv[sargc++] = "--suite"; sargv[sargc++] = (char *)suite;
-		}
+		sargv[sargc++] = "--kernel-dir"; sargv[sargc++] = kdir;
 		sargv[sargc++] = "--cpus"; sargv[sargc++] = num[0];
 		sargv[sargc++] = "--mem"; sargv[sargc++] = num[1];
 		sargv[sargc++] = "--timeout"; sargv[sargc++] = num[2];
@@ -230,7 +278,7 @@ int cmd_vm(int argc, char **argv)
 		sargv[sargc] = NULL;
 		results_log(r, "vm: booting kernel %s with %d vCPUs", kernel, cpus);
 		fflush(NULL);
-		rc = run_script(sargv);
+		rc = run_script(sargv, NULL, 0);
 
 		env_path = xasprintf("%s/vm.env", r->dir);
 		vm = vm_env_json(env_path);

@@ -6,8 +6,8 @@
 #   lab-kernel.sh [--print]
 #
 # The result is cached outside the repository, under $MEMCG_LAB_CACHE
-# (default /var/cache/memcg-lab), keyed by the source version, the patches,
-# the config fragment and this script:
+# (default /var/cache/memcg-lab), keyed by the source version, the patches
+# and the config fragment:
 #   lab-kernel/<key>/vmlinux        ELF with BTF and the PVH entry point
 #   lab-kernel/<key>/config         the final .config
 #   lab-kernel/<key>/build.log      the whole build output
@@ -35,7 +35,7 @@ ver=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: *//p')
 [ -n "$ver" ] && [ "$ver" != "(none)" ] ||
 	die "package $pkg is unknown to apt (no candidate in apt-cache policy; run apt-get update?)"
 
-key=$( { echo "$pkg $ver"; cat "$fragment" "$patchdir"/*.patch "$0"; } | sha256sum | cut -c1-12)
+key=$( { echo "$pkg $ver"; cat "$fragment" "$patchdir"/*.patch; } | sha256sum | cut -c1-12)
 kdir=$cache/lab-kernel
 out=$kdir/6.1-$key
 
@@ -83,8 +83,12 @@ fi
 
 # 3. Configure: tinyconfig + the fragment, then check that every option of
 # the fragment survived (a dependency Kconfig refused would be silent).
-obj=$kdir/obj-$key
+# One object directory per patched source: a changed config fragment
+# rebuilds only what it touches.  A lock keeps two builds out of it.
+obj=$kdir/obj-$srckey
 mkdir -p "$obj"
+exec 9>"$obj.lock"
+flock -n 9 || die "another lab-kernel build is running in $obj"
 make -s -C "$src" O="$obj" tinyconfig >/dev/null
 "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$fragment" >"$obj/merge.log" 2>&1 ||
 	die "merge_config failed: $(tail -n2 "$obj/merge.log")"

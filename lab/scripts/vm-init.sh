@@ -26,6 +26,7 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null
 ulimit -l unlimited 2>/dev/null
+[ -f /boot/config ] && ln -s config "/boot/config-$(uname -r)"
 
 # Serial ports: no echo, no CR/LF translation on the payload port.
 stty -F /dev/ttyS1 raw -echo 2>/dev/null

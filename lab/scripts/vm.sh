@@ -2,7 +2,8 @@
 # The engine behind `memcg-lab vm`: real kernels under qemu.
 #
 #   vm.sh kernel [--suite S] SPEC   fetch and cache a kernel; prints its directory
-#   vm.sh run --out DIR --binary BIN [--kernel SPEC] [--suite S] [--cpus N]
+#   vm.sh run --out DIR --binary BIN [--kernel SPEC] [--suite S]
+#             [--kernel-dir DIR (of a kernel already fetched)] [--cpus N]
 #             [--mem MB] [--timeout S] [--add PATH]... [--env K=V]...
 #             [--append ARGS] [--console] (--shell CMD | -- LAB-ARGS...)
 #
@@ -313,7 +314,7 @@ boot_once() {	# kernel initrd outdir
 		-serial "file:$con" -serial "file:$pay" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-kernel "$1" -initrd "$2" \
-		-append "console=ttyS0 panic=-1 quiet rdinit=/init $opt_append" \
+		-append "console=ttyS0 panic=-1 quiet rdinit=/init memcg_lab.attempt=$attempts $opt_append" \
 		>"$3/qemu.log" 2>&1
 	qrc=$?
 	set -e
@@ -325,7 +326,7 @@ boot_once() {	# kernel initrd outdir
 		return 12
 	fi
 	if [ -z "$guest_rc" ]; then
-		grep -q 'Kernel panic\|BUG:\|Oops' "$con" && return 11
+		grep -q 'Kernel panic' "$con" && return 11
 		[ "$qrc" -gt 1 ] && [ $((qrc % 2)) = 1 ] && [ -s "$con" ] && {
 			# The port answered but the marker was lost.
 			guest_rc=$(( (qrc - 1) / 2 ))
@@ -355,14 +356,25 @@ unpack_payload() {	# dir
 
 last_lines() { tail -n "${2:-25}" "$1" 2>/dev/null | sed 's/^/  | /'; }
 
+# What a crash said: from the first oops/BUG/panic line (with the 3 lines
+# before it) on, at most 30 lines, and always the "Kernel panic" line.
+crash_lines() {
+	first=$(grep -n -m1 -E 'Kernel panic|BUG:|Oops|general protection|sysrq: Trigger' "$1" | cut -d: -f1)
+	[ -n "$first" ] || { last_lines "$1"; return; }
+	start=$((first > 3 ? first - 3 : 1))
+	sed -n "$start,$((start + 29))p" "$1" | sed 's/^/  | /'
+	sed -n "$((start + 30)),\$p" "$1" | grep -m1 'Kernel panic' | sed 's/^/  | /'
+}
+
 cmd_run() {
-	opt_out="" opt_binary="" opt_kernel=6.12 opt_suite="" opt_cpus=2 opt_mem=1024
+	opt_out="" opt_binary="" opt_kernel=6.12 opt_kdir="" opt_suite="" opt_cpus=2 opt_mem=1024
 	opt_timeout=120 opt_add="" opt_append="" opt_console="" opt_shell="" envs="" opt_accel=auto
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--out) opt_out=$2; shift ;;
 		--binary) opt_binary=$2; shift ;;
 		--kernel) opt_kernel=$2; shift ;;
+		--kernel-dir) opt_kdir=$2; shift ;;
 		--suite) opt_suite=$2; shift ;;
 		--cpus) opt_cpus=$2; shift ;;
 		--mem) opt_mem=$2; shift ;;
@@ -387,14 +399,24 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 	mkdir -p "$opt_out"
 	pick_accel
 
-	kd=$(kernel_dir "$opt_kernel")
+	# The caller may have resolved the kernel already (memcg-lab vm does).
+	if [ -n "$opt_kdir" ]; then
+		[ -f "$opt_kdir/vmlinux" ] || die "run: --kernel-dir $opt_kdir holds no vmlinux"
+		kd=$opt_kdir
+	else
+		kd=$(kernel_dir "$opt_kernel")
+	fi
 	st=$(mktemp -d "${TMPDIR:-/tmp}/memcg-lab-vm.XXXXXX")
 	trap 'rm -rf "$st"' EXIT
+	trap 'exit 130' INT TERM HUP
 	img=$(build_initramfs "$st/root")
 
 	# The per-run part: the command and its environment, appended as a
 	# second cpio member set (the kernel unpacks concatenated archives).
-	mkdir -p "$st/run/lab/vm"
+	mkdir -p "$st/run/lab/vm" "$st/run/boot"
+	# The kernel's config where the lab looks for it (/init links it to
+	# /boot/config-$(uname -r)).
+	[ -f "$kd/config" ] && cp "$kd/config" "$st/run/boot/config"
 	if [ -n "$opt_shell" ]; then
 		printf '%s\n' "$opt_shell" > "$st/run/lab/vm/cmd"
 	else
@@ -434,8 +456,8 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 	} > "$opt_out/vm.env"
 	case $st_rc in
 	11) echo "guest_status=panic" >> "$opt_out/vm.env"
-	    echo "$me: the guest kernel panicked ($opt_kernel); its last lines:" >&2
-	    last_lines "$opt_out/console.log" >&2; exit 2 ;;
+	    echo "$me: the guest kernel panicked ($opt_kernel); what it said:" >&2
+	    crash_lines "$opt_out/console.log" >&2; exit 2 ;;
 	12) echo "guest_status=timeout" >> "$opt_out/vm.env"
 	    echo "$me: the guest did not finish within $opt_timeout s ($opt_kernel); its last lines:" >&2
 	    last_lines "$opt_out/console.log" >&2; exit 2 ;;

@@ -1,0 +1,113 @@
+#!/bin/sh
+# TAP: the lab inside real kernels under qemu, on cgroup v2 with the memory
+# controller: Debian's 5.10 (before the page_counter split), 6.1 and 6.12
+# (split, one stock slot), and the lab kernel with the user-flush mutex when
+# `make lab-kernel` has built it.  One boot per kernel runs every check
+# (lab/tests/vm/guest-checks.sh); the answers come back in the results
+# directory and are checked here:
+#   - probe in the guest agrees with probe of the same kernel's vmlinux read
+#     offline on the host, and with the stored BTF of that Debian release;
+#   - the expected features (split, stock slots, the mutex) and tracepoints;
+#   - probe --runtime: the charge batch and the stock slots, measured;
+#   - the guest's own results directory came back intact;
+#   - the cgroup library's tests pass on cgroup v2.
+# A kernel that cannot be fetched (no apt access) is skipped with apt's reason.
+cd "$(dirname "$0")/../.." || exit 1
+. lab/tests/vm/lib.sh
+
+command -v qemu-system-x86_64 >/dev/null ||
+	{ echo "1..0 # SKIP qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"; exit 0; }
+
+# Test programs of the lab that exercise cgroup v2 paths, run in every guest.
+vm_tests=""
+adds=""
+for t in build/tests/*cgroup*; do
+	[ -x "$t" ] || continue
+	vm_tests="$vm_tests /lab/$t"
+	adds="$adds --add $t"
+done
+
+# check KERNEL SPLIT BATCH CONTENTION_TP MUTEX
+check_kernel() {
+	k=$1 split=$2 batch=$3 tp=$4 mutex=$5
+	if ! kd=$($lab vm --fetch --kernel "$k" 2>"$tmp/fetch.err"); then
+		skip "kernel $k: guest checks" "cannot get kernel $k: $(tail -n1 "$tmp/fetch.err")"
+		return
+	fi
+	res=$tmp/res-$k
+	# shellcheck disable=SC2086
+	MEMCG_LAB_RESULTS=$res $lab vm --kernel "$k" --cpus 2 --timeout 300 \
+		--add lab/tests/vm/guest-checks.sh $adds --env "VM_TESTS=$vm_tests" \
+		--shell 'sh lab/tests/vm/guest-checks.sh' >"$tmp/$k.out" 2>&1
+	rc=$?
+	d=$(one_dir "$res")
+	c=$d/results/checks
+	ok $rc "kernel $k: the guest booted, ran the checks and reported exit 0 ($(jget "$d/meta.json" vm.qemu_seconds) s in qemu, $(jget "$d/meta.json" vm.accel))"
+	if [ $rc != 0 ]; then
+		diag "$(tail -n 25 "$tmp/$k.out")"
+		return
+	fi
+	rel=$(jget "$d/meta.json" vm.guest_kernel)
+	grep -qw memory "$c/controllers"
+	ok $? "kernel $k ($rel): cgroup v2 offers the memory controller"
+	ok "$(cat "$c/probe.rc")" "kernel $k: probe --json exits 0 in the guest"
+
+	# The BTF answer: the guest's (running kernel) against the host's
+	# offline reading of the very same vmlinux, and the stored BTF.
+	jcanon "$c/probe.out" features evidence > "$tmp/guest.features"
+	$lab probe --vmlinux "$kd/vmlinux" --json > "$tmp/host.json" 2>"$tmp/host.err"
+	jcanon "$tmp/host.json" features evidence > "$tmp/host.features"
+	cmp -s "$tmp/guest.features" "$tmp/host.features"
+	ok $? "kernel $k: probe's features agree between the guest and the host's offline read of its vmlinux"
+	[ $? = 0 ] || diag "$(diff "$tmp/guest.features" "$tmp/host.features")"
+	upver=$(jget "$d/meta.json" vm.kernel_package | awk '{ sub(/-.*/, "", $2); print $2 }')
+	if [ -f "build/btf/vmlinux-$upver.btf" ]; then
+		$lab probe --btf "build/btf/vmlinux-$upver.btf" --json > "$tmp/stored.json" 2>/dev/null
+		jcanon "$tmp/stored.json" features evidence memcg_v1_counters > "$tmp/stored.features"
+		jcanon "$c/probe.out" features evidence memcg_v1_counters > "$tmp/guest2.features"
+		cmp -s "$tmp/guest2.features" "$tmp/stored.features"
+		ok $? "kernel $k: and with the stored BTF of $upver (lab/tests/data/btf)"
+	else
+		skip "kernel $k: probe agrees with the stored BTF" "no stored BTF for release '$upver'"
+	fi
+	[ "$(jget "$c/probe.out" features.cacheline_split)" = "$split" ]
+	ok $? "kernel $k: cacheline_split is $split"
+	[ "$(jget "$c/probe.out" features.stock_slots)" = 1 ]
+	ok $? "kernel $k: stock_slots is 1 (single-memcg per-CPU stock)"
+	[ "$(jget "$c/probe.out" features.user_flush_mutex)" = "$mutex" ]
+	ok $? "kernel $k: user_flush_mutex is $mutex ($(jget "$c/probe.out" features.evidence.user_flush_mutex))"
+	[ "$(jget "$c/probe.out" tracepoints.lock:contention_begin.tracefs)" = "$tp" ]
+	ok $? "kernel $k: lock:contention_begin in tracefs is $tp"
+
+	r=$(ls -d "$d"/results/*-probe 2>/dev/null | head -n1)
+	[ -n "$r" ] && [ "$(jget "$r/meta.json" status)" = complete ] &&
+		[ "$(jget "$r/meta.json" uname)" = "$rel" ]
+	ok $? "kernel $k: the guest's results directory came back (meta.json complete, uname $rel)"
+
+	if [ -f "$c/probe-runtime.rc" ]; then
+		ok "$(cat "$c/probe-runtime.rc")" "kernel $k: probe --runtime exits 0 in the guest"
+		[ "$(jget "$c/probe-runtime.out" runtime.charge_batch)" = "$batch" ]
+		ok $? "kernel $k: the first charge moves usage by $batch pages (runtime probe)"
+		[ "$(jget "$c/probe-runtime.out" runtime.stock_slots)" = 1 ]
+		ok $? "kernel $k: one memcg keeps its precharge per CPU (runtime probe)"
+	else
+		skip "kernel $k: probe --runtime (charge batch $batch, one stock slot)" "probe has no --runtime yet"
+	fi
+	for t in "$c"/test-*.rc; do
+		[ -f "$t" ] || continue
+		name=$(basename "$t" .rc)
+		ok "$(cat "$t")" "kernel $k: ${name#test-} passes on cgroup v2"
+		[ "$(cat "$t")" = 0 ] || diag "$(grep -v '^ok' "${t%.rc}.out" | tail -n 15)"
+	done
+}
+
+#            kernel split batch contention-tp mutex
+check_kernel 6.1    true  64    true          false
+check_kernel 6.12   true  64    true          false
+check_kernel 5.10   false 32    false         false
+if lab/scripts/lab-kernel.sh --print >/dev/null 2>&1; then
+	check_kernel lab true 64 true true
+else
+	skip "lab kernel: user_flush_mutex true" "no lab kernel built (make lab-kernel)"
+fi
+done_testing
