@@ -8,7 +8,8 @@
 # The result is cached outside the repository, under $MEMCG_LAB_CACHE
 # (default /var/cache/memcg-lab), keyed by the source version, the patches
 # and the config fragment:
-#   lab-kernel/<key>/vmlinux        ELF with BTF and the PVH entry point
+#   lab-kernel/<key>/vmlinux        ELF with symbols, BTF and the PVH entry point
+#   lab-kernel/<key>/vmlinux.debug  the same with its DWARF
 #   lab-kernel/<key>/config         the final .config
 #   lab-kernel/<key>/build.log      the whole build output
 #   lab-kernel/<key>/build-seconds  how long the build took
@@ -120,7 +121,11 @@ grep -q 'mem_cgroup_user_flush_stats' "$obj/System.map" ||
 	die "the built vmlinux lacks mem_cgroup_user_flush_stats: was the patch applied?"
 
 rm -rf "$out.tmp" && mkdir -p "$out.tmp"
-cp "$obj/vmlinux" "$obj/.config" "$obj/build.log" "$obj/System.map" "$out.tmp/"
+# The booted vmlinux keeps its symbols and .BTF but not the DWARF (a fifth
+# of the size: qemu loads it faster); the full one stays for DWARF tools.
+objcopy --strip-debug "$obj/vmlinux" "$out.tmp/vmlinux"
+cp "$obj/vmlinux" "$out.tmp/vmlinux.debug"
+cp "$obj/.config" "$obj/build.log" "$obj/System.map" "$out.tmp/"
 mv "$out.tmp/.config" "$out.tmp/config"
 echo "$secs" > "$out.tmp/build-seconds"
 echo "$pkg $ver" > "$out.tmp/source"
