@@ -12,18 +12,44 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LAB_CFLAGS  = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilab $(PKG_CFLAGS) -MMD -MP
 LDLIBS      = $(PKG_LIBS) -lz -lm -lpthread
 
+# Quiet build lines in the kernel's style; `make V=1` shows the commands.
+ifeq ($(V),1)
+Q :=
+quiet = @true
+else
+Q := @
+quiet = @printf '  %-6s %s\n'
+endif
+
 LIB_SRCS  := $(wildcard lab/cmd/*.c lab/drivers/*.c lab/collect/*.c lab/analyze/*.c \
                         lab/kernel/*.c lab/util/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=build/obj/%.o)
 TEST_SRCS := $(wildcard lab/tests/*.c)
 TEST_BINS := $(TEST_SRCS:lab/tests/%.c=build/tests/%)
 SH_TESTS  := $(sort $(wildcard lab/tests/*.sh))
+# Unit tests (lab/tests/unit-*.c) are also built with ASan+UBSan (clang;
+# LeakSanitizer on) and must run clean.
+UNIT_SRCS := $(wildcard lab/tests/unit-*.c)
+ASAN_BINS := $(UNIT_SRCS:lab/tests/%.c=build/asan/tests/%)
+ASAN_OBJS := $(LIB_SRCS:%.c=build/asan/obj/%.o)
+SAN_CC    := clang
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # The real kernels' BTF the tests check against, kept compressed in git.
 BTF_FILES := $(patsubst lab/tests/data/btf/%.xz,build/btf/%,$(wildcard lab/tests/data/btf/*.btf.xz))
 DEPS_SH   := lab/scripts/deps.sh
 
-.PHONY: all build deps test unit run bench clean help vmtest lab-kernel
+# libFuzzer targets, one per parser: lab/tests/fuzz/fuzz-<name>.c, seeded
+# from lab/tests/data/fuzz/<name>/ (and the recorded samples they name).
+FUZZ_SRCS := $(wildcard lab/tests/fuzz/fuzz-*.c)
+FUZZ_BINS := $(FUZZ_SRCS:lab/tests/fuzz/%.c=build/fuzz/%)
+FUZZ_OBJS := $(LIB_SRCS:%.c=build/fuzz/obj/%.o)
+FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+FUZZ_SECONDS ?= 60
+
+.PHONY: all build deps test unit asan fuzz fuzz-smoke run bench clean help vmtest lab-kernel
 .DEFAULT_GOAL := all
+# Keep objects make would treat as intermediate (tests and fuzz targets).
+.SECONDARY:
 
 all:
 	@$(DEPS_SH) ensure build
@@ -47,28 +73,70 @@ deps:
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(LAB_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(quiet) CC $<
+	$(Q)$(CC) $(LAB_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 build/btf/%: lab/tests/data/btf/%.xz
 	@mkdir -p $(dir $@)
-	xz -dc $< > $@.tmp && mv $@.tmp $@
+	$(Q)xz -dc $< > $@.tmp && mv $@.tmp $@
 
 build/libmemcglab.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 bin/memcg-lab: build/obj/lab/memcg-lab.o build/libmemcglab.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(quiet) LINK $@
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 build/tests/%: build/obj/lab/tests/%.o build/libmemcglab.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+build/asan/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(quiet) ASAN $<
+	$(Q)$(SAN_CC) $(LAB_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+build/asan/libmemcglab.a: $(ASAN_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+build/asan/tests/%: build/asan/obj/lab/tests/%.o build/asan/libmemcglab.a
+	@mkdir -p $(dir $@)
+	$(Q)$(SAN_CC) $(SAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+asan: $(ASAN_BINS) $(BTF_FILES)
+
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(quiet) FUZZ $<
+	$(Q)$(SAN_CC) $(LAB_CFLAGS) $(FUZZ_FLAGS) -c -o $@ $<
+
+build/fuzz/libmemcglab.a: $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+build/fuzz/fuzz-%: build/fuzz/obj/lab/tests/fuzz/fuzz-%.o build/fuzz/libmemcglab.a
+	$(Q)$(SAN_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
+
+# make fuzz: every target for FUZZ_SECONDS (default 60) with its corpus kept
+# in build/fuzz/corpus/<name>; a crash leaves its input in build/fuzz/.
+fuzz: $(FUZZ_BINS)
+	@$(DEPS_SH) ensure test
+	lab/scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+# A short run of each target for CI (part of make test).
+fuzz-smoke: $(FUZZ_BINS)
+	lab/scripts/fuzz.sh 3 $(FUZZ_BINS)
 
 test:
 	@$(DEPS_SH) ensure test
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory build asan
 	prove --timer -f $(TEST_BINS) $(SH_TESTS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		prove --timer -f $(ASAN_BINS)
+	@$(MAKE) --no-print-directory fuzz-smoke
 
 # The guest tests alone: real kernels (Debian 5.10, 6.1, 6.12 and the lab
 # kernel when built) under qemu; part of `make test` too.
@@ -86,9 +154,10 @@ lab-kernel:
 run:
 	@$(DEPS_SH) ensure run
 	@$(MAKE) --no-print-directory build
-	bin/memcg-lab probe --results default
+	bin/memcg-lab probe --runtime --results default
 
 clean:
 	rm -rf bin build
 
--include $(LIB_OBJS:.o=.d) $(TEST_SRCS:lab/tests/%.c=build/obj/lab/tests/%.d) build/obj/lab/memcg-lab.d
+-include $(LIB_OBJS:.o=.d) $(TEST_SRCS:lab/tests/%.c=build/obj/lab/tests/%.d) build/obj/lab/memcg-lab.d \
+	$(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)

@@ -20,15 +20,19 @@
 #include "util/results.h"
 
 static const char usage_text[] =
-"usage: memcg-lab probe [--btf FILE | --vmlinux FILE] [--json] [--results NAME]\n"
+"usage: memcg-lab probe [--btf FILE | --vmlinux FILE] [--runtime [--rounds N]] [--json]\n"
+"                       [--results NAME]\n"
 "\n"
 "What the kernel under test has, each answer with its evidence.\n"
 "\n"
 "  --btf FILE       a raw BTF blob (or an ELF file with .BTF) instead of the running kernel\n"
 "  --vmlinux FILE   an ELF vmlinux: .BTF if present, else DWARF converted with pahole;\n"
 "                   its symbol table answers the symbol questions\n"
+"  --runtime        also measure what BTF cannot say (running kernel, root): the\n"
+"                   charge batch and the per-CPU stock slots, over several rounds\n"
+"  --rounds N       rounds of the runtime probes (default 5, at most 64)\n"
 "  --json           JSON with stable keys: kernel, types, features.*, tracepoints,\n"
-"                   machine (running kernel only)\n"
+"                   machine and runtime.* (running kernel only)\n"
 "  --results NAME   also write a results directory results/<date>-NAME/\n"
 "  -h, --help       this text\n"
 "\n"
@@ -55,6 +59,7 @@ void probe_collect(struct probe_report *p, const char *btf_file, const char *vml
 		else
 			snprintf(p->syms_note, sizeof(p->syms_note), "%s", err);
 		lab_sysinfo_read(&p->sys);
+		cg_detect(&p->cg, NULL);
 	} else if (vmlinux && p->kbtf.source != KBTF_RAW) {
 		if (!ksyms_load_vmlinux(&p->syms, vmlinux, err, sizeof(err)))
 			p->have_syms = true;
@@ -65,6 +70,63 @@ void probe_collect(struct probe_report *p, const char *btf_file, const char *vml
 	}
 	kfeatures_detect(&p->feat, &p->kbtf, p->have_syms ? &p->syms : NULL,
 			 p->running && p->sys.tracefs[0] ? p->sys.tracefs : NULL);
+}
+
+void probe_runtime(struct probe_report *p, int rounds)
+{
+	char err[512];
+
+	if (!p->running)
+		die("probe: --runtime measures the running kernel; it cannot be combined with --btf or --vmlinux");
+	if (runtime_probe_run(&p->cg, rounds, &p->rt, err, sizeof(err)))
+		die("probe --runtime: %s", err);
+	p->have_runtime = true;
+	if (p->rt.stock_slots.mode != p->feat.stock_slots)
+		warnx_lab("runtime stock slots %d disagree with BTF's %d (%s)", p->rt.stock_slots.mode,
+			  p->feat.stock_slots, p->feat.stock_slots_evidence);
+}
+
+static json_object *stat_json(const struct runtime_probe_stat *s, int rounds)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+
+	json_object_object_add(o, "mode", json_object_new_int(s->mode));
+	json_object_object_add(o, "min", json_object_new_int(s->min));
+	json_object_object_add(o, "max", json_object_new_int(s->max));
+	json_object_object_add(o, "rounds_ok", json_object_new_int(s->nsamples));
+	for (int i = 0; i < rounds; i++)
+		json_object_array_add(a, json_object_new_int(s->samples[i]));
+	json_object_object_add(o, "samples", a);
+	return o;
+}
+
+json_object *probe_runtime_json(const struct probe_report *p)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "charge_batch", json_object_new_int(p->rt.charge_batch.mode));
+	json_object_object_add(o, "stock_slots", json_object_new_int(p->rt.stock_slots.mode));
+	json_object_object_add(o, "agrees_with_btf", json_object_new_boolean(p->rt.stock_slots.mode ==
+									      p->feat.stock_slots));
+	json_object_object_add(o, "charge_batch_rounds", stat_json(&p->rt.charge_batch, p->rt.rounds));
+	json_object_object_add(o, "stock_slots_rounds", stat_json(&p->rt.stock_slots, p->rt.rounds));
+	json_object_object_add(o, "stock_slots_saturated", json_object_new_boolean(p->rt.stock_saturated));
+	json_object_object_add(o, "cpu", json_object_new_int(p->rt.cpu));
+	json_object_object_add(o, "page_size", json_object_new_int64(p->rt.page_size));
+	json_object_object_add(o, "method", json_object_new_string(p->rt.method));
+	return o;
+}
+
+static json_object *cgroup_json(const struct cg_env *cg)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "mode", json_object_new_string(cg_mode_name(cg->mode)));
+	json_object_object_add(o, "memory_v2", json_object_new_boolean(cg->memory_v2));
+	json_object_object_add(o, "memory_root", cg->memory_root[0] ? json_object_new_string(cg->memory_root) : NULL);
+	json_object_object_add(o, "unified_root", cg->unified_root[0] ? json_object_new_string(cg->unified_root) : NULL);
+	json_object_object_add(o, "evidence", json_object_new_string(cg->evidence));
+	return o;
 }
 
 void probe_release(struct probe_report *p)
@@ -88,8 +150,14 @@ json_object *probe_json(const struct probe_report *p)
 	json_object_object_add(o, "types", types);
 	json_object_object_add(o, "features", kfeatures_json(&p->feat));
 	json_object_object_add(o, "tracepoints", kfeatures_tracepoints_json(&p->feat));
-	if (p->running)
-		json_object_object_add(o, "machine", lab_sysinfo_json(&p->sys));
+	if (p->running) {
+		json_object *m = lab_sysinfo_json(&p->sys);
+
+		json_object_object_add(m, "cgroup", cgroup_json(&p->cg));
+		json_object_object_add(o, "machine", m);
+	}
+	if (p->have_runtime)
+		json_object_object_add(o, "runtime", probe_runtime_json(p));
 	return o;
 }
 
@@ -127,6 +195,10 @@ void probe_print(FILE *f, const struct probe_report *p)
 	fprintf(f, "  %-18s %d (cores %d, SMT %d, LLC groups %d of %d CPUs, NUMA nodes %d; %s)\n", "cpus",
 		p->sys.topo.cpus, p->sys.topo.cores, p->sys.topo.smt, p->sys.topo.llcs, p->sys.topo.cpus_per_llc,
 		p->sys.topo.nodes, p->sys.topo.evidence);
+	fprintf(f, "  %-18s %s: memory %s%s%s\n  %-18s      (%s)\n", "cgroup", cg_mode_name(p->cg.mode),
+		p->cg.mode == CG_NONE ? "controller not mounted" : p->cg.memory_v2 ? "on v2 at " : "on v1 at ",
+		p->cg.memory_root, p->cg.unified_root[0] && !p->cg.memory_v2 ? "; cgroup2 without memory" : "", "",
+		p->cg.evidence);
 	fprintf(f, "  %-18s %s\n", "tracefs", p->sys.tracefs[0] ? p->sys.tracefs : "not mounted");
 	print_cap(f, "bpf_tracepoint", &p->sys.bpf_tracepoint);
 	print_cap(f, "kprobes", &p->sys.kprobes);
@@ -143,6 +215,17 @@ void probe_print(FILE *f, const struct probe_report *p)
 		}
 	}
 	fputc('\n', f);
+	if (!p->have_runtime)
+		return;
+	fprintf(f, "\nruntime (%d rounds, charging on CPU %d)\n", p->rt.rounds, p->rt.cpu);
+	fprintf(f, "  %-18s %-4d pages (value seen most; min %d, max %d; %d of %d rounds)\n", "charge_batch",
+		p->rt.charge_batch.mode, p->rt.charge_batch.min, p->rt.charge_batch.max, p->rt.charge_batch.nsamples,
+		p->rt.rounds);
+	fprintf(f, "  %-18s %-4d (value seen most; min %d, max %d; %d of %d rounds)%s; %s BTF (%d)\n", "stock_slots",
+		p->rt.stock_slots.mode, p->rt.stock_slots.min, p->rt.stock_slots.max, p->rt.stock_slots.nsamples,
+		p->rt.rounds, p->rt.stock_saturated ? ", saturated: at least this many" : "",
+		p->rt.stock_slots.mode == p->feat.stock_slots ? "agrees with" : "DISAGREES with", p->feat.stock_slots);
+	fprintf(f, "  %-18s %s\n", "method", p->rt.method);
 }
 
 int cmd_probe(int argc, char **argv)
@@ -152,14 +235,17 @@ int cmd_probe(int argc, char **argv)
 		{ "vmlinux", required_argument, NULL, 'v' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "results", required_argument, NULL, 'r' },
+		{ "runtime", no_argument, NULL, 'R' },
+		{ "rounds", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *btf_file = NULL, *vmlinux = NULL, *results_name = NULL;
 	struct probe_report p;
-	bool json = false;
+	bool json = false, runtime = false;
 	json_object *o;
-	int c;
+	int c, rounds = 5;
+	char *end;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -167,6 +253,12 @@ int cmd_probe(int argc, char **argv)
 		case 'v': vmlinux = optarg; break;
 		case 'j': json = true; break;
 		case 'r': results_name = optarg; break;
+		case 'R': runtime = true; break;
+		case 'n':
+			rounds = (int)strtol(optarg, &end, 10);
+			if (*end || rounds < 1 || rounds > RP_MAX_ROUNDS)
+				die("probe: --rounds '%s': want an integer 1..%d", optarg, RP_MAX_ROUNDS);
+			break;
 		case 'h': usage_exit(usage_text, 0);
 		default: usage_exit(usage_text, EXIT_LAB_ERR);
 		}
@@ -177,6 +269,8 @@ int cmd_probe(int argc, char **argv)
 		die("probe: --btf and --vmlinux are exclusive");
 
 	probe_collect(&p, btf_file, vmlinux);
+	if (runtime)
+		probe_runtime(&p, rounds);
 	o = probe_json(&p);
 	if (json)
 		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
@@ -193,6 +287,8 @@ int cmd_probe(int argc, char **argv)
 		probe_print(txt, &p);
 		fclose(txt);
 		results_meta_set(r, "probe", json_object_get(o));
+		if (p.have_runtime)
+			results_meta_set(r, "runtime", probe_runtime_json(&p));
 		results_finish(r, "complete");
 		fprintf(json ? stderr : stdout, "results: %s\n", r->dir);
 		free(path);

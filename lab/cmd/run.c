@@ -25,6 +25,8 @@
 #include "cmd/builtin.h"
 #include "cmd/probe.h"
 #include "cmd/report.h"
+#include "kernel/leftovers.h"
+#include "kernel/runtime_probe.h"
 #include "kernel/sysinfo.h"
 #include "util/cleanup.h"
 #include "util/err.h"
@@ -505,6 +507,8 @@ int cmd_run(int argc, char **argv)
 	}
 
 	cleanup_set_polling(true);
+	/* What runs killed earlier left behind must not skew this one. */
+	leftovers_cleanup_dead();
 	r = results_create(x.name, NULL, argc + 1, argv - 1);
 	{
 		char *copy = xasprintf("%s/experiment.exp", r->dir), *text = read_text(x.f.path, NULL);
@@ -520,6 +524,19 @@ int cmd_run(int argc, char **argv)
 	results_meta_set(r, "probe", probe_json(&p));
 	results_log(r, "probe: kernel %s, split %d, stock slots %d", p.kbtf.release, p.feat.cacheline_split,
 		    p.feat.stock_slots);
+	if (x.runtime_probe) {
+		char err[512];
+
+		if (runtime_probe_run(&p.cg, 5, &p.rt, err, sizeof(err))) {
+			results_skip(r, "runtime probes", err);
+		} else {
+			p.have_runtime = true;
+			results_meta_set(r, "runtime", probe_runtime_json(&p));
+			if (p.rt.stock_slots.mode != p.feat.stock_slots)
+				warnx_lab("runtime stock slots %d disagree with BTF's %d", p.rt.stock_slots.mode,
+					  p.feat.stock_slots);
+		}
+	}
 	probe_release(&p);
 
 	nsteps = (x.nvalues ? x.nvalues : 1) * x.repeats;

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 enum cg_mode {
@@ -32,8 +33,19 @@ struct cg_env {
 	char evidence[512];	/* the /proc/self/mounts lines that decided it */
 };
 
-/* Reads /proc/self/mounts (or the given mounts text, for tests). 0 or -1. */
+/*
+ * Reads /proc/self/mounts (or the given mounts text, for tests). 0, or -1
+ * when the mounts cannot be read (reason in env->evidence); no memory
+ * controller is not an error but mode CG_NONE.
+ */
 int cg_detect(struct cg_env *env, const char *mounts_text);
+/*
+ * The same with the cgroup2 root's cgroup.controllers given as text: the
+ * memory controller is on v2 only when no v1 hierarchy has it and that file
+ * lists it.  NULL reads the file when mounts_text is NULL too (the live
+ * system), and trusts the mounts otherwise.
+ */
+int cg_detect_from(struct cg_env *env, const char *mounts_text, const char *v2_controllers);
 const char *cg_mode_name(enum cg_mode mode);
 
 /* File names of the memory controller on this hierarchy version. */
@@ -48,6 +60,10 @@ const char *cg_file_threads(const struct cg_env *env);	/* tasks | cgroup.threads
  * when needed and on the root itself) and registers its removal with the
  * undo registry (util/cleanup.h).  Fails with a one-line reason in err when
  * no memory controller is mounted or we are not root.
+ *
+ * A process has one tree: a second cg_tree_create() shares it (runtime
+ * probes and drivers of one run each "create" and "destroy" it), and only
+ * the last cg_tree_destroy() removes it.
  */
 struct cg_tree {
 	struct cg_env env;
@@ -65,13 +81,23 @@ char *cg_name_indexed(const char *parent, const char *name, int idx);
 /* "<cg>/<file>" into a caller buffer. */
 int cg_control(char *buf, size_t n, const char *cg, const char *file);
 
-/* mkdir; on v2 also enables +memory in the parent's subtree_control. */
+/* mkdir; on v2 also enables +memory in the parent's subtree_control, which
+ * makes the parent an inner node: from then on only leaves take processes
+ * (cg_enter into the parent answers -EBUSY). */
 int cg_create(const struct cg_env *env, const char *cg);
 /* Kill-and-retry removal of one cgroup and everything under it; 0 or -errno.
- * ENOENT (someone removed it) counts as success. */
+ * ENOENT (someone removed it) counts as success.  Safe in undo steps. */
 int cg_destroy(const char *cg);
-/* Sends SIGKILL to every process in cg and below (cgroup.kill on v2). */
+/* Sends SIGKILL to every process in cg and below (also cgroup.kill on v2);
+ * never to this process, which is moved back out instead.  Returns the
+ * number of processes signalled, or -errno. */
 int cg_killall(const char *cg);
+/*
+ * True when path lies inside a tree root named memcg-lab-<pid>-<start>
+ * (absolute, no "." or ".." components).  Every helper that writes, kills
+ * or removes refuses other paths with -EPERM and one line on stderr.
+ */
+bool cg_path_is_lab(const char *path);
 
 int cg_write(const char *cg, const char *file, const char *value);
 int cg_write_ll(const char *cg, const char *file, long long value);
@@ -81,10 +107,19 @@ char *cg_read(const char *cg, const char *file);
 int cg_read_ll(const char *cg, const char *file, long long *out);
 /* Value of "key value" line in a flat-keyed file such as memory.stat. */
 int cg_read_key_ll(const char *cg, const char *file, const char *key, long long *out);
+/*
+ * A control file kept open for repeated reads (pread at 0): the kernel keeps
+ * the file's seq_file buffer, so a re-read allocates nothing, and so charges
+ * nothing to the reader's memcg (the stock probes rely on it).  fd or -errno.
+ */
+int cg_open_file(const char *cg, const char *file);
+int cg_read_fd_ll(int fd, long long *out);
 /* Number of processes in cgroup.procs. */
 int cg_nr_procs(const char *cg);
 
-/* Moves a process (pid 0: the caller) or a thread into cg. */
+/* Moves a process (pid 0: the caller) or a thread into cg.  Threads only on
+ * v1: a v2 memory cgroup is a domain, so cg_enter_thread() answers
+ * -EOPNOTSUPP there (drivers use processes instead). */
 int cg_enter(const struct cg_env *env, const char *cg, pid_t pid);
 int cg_enter_thread(const struct cg_env *env, const char *cg, pid_t tid);
 
@@ -102,5 +137,7 @@ pid_t cg_spawn(const struct cg_env *env, const char *cg, int cpu, int (*fn)(void
 /* Removes lab trees whose owner is gone (all of them when force is set).
  * Reports each removal on stdout; returns the number removed or -errno. */
 int cg_cleanup_stale(bool force, bool dry_run);
+/* The same, reporting on out (stderr at the start of a run). */
+int cg_cleanup_stale_to(FILE *out, bool force, bool dry_run);
 
 #endif

@@ -31,6 +31,8 @@ static int cmp_name_idx(const void *a, const void *b)
 
 static void index_names(struct ksyms *s)
 {
+	if (!s->n)
+		return;		/* qsort(NULL, 0) is undefined (found by fuzz-kallsyms) */
 	qsort(s->by_addr, s->n, sizeof(*s->by_addr), cmp_addr);
 	s->by_name = xmalloc(s->n * sizeof(*s->by_name));
 	for (size_t i = 0; i < s->n; i++)

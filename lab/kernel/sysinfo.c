@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "kernel/leftovers.h"
 #include "kernel/sysinfo.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -52,34 +53,6 @@ void lab_topology_read(struct lab_topology *t)
 	t->cpus_per_llc = t->cpus / t->llcs;
 	snprintf(t->evidence, sizeof(t->evidence), "hwloc %s", HWLOC_API_VERSION >= 0x20000 ? "2.x" : "1.x");
 	hwloc_topology_destroy(topo);
-}
-
-void tracefs_find(char *buf, size_t n)
-{
-	char *mounts = read_text("/proc/self/mounts", NULL), *line, *save = NULL;
-
-	buf[0] = '\0';
-	if (!mounts)
-		return;
-	for (line = strtok_r(mounts, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char dev[128], dir[256], type[64];
-
-		if (sscanf(line, "%127s %255s %63s", dev, dir, type) != 3)
-			continue;
-		if (!strcmp(type, "tracefs")) {
-			snprintf(buf, n, "%s", dir);
-			break;
-		}
-		/* debugfs carries tracefs under tracing/ on older setups. */
-		if (!strcmp(type, "debugfs") && !buf[0]) {
-			char p[300];
-
-			snprintf(p, sizeof(p), "%s/tracing/events", dir);
-			if (path_exists(p))
-				snprintf(buf, n, "%s/tracing", dir);
-		}
-	}
-	free(mounts);
 }
 
 static int silent(enum libbpf_print_level l, const char *f, va_list ap)
@@ -227,7 +200,7 @@ void lab_sysinfo_read(struct lab_sysinfo *s)
 
 	memset(s, 0, sizeof(*s));
 	lab_topology_read(&s->topo);
-	tracefs_find(s->tracefs, sizeof(s->tracefs));
+	tracefs_mount_point(s->tracefs, sizeof(s->tracefs));
 	probe_bpf(s);
 	s->lock_stat.ok = path_exists("/proc/lock_stat");
 	snprintf(s->lock_stat.evidence, sizeof(s->lock_stat.evidence), "%s",

@@ -44,7 +44,4 @@ void lab_sysinfo_read(struct lab_sysinfo *s);
 void lab_sysinfo_free(struct lab_sysinfo *s);
 json_object *lab_sysinfo_json(const struct lab_sysinfo *s);
 
-/* Mount point of tracefs if mounted ("" otherwise); never mounts it. */
-void tracefs_find(char *buf, size_t n);
-
 #endif

@@ -66,4 +66,19 @@ if [ -r /sys/kernel/btf/vmlinux ]; then
 else
 	skip "running kernel probe" "no /sys/kernel/btf/vmlinux on this kernel"
 fi
+# Runtime probes: root and a memory controller.
+if [ "$(id -u)" = 0 ] && grep -qE ' cgroup2? .*(memory|cgroup2)' /proc/self/mounts; then
+	out=$($LAB probe --runtime --rounds 3 --json); st=$?
+	ok '[ $st = 0 ] && echo "$out" | grep -q "\"charge_batch\":[0-9]"' "JSON runtime.charge_batch is an int"
+	ok 'echo "$out" | grep -q "\"stock_slots\":[0-9]"' "JSON runtime.stock_slots is an int"
+	ok 'echo "$out" | grep -q "\"agrees_with_btf\":true"' "runtime stock slots agree with BTF on this kernel"
+	if command -v setpriv >/dev/null; then
+		err=$(setpriv --reuid=65534 --regid=65534 --clear-groups $LAB probe --runtime 2>&1 >/dev/null); st=$?
+		ok '[ $st = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ]' "not root: --runtime fails with one line, exit 2 ($err)"
+	fi
+	err=$($LAB probe --runtime --btf build/btf/vmlinux-6.1.192.btf 2>&1 >/dev/null); st=$?
+	ok '[ $st = 2 ] && echo "$err" | grep -q "running kernel"' "--runtime with --btf is refused"
+else
+	skip "runtime probes" "needs root and a mounted memory controller"
+fi
 echo "1..$n"

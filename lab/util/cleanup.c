@@ -26,9 +26,16 @@ static void on_signal(int sig)
 {
 	if (stop_sig || !polling) {
 		/* Second signal, or a command that does not poll: undo now. */
+		sigset_t self;
+
 		stop_sig = sig;
 		cleanup_run_all();
+		/* Die by the signal itself, as the shell expects: it is blocked
+		 * inside its own handler, so unblock it after resetting it. */
 		signal(sig, SIG_DFL);
+		sigemptyset(&self);
+		sigaddset(&self, sig);
+		sigprocmask(SIG_UNBLOCK, &self, NULL);
 		raise(sig);
 		_exit(128 + sig);
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <ini.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,18 +65,28 @@ static int on_entry(void *user, const char *section, const char *key, const char
 
 int expfile_parse(const char *path, struct expfile *x, char *err, size_t errlen)
 {
-	struct parse_ctx c = { .x = x };
+	FILE *f = fopen(path, "re");
+	int r;
+
+	if (!f) {
+		memset(x, 0, sizeof(*x));
+		x->path = xstrdup(path);
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	r = expfile_parse_stream(f, path, x, err, errlen);
+	fclose(f);
+	return r;
+}
+
+int expfile_parse_stream(FILE *f, const char *path, struct expfile *x, char *err, size_t errlen)
+{
+	struct parse_ctx c = { .x = x, .f = f };
 	int r;
 
 	memset(x, 0, sizeof(*x));
 	x->path = xstrdup(path);
-	c.f = fopen(path, "re");
-	if (!c.f) {
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-		return -1;
-	}
 	r = ini_parse_stream(counting_reader, &c, on_entry, &c);
-	fclose(c.f);
 	if (c.err[0]) {
 		snprintf(err, errlen, "%s", c.err);
 		return -1;
@@ -145,6 +156,18 @@ void expfile_free(struct expfile *x)
 	memset(x, 0, sizeof(*x));
 }
 
+/* v * mult as an integer, refusing NaN, infinities and values past 2^62
+ * (found by fuzz-expfile: the cast of an out-of-range double is undefined). */
+static int scaled(double v, double mult, unsigned long long *out)
+{
+	double x = v * mult;
+
+	if (!isfinite(x) || x < 0 || x > 4.6e18)
+		return -1;
+	*out = (unsigned long long)x;
+	return 0;
+}
+
 int parse_duration_ns(const char *s, unsigned long long *ns)
 {
 	static const struct { const char *suffix; unsigned long long mult; } units[] = {
@@ -158,16 +181,11 @@ int parse_duration_ns(const char *s, unsigned long long *ns)
 	v = strtod(s, &end);
 	if (end == s || errno || v < 0)
 		return -1;
-	if (!*end) {
-		*ns = (unsigned long long)(v * 1e9);	/* bare number: seconds */
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(end, units[i].suffix)) {
-			*ns = (unsigned long long)(v * (double)units[i].mult);
-			return 0;
-		}
-	}
+	if (!*end)
+		return scaled(v, 1e9, ns);	/* bare number: seconds */
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].suffix))
+			return scaled(v, (double)units[i].mult, ns);
 	return -1;
 }
 
@@ -195,8 +213,7 @@ int parse_bytes(const char *s, unsigned long long *bytes)
 		end++;
 	if (*end)
 		return -1;
-	*bytes = (unsigned long long)(v * (double)mult);
-	return 0;
+	return scaled(v, (double)mult, bytes);
 }
 
 int parse_bool(const char *s, bool *b)

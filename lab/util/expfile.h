@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct exp_entry {
 	char *section;
@@ -25,8 +26,9 @@ struct expfile {
 	size_t n;
 };
 
-/* 0, or -1 with "file:line: what" in err. */
+/* 0, or -1 with "file:line: what" in err (x must be freed either way). */
 int expfile_parse(const char *path, struct expfile *x, char *err, size_t errlen);
+int expfile_parse_stream(FILE *f, const char *path, struct expfile *x, char *err, size_t errlen);
 /* Applies "section.key=value" (replacing or adding); 0 or -1 with err. */
 int expfile_override(struct expfile *x, const char *assignment, char *err, size_t errlen);
 /* The entry, or NULL. */

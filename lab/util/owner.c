@@ -19,6 +19,9 @@ unsigned long long proc_start_time(pid_t pid)
 	p = strrchr(buf, ')');
 	if (!p)
 		return 0;
+	/* A zombie (state Z, field 3) has exited: it owns nothing any more. */
+	if (p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+		return 0;
 	for (p++; *p && field < 22; p++)
 		if (*p == ' ')
 			field++;

@@ -23,7 +23,8 @@ void lab_owner_name(char *buf, size_t n);
 bool lab_owner_parse(const char *name, pid_t *pid, unsigned long long *start);
 /* True when the name's owner still runs (same pid and same start time). */
 bool lab_owner_alive(const char *name);
-/* Start time of a process in ticks since boot; 0 if it does not exist. */
+/* Start time of a process in ticks since boot; 0 if it does not exist or
+ * has exited (a zombie). */
 unsigned long long proc_start_time(pid_t pid);
 
 #endif

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "kernel/cgroup.h"
+#include "kernel/leftovers.h"
+#include "util/err.h"
+#include "util/fileio.h"
+#include "util/hoststate.h"
+#include "util/rawdir.h"
+#include "util/stale.h"
+
+void tracefs_mount_point(char *buf, size_t n)
+{
+	char *text = read_text("/proc/self/mounts", NULL), *line, *save = NULL;
+
+	buf[0] = '\0';
+	if (!text)
+		return;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char dev[256], mnt[256], type[64];
+
+		if (sscanf(line, "%255s %255s %63s", dev, mnt, type) == 3 && !strcmp(type, "tracefs")) {
+			snprintf(buf, n, "%s", mnt);
+			/* The canonical mount wins over debugfs's automount. */
+			if (!strcmp(mnt, "/sys/kernel/tracing"))
+				break;
+		}
+	}
+	free(text);
+}
+
+static int remove_instance(const char *path)
+{
+	return rmdir(path) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+int tracefs_cleanup_stale(FILE *out, const char *tracefs_dir, bool force, bool dry_run)
+{
+	struct stale_pass p = { "tracefs instance", remove_instance, force, dry_run, out, 0, 0 };
+	char mnt[256], inst[512];
+	int r;
+
+	if (!tracefs_dir) {
+		tracefs_mount_point(mnt, sizeof(mnt));
+		if (!mnt[0])
+			return 0;	/* not mounted: no instance can exist */
+		tracefs_dir = mnt;
+	}
+	if (path_join(inst, sizeof(inst), tracefs_dir, "instances"))
+		return -ENAMETOOLONG;
+	r = stale_pass_run(&p, inst);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		fprintf(out, "could not look for lab tracefs instances in %s: %s\n", inst, strerror(-r));
+		return r;
+	}
+	return p.failed ? -EBUSY : p.removed;
+}
+
+/* A count, or a failure (already reported on out by the pass itself);
+ * a dry run by a user who may not look somewhere is not a failure. */
+static void tally(int r, int *count, struct leftovers *n, bool dry_run)
+{
+	if (r >= 0)
+		*count = r;
+	else if (dry_run && r == -EACCES)
+		n->unreadable++;
+	else
+		n->failed++;
+}
+
+int leftovers_cleanup(FILE *out, bool force, bool dry_run, struct leftovers *n)
+{
+	memset(n, 0, sizeof(*n));
+	tally(cg_cleanup_stale_to(out, force, dry_run), &n->cgroups, n, dry_run);
+	tally(tracefs_cleanup_stale(out, NULL, force, dry_run), &n->instances, n, dry_run);
+	tally(hoststate_restore_stale(out, force, dry_run), &n->settings, n, dry_run);
+	return n->failed ? -1 : 0;
+}
+
+void leftovers_cleanup_dead(void)
+{
+	struct leftovers n;
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	if (geteuid() != 0)
+		return;
+	mem = open_memstream(&text, &len);
+	if (!mem)
+		return;
+	leftovers_cleanup(mem, false, false, &n);
+	fclose(mem);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		note("left by an earlier run: %s", line);
+	free(text);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What lab runs left on the host when they could not clean up (SIGKILL, a
+ * crash, a power cut): cgroup trees, tracefs instances and changed host
+ * settings, all named after their owner (util/owner.h).  Only those whose
+ * owner is gone are touched, unless force is set.
+ */
+#ifndef LAB_KERNEL_LEFTOVERS_H
+#define LAB_KERNEL_LEFTOVERS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct leftovers {
+	int cgroups;	/* trees removed (or that would be, with dry_run) */
+	int instances;	/* tracefs instances */
+	int settings;	/* host settings restored */
+	int failed;	/* things that could not be removed */
+	int unreadable;	/* places a dry run could not look into (not root) */
+};
+
+/* Everything, one line per thing on out.  0, or -1 when something failed. */
+int leftovers_cleanup(FILE *out, bool force, bool dry_run, struct leftovers *n);
+/*
+ * For the start of every run that creates host objects: removes what runs
+ * that are gone left behind, reporting on stderr.  Never fails the run
+ * (not root: nothing to do).
+ */
+void leftovers_cleanup_dead(void);
+
+/* tracefs instances named memcg-lab-<pid>-<start>; count or -errno.
+ * tracefs_dir NULL: the mounted tracefs, if any. */
+int tracefs_cleanup_stale(FILE *out, const char *tracefs_dir, bool force, bool dry_run);
+/* Where tracefs is mounted ("" if nowhere), from /proc/self/mounts. */
+void tracefs_mount_point(char *buf, size_t n);
+
+#endif

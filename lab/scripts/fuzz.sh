@@ -1,0 +1,36 @@
+#!/bin/sh
+# Runs each libFuzzer target for SECONDS, seeded from lab/tests/data/fuzz/<name>
+# (plus the recorded samples named in its seeds file), keeping the corpus in
+# build/fuzz/corpus/<name>.  Prints one summary line per target (execs, coverage)
+# and fails if any target found a crash.
+#   fuzz.sh SECONDS build/fuzz/fuzz-NAME...
+set -u
+secs=$1
+shift
+status=0
+for bin in "$@"; do
+	name=${bin##*/fuzz-}
+	corpus=build/fuzz/corpus/$name
+	mkdir -p "$corpus" build/fuzz/crashes
+	seeds=lab/tests/data/fuzz/$name
+	dirs="$corpus"
+	[ -d "$seeds" ] && dirs="$dirs $seeds"
+	# A seeds.list names more seed directories (e.g. the recorded samples).
+	if [ -f "$seeds/seeds.list" ]; then
+		for d in $(cat "$seeds/seeds.list"); do [ -d "$d" ] && dirs="$dirs $d"; done
+	fi
+	log=build/fuzz/$name.log
+	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix=build/fuzz/crashes/$name- $dirs >"$log" 2>&1
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
+	if [ $rc -ne 0 ]; then
+		echo "fuzz $name: FAILED (exit $rc): see $log and build/fuzz/crashes/$name-*"
+		grep -m3 -E 'ERROR|SUMMARY' "$log"
+		status=1
+	else
+		echo "fuzz $name: ${secs}s, ${execs:-?} execs, ${cov:-cov: ?}, corpus $(ls "$corpus" | wc -l) files"
+	fi
+done
+exit $status

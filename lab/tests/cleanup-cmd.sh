@@ -1,0 +1,43 @@
+#!/bin/sh
+# `memcg-lab cleanup` command line: help, bad input (one line, exit 2),
+# not root (one line, exit 2; --dry-run still works), nothing to do.
+# What it removes is tested with real leftovers in int-cgroup.
+set -u
+bin=bin/memcg-lab
+n=0
+t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+out=$($bin cleanup --help 2>&1); rc=$?
+echo "$out" | grep -q '^usage: memcg-lab cleanup \[--force\] \[--dry-run\]'
+t $(( rc != 0 || $? != 0 )) "cleanup --help prints the usage, exit 0"
+
+out=$($bin cleanup --bogus 2>&1 >/dev/null); rc=$?
+echo "$out" | head -1 | grep -q "unknown option '--bogus'"
+t $(( rc != 2 || $? != 0 )) "an unknown option names it, exit 2"
+
+out=$($bin cleanup extra 2>&1 >/dev/null); rc=$?
+echo "$out" | head -1 | grep -q "unexpected argument 'extra'"
+t $(( rc != 2 || $? != 0 )) "a stray argument names it, exit 2"
+
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	asuser="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	out=$($asuser $bin cleanup 2>&1); rc=$?
+	lines=$(printf '%s\n' "$out" | wc -l)
+	echo "$out" | grep -q 'needs root (running as uid 65534)'
+	t $(( rc != 2 || lines != 1 || $? != 0 )) "not root: one line, exit 2 ($out)"
+	out=$($asuser $bin cleanup --dry-run 2>&1); rc=$?
+	t $(( rc != 0 )) "not root: --dry-run still reports ($out)"
+else
+	skip "not root: one line, exit 2" "needs root and setpriv to drop to another user"
+	skip "not root: --dry-run still reports" "needs root and setpriv"
+fi
+
+# With an empty journal directory and no dead runs of ours, a dry run says
+# there is nothing (other helpers' dead runs may exist: accept their lines).
+state=$(mktemp -d)
+out=$(MEMCG_LAB_STATE_DIR=$state $bin cleanup --dry-run 2>&1); rc=$?
+echo "$out" | grep -Eq '^(nothing left by lab runs that are gone|would (remove|restore) .*)$'
+t $(( rc != 0 || $? != 0 )) "cleanup --dry-run: one line per thing, or that nothing is left"
+rmdir "$state"
+echo "1..$n"

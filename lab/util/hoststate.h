@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Host settings the lab changes (sysctls and other /proc or /sys files),
+ * journaled so that they always come back.
+ *
+ * hoststate_set() records the original value in
+ * <state dir>/<owner name>/<key> before it writes the new one, where the
+ * state dir is /run/memcg-lab ($MEMCG_LAB_STATE_DIR overrides it, for tests),
+ * the owner name is lab_owner_name() (util/owner.h) and the key is the path
+ * with '/' turned into '%'; the file holds "<path>\n<original>\n".  The
+ * restore is registered with util/cleanup.h (normal exit, die(), SIGINT,
+ * SIGTERM); after a SIGKILL `memcg-lab cleanup` (or the next run) restores
+ * it from the journal.
+ *
+ * Runs that overlap share the host's true original: a second run that
+ * changes the same file journals the first one's original, and whichever
+ * finishes while another live run still journals the file leaves the value
+ * alone; the last one restores.
+ */
+#ifndef LAB_UTIL_HOSTSTATE_H
+#define LAB_UTIL_HOSTSTATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Writes value to path, journaling and registering the restore first.
+ * 0, or -1 with a one-line reason naming the file in err. */
+int hoststate_set(const char *path, const char *value, char *err, size_t errlen);
+/* Restores what this process changed (the undo steps do it too). */
+void hoststate_restore_all(void);
+/* Restores the journaled settings of owners that are gone (every owner's
+ * when force is set), one line per setting on out; returns how many were
+ * restored (or would be, with dry_run) or -errno. */
+int hoststate_restore_stale(FILE *out, bool force, bool dry_run);
+/* The journal's directory (/run/memcg-lab or $MEMCG_LAB_STATE_DIR). */
+const char *hoststate_dir(void);
+
+#endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Host objects named after a lab run (util/owner.h) whose run is gone: the
+ * directories of one kind (cgroup tree roots, tracefs instances) found in a
+ * parent directory, removed by a callback, one line each.
+ */
+#ifndef LAB_UTIL_STALE_H
+#define LAB_UTIL_STALE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct stale_pass {
+	const char *noun;		/* "cgroup", "tracefs instance" */
+	int (*remove)(const char *path);	/* 0 or -errno; gone already counts as 0 */
+	bool force;			/* also objects of runs still going */
+	bool dry_run;			/* only say what would be removed */
+	FILE *out;
+	int removed, failed;
+};
+
+/*
+ * Removes every directory in dir named memcg-lab-<pid>-<start> whose owner
+ * is gone (all of them with force), printing "removed <noun> <path> (owner
+ * pid N gone)" or "would remove ..." per directory, and "could not remove
+ * ..." on failure.  Other names, such as instances other tools made, are
+ * never touched.  0, or -errno when dir cannot be listed (-ENOENT too).
+ */
+int stale_pass_run(struct stale_pass *p, const char *dir);
+
+#endif
