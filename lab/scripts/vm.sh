@@ -35,6 +35,10 @@ root=$(cd "$here/../.." && pwd)
 me=memcg-lab-vm
 
 die() { echo "$me: $*" >&2; exit 2; }
+# set -e ends the script on any failing command; say so when that was not
+# one of ours (die's 2, or the guest's own status at the end of run).
+trap 'rc=$?; [ "$rc" = 0 ] || [ "$rc" = 2 ] || [ -n "${finished:-}" ] ||
+	echo "$me: internal error: a command of lab/scripts/vm.sh failed (exit $rc)" >&2' EXIT
 note() { [ -n "${quiet:-}" ] || echo "$me: $*" >&2; }
 
 cache_dir() {
@@ -235,7 +239,7 @@ build_initramfs() {
 	chmod 755 "$st/init"
 	add_elf "$opt_binary" /lab/bin/memcg-lab "$st"
 	for d in experiments layouts plots; do
-		[ -d "$root/$d" ] && cp -r "$root/$d" "$st/lab/"
+		if [ -d "$root/$d" ]; then cp -r "$root/$d" "$st/lab/"; fi
 	done
 	echo "root:x:0:0:root:/root:/bin/sh" > "$st/etc/passwd"
 	echo "root:x:0:" > "$st/etc/group"
@@ -253,7 +257,7 @@ build_initramfs() {
 			mkdir -p "$st$dst"
 			cp -r "$src/." "$st$dst/"
 			find "$src" -type f | while read -r f; do
-				is_elf "$f" && add_elf "$f" "$dst${f#"$src"}" "$st"
+				if is_elf "$f"; then add_elf "$f" "$dst${f#"$src"}" "$st"; fi
 			done
 		elif is_elf "$src"; then
 			add_elf "$src" "$dst" "$st"
@@ -407,7 +411,8 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		kd=$(kernel_dir "$opt_kernel")
 	fi
 	st=$(mktemp -d "${TMPDIR:-/tmp}/memcg-lab-vm.XXXXXX")
-	trap 'rm -rf "$st"' EXIT
+	trap 'rc=$?; rm -rf "$st"; [ "$rc" = 0 ] || [ "$rc" = 2 ] || [ -n "${finished:-}" ] ||
+		echo "$me: internal error: a command of lab/scripts/vm.sh failed (exit $rc)" >&2' EXIT
 	trap 'exit 130' INT TERM HUP
 	img=$(build_initramfs "$st/root")
 
@@ -445,7 +450,11 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 	[ -n "$opt_console" ] && cat "$opt_out/console.log" >&2
 	{
 		echo "kernel_spec=$opt_kernel"
-		echo "kernel_package=$(cat "$kd/package" 2>/dev/null)"
+		if [ -f "$kd/package" ]; then
+			echo "kernel_package=$(cat "$kd/package")"
+		elif [ -f "$kd/source" ]; then
+			echo "kernel_package=lab kernel: $(cat "$kd/source") + lab/kernel-patches"
+		fi
 		echo "kernel_dir=$kd"
 		echo "initramfs=$img"
 		echo "accel=$accel"
@@ -473,6 +482,7 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 	echo "guest_exit=$guest_rc" >> "$opt_out/vm.env"
 	sed -n 's/^\(kernel\|uptime_at_start\|uptime_at_end\): /guest_\1=/p' "$opt_out/guest.txt" >> "$opt_out/vm.env"
 	[ -n "$opt_console" ] || cat "$opt_out/output.txt"
+	finished=1
 	exit "$guest_rc"
 }
 
