@@ -38,7 +38,7 @@ check_kernel() {
 	res=$tmp/res-$k
 	# shellcheck disable=SC2086
 	MEMCG_LAB_RESULTS=$res $lab vm --kernel "$k" --cpus 2 --timeout 300 \
-		--add lab/tests/vm/guest-checks.sh $adds --env "VM_TESTS=$vm_tests" \
+		--add lab/tests/vm $adds --env "VM_TESTS=$vm_tests" \
 		--shell 'sh lab/tests/vm/guest-checks.sh' >"$tmp/$k.out" 2>&1
 	rc=$?
 	d=$(one_dir "$res")
@@ -98,6 +98,9 @@ check_kernel() {
 	else
 		skip "kernel $k: probe --runtime (charge batch $batch, one stock slot)" "probe has no --runtime yet"
 	fi
+	if [ "$mutex" = true ]; then
+		check_mutex_trace "$k" "$c"
+	fi
 	for t in "$c"/test-*.rc; do
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .rc)
@@ -106,13 +109,42 @@ check_kernel() {
 	done
 }
 
-#            kernel split batch contention-tp mutex
-check_kernel 6.1    true  64    true          false
-check_kernel 6.12   true  64    true          false
-check_kernel 5.10   false 32    false         false
-if lab/scripts/lab-kernel.sh --print >/dev/null 2>&1; then
-	check_kernel lab true 64 true true
-else
-	skip "lab kernel: user_flush_mutex true" "no lab kernel built (make lab-kernel)"
-fi
+# pct P FILE: the P-th percentile of a file of numbers, one per line.
+pct() { sort -n "$2" | awk -v p="$1" '{ v[NR] = $1 } END { if (NR) { i = int(NR * p / 100 + 0.999); if (i < 1) i = 1; print v[i] } }'; }
+
+# The user-flush mutex at work: concurrent memory.stat readers all go
+# through mem_cgroup_user_flush_stats and queue on stats_user_flush_mutex.
+check_mutex_trace() {
+	k=$1 c=$2
+	ok "$(cat "$c/mutex.rc")" "kernel $k: 16 memory.stat readers traced on stats_user_flush_mutex (kprobes, lock:contention_*)"
+	calls=$(awk '$1 == "flush_calls" { print $2 }' "$c/mutex.out")
+	rets=$(awk '$1 == "flush_returns" { print $2 }' "$c/mutex.out")
+	cb=$(awk '$1 == "contention_begin" { print $2 }' "$c/mutex.out")
+	[ "${calls:-0}" -gt 0 ] && [ "$(( calls - rets ))" -le 16 ] && [ "$(( rets - calls ))" -le 16 ]
+	ok $? "kernel $k: every memory.stat read flushes through mem_cgroup_user_flush_stats ($calls calls, $rets returns)"
+	[ "${cb:-0}" -gt 0 ]
+	ok $? "kernel $k: the readers contend on the mutex ($cb contention_begin events on its address)"
+	awk -f lab/tests/vm/mutex-times.awk "$c/mutex-trace.txt" > "$tmp/times"
+	awk '$1 == "wait" { print $2 }' "$tmp/times" > "$tmp/wait"
+	awk '$1 == "hold" { print $2 }' "$tmp/times" > "$tmp/hold"
+	diag "stats_user_flush_mutex under qemu TCG (times mean little): $(wc -l < "$tmp/hold") acquisitions, $(wc -l < "$tmp/wait") contended;" \
+		"wait p50 $(pct 50 "$tmp/wait") us p99 $(pct 99 "$tmp/wait") us; hold p50 $(pct 50 "$tmp/hold") us p99 $(pct 99 "$tmp/hold") us (kprobe/kretprobe bound)"
+}
+
+# VM_KERNELS picks some of them (e.g. VM_KERNELS=lab make vmtest).
+for k in ${VM_KERNELS:-6.1 6.12 5.10 lab}; do
+	case $k in
+	#                    split batch contention-tp mutex
+	6.1) check_kernel 6.1 true 64 true false ;;
+	6.12) check_kernel 6.12 true 64 true false ;;
+	5.10) check_kernel 5.10 false 32 false false ;;
+	lab)
+		if lab/scripts/lab-kernel.sh --print >/dev/null 2>&1; then
+			check_kernel lab true 64 true true
+		else
+			skip "lab kernel: user_flush_mutex, mutex traced" "no lab kernel built (make lab-kernel)"
+		fi ;;
+	*) ok 1 "VM_KERNELS: '$k' is one of 6.1 6.12 5.10 lab" ;;
+	esac
+done
 done_testing

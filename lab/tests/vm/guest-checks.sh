@@ -16,6 +16,8 @@ run probe memcg-lab probe --json
 run probe-results memcg-lab probe --results probe
 memcg-lab probe --help 2>&1 | grep -q -- --runtime &&
 	run probe-runtime memcg-lab probe --runtime --json
+grep -q ' stats_user_flush_mutex$' /proc/kallsyms &&
+	run mutex sh /lab/lab/tests/vm/mutex-trace.sh
 for t in $VM_TESTS; do
 	run "test-$(basename "$t")" "$t"
 done
