@@ -3,7 +3,13 @@
 # lab/kernel-patches/lab-kernel.config, with every lab/kernel-patches/*.patch
 # applied (the user-flush mutex of memcg-history section 3).
 #
-#   lab-kernel.sh [--print]
+#   lab-kernel.sh [--print | --check]
+#
+# --print only prints the cached vmlinux's path (exit 1 if there is none).
+# --check compiles only the C files the patches touch (after configuring),
+# the quick test of a patch; nothing is cached.  LAB_KERNEL_PATCHES=DIR
+# takes the patches (and lab-kernel.config, if DIR has one) from DIR instead
+# of lab/kernel-patches, to try a patch of one's own.
 #
 # The result is cached outside the repository, under $MEMCG_LAB_CACHE
 # (default /var/cache/memcg-lab), keyed by the source version, the patches
@@ -15,8 +21,7 @@
 #   lab-kernel/<key>/build-seconds  how long the build took
 # An entry exists only once a build succeeded (it is renamed into place), so
 # a failed or interrupted build never leaves a half-built kernel behind; the
-# object directory next to it just lets the next try continue.  --print only
-# prints the cached vmlinux's path (exit 1 if there is none).
+# object directory next to it just lets the next try continue.
 #
 # The compile runs under nice -n 19 on all CPUs: it takes long on a small
 # shared machine, and it must not starve the tests of the other users.
@@ -24,8 +29,17 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-patchdir=$root/lab/kernel-patches
+patchdir=${LAB_KERNEL_PATCHES:-$root/lab/kernel-patches}
 fragment=$patchdir/lab-kernel.config
+[ -f "$fragment" ] || fragment=$root/lab/kernel-patches/lab-kernel.config
+ls "$patchdir"/*.patch >/dev/null 2>&1 || { echo "lab-kernel: no *.patch in $patchdir" >&2; exit 2; }
+mode=build
+case ${1:-} in
+--print) mode=print ;;
+--check) mode=check ;;
+"") ;;
+*) echo "lab-kernel: unknown option '$1' (--print, --check)" >&2; exit 2 ;;
+esac
 cache=${MEMCG_LAB_CACHE:-/var/cache/memcg-lab}
 pkg=linux-source-6.1
 
@@ -40,12 +54,12 @@ key=$( { echo "$pkg $ver"; cat "$fragment" "$patchdir"/*.patch; } | sha256sum | 
 kdir=$cache/lab-kernel
 out=$kdir/6.1-$key
 
-if [ "${1:-}" = --print ]; then
+if [ $mode = print ]; then
 	[ -f "$out/vmlinux" ] || exit 1
 	echo "$out/vmlinux"
 	exit 0
 fi
-if [ -f "$out/vmlinux" ]; then
+if [ $mode = build ] && [ -f "$out/vmlinux" ]; then
 	echo "lab-kernel: cached: $out/vmlinux (built in $(cat "$out/build-seconds") s)"
 	exit 0
 fi
@@ -71,12 +85,16 @@ src=$kdir/src-$srckey
 if [ ! -d "$src" ]; then
 	rm -rf "$src.tmp" && mkdir -p "$src.tmp"
 	echo "lab-kernel: unpacking $pkg $ver"
-	dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/src/linux-source-6.1.tar.xz |
-		xz -dc | tar -x -C "$src.tmp" --strip-components=1 ||
+	if ! dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/src/linux-source-6.1.tar.xz |
+		xz -dc | tar -x -C "$src.tmp" --strip-components=1; then
+		rm -rf "$src.tmp"
 		die "cannot unpack $deb"
+	fi
 	for p in "$patchdir"/*.patch; do
-		patch -s -p1 -d "$src.tmp" < "$p" >"$src.tmp/.patch.log" 2>&1 ||
-			die "patch $(basename "$p") does not apply to $pkg $ver: $(head -n3 "$src.tmp/.patch.log" | tr '\n' ' ')"
+		if ! patch -s -p1 -d "$src.tmp" < "$p" >"$kdir/patch.log" 2>&1; then
+			rm -rf "$src.tmp"
+			die "patch $(basename "$p") does not apply to $pkg $ver: $(head -n3 "$kdir/patch.log" | tr '\n' ' ')"
+		fi
 		echo "lab-kernel: applied $(basename "$p")"
 	done
 	mv "$src.tmp" "$src"
@@ -93,7 +111,7 @@ flock -n 9 || die "another lab-kernel build is running in $obj"
 make -s -C "$src" O="$obj" tinyconfig >/dev/null
 "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$fragment" >"$obj/merge.log" 2>&1 ||
 	die "merge_config failed: $(tail -n2 "$obj/merge.log")"
-make -s -C "$src" O="$obj" olddefconfig >/dev/null
+make -s -C "$src" O="$obj" olddefconfig >>"$obj/merge.log" 2>&1
 missing=""
 for line in $(grep -E '^CONFIG_[A-Z0-9_]+=' "$fragment" | sed 's/=n$/=N/'); do
 	opt=${line%%=*}
@@ -106,10 +124,16 @@ for line in $(grep -E '^CONFIG_[A-Z0-9_]+=' "$fragment" | sed 's/=n$/=N/'); do
 done
 [ -z "$missing" ] || die "these config options did not stick (a dependency is missing):$missing"
 
-# 4. Build vmlinux only (booted directly through PVH: no bzImage needed).
-echo "lab-kernel: building in $obj with $(nproc) jobs at nice 19; log: $obj/build.log"
+# 4. Build vmlinux only (booted directly through PVH: no bzImage needed),
+# or for --check only the objects of the C files the patches touch.
+targets=vmlinux
+if [ $mode = check ]; then
+	targets=$(sed -n 's|^+++ b/\(.*\)\.c$|\1.o|p; s|^+++ b/\(.*\)\.c[[:space:]].*|\1.o|p' "$patchdir"/*.patch | sort -u | tr '\n' ' ')
+	[ -n "$targets" ] || die "--check: the patches touch no C file"
+fi
+echo "lab-kernel: building $targets in $obj with $(nproc) jobs at nice 19; log: $obj/build.log"
 start=$(date +%s)
-if ! nice -n 19 make -C "$src" O="$obj" -j"$(nproc)" vmlinux >"$obj/build.log" 2>&1; then
+if ! nice -n 19 make -C "$src" O="$obj" -j"$(nproc)" $targets >"$obj/build.log" 2>&1; then
 	echo "lab-kernel: build failed after $(( $(date +%s) - start )) s; the compiler said:" >&2
 	grep -E -A3 'error:|Error [0-9]' "$obj/build.log" | head -n 30 >&2 ||
 		tail -n 30 "$obj/build.log" >&2
@@ -117,6 +141,10 @@ if ! nice -n 19 make -C "$src" O="$obj" -j"$(nproc)" vmlinux >"$obj/build.log" 2
 	exit 2
 fi
 secs=$(( $(date +%s) - start ))
+if [ $mode = check ]; then
+	echo "lab-kernel: $targets compiled cleanly with the patches in $secs s"
+	exit 0
+fi
 grep -q 'mem_cgroup_user_flush_stats' "$obj/System.map" ||
 	die "the built vmlinux lacks mem_cgroup_user_flush_stats: was the patch applied?"
 
