@@ -34,6 +34,11 @@ ASAN_BINS := $(UNIT_SRCS:lab/tests/%.c=build/asan/tests/%)
 ASAN_OBJS := $(LIB_SRCS:%.c=build/asan/obj/%.o)
 SAN_CC    := clang
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# Benchmarks: lab/bench/*.c are built into build/bench/<name>, and `make
+# bench` runs every lab/bench/*.sh.
+BENCH_SRCS := $(wildcard lab/bench/*.c)
+BENCH_BINS := $(BENCH_SRCS:lab/bench/%.c=build/bench/%)
+BENCH_SH   := $(sort $(wildcard lab/bench/*.sh))
 # The real kernels' BTF the tests check against, kept compressed in git.
 BTF_FILES := $(patsubst lab/tests/data/btf/%.xz,build/btf/%,$(wildcard lab/tests/data/btf/*.btf.xz))
 DEPS_SH   := lab/scripts/deps.sh
@@ -55,7 +60,7 @@ all:
 	@$(DEPS_SH) ensure build
 	@$(MAKE) --no-print-directory build
 
-build: bin/memcg-lab $(TEST_BINS) $(BTF_FILES)
+build: bin/memcg-lab $(TEST_BINS) $(BENCH_BINS) $(BTF_FILES)
 
 help:
 	@echo "make          build bin/memcg-lab (installs missing build packages as root)"
@@ -130,6 +135,10 @@ fuzz: $(FUZZ_BINS)
 fuzz-smoke: $(FUZZ_BINS)
 	lab/scripts/fuzz.sh 3 $(FUZZ_BINS)
 
+build/bench/%: build/obj/lab/bench/%.o build/libmemcglab.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
 test:
 	@$(DEPS_SH) ensure test
 	@$(MAKE) --no-print-directory build asan
@@ -137,6 +146,12 @@ test:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		prove --timer -f $(ASAN_BINS)
 	@$(MAKE) --no-print-directory fuzz-smoke
+
+# Every lab/bench/*.sh: ratios against the tools users would otherwise use.
+bench:
+	@$(DEPS_SH) ensure run
+	@$(MAKE) --no-print-directory build
+	@for b in $(BENCH_SH); do $$b || exit 1; done
 
 # The guest tests alone: real kernels (Debian 5.10, 6.1, 6.12 and the lab
 # kernel when built) under qemu; part of `make test` too.
@@ -160,4 +175,4 @@ clean:
 	rm -rf bin build
 
 -include $(LIB_OBJS:.o=.d) $(TEST_SRCS:lab/tests/%.c=build/obj/lab/tests/%.d) build/obj/lab/memcg-lab.d \
-	$(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)
+	$(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(BENCH_SRCS:lab/bench/%.c=build/obj/lab/bench/%.d)

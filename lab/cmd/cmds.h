@@ -6,8 +6,10 @@
  */
 CMD(cleanup, "remove lab cgroups, tracefs instances and settings left by a crashed run")
 CMD(compare, "compare results directories: the 0-day table with %change, stddev and Welch t-test")
+CMD(layout, "capture, check (--check) and diff (--against) the memcg structs' cacheline layouts")
 CMD(plot, "PNG, SVG and ASCII plots of results directories (gnuplot templates in plots/)")
 CMD(probe, "what the kernel under test has (BTF, kallsyms, runtime probes), with evidence")
 CMD(report, "the report of a results directory: kernel, features, verdicts, tables, skips")
 CMD(run, "run an experiment file (experiments/*.exp) into one results directory")
+CMD(statread, "memory.stat read latency per level while allocators keep the leaves in reclaim")
 CMD(vm, "run a lab command inside a real kernel (Debian 5.10-6.12, the lab kernel) under qemu")

@@ -134,21 +134,6 @@ static void fmt_sd(char *buf, size_t n, const struct sample_stats *s)
 		snprintf(buf, n, "±%3.0f%%", 100 * s->stddev / fabs(s->mean));
 }
 
-/* A numeric step "name=value" gives name and value. */
-static bool numeric_step(const char *step, char *name, size_t n, double *value)
-{
-	const char *eq = strchr(step, '=');
-	char *end;
-
-	if (!eq)
-		return false;
-	*value = strtod(eq + 1, &end);
-	if (end == eq + 1 || *end)
-		return false;
-	snprintf(name, n, "%.*s", (int)(eq - step), step);
-	return true;
-}
-
 struct key {
 	const char *step, *metric;
 };
@@ -276,7 +261,7 @@ static void compare_pair(const struct run *a, const struct run *b, regex_t *filt
 		double x;
 
 		for (size_t i = 0; !metric && i < a->m.n; i++)
-			if (numeric_step(a->m.rows[i].step, tmp, sizeof(tmp), &x) &&
+			if (metrics_step_value(a->m.rows[i].step, tmp, sizeof(tmp), &x) &&
 			    (!filter || !regexec(filter, a->m.rows[i].metric, 0, NULL, 0)))
 				metric = a->m.rows[i].metric;
 		if (!metric)
@@ -288,7 +273,7 @@ static void compare_pair(const struct run *a, const struct run *b, regex_t *filt
 			char ma[24], mb[24], verdict[48] = "";
 			size_t na, nb;
 
-			if (strcmp(keys[k].metric, metric) || !numeric_step(keys[k].step, tmp, sizeof(tmp), &x))
+			if (strcmp(keys[k].metric, metric) || !metrics_step_value(keys[k].step, tmp, sizeof(tmp), &x))
 				continue;
 			if (!sname[0]) {
 				snprintf(sname, sizeof(sname), "%s", tmp);

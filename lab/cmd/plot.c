@@ -61,20 +61,6 @@ static void label_of(struct pdir *d, char tag)
 	free(mp);
 }
 
-static bool step_value(const char *step, char *name, size_t n, double *v)
-{
-	const char *eq = strchr(step, '=');
-	char *end;
-
-	if (!eq)
-		return false;
-	*v = strtod(eq + 1, &end);
-	if (end == eq + 1 || *end)
-		return false;
-	snprintf(name, n, "%.*s", (int)(eq - step), step);
-	return true;
-}
-
 static char *safe_name(const char *s)
 {
 	char *o = xstrdup(s);
@@ -100,7 +86,7 @@ static bool write_series(const struct pdir *d, const char *metric, const char *p
 		double x;
 		bool seen = false;
 
-		if (strcmp(d->m.rows[i].metric, metric) || !step_value(d->m.rows[i].step, xname, xn, &x))
+		if (strcmp(d->m.rows[i].metric, metric) || !metrics_step_value(d->m.rows[i].step, xname, xn, &x))
 			continue;
 		for (size_t s = 0; s < nsteps; s++)
 			seen |= steps[s] == x;
@@ -116,7 +102,7 @@ static bool write_series(const struct pdir *d, const char *metric, const char *p
 
 		for (size_t i = 0; i < d->m.n && n < 1024; i++)
 			if (!strcmp(d->m.rows[i].metric, metric) &&
-			    step_value(d->m.rows[i].step, tmp, sizeof(tmp), &x) && x == steps[s])
+			    metrics_step_value(d->m.rows[i].step, tmp, sizeof(tmp), &x) && x == steps[s])
 				v[n++] = d->m.rows[i].value;
 		sample_stats(v, n, &st);
 		fprintf(f, "%.17g\t%.17g\t%.17g\n", steps[s], st.mean, st.stddev);
@@ -136,11 +122,11 @@ static int plot_series(struct pdir *dirs, int ndirs, const char *out, int w, int
 		bool first = true;
 		int nfiles = 0;
 
-		if (r->better == '-' || !step_value(r->step, xname, sizeof(xname), &x))
+		if (r->better == '-' || !metrics_step_value(r->step, xname, sizeof(xname), &x))
 			continue;
 		for (size_t j = 0; j < i && first; j++)
 			first = strcmp(dirs[0].m.rows[j].metric, r->metric) ||
-				!step_value(dirs[0].m.rows[j].step, xname, sizeof(xname), &x);
+				!metrics_step_value(dirs[0].m.rows[j].step, xname, sizeof(xname), &x);
 		if (!first)
 			continue;
 		sm = safe_name(r->metric);

@@ -152,6 +152,7 @@ int report_write(const char *dir, FILE *out, char *err, size_t errlen)
 	}
 	include_file(out, dir, "data/layout-check.txt", "Layout verdicts");
 	metrics_table(out, dir);
+	include_file(out, dir, "data/statread.txt", "Stat reads: memory.stat latency per level while reclaim runs");
 	include_file(out, dir, "data/lock-report.txt", "Locks: waits and holds");
 	include_file(out, dir, "data/c2c-fields.txt", "perf c2c: fields behind shared cachelines");
 	json_object_put(meta);

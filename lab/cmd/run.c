@@ -34,6 +34,7 @@
 #include "util/fileio.h"
 #include "util/gnuplot.h"
 #include "util/results.h"
+#include "util/strfmt.h"
 
 static const char usage_text[] =
 "usage: memcg-lab run FILE [-s section.key=value]... [--validate]\n"
@@ -77,7 +78,7 @@ static const struct key_spec schema[] = {
 };
 
 /* Commands that can be driven by an experiment, "none" for probe-only runs. */
-static const char *const driver_commands[] = { "none", NULL };
+static const char *const driver_commands[] = { "none", "statread", NULL };
 
 #define MAX_STEPS 256
 
@@ -247,8 +248,7 @@ static void load_exp(struct exp *x, const char *path, char **overrides, int nove
 		char list[256] = "";
 
 		for (int i = 0; driver_commands[i]; i++)
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
-				 driver_commands[i]);
+			str_appendf(list, sizeof(list), "%s%s", i ? ", " : "", driver_commands[i]);
 		NORETURN_exp(x, expfile_get(&x->f, "driver", "command"), "[driver] command = '%s': want one of %s",
 			     x->command, list);
 	}

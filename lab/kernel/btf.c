@@ -288,6 +288,18 @@ void kbtf_close(struct kbtf *k)
 	memset(k, 0, sizeof(*k));
 }
 
+/* Strips qualifiers and typedefs. */
+static int resolve(const struct btf *btf, int id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+		id = t->type;
+		t = btf__type_by_id(btf, id);
+	}
+	return id;
+}
+
 static int find_kind(const struct kbtf *k, const char *name, int kind)
 {
 	int id = btf__find_by_name_kind(k->btf, name, kind);
@@ -324,7 +336,13 @@ int kbtf_func_nparams(const struct kbtf *k, const char *name)
 	return btf_vlen(t);
 }
 
-int kbtf_datasec_var_offset(const struct kbtf *k, const char *sec, const char *var, uint64_t *off)
+/*
+ * The first VAR of a DATASEC that match() accepts (by name or by type):
+ * its name and offset; 0, or -1 when the section or such a VAR is absent.
+ */
+static int datasec_find(const struct kbtf *k, const char *sec,
+			bool (*match)(const struct kbtf *k, const struct btf_type *v, const void *arg),
+			const void *arg, const char **name, uint64_t *off)
 {
 	int id = find_kind(k, sec, BTF_KIND_DATASEC);
 	const struct btf_type *t;
@@ -337,13 +355,30 @@ int kbtf_datasec_var_offset(const struct kbtf *k, const char *sec, const char *v
 	for (int i = 0; i < btf_vlen(t); i++, vi++) {
 		const struct btf_type *v = btf__type_by_id(k->btf, vi->type);
 
-		if (v && btf_is_var(v) && !strcmp(btf__name_by_offset(k->btf, v->name_off), var)) {
-			if (off)
-				*off = vi->offset;
-			return 0;
-		}
+		if (!v || !btf_is_var(v) || !match(k, v, arg))
+			continue;
+		if (name)
+			*name = btf__name_by_offset(k->btf, v->name_off);
+		if (off)
+			*off = vi->offset;
+		return 0;
 	}
 	return -1;
+}
+
+static bool var_named(const struct kbtf *k, const struct btf_type *v, const void *name)
+{
+	return !strcmp(btf__name_by_offset(k->btf, v->name_off), name);
+}
+
+static bool var_of_type(const struct kbtf *k, const struct btf_type *v, const void *type_id)
+{
+	return resolve(k->btf, v->type) == resolve(k->btf, *(const int *)type_id);
+}
+
+int kbtf_datasec_var_offset(const struct kbtf *k, const char *sec, const char *var, uint64_t *off)
+{
+	return datasec_find(k, sec, var_named, var, NULL, off);
 }
 
 bool kbtf_has_datasec_var(const struct kbtf *k, const char *sec, const char *var)
@@ -351,23 +386,27 @@ bool kbtf_has_datasec_var(const struct kbtf *k, const char *sec, const char *var
 	return kbtf_datasec_var_offset(k, sec, var, NULL) == 0;
 }
 
+bool kbtf_has_datasec(const struct kbtf *k, const char *sec)
+{
+	return find_kind(k, sec, BTF_KIND_DATASEC) > 0;
+}
+
+int kbtf_datasec_var_of_type(const struct kbtf *k, const char *sec, int type_id,
+			     char *var, size_t n, uint64_t *off)
+{
+	const char *name;
+
+	if (datasec_find(k, sec, var_of_type, &type_id, &name, off))
+		return -1;
+	snprintf(var, n, "%s", name);
+	return 0;
+}
+
 long kbtf_type_size(const struct kbtf *k, int type_id)
 {
 	long long s = btf__resolve_size(k->btf, type_id);
 
 	return s < 0 ? -1 : (long)s;
-}
-
-/* Strips qualifiers and typedefs. */
-static int resolve(const struct btf *btf, int id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-
-	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
-		id = t->type;
-		t = btf__type_by_id(btf, id);
-	}
-	return id;
 }
 
 void kbtf_type_name(const struct kbtf *k, int type_id, char *buf, size_t n)

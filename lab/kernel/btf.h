@@ -50,6 +50,14 @@ int kbtf_func_nparams(const struct kbtf *k, const char *name);
 /* Offset of a VAR in a DATASEC (e.g. ".data..percpu"); 0 or -1 when absent. */
 int kbtf_datasec_var_offset(const struct kbtf *k, const char *sec, const char *var, uint64_t *off);
 bool kbtf_has_datasec_var(const struct kbtf *k, const char *sec, const char *var);
+bool kbtf_has_datasec(const struct kbtf *k, const char *sec);
+/*
+ * The first VAR in a DATASEC whose type (after typedefs and qualifiers) is
+ * type_id, e.g. the per-cpu `memcg_stock` of struct memcg_stock_pcp: its
+ * name into var (n bytes) and its offset; 0, or -1 when there is none.
+ */
+int kbtf_datasec_var_of_type(const struct kbtf *k, const char *sec, int type_id,
+			     char *var, size_t n, uint64_t *off);
 /* Size in bytes of a type id, or -1. */
 long kbtf_type_size(const struct kbtf *k, int type_id);
 /* Printable type name ("unsigned long", "struct page_counter", "uint8_t[7]"). */

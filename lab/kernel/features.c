@@ -3,36 +3,16 @@
  * Feature detection (memcg-history.md section 7): classify by BTF shapes,
  * confirm by symbols, and keep a sentence of evidence for every answer.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include "kernel/features.h"
 #include "util/fileio.h"
+#include "util/strfmt.h"
 
-static void ev(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void ev(char *buf, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, KF_EVIDENCE, fmt, ap);
-	va_end(ap);
-}
-
-/* Appends to an evidence buffer. */
-static void ev_add(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void ev_add(char *buf, const char *fmt, ...)
-{
-	size_t len = strlen(buf);
-	va_list ap;
-
-	if (len + 1 >= KF_EVIDENCE)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + len, KF_EVIDENCE - len, fmt, ap);
-	va_end(ap);
-}
+/* Evidence buffers are KF_EVIDENCE bytes; a cut sentence beats a failed probe. */
+#define ev(buf, ...) str_setf(buf, KF_EVIDENCE, __VA_ARGS__)
+#define ev_add(buf, ...) str_appendf(buf, KF_EVIDENCE, __VA_ARGS__)
 
 static int pow2_ceil(long v)
 {

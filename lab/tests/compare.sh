@@ -4,12 +4,7 @@
 # significance marker, the 80-column table, the scaling layout, and the
 # refusals (different experiments, not a results directory).
 set -u
-cd "$(dirname "$0")/../.."
-LAB=bin/memcg-lab
-T=$(mktemp -d /tmp/memcg-lab-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); if eval "$1"; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+. "$(dirname "$0")/lib/tap.sh"
 
 mkrun() { # dir experiment status kernel
 	mkdir -p "$1/data"
@@ -66,4 +61,4 @@ ok '[ $st = 2 ] && echo "$err" | grep -q "/etc/meta.json"' "not a results direct
 printf 'clients=6\tx\tm\t1\t-\t-\n' >> "$T/d/data/metrics.tsv"
 err=$($LAB compare "$T/a" "$T/d" 2>&1 >/dev/null); st=$?
 ok '[ $st = 2 ] && echo "$err" | grep -q "metrics.tsv:3: field repeat"' "a malformed metrics row: file:line and field"
-echo "1..$n"
+done_testing

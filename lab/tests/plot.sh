@@ -3,12 +3,7 @@
 # (of the requested size), SVG and an ASCII rendering that fits 80 columns;
 # without gnuplot, plot fails with one clear line and other commands work.
 set -u
-cd "$(dirname "$0")/../.."
-LAB=$PWD/bin/memcg-lab
-T=$(mktemp -d /tmp/memcg-lab-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); if eval "$1"; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+. "$(dirname "$0")/lib/tap.sh"
 
 if ! command -v gnuplot >/dev/null; then
 	echo "1..0 # SKIP gnuplot not installed (make deps)"
@@ -53,4 +48,4 @@ ok '[ $st = 2 ] && echo "$err" | grep -q "hist-bad.x.tsv:2: not a lab histogram 
 rm "$T/r/data/hist-bad.x.tsv"
 err=$($LAB plot --size 10x10 "$T/r" 2>&1 >/dev/null); st=$?
 ok '[ $st = 2 ] && echo "$err" | grep -q "WIDTHxHEIGHT"' "a bad --size is refused"
-echo "1..$n"
+done_testing

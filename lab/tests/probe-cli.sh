@@ -3,13 +3,7 @@
 # (raw BTF, ELF with .BTF, DWARF-only ELF, running kernel), JSON keys, and
 # one-line errors with exit status 2 on bad input.
 set -u
-cd "$(dirname "$0")/../.."
-LAB=bin/memcg-lab
-T=$(mktemp -d /tmp/memcg-lab-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); if eval "$1"; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+. "$(dirname "$0")/lib/tap.sh"
 
 ok '$LAB help | grep -q "^  probe"' "help lists probe"
 ok '$LAB probe --help | grep -q -- "--vmlinux FILE"' "probe --help prints the options"
@@ -81,4 +75,4 @@ if [ "$(id -u)" = 0 ] && grep -qE ' cgroup2? .*(memory|cgroup2)' /proc/self/moun
 else
 	skip "runtime probes" "needs root and a mounted memory controller"
 fi
-echo "1..$n"
+done_testing

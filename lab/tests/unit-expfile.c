@@ -66,5 +66,8 @@ int main(void)
 	is_int(parse_int_list("5..1", v, 64), -1, "a descending range is refused");
 	is_int(parse_int_list("1..100000", v, 64), -1, "too many values are refused");
 	is_int(parse_int_list("", v, 64), -1, "an empty list is refused");
+	/* Regression (fuzz): a huge step overflowed v += step. */
+	is_int(parse_int_list("2..4:99999999999999999999", v, 64), 1, "a step past the end gives the start only");
+	is_int(parse_int_list("-3,1", v, 64), -1, "negative values are refused");
 	return tap_done();
 }

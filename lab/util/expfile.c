@@ -242,7 +242,7 @@ int parse_int_list(const char *s, long *values, int max)
 		char *end;
 		long a = strtol(p, &end, 10), b, step = 1;
 
-		if (end == p)
+		if (end == p || a < 0)
 			return -1;
 		p = end;
 		if (!strncmp(p, "..", 2)) {
@@ -256,12 +256,15 @@ int parse_int_list(const char *s, long *values, int max)
 					return -1;
 				p = end;
 			}
-			if (b < a)
+			if (b < a || a < 0)
 				return -1;
-			for (long v = a; v <= b; v += step) {
+			/* Stop before v + step could overflow (found by fuzzing). */
+			for (long v = a;; v += step) {
 				if (n >= max)
 					return -1;
 				values[n++] = v;
+				if (b - v < step)
+					break;
 			}
 		} else {
 			if (n >= max)

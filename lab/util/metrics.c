@@ -109,3 +109,17 @@ void metrics_free(struct metrics *m)
 	free(m->rows);
 	memset(m, 0, sizeof(*m));
 }
+
+bool metrics_step_value(const char *step, char *name, size_t n, double *value)
+{
+	const char *eq = strchr(step, '=');
+	char *end;
+
+	if (!eq)
+		return false;
+	*value = strtod(eq + 1, &end);
+	if (end == eq + 1 || *end)
+		return false;
+	snprintf(name, n, "%.*s", (int)(eq - step), step);
+	return true;
+}

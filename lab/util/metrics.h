@@ -14,6 +14,7 @@
 #ifndef LAB_UTIL_METRICS_H
 #define LAB_UTIL_METRICS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stddef.h>
 
@@ -41,5 +42,8 @@ void metrics_emit(FILE *f, const char *step, int repeat, const char *metric, dou
 /* Loads <dir>/data/metrics.tsv; 0, or -1 with "file:line: what" in err. */
 int metrics_load(const char *results_dir, struct metrics *m, char *err, size_t errlen);
 void metrics_free(struct metrics *m);
+/* A numeric schedule step "name=value" ("tasks=6"): its name and value;
+ * false for "-" or a non-numeric value. */
+bool metrics_step_value(const char *step, char *name, size_t n, double *value);
 
 #endif

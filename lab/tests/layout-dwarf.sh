@@ -1,0 +1,115 @@
+#!/bin/sh
+# The DWARF input path, end to end: kernel-shaped structs compiled with -g
+# (lab/tests/data/layout/kernel-shapes.c) are converted by pahole
+# --btf_encode_detached inside `layout --vmlinux`, and every rule's failure
+# path is taken on that real DWARF->BTF input: pre-split, split, broken and
+# lockdep shapes.  The same object with pahole -J covers the ELF+.BTF input.
+set -u
+LAB=bin/memcg-lab
+SRC=lab/tests/data/layout/kernel-shapes.c
+T=$(mktemp -d /tmp/memcg-lab-layout-dwarf.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0
+fails=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
+}
+has() { grep -qF -- "$2" "$1"; }
+
+CC=${CC:-cc}
+command -v "$CC" >/dev/null 2>&1 || { echo "1..0 # SKIP no C compiler ($CC) to build the DWARF fixture"; exit 0; }
+command -v pahole >/dev/null 2>&1 || { echo "1..0 # SKIP pahole missing (apt-get install dwarves): it converts DWARF to BTF"; exit 0; }
+
+for shape in PRESPLIT SPLIT BROKEN LOCKDEP; do
+	# -fno-toplevel-reorder keeps the per-cpu variables in declaration order.
+	"$CC" -g -O0 -fno-toplevel-reorder -c "-DSHAPE_$shape" -o "$T/$shape.o" "$SRC"
+	ok $? "$shape: fixture compiles with -g"
+	! readelf -S "$T/$shape.o" | grep -q '\.BTF' && readelf -S "$T/$shape.o" | grep -q '\.debug_info'
+	ok $? "$shape: the object carries DWARF and no .BTF"
+	mkdir -p "$T/tmp-$shape"
+	TMPDIR="$T/tmp-$shape" $LAB layout --vmlinux "$T/$shape.o" --check --out "$T/cap-$shape" \
+		>"$T/$shape.out" 2>"$T/$shape.err"
+	echo $? >"$T/$shape.rc"
+	has "$T/$shape.out" "DWARF-only vmlinux converted with pahole --btf_encode_detached"
+	ok $? "$shape: read through pahole --btf_encode_detached"
+done
+
+# verdicts SHAPE "rule verdict" ...: each rule's verdict line in the --check output.
+verdicts() {
+	shape=$1; shift
+	for pair in "$@"; do
+		rule=${pair% *}; v=${pair#* }
+		line=$(grep -E "^[a-zA-Z/]+ +$rule " "$T/$shape.out" | head -1)
+		[ "${line%% *}" = "$v" ]
+		ok $? "$shape: $rule is $v"
+		[ "${line%% *}" = "$v" ] || echo "# got: $line"
+	done
+}
+
+verdicts PRESPLIT "usage-alone FAIL" "limits-off-usage-line FAIL" "limits-after-pad2 n/a" "padding-lines n/a" \
+	"sometimes-written-one-line n/a" "size-three-lines n/a" "memcg-memory-aligned FAIL" "memcg-swap-aligned pass" \
+	"memcg-kmem-aligned n/a" "memcg-tcpmem-aligned n/a" "stock-slots n/a" "stock-slots-one-line n/a" \
+	"stock-percpu-aligned n/a" "stock-cold-off-line n/a" "stock-single-slot FAIL" "obj-stock-hot-one-line n/a" \
+	"obj-stock-percpu-aligned n/a"
+verdicts SPLIT "usage-alone pass" "limits-off-usage-line pass" "limits-after-pad2 pass" "padding-lines pass" \
+	"sometimes-written-one-line pass" "size-three-lines pass" "memcg-memory-aligned pass" "memcg-swap-aligned pass" \
+	"memcg-kmem-aligned pass" "memcg-tcpmem-aligned pass" "stock-slots pass" "stock-slots-one-line pass" \
+	"stock-percpu-aligned pass" "stock-cold-off-line pass" "stock-single-slot n/a" "obj-stock-hot-one-line pass" \
+	"obj-stock-percpu-aligned pass"
+verdicts BROKEN "usage-alone FAIL" "limits-off-usage-line FAIL" "limits-after-pad2 FAIL" "padding-lines FAIL" \
+	"sometimes-written-one-line warn" "size-three-lines warn" "memcg-memory-aligned FAIL" "memcg-swap-aligned FAIL" \
+	"memcg-kmem-aligned FAIL" "memcg-tcpmem-aligned FAIL" "stock-slots FAIL" "stock-slots-one-line FAIL" \
+	"stock-percpu-aligned FAIL" "stock-cold-off-line warn" "stock-single-slot n/a" "obj-stock-hot-one-line warn" \
+	"obj-stock-percpu-aligned FAIL"
+verdicts LOCKDEP "usage-alone pass" "stock-slots n/a" "stock-slots-one-line n/a" "stock-cold-off-line n/a" \
+	"obj-stock-hot-one-line n/a" "stock-percpu-aligned pass" "obj-stock-percpu-aligned pass"
+
+[ "$(cat "$T/PRESPLIT.rc")" = 1 ] && [ "$(cat "$T/BROKEN.rc")" = 1 ]; ok $? "failing shapes exit 1"
+[ "$(cat "$T/SPLIT.rc")" = 0 ] && [ "$(cat "$T/LOCKDEP.rc")" = 0 ]; ok $? "passing shapes exit 0"
+
+# What the failures say.
+o=$T/BROKEN.out
+has "$o" "usage@8 (hot-written), expected at offset 0"; ok $? "BROKEN: usage not at offset 0"
+has "$o" "cacheline 0 (bytes 0-63): usage@8 (hot-written) shares it with high@0 (read-mostly)"
+ok $? "BROKEN: high on usage's line, with offsets"
+has "$o" "_pad2_@64 is before 128 (2L)"; ok $? "BROKEN: _pad2_ on top of _pad1_"
+has "$o" "swap@184 (= memsw) is 56 bytes into cacheline 2"; ok $? "BROKEN: misaligned swap, union alias named once"
+has "$o" "nr_pages uint16_t[7], cached struct mem_cgroup *[6]: expected arrays of one length N >= 2"
+ok $? "BROKEN: 7 counts for 6 pointers"
+has "$o" "cached@24+48 (hot-written) spans cachelines 0-1, not only cacheline 0 (bytes 0-31)"
+ok $? "BROKEN: the slots leave line 0, counted from where memcg_stock really starts"
+has "$o" "per-cpu memcg_stock (struct memcg_stock_pcp) at .data..percpu+32 is 32 bytes into a cacheline"
+ok $? "BROKEN: memcg_stock not DEFINE_PER_CPU_ALIGNED"
+has "$o" "per-cpu obj_stock (struct obj_stock_pcp) at .data..percpu+160 is 32 bytes into a cacheline"
+ok $? "BROKEN: obj_stock not DEFINE_PER_CPU_ALIGNED"
+has "$T/PRESPLIT.out" "the fields span cachelines 0-1: cached@0 (line 0), nr_pages@64 (line 1)"
+ok $? "PRESPLIT: the single-slot pair split across lines"
+has "$T/PRESPLIT.out" "mem_cgroup has no kmem (kernel built without CONFIG_MEMCG_V1)"
+ok $? "PRESPLIT: kmem n/a with its reason"
+has "$T/LOCKDEP.out" "lock debugging: yes (memcg_stock_pcp.lock is local_trylock_t of 56 B"
+ok $? "LOCKDEP: lock debugging detected (a 56-byte local_trylock_t with lockdep's dep_map)"
+grep -q "^n/a   stock-slots .*lock-debugging build: memcg_stock_pcp.lock is local_trylock_t of 56 B.*; the stock invariants assume a 0/1-byte lock" "$T/LOCKDEP.out"
+ok $? "LOCKDEP: the stock rules say why they are skipped"
+
+# The capture of a DWARF input: release from the "Linux version" banner, pahole text.
+has "$T/cap-SPLIT/meta.tsv" "release	6.18.0-fixture-split"; ok $? "release read from the vmlinux banner"
+has "$T/cap-SPLIT/page_counter.txt" "struct page_counter {"; ok $? "pahole text captured from the converted BTF"
+[ -z "$(find "$T"/tmp-* -type f)" ]
+ok $? "pahole's temporary BTF files are removed"
+
+# The same shapes as an ELF with .BTF (pahole -J): the same verdicts.
+cp "$T/BROKEN.o" "$T/BROKEN-btf.o" && pahole -J "$T/BROKEN-btf.o" >/dev/null 2>&1
+readelf -S "$T/BROKEN-btf.o" | grep -q '\.BTF'; ok $? "pahole -J adds .BTF to the object"
+$LAB layout --vmlinux "$T/BROKEN-btf.o" --check >"$T/BROKEN-btf.out" 2>&1
+has "$T/BROKEN-btf.out" "(ELF vmlinux with .BTF $T/BROKEN-btf.o)" &&
+	[ "$(grep -E '^(pass|FAIL|warn|n/a) ' "$T/BROKEN-btf.out")" = "$(grep -E '^(pass|FAIL|warn|n/a) ' "$T/BROKEN.out")" ]
+ok $? "ELF+.BTF input gives the DWARF input's verdicts and messages"
+
+# Diff between two DWARF shapes: the sharing the split removed.
+$LAB layout --vmlinux "$T/SPLIT.o" --against "$T/cap-PRESPLIT" >"$T/diff" 2>&1
+grep -q "! ended sharing: usage (hot-written, was @0, now line 0) no longer shares a cacheline with min (now line 2), low (now line 2), high (now line 2), max (now line 2), parent (now line 2)" "$T/diff"
+ok $? "PRESPLIT -> SPLIT diff: usage stops sharing with min/low/high/max/parent"
+
+echo "1..$n"
+[ $fails = 0 ]

@@ -1,0 +1,13 @@
+# Shared by the lab's TAP shell tests (sourced, not run): cd to the lab's
+# root, a private temp dir removed on exit, and the TAP helpers.
+#   ok 'shell condition' "description"    a test that passes when the condition holds
+#   skip "description" "reason"           a skipped test, with its reason
+#   done_testing                          the plan, at the end
+cd "$(dirname "$0")/../.." || exit 1
+LAB=$PWD/bin/memcg-lab
+T=$(mktemp -d /tmp/memcg-lab-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0
+ok() { n=$((n + 1)); if eval "$1"; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+done_testing() { echo "1..$n"; }

@@ -1,0 +1,142 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# statread on this machine: a short run on a small tree (histograms filled
+# and consistent, reclaim happened, nothing left behind), an interrupted
+# run, and the refusals of bad input.  Needs root and a memory controller.
+set -u
+cd "$(dirname "$0")/../.."
+LAB=bin/memcg-lab
+n=0
+fails=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+diag() { sed 's/^/# /'; }
+
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP needs root to create cgroups"
+	exit 0
+fi
+if ! out=$($LAB statread --dry-run --allocators 0 2>&1); then
+	echo "1..0 # SKIP $(echo "$out" | head -1)"
+	exit 0
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export MEMCG_LAB_RESULTS="$tmp/results"
+
+# --- A short run: 1 top, 2 leaves, 2 allocators each, readers every 10 ms.
+MEMCG_LAB_RESULTS="$tmp/results" $LAB statread --top 1 --children 2 --allocators 2 \
+	--interval 10ms --duration 3 --warmup 1 --results t >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $rc "short run exits 0"
+[ $rc = 0 ] || diag <"$tmp/err"
+dir=$(ls -d "$tmp"/results/*-t 2>/dev/null | head -1)
+data="$dir/data"
+ok "$([ -s "$data/statread-summary.tsv" ] && echo 0 || echo 1)" "statread-summary.tsv written"
+grep -q '^leaf  *memory.stat' "$tmp/out"
+ok $? "the summary prints a leaf row"
+
+for level in root top leaf all; do
+	row=$(awk -F'\t' -v l="$level" '$1 == l && $2 == "memory.stat"' "$data/statread-summary.tsv")
+	reads=$(echo "$row" | cut -f5)
+	count=$(echo "$row" | cut -f7)
+	if [ $level = all ]; then
+		hsum=$(cat "$data"/hist-stat-read.root.tsv "$data"/hist-stat-read.top.tsv "$data"/hist-stat-read.leaf.tsv |
+			awk -F'\t' '/^[0-9]/ { s += $3 } END { print s + 0 }')
+	else
+		hsum=$(awk -F'\t' '/^[0-9]/ { s += $3 } END { print s + 0 }' "$data/hist-stat-read.$level.tsv")
+	fi
+	[ -n "$reads" ] && [ "$reads" -gt 0 ]
+	ok $? "$level: histogram not empty ($reads reads)"
+	[ "$reads" = "$count" ] && [ "$reads" = "$hsum" ]
+	ok $? "$level: reads counted = histogram count = sum of TSV buckets ($reads, $count, $hsum)"
+	echo "$row" | awk -F'\t' '{ exit !($8 <= $9 && $9 <= $10 && $10 <= $11 && $11 <= $12 && $12 <= $13) }'
+	ok $? "$level: min <= p50 <= p90 <= p99 <= p99.9 <= max"
+	echo "$row" | awk -F'\t' '{ exit !($15 >= $16 && $16 >= $17 && $15 <= $7) }'
+	ok $? "$level: reads over 1 ms >= over 10 ms >= over 1 s"
+done
+
+# Reclaim happened in every leaf: the limit was hit (failcnt / events max)
+# and pages left (pgpgout / pgscan).
+awk -F'\t' 'NR > 1 { n++; if ($2 > 0 && $3 > 0) good++ } END { exit !(n == 2 && good == n) }' "$data/statread-reclaim.tsv"
+ok $? "every leaf hit its limit and reclaimed ($(awk -F'\t' 'NR > 1 { printf "%s %s=%s %s=%s; ", $1, "hit", $2, "out", $3 }' "$data/statread-reclaim.tsv"))"
+awk -F'\t' 'NR > 1 && $NF != 0 { bad++ } END { exit bad + 0 }' "$data/statread-reclaim.tsv"
+ok $? "no OOM kill in any leaf (page cache is reclaimable without swap)"
+awk -F'\t' 'NR == 2 { exit !($1 == 4 && $2 > 0 && $4 > 0 && $5 > 0 && $7 == 0 && $8 == 0) }' "$data/statread-allocation.tsv"
+ok $? "allocation phase: 4 allocators, real and sys time, bytes moved, none failed"
+[ "$(awk -F'\t' 'NR > 1' "$data/statread-allocators.tsv" | wc -l)" -ge 3 ]
+ok $? "allocator throughput sampled once a second"
+
+root=$(sed -n 's/.*"tree_root": *"\([^"]*\)".*/\1/p' "$dir/meta.json")
+[ -n "$root" ] && [ ! -e "$root" ]
+ok $? "the run's tree is gone afterwards ($root)"
+grep -Eq '"status": ?"complete"' "$dir/meta.json"
+ok $? "meta.json says complete"
+grep -q 'statread.leaf.p99' "$data/metrics.tsv" && grep -q 'statread.alloc.sys' "$data/metrics.tsv"
+ok $? "metrics.tsv carries per-level percentiles and allocator times"
+grep -q 'Stat reads' "$dir/report.txt" && grep -q '^ *leaf  *memory.stat' "$dir/report.txt"
+ok $? "report.txt includes the per-level table"
+grep -q 'memcg_flush_stats' "$dir/meta.json"
+ok $? "the flush counts not taken are recorded as a skip"
+
+# --- Interrupted: SIGINT in the middle still removes everything.
+$LAB statread --top 1 --children 1 --allocators 1 --interval 100ms --duration 30 \
+	--warmup 0 --results int >"$tmp/out2" 2>&1 &
+pid=$!
+sleep 2
+root2=$(ls -d /sys/fs/cgroup/memory/memcg-lab-$pid-* /sys/fs/cgroup/memcg-lab-$pid-* 2>/dev/null | head -1)
+kill -INT $pid
+wait $pid
+rc=$?
+ok "$([ $rc = 130 ] && echo 0 || echo 1)" "SIGINT stops the run with status 130 (got $rc)"
+[ -n "$root2" ] && [ ! -e "$root2" ]
+ok $? "the interrupted run's tree is gone (${root2:-not found while running})"
+grep -Eq '"status": ?"interrupted"' "$tmp"/results/*-int/meta.json
+ok $? "meta.json of the interrupted run says interrupted"
+grep -q INTERRUPTED "$tmp/out2"
+ok $? "the interrupted run's summary says so"
+
+# --- Fixed work that ends inside the warm-up: said, and status 1.
+$LAB statread --top 1 --children 1 --allocators 1 --work 8M --duration 0 --warmup 3 \
+	--interval 100ms >"$tmp/out3" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q 'NOTHING MEASURED' "$tmp/out3"
+ok $? "allocators done before the warm-up ended: NOTHING MEASURED, status 1 (got $rc)"
+
+# --- Bad input: one line, status 2, nothing created.
+before=$(ls /sys/fs/cgroup/memory /sys/fs/cgroup 2>/dev/null | grep -c '^memcg-lab-')
+bad() {
+	want=$1
+	shift
+	$LAB statread "$@" >"$tmp/bout" 2>"$tmp/berr"
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <"$tmp/berr")" = 1 ] && grep -q -- "$want" "$tmp/berr"
+	ok $? "refused: statread $* ($(cat "$tmp/berr"))"
+}
+bad "must be longer than 0" --interval 0
+bad "not a duration" --interval 10x
+bad "memory cgroup limit" --top 20000 --children 5
+bad "with no limit" --limit none --alloc-size 1T --allocators 1
+bad "nothing would be reclaimed" --limit 1G --alloc-size 1M --top 1 --children 1
+bad "unknown element" --levels root,middle
+bad "not ext4/xfs/btrfs/f2fs" --file-dir /dev/shm --top 1 --children 1
+if [ "$(awk '/SwapTotal/ { print $2 }' /proc/meminfo)" = 0 ]; then
+	bad "needs swap" --alloc tmpfs
+	bad "needs swap" --alloc anon
+else
+	skip "tmpfs/anon refused without swap" "this machine has swap"
+	skip "tmpfs/anon refused without swap" "this machine has swap"
+fi
+# --- The seeds' experiment files pass the runner's and the driver's checks.
+for exp in experiments/statread-*.exp; do
+	$LAB run "$exp" --validate >"$tmp/vout" 2>&1
+	ok $? "$exp validates ($(tail -1 "$tmp/vout"))"
+done
+
+after=$(ls /sys/fs/cgroup/memory /sys/fs/cgroup 2>/dev/null | grep -c '^memcg-lab-')
+[ "$before" = "$after" ]
+ok $? "refused runs created no cgroup"
+
+echo "1..$n"
+[ $fails = 0 ]

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The layout checker on the four real kernels' BTF: every rule of
+ * layouts/rules.conf with its expected verdict, the failure messages a
+ * reviewer reads, rules-file errors with FILE:LINE, a capture written and
+ * read back, and the cacheline-aware diffs 6.1 -> 6.12 -> 6.18.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "analyze/layout-rules.h"
+#include "analyze/layout.h"
+#include "kernel/btf.h"
+#include "tests/tap.h"
+#include "util/fileio.h"
+
+#define RULES "layouts/rules.conf"
+
+static const char *const kernels[] = { "5.10.262", "6.1.192", "6.12.117", "6.18.44" };
+#define NK 4
+
+/*
+ * Expected verdicts, one column per kernel above.  5.10 predates the
+ * split: usage shares line 0 with the limits, and its page_counters in
+ * mem_cgroup start mid-line (memory@208, kmem@432, tcpmem@544; swap@320
+ * happens to be aligned).  6.12 spills the watermark group (soft).
+ */
+static const struct {
+	const char *rule;
+	const char *v[NK];
+} expected[] = {
+	{ "usage-alone",                { "FAIL", "pass", "pass", "pass" } },
+	{ "limits-off-usage-line",      { "FAIL", "pass", "pass", "pass" } },
+	{ "limits-after-pad2",          { "n/a",  "pass", "pass", "pass" } },
+	{ "padding-lines",              { "n/a",  "pass", "pass", "pass" } },
+	{ "sometimes-written-one-line", { "n/a",  "pass", "warn", "pass" } },
+	{ "size-three-lines",           { "n/a",  "pass", "warn", "pass" } },
+	{ "memcg-memory-aligned",       { "FAIL", "pass", "pass", "pass" } },
+	{ "memcg-swap-aligned",         { "pass", "pass", "pass", "pass" } },
+	{ "memcg-kmem-aligned",         { "FAIL", "pass", "n/a",  "pass" } },
+	{ "memcg-tcpmem-aligned",       { "FAIL", "pass", "n/a",  "pass" } },
+	{ "stock-slots",                { "n/a",  "n/a",  "n/a",  "pass" } },
+	{ "stock-slots-one-line",       { "n/a",  "n/a",  "n/a",  "pass" } },
+	{ "stock-percpu-aligned",       { "n/a",  "n/a",  "n/a",  "pass" } },
+	{ "stock-cold-off-line",        { "n/a",  "n/a",  "n/a",  "pass" } },
+	{ "stock-single-slot",          { "pass", "pass", "pass", "n/a"  } },
+	{ "obj-stock-hot-one-line",     { "n/a",  "n/a",  "n/a",  "pass" } },
+	{ "obj-stock-percpu-aligned",   { "n/a",  "n/a",  "n/a",  "pass" } },
+};
+#define NRULES (int)(sizeof(expected) / sizeof(expected[0]))
+
+static struct layout lay[NK];
+
+static const struct rule *find_rule(const struct rules *rs, const char *name)
+{
+	for (int i = 0; i < rs->n; i++)
+		if (!strcmp(rs->r[i].name, name))
+			return &rs->r[i];
+	return NULL;
+}
+
+static bool details_have(const struct rule_result *res, const char *s)
+{
+	for (int i = 0; i < res->ndetails; i++)
+		if (strstr(res->details[i], s))
+			return true;
+	return false;
+}
+
+static void eval(const struct rules *rs, int k, const char *name, struct rule_result *res)
+{
+	const struct rule *r = find_rule(rs, name);
+
+	memset(res, 0, sizeof(*res));
+	if (r)
+		rule_eval(r, &lay[k], &rs->tags, res);
+}
+
+static void test_verdicts(const struct rules *rs)
+{
+	struct rule_result res;
+
+	is_int(rs->n, NRULES, "rules.conf has the %d rules the table expects", NRULES);
+	for (int i = 0; i < NRULES; i++) {
+		const struct rule *r = find_rule(rs, expected[i].rule);
+
+		if (!ok(r, "rule %s is in rules.conf", expected[i].rule))
+			continue;
+		for (int k = 0; k < NK; k++) {
+			const char *got;
+
+			rule_eval(r, &lay[k], &rs->tags, &res);
+			got = rule_verdict_word(r, &res);
+			if (!ok(!strcmp(got, expected[i].v[k]), "%s on %s: %s", r->name, kernels[k], expected[i].v[k]))
+				tap_diag("  got %s: %s", got, res.summary);
+			if (res.v == V_NA)
+				ok(res.summary[0], "%s on %s: n/a says why", r->name, kernels[k]);
+		}
+	}
+}
+
+static void test_messages(const struct rules *rs)
+{
+	struct rule_result res;
+
+	/* 5.10: the limits share usage's cacheline 0, each named with its offset. */
+	eval(rs, 0, "limits-off-usage-line", &res);
+	ok(details_have(&res, "struct page_counter, cacheline 0 (bytes 0-63): usage@0 (hot-written) shares it with "
+			      "min@8 (read-mostly) low@16 (read-mostly) high@24 (read-mostly) max@32 (read-mostly) "
+			      "parent@40 (read-mostly)"),
+	   "5.10 limits rule names min/low/high/max/parent with offsets on cacheline 0");
+	eval(rs, 0, "usage-alone", &res);
+	ok(details_have(&res, "usage@0 (hot-written) shares it with min@8") && details_have(&res, "emin@48 min_usage@56"),
+	   "5.10 usage-alone lists every field on usage's line");
+	eval(rs, 0, "memcg-memory-aligned", &res);
+	ok(details_have(&res, "memory@208 is 16 bytes into cacheline 3"), "5.10 mem_cgroup.memory@208 is 16 B into line 3");
+	eval(rs, 0, "memcg-kmem-aligned", &res);
+	ok(details_have(&res, "kmem@432") && !details_have(&res, "memsw."),
+	   "5.10 kmem failure names its line's fields once (swap, not its union alias memsw)");
+
+	/* Not-applicable reasons say which kernel feature is missing. */
+	eval(rs, 2, "memcg-kmem-aligned", &res);
+	ok(strstr(res.summary, "mem_cgroup has no kmem") && strstr(res.summary, "CONFIG_MEMCG_V1"),
+	   "6.12 kmem rule is n/a: built without CONFIG_MEMCG_V1");
+	eval(rs, 1, "obj-stock-percpu-aligned", &res);
+	ok(strstr(res.summary, "no struct obj_stock_pcp"), "6.1: obj_stock_pcp rules n/a: struct absent");
+	eval(rs, 2, "stock-slots", &res);
+	ok(strstr(res.summary, "cached is struct mem_cgroup *, not an array"), "6.12: multi-slot rules n/a: scalar cached");
+	eval(rs, 3, "stock-single-slot", &res);
+	ok(strstr(res.summary, "struct mem_cgroup *[7], an array"), "6.18: single-slot rule n/a: cached is an array");
+	eval(rs, 0, "padding-lines", &res);
+	ok(strstr(res.summary, "page_counter has no _pad1_"), "5.10: padding rule n/a: no _pad1_");
+
+	/* Passing rules say what held. */
+	eval(rs, 3, "usage-alone", &res);
+	ok(strstr(res.summary, "with failcnt@8 (allowed)"), "6.18: usage alone except the allowed failcnt@8");
+	eval(rs, 3, "stock-slots", &res);
+	ok(strstr(res.summary, "7 slots"), "6.18: the stock's 7 slots are read from BTF");
+	eval(rs, 3, "stock-percpu-aligned", &res);
+	ok(strstr(res.summary, "184960 = 64 * 2890"), "6.18: memcg_stock at .data..percpu+184960 = 64 * 2890");
+	eval(rs, 2, "stock-single-slot", &res);
+	ok(strstr(res.summary, "starts 32 bytes into a cacheline"),
+	   "6.12: the single-slot stock is placed where memcg_stock really starts (32 mod 64)");
+	eval(rs, 2, "sometimes-written-one-line", &res);
+	ok(details_have(&res, "_pad2_@192 - _pad1_@64 = 128 bytes, expected 64"), "6.12: the 72-byte spill, in bytes");
+
+	ok(!lay[0].lock_debug && !lay[1].lock_debug && !lay[2].lock_debug && !lay[3].lock_debug,
+	   "none of the four is a lock-debugging build");
+	is_int(lay[3].cacheline, 64, "cacheline size from page_counter._pad1_");
+}
+
+/* Writes text to a temp rules file and parses it; returns the error (or ""). */
+static const char *parse_text(const char *text, struct rules *rs, char *path, size_t n)
+{
+	static char err[1024];
+	int fd;
+
+	snprintf(path, n, "/tmp/memcg-lab-rules.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		return "cannot write a temp file";
+	close(fd);
+	err[0] = '\0';
+	if (!rules_parse(rs, path, err, sizeof(err)))
+		err[0] = '\0';
+	unlink(path);
+	return err;
+}
+
+static void test_parse_errors(void)
+{
+	static const struct {
+		const char *text;
+		int line;
+		const char *what;
+	} bad[] = {
+		{ "rule a\n\tstruct page_counter\n\tseverty hard\n", 3, "unknown keyword 'severty'" },
+		{ "# c\nrule a\n\tstruct page_counter\n\tinvariant size 3L\n", 2, "expected a 'severity hard|soft' line" },
+		{ "rule a\n\tstruct page_counter\n\tseverity hard\n", 1, "expected at least one 'invariant" },
+		{ "rule a\n\tseverity hard\n\tinvariant size 3L\n", 1, "expected a 'struct STRUCT...' line" },
+		{ "rule a\n\tstruct page_counter\n\tseverity medium\n", 3, "expected 'severity hard' or 'severity soft'" },
+		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant size 3X\n", 4, "expected a number" },
+		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant under usage\n", 4, "unknown predicate 'under'" },
+		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant apart usage min\n", 4,
+		  "expected 'apart FIELD from FIELD...'" },
+		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant offset usage\n", 4, "expected 'offset FIELD N'" },
+		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant on-line 1L usage\n", 4,
+		  "expected a cacheline index" },
+		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\twhen has _pad1_ \"oops\n", 4, "closing '\"'" },
+		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\twhen sometimes x\n", 4, "unknown condition 'sometimes'" },
+		{ "\n\tstruct page_counter\n", 2, "expected 'rule NAME' or 'tag ...' before 'struct'" },
+		{ "rule a\n\tstruct task_struct\n", 2, "struct task_struct is not one the lab captures" },
+		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant size 3L\nrule a\n", 5,
+		  "rule a is already defined at line 1" },
+		{ "rule 9lives\n", 1, "expected 'rule NAME'" },
+		{ "tag hot page_counter.usage\n", 1, "expected 'hot-written' or 'read-mostly'" },
+		{ "tag hot-written usage\n", 1, "expected STRUCT.FIELD" },
+		{ "# only comments\n\n", 0, "no rules" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rules rs;
+		char path[64], want[128];
+		const char *err = parse_text(bad[i].text, &rs, path, sizeof(path));
+
+		if (bad[i].line)
+			snprintf(want, sizeof(want), "%s:%d: ", path, bad[i].line);
+		else
+			snprintf(want, sizeof(want), "%s: ", path);
+		if (!ok(!strncmp(err, want, strlen(want)) && strstr(err, bad[i].what),
+			"rules error at line %d: %s", bad[i].line, bad[i].what))
+			tap_diag("  got: %s", err);
+		rules_free(&rs);
+	}
+}
+
+static void test_validation(void)
+{
+	const struct layout *all[NK] = { &lay[0], &lay[1], &lay[2], &lay[3] };
+	const struct layout *only612[1] = { &lay[2] };
+	static const struct {
+		const char *text;
+		const char *what;
+	} unknown[] = {
+		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant alone usgae\n",
+		  ":4: rule a: field 'usgae' exists in no known kernel's page_counter" },
+		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\twhen has _pad3_\n\tinvariant size 3L\n",
+		  ":4: rule a: field '_pad3_' exists in no known kernel" },
+		{ "rule a\n\tstruct memcg_stock_pcp\n\tseverity hard\n\tinvariant percpu-aligned memcg_stok\n",
+		  ":4: rule a: per-cpu VAR 'memcg_stok'" },
+		{ "tag hot-written page_counter.usage\ntag read-mostly page_counter.hihg\n",
+		  ":2: tag: field 'page_counter.hihg' exists in no known kernel" },
+	};
+	char err[1024], path[64];
+	struct rules rs;
+
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		/* A tag-only file has no rules: add one so that it parses. */
+		char *text = strdup(unknown[i].text);
+
+		if (!strncmp(text, "tag", 3)) {
+			free(text);
+			text = NULL;
+			if (asprintf(&text, "%srule ok\n\tstruct page_counter\n\tseverity soft\n\tinvariant size 3L\n",
+				     unknown[i].text) < 0)
+				text = NULL;
+		}
+		if (!text || parse_text(text, &rs, path, sizeof(path))[0]) {
+			ok(0, "parses: %s", unknown[i].what);
+		} else {
+			int r = rules_validate(&rs, all, NK, err, sizeof(err));
+
+			if (!ok(r && strstr(err, path) && strstr(err, unknown[i].what), "a typo is an error: %s",
+				unknown[i].what))
+				tap_diag("  got: %s", r ? err : "(accepted)");
+		}
+		rules_free(&rs);
+		free(text);
+	}
+
+	/* A field is valid when any known kernel has it: kmem is not in 6.12. */
+	parse_text("rule a\n\tstruct mem_cgroup\n\tseverity hard\n\tinvariant aligned kmem\n", &rs, path, sizeof(path));
+	ok(rules_validate(&rs, only612, 1, err, sizeof(err)) && strstr(err, "'kmem'"),
+	   "kmem is unknown when 6.12 is the only known kernel");
+	ok(!rules_validate(&rs, all, NK, err, sizeof(err)), "kmem is valid once 6.18 is known too");
+	rules_free(&rs);
+
+	ok(!rules_parse(&rs, RULES, err, sizeof(err)) && !rules_validate(&rs, all, NK, err, sizeof(err)),
+	   "layouts/rules.conf names only fields some kernel has");
+	rules_free(&rs);
+}
+
+static bool same_layout(const struct layout *a, const struct layout *b)
+{
+	if (a->cacheline != b->cacheline || a->lock_debug != b->lock_debug || a->percpu_datasec != b->percpu_datasec)
+		return false;
+	for (int i = 0; i < LAYOUT_NSTRUCTS; i++) {
+		const struct lay_struct *x = &a->s[i], *y = &b->s[i];
+
+		if (x->present != y->present || x->size != y->size || x->nfields != y->nfields ||
+		    x->percpu_offset != y->percpu_offset || strcmp(x->percpu_var, y->percpu_var))
+			return false;
+		for (int j = 0; j < x->nfields; j++)
+			if (memcmp(&x->fields[j], &y->fields[j], sizeof(x->fields[j])))
+				return false;
+	}
+	return true;
+}
+
+static char *diff_text(const struct layout *old, const struct layout *new, const struct lay_tags *tags, int *n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	*n = layout_diff(f, old, new, tags);
+	fclose(f);
+	return buf;
+}
+
+/* The text of one struct's section of a diff. */
+static char *section(const char *diff, const char *strukt)
+{
+	char head[96], *s, *end;
+
+	snprintf(head, sizeof(head), "\nstruct %s:", strukt);
+	s = strstr(diff, head);
+	if (!s) {
+		snprintf(head, sizeof(head), "\n+ struct %s:", strukt);
+		s = strstr(diff, head);
+	}
+	if (!s)
+		return strdup("");
+	end = strstr(s + 1, "\n\n");
+	return strndup(s + 1, end ? (size_t)(end - s - 1) : strlen(s + 1));
+}
+
+static bool has_line(const char *text, const char *a, const char *b)
+{
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		char *line = strndup(p, nl ? (size_t)(nl - p) : strlen(p));
+		bool hit = strstr(line, a) && (!b || strstr(line, b));
+
+		free(line);
+		if (hit)
+			return true;
+		p = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+static void test_capture_and_diff(const struct rules *rs)
+{
+	char dir[] = "/tmp/memcg-lab-capture.XXXXXX", err[1024], *text, *cmd, *d, *sec;
+	struct layout back;
+	int n, status;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	ok(!layout_write_capture(&lay[2], &rs->tags, dir, err, sizeof(err)), "capture of 6.12.117 written");
+	ok(!layout_load_capture(&back, dir, err, sizeof(err)) && same_layout(&lay[2], &back),
+	   "the capture reads back as the same layout");
+	cmd = malloc(sizeof(dir) + 20);
+	sprintf(cmd, "%s/cachelines.txt", dir);
+	text = read_text(cmd, NULL);
+	free(cmd);
+	ok(text && strstr(text, "    0 [0-63] usage@0+8[w]\n") && strstr(text, "    2 [128-191] failcnt@128+8\n"),
+	   "6.12 cacheline map: usage alone on line 0, failcnt spilled to line 2");
+	ok(text && strstr(text, "    4 [256-319] memory.usage@256+8[w]\n"), "nested names: mem_cgroup line 4 is memory.usage");
+	free(text);
+
+	/* 6.1 -> 6.12: local_watermark, protection_support, 192 -> 256 bytes. */
+	d = diff_text(&lay[1], &lay[2], &rs->tags, &n);
+	sec = section(d, "page_counter");
+	ok(has_line(sec, "struct page_counter: 192 -> 256 B, 3 -> 4 cachelines", NULL), "6.1->6.12: page_counter 192 -> 256 B");
+	ok(has_line(sec, "+ local_watermark ", "@120"), "6.1->6.12: + local_watermark @120");
+	ok(has_line(sec, "+ protection_support ", "@192"), "6.1->6.12: + protection_support @192");
+	ok(has_line(sec, "~ failcnt ", "@120 -> @128, line 1 -> line 2"), "6.1->6.12: failcnt moves to line 2");
+	ok(has_line(sec, "~ high ", "@144 -> @216, line 2 -> line 3"), "6.1->6.12: high moves to line 3");
+	ok(!has_line(sec, "sharing", NULL), "6.1->6.12: usage's sharing does not change");
+	free(sec);
+	sec = section(d, "memcg_stock_pcp");
+	ok(has_line(sec, "per-cpu: memcg_stock at .data..percpu+190400 (0 mod 64)", "+204640 (32 mod 64)"),
+	   "6.1->6.12: memcg_stock loses its cacheline alignment");
+	free(sec);
+	sec = section(d, "mem_cgroup");
+	ok(has_line(sec, "! gone: hot-written kmem.usage@640", NULL) && has_line(sec, "- kmem ", "@640"),
+	   "6.1->6.12: kmem (and its hot usage) gone without CONFIG_MEMCG_V1");
+	free(sec);
+	free(d);
+
+	/* 6.12 -> 6.18: failcnt joins usage's line, 7 slots, obj_stock_pcp appears. */
+	d = diff_text(&lay[2], &lay[3], &rs->tags, &n);
+	sec = section(d, "page_counter");
+	ok(has_line(sec, "! new sharing: usage@0 (hot-written, line 0) now shares its cacheline with failcnt@8", NULL),
+	   "6.12->6.18: failcnt joins usage's cacheline");
+	ok(has_line(sec, "+ track_failcnt ", "@129"), "6.12->6.18: + track_failcnt");
+	ok(has_line(sec, "struct page_counter: 256 -> 192 B, 4 -> 3 cachelines", NULL), "6.12->6.18: 256 -> 192 B");
+	free(sec);
+	sec = section(d, "memcg_stock_pcp");
+	ok(has_line(sec, "~ cached ", "struct mem_cgroup * -> struct mem_cgroup *[7] (1 -> 7 elements)"),
+	   "6.12->6.18: the stock caches 7 memcgs");
+	ok(has_line(sec, "~ nr_pages ", "unsigned int -> uint8_t[7] (1 -> 7 elements)"), "6.12->6.18: 7 u8 counts");
+	ok(has_line(sec, "! ended sharing: cached ", "cached_objcg (gone)"),
+	   "6.12->6.18: the objcg fields leave the memcg stock's hot line");
+	ok(has_line(sec, "per-cpu:", "(32 mod 64) -> memcg_stock at .data..percpu+184960 (0 mod 64)"),
+	   "6.12->6.18: memcg_stock is cacheline aligned again");
+	free(sec);
+	ok(has_line(d, "+ struct obj_stock_pcp: appears (72 B, 2 cachelines", NULL), "6.12->6.18: obj_stock_pcp appears");
+	sec = section(d, "mem_cgroup");
+	ok(has_line(sec, "! new sharing: memory.usage@256", "memory.failcnt@264") &&
+	   !has_line(sec, "memsw.usage", NULL),
+	   "6.12->6.18: mem_cgroup's memory.usage shares with memory.failcnt; union aliases not repeated");
+	free(sec);
+
+	/* The same diff from the 6.12 capture instead of its BTF. */
+	{
+		char *d2 = diff_text(&back, &lay[3], &rs->tags, &status);
+		const char *b1 = strchr(strchr(d, '\n') + 1, '\n'), *b2 = strchr(strchr(d2, '\n') + 1, '\n');
+
+		ok(status == n && !strcmp(b1, b2), "diff from the capture equals the diff from the BTF");
+		free(d2);
+	}
+	free(d);
+
+	d = diff_text(&lay[3], &lay[3], &rs->tags, &n);
+	is_int(n, 0, "a kernel against itself: no differences");
+	free(d);
+
+	layout_free(&back);
+	cmd = malloc(strlen(dir) + 16);
+	sprintf(cmd, "rm -rf '%s'", dir);
+	status = system(cmd);
+	free(cmd);
+	(void)status;
+}
+
+int main(void)
+{
+	struct rules rs;
+	char err[1024];
+
+	for (int k = 0; k < NK; k++) {
+		char path[128];
+		struct kbtf kb;
+
+		snprintf(path, sizeof(path), "build/btf/vmlinux-%s.btf", kernels[k]);
+		if (kbtf_open(&kb, path, NULL, err, sizeof(err)))
+			tap_skip_all(err);
+		layout_from_btf(&lay[k], &kb);
+		kbtf_close(&kb);
+	}
+	if (rules_parse(&rs, RULES, err, sizeof(err))) {
+		ok(0, "%s parses: %s", RULES, err);
+		return tap_done();
+	}
+	test_verdicts(&rs);
+	test_messages(&rs);
+	test_parse_errors();
+	test_validation();
+	test_capture_and_diff(&rs);
+	rules_free(&rs);
+	for (int k = 0; k < NK; k++)
+		layout_free(&lay[k]);
+	return tap_done();
+}

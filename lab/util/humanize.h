@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Numbers for people: durations and sizes with the unit that reads best. */
+#ifndef LAB_UTIL_HUMANIZE_H
+#define LAB_UTIL_HUMANIZE_H
+
+#include <stdint.h>
+
+/* "800ns", "45.1us", "8.20ms", "1.20s" (buf of 16 bytes or more). */
+const char *format_ns(char *buf, int len, uint64_t ns);
+/* "512 B", "25.0 MiB" (buf of 16 bytes or more). */
+const char *format_bytes(char *buf, int len, uint64_t bytes);
+
+#endif
