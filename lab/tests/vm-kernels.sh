@@ -101,6 +101,7 @@ check_kernel() {
 	if [ "$mutex" = true ]; then
 		check_mutex_trace "$k" "$c"
 	fi
+	check_statread "$k" "$d"
 	for t in "$c"/test-*.rc; do
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .rc)
@@ -111,6 +112,17 @@ check_kernel() {
 
 # pct P FILE: the P-th percentile of a file of numbers, one per line.
 pct() { sort -n "$2" | awk -v p="$1" '{ v[NR] = $1 } END { if (NR) { i = int(NR * p / 100 + 0.999); if (i < 1) i = 1; print v[i] } }'; }
+
+# The stat-read driver ran on cgroup v2 and its results came back.
+check_statread() {
+	k=$1 d=$2
+	r=$(ls -d "$d"/results/*-statread 2>/dev/null | head -n1)
+	ok "$(cat "$d/results/checks/statread.rc" 2>/dev/null || echo missing)" "kernel $k: statread with 16 readers exits 0 in the guest"
+	reads=$(awk -F'\t' '$1 == "all" { print $5 }' "$r/data/statread-summary.tsv" 2>/dev/null)
+	[ "${reads:-0}" -gt 0 ] && [ -s "$r/data/hist-stat-read.leaf.tsv" ] &&
+		grep -q '^-	0	statread.leaf.p99	' "$r/data/metrics.tsv"
+	ok $? "kernel $k: its results came back: ${reads:-no} reads, leaf histogram, metrics.tsv for compare"
+}
 
 # The user-flush mutex at work: concurrent memory.stat readers all go
 # through mem_cgroup_user_flush_stats and queue on stats_user_flush_mutex.

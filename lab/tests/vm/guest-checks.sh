@@ -16,8 +16,14 @@ run probe memcg-lab probe --json
 run probe-results memcg-lab probe --results probe
 memcg-lab probe --help 2>&1 | grep -q -- --runtime &&
 	run probe-runtime memcg-lab probe --runtime --json
-grep -q ' stats_user_flush_mutex$' /proc/kallsyms &&
+# The stat-read driver: traced on the user-flush mutex where the kernel
+# has it (mutex-trace.sh runs it), plainly elsewhere.
+if grep -q ' stats_user_flush_mutex$' /proc/kallsyms; then
 	run mutex sh /lab/lab/tests/vm/mutex-trace.sh
+else
+	run statread memcg-lab statread --top 2 --children 4 --allocators 0 --total-readers 16 \
+		--interval flat --duration 2s --warmup 0.5s --results statread
+fi
 for t in $VM_TESTS; do
 	run "test-$(basename "$t")" "$t"
 done
