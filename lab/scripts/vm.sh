@@ -331,8 +331,9 @@ boot_once() {	# kernel initrd outdir
 	fi
 	if [ -z "$guest_rc" ]; then
 		grep -q 'Kernel panic' "$con" && return 11
-		[ "$qrc" -gt 1 ] && [ $((qrc % 2)) = 1 ] && [ -s "$con" ] && {
-			# The port answered but the marker was lost.
+		[ $((qrc % 2)) = 1 ] && grep -q '@@MEMCG-LAB-BEGIN' "$con" && {
+			# /init ran and the port answered, but the end marker was
+			# lost (qemu's own errors exit 1 before any BEGIN).
 			guest_rc=$(( (qrc - 1) / 2 ))
 			return 0
 		}
@@ -462,6 +463,7 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		echo "mem_mb=$opt_mem"
 		echo "attempts=$attempts"
 		echo "qemu_seconds=$boot_seconds"
+		echo "qemu_exit=$qrc"
 	} > "$opt_out/vm.env"
 	case $st_rc in
 	11) echo "guest_status=panic" >> "$opt_out/vm.env"

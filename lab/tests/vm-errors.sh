@@ -48,6 +48,8 @@ rc=$?
 d=$(one_dir "$tmp/st")
 [ $rc = 3 ] && [ "$(jget "$d/meta.json" vm.guest_exit)" = 3 ] && [ "$(jget "$d/meta.json" status)" = complete ]
 ok $? "the guest command's exit status 3 is ours (meta.json: complete, guest_exit 3)"
+[ "$(jget "$d/meta.json" vm.qemu_exit)" = 7 ]
+ok $? "it came through isa-debug-exit too (qemu exit 7 = 2*3+1), not only the console marker"
 seq 1 20000 | cmp -s - "$d/results/seq.txt" && grep -q "$(sha256sum < "$d/results/seq.txt" | cut -d' ' -f1)" "$d/output.txt"
 ok $? "a file the guest wrote comes back byte for byte, and its output too"
 
