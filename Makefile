@@ -24,6 +24,13 @@ endif
 LIB_SRCS  := $(wildcard lab/cmd/*.c lab/drivers/*.c lab/collect/*.c lab/analyze/*.c \
                         lab/kernel/*.c lab/util/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=build/obj/%.o)
+# BPF programs (lab/bpf/<name>.bpf.c, <name> without dashes) are compiled by
+# clang and linked into the binary as data (bpf_obj_<name>[] .. bpf_obj_<name>_end[]),
+# so bin/memcg-lab stays one file that needs no object files at run time.
+BPF_SRCS  := $(wildcard lab/bpf/*.bpf.c)
+BPF_EMBED := $(BPF_SRCS:lab/bpf/%.bpf.c=build/obj/lab/bpf/%.bpf.embed.o)
+BPF_CFLAGS = -O2 -g -target bpf -I/usr/include/$(shell $(CC) -dumpmachine) -Ilab/bpf
+LIB_OBJS  += $(BPF_EMBED)
 TEST_SRCS := $(wildcard lab/tests/*.c)
 TEST_BINS := $(TEST_SRCS:lab/tests/%.c=build/tests/%)
 SH_TESTS  := $(sort $(wildcard lab/tests/*.sh))
@@ -31,7 +38,7 @@ SH_TESTS  := $(sort $(wildcard lab/tests/*.sh))
 # LeakSanitizer on) and must run clean.
 UNIT_SRCS := $(wildcard lab/tests/unit-*.c)
 ASAN_BINS := $(UNIT_SRCS:lab/tests/%.c=build/asan/tests/%)
-ASAN_OBJS := $(LIB_SRCS:%.c=build/asan/obj/%.o)
+ASAN_OBJS := $(LIB_SRCS:%.c=build/asan/obj/%.o) $(BPF_EMBED)
 SAN_CC    := clang
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # Benchmarks: lab/bench/*.c are built into build/bench/<name>, and `make
@@ -47,7 +54,7 @@ DEPS_SH   := lab/scripts/deps.sh
 # from lab/tests/data/fuzz/<name>/ (and the recorded samples they name).
 FUZZ_SRCS := $(wildcard lab/tests/fuzz/fuzz-*.c)
 FUZZ_BINS := $(FUZZ_SRCS:lab/tests/fuzz/%.c=build/fuzz/%)
-FUZZ_OBJS := $(LIB_SRCS:%.c=build/fuzz/obj/%.o)
+FUZZ_OBJS := $(LIB_SRCS:%.c=build/fuzz/obj/%.o) $(BPF_EMBED)
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS ?= 60
 
@@ -81,10 +88,23 @@ build/obj/%.o: %.c
 	$(quiet) CC $<
 	$(Q)$(CC) $(LAB_CFLAGS) $(CFLAGS) -c -o $@ $<
 
+build/bpf/%.bpf.o: lab/bpf/%.bpf.c $(wildcard lab/bpf/*.h)
+	@mkdir -p $(dir $@)
+	$(quiet) BPF $<
+	$(Q)clang $(BPF_CFLAGS) -c -o $@ $<
+
+build/obj/lab/bpf/%.bpf.embed.o: build/bpf/%.bpf.o
+	@mkdir -p $(dir $@)
+	$(quiet) EMBED $<
+	$(Q)printf '\t.section .rodata\n\t.balign 8\n\t.global bpf_obj_%s\nbpf_obj_%s:\n\t.incbin "%s"\n\t.global bpf_obj_%s_end\nbpf_obj_%s_end:\n\t.section .note.GNU-stack,"",%%progbits\n' \
+		$* $* $< $* $* | $(CC) -c -x assembler -o $@ -
+
 build/btf/%: lab/tests/data/btf/%.xz
 	@mkdir -p $(dir $@)
 	$(Q)xz -dc $< > $@.tmp && mv $@.tmp $@
 
+# Rebuilt from scratch: `ar r` never drops the member of a deleted source,
+# which would then shadow its replacement at link time.
 build/libmemcglab.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^

@@ -4,6 +4,7 @@
  * Each entry is implemented by cmd_<name>() in lab/cmd/<name>.c.
  * Keep it sorted by name; `memcg-lab help` prints it in this order.
  */
+CMD(c2c, "perf c2c: capability, steady-state record, parse any report, name the struct field")
 CMD(cleanup, "remove lab cgroups, tracefs instances and settings left by a crashed run")
 CMD(compare, "compare results directories: the 0-day table with %change, stddev and Welch t-test")
 CMD(layout, "capture, check (--check) and diff (--against) the memcg structs' cacheline layouts")

@@ -60,6 +60,7 @@ void probe_collect(struct probe_report *p, const char *btf_file, const char *vml
 			snprintf(p->syms_note, sizeof(p->syms_note), "%s", err);
 		lab_sysinfo_read(&p->sys);
 		cg_detect(&p->cg, NULL);
+		c2c_caps_detect(&p->c2c);
 	} else if (vmlinux && p->kbtf.source != KBTF_RAW) {
 		if (!ksyms_load_vmlinux(&p->syms, vmlinux, err, sizeof(err)))
 			p->have_syms = true;
@@ -153,7 +154,13 @@ json_object *probe_json(const struct probe_report *p)
 	if (p->running) {
 		json_object *m = lab_sysinfo_json(&p->sys);
 
+		json_object *c = json_object_new_object();
+
 		json_object_object_add(m, "cgroup", cgroup_json(&p->cg));
+		json_object_object_add(c, "usable", json_object_new_boolean(p->c2c.supported));
+		json_object_object_add(c, "method", json_object_new_string(p->c2c.method));
+		json_object_object_add(c, "evidence", json_object_new_string(p->c2c.line));
+		json_object_object_add(m, "perf_c2c", c);
 		json_object_object_add(o, "machine", m);
 	}
 	if (p->have_runtime)
@@ -205,6 +212,7 @@ void probe_print(FILE *f, const struct probe_report *p)
 	print_cap(f, "fentry", &p->sys.fentry);
 	print_cap(f, "lock_stat", &p->sys.lock_stat);
 	fprintf(f, "  %-18s %s\n", "perf", p->sys.perf_version[0] ? p->sys.perf_version : "absent");
+	fprintf(f, "  %-18s %-4s %s\n", "perf_c2c", yes_no(p->c2c.supported), p->c2c.line);
 	fprintf(f, "  %-18s %s", "kconfig", p->sys.kconfig_source[0] ? p->sys.kconfig_source : "not found "
 		"(/proc/config.gz, /boot/config-*)");
 	if (p->sys.kconfig) {

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <json-c/json.h>
+#include "collect/c2c.h"
 #include "kernel/btf.h"
 #include "kernel/cgroup.h"
 #include "kernel/runtime_probe.h"
@@ -21,6 +22,7 @@ struct probe_report {
 	bool running;
 	struct lab_sysinfo sys;		/* running kernel only */
 	struct cg_env cg;		/* running kernel only */
+	struct c2c_caps c2c;		/* running kernel only */
 	struct kfeatures feat;
 	bool have_runtime;
 	struct runtime_probe_result rt;

@@ -49,23 +49,48 @@ static void section(FILE *out, const char *title)
 	fputc('\n', out);
 }
 
-/* Copies a text file of the results into the report, indented. */
-static bool include_file(FILE *out, const char *dir, const char *rel, const char *title)
+/*
+ * Copies the text files data/<stem>.txt and data/<stem>.<step>.r<n>.txt (as
+ * drivers write them under the runner) into the report, indented, under
+ * one title; each tagged file gets its step and repeat as a sub-heading.
+ */
+static bool include_files(FILE *out, const char *dir, const char *stem, const char *title)
 {
-	char *p = xasprintf("%s/%s", dir, rel), *text = read_text(p, NULL);
+	char *data = xasprintf("%s/data", dir);
+	struct dirent **ents;
+	int n = scandir(data, &ents, NULL, versionsort), shown = 0;
+	size_t sl = strlen(stem);
 
-	free(p);
-	if (!text)
-		return false;
-	section(out, title);
-	for (char *line = text, *nl; *line; line = nl ? nl + 1 : line + strlen(line)) {
-		nl = strchr(line, '\n');
-		fprintf(out, "  %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
-		if (!nl)
-			break;
+	for (int i = 0; i < n; i++) {
+		const char *nm = ents[i]->d_name;
+		size_t len = strlen(nm);
+		char *p, *text;
+
+		if (strncmp(nm, stem, sl) || (nm[sl] != '.') || len < sl + 4 || strcmp(nm + len - 4, ".txt"))
+			goto next;
+		p = xasprintf("%s/%s", data, nm);
+		text = read_text(p, NULL);
+		free(p);
+		if (!text)
+			goto next;
+		if (!shown++)
+			section(out, title);
+		if (len > sl + 4)
+			fprintf(out, "  [%.*s]\n", (int)(len - sl - 5), nm + sl + 1);
+		for (char *line = text, *nl; *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			fprintf(out, "  %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
+			if (!nl)
+				break;
+		}
+		free(text);
+next:
+		free(ents[i]);
 	}
-	free(text);
-	return true;
+	if (n >= 0)
+		free(ents);
+	free(data);
+	return shown > 0;
 }
 
 static void metrics_table(FILE *out, const char *dir)
@@ -150,11 +175,11 @@ int report_write(const char *dir, FILE *out, char *err, size_t errlen)
 				jstr(s, "why") ? jstr(s, "why") : "?");
 		}
 	}
-	include_file(out, dir, "data/layout-check.txt", "Layout verdicts");
+	include_files(out, dir, "layout-check", "Layout verdicts");
 	metrics_table(out, dir);
-	include_file(out, dir, "data/statread.txt", "Stat reads: memory.stat latency per level while reclaim runs");
-	include_file(out, dir, "data/lock-report.txt", "Locks: waits and holds");
-	include_file(out, dir, "data/c2c-fields.txt", "perf c2c: fields behind shared cachelines");
+	include_files(out, dir, "statread", "Stat reads: memory.stat latency per level");
+	include_files(out, dir, "lock-report", "Locks: waits and holds");
+	include_files(out, dir, "c2c-fields", "perf c2c: fields behind shared cachelines");
 	json_object_put(meta);
 	return 0;
 }

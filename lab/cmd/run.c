@@ -25,6 +25,7 @@
 #include "cmd/builtin.h"
 #include "cmd/probe.h"
 #include "cmd/report.h"
+#include "collect/around.h"
 #include "kernel/leftovers.h"
 #include "kernel/runtime_probe.h"
 #include "kernel/sysinfo.h"
@@ -51,7 +52,7 @@ static const char usage_text[] =
 "On a small box (fewer CPUs than [schedule] small_cpus, default 16) the\n"
 "[small] section's values replace the full-size ones; the results say so.\n";
 
-enum vtype { V_STR, V_INT, V_BOOL, V_DURATION, V_LIST, V_ENUM, V_SIZE };
+enum vtype { V_STR, V_INT, V_BOOL, V_DURATION, V_LIST, V_ENUM, V_SIZE, V_PERCENT };
 
 struct key_spec {
 	const char *section, *key;
@@ -73,6 +74,10 @@ static const struct key_spec schema[] = {
 	{ "schedule", "small_values", V_LIST, NULL, 0, 0, "a list, a range or 'topology'" },
 	{ "schedule", "small_cpus", V_INT, NULL, 1, 1 << 20, "an integer >= 1" },
 	{ "collect", "runtime_probe", V_BOOL, NULL, 0, 0, "yes or no" },
+	{ "collect", "layout", V_ENUM, "check|no", 0, 0, "check or no" },
+	{ "collect", "c2c", V_BOOL, NULL, 0, 0, "yes or no" },
+	{ "collect", "c2c_start", V_PERCENT, NULL, 1, 99, "a share of the driver's duration, 1%..99% (e.g. 75%)" },
+	{ "collect", "c2c_window", V_DURATION, NULL, 0, 0, "a duration (e.g. 4s)" },
 	{ "plot", "enabled", V_BOOL, NULL, 0, 0, "yes or no" },
 	{ "plot", "size", V_STR, NULL, 0, 0, "WIDTHxHEIGHT" },
 };
@@ -81,19 +86,35 @@ static const struct key_spec schema[] = {
 static const char *const driver_commands[] = { "none", "statread", NULL };
 
 #define MAX_STEPS 256
+#define MAX_PHASES 8
+
+/*
+ * One driver and its schedule.  An experiment has one unnamed phase
+ * ([driver], [schedule], [small]) or several named ones run in file order
+ * ([driver NAME], [schedule NAME], [small NAME]); named phases prefix their
+ * steps with "NAME:" so their metrics stay apart.
+ */
+struct phase {
+	char name[64];
+	char drv[80], sched[80], small_sec[80];	/* section names */
+	const char *command;
+	const char *param;
+	long values[MAX_STEPS];
+	int nvalues;
+	bool small;		/* the [small] values apply */
+};
 
 struct exp {
 	struct expfile f;
 	const char *name;
 	int repeats;
 	bool stop_on_failure;
-	const char *command;
-	const char *param;
-	long values[MAX_STEPS];
-	int nvalues;
-	bool small;
+	struct phase ph[MAX_PHASES];
+	int nph;
 	char scaled[256];
 	bool runtime_probe;
+	bool layout_check;
+	struct around_cfg around;
 	bool plot;
 	int plot_w, plot_h;
 };
@@ -190,6 +211,12 @@ static void check_value(const struct exp *x, const struct exp_entry *e, const st
 			NORETURN_exp(x, e, "[%s] %s = '%s': want %s (at most %d values)", e->section, e->key,
 				     e->value, s->what, MAX_STEPS);
 		break;
+	case V_PERCENT:
+		errno = 0;
+		v = strtol(e->value, &end, 10);
+		if (end == e->value || strcmp(end, "%") || errno || v < s->min || v > s->max)
+			NORETURN_exp(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
+		break;
 	case V_ENUM:
 		if (s->choices && !in_choices(e->value, s->choices))
 			NORETURN_exp(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
@@ -197,13 +224,69 @@ static void check_value(const struct exp *x, const struct exp_entry *e, const st
 	}
 }
 
+/* "driver charge" -> "driver"; the phase name after the space, if any. */
+static const char *section_base(const char *section, char *base, size_t n)
+{
+	const char *sp = strchr(section, ' ');
+
+	snprintf(base, n, "%.*s", sp ? (int)(sp - section) : (int)strlen(section), section);
+	return sp ? sp + 1 : "";
+}
+
+static bool is_phase_base(const char *base)
+{
+	return !strcmp(base, "driver") || !strcmp(base, "schedule") || !strcmp(base, "small");
+}
+
+static struct phase *phase_of(struct exp *x, const char *name)
+{
+	for (int i = 0; i < x->nph; i++)
+		if (!strcmp(x->ph[i].name, name))
+			return &x->ph[i];
+	return NULL;
+}
+
+static void load_phase(struct exp *x, struct phase *ph)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN), small_cpus;
+	const struct exp_entry *e = expfile_get(&x->f, ph->drv, "command");
+	const char *vals;
+	bool found = false;
+
+	if (!e)
+		NORETURN_exp(x, NULL, "[%s] needs 'command' (one of the driver commands)", ph->drv);
+	ph->command = e->value;
+	for (int i = 0; driver_commands[i]; i++)
+		found |= !strcmp(driver_commands[i], ph->command);
+	if (!found || !strcmp(ph->command, "none")) {
+		char list[256] = "";
+
+		for (int i = 1; driver_commands[i]; i++)
+			str_appendf(list, sizeof(list), "%s%s", i > 1 ? ", " : "", driver_commands[i]);
+		NORETURN_exp(x, e, "[%s] command = '%s': want one of %s", ph->drv, ph->command, list);
+	}
+	small_cpus = atol(expfile_value(&x->f, ph->sched, "small_cpus",
+					expfile_value(&x->f, "experiment", "small_cpus", "16")));
+	ph->small = ncpus < small_cpus;
+	if (ph->small)
+		str_appendf(x->scaled, sizeof(x->scaled), "%s%s%s%ld CPUs < %ld", x->scaled[0] ? "; " : "",
+			    ph->name, ph->name[0] ? ": " : "", ncpus, small_cpus);
+	ph->param = expfile_value(&x->f, ph->sched, "param", NULL);
+	vals = expfile_value(&x->f, ph->sched, ph->small && expfile_get(&x->f, ph->sched, "small_values") ?
+			     "small_values" : "values", NULL);
+	if (vals && !ph->param)
+		NORETURN_exp(x, expfile_get(&x->f, ph->sched, "values"), "[%s] values without param", ph->sched);
+	if (ph->param && !vals)
+		NORETURN_exp(x, expfile_get(&x->f, ph->sched, "param"), "[%s] param without values", ph->sched);
+	if (vals)
+		ph->nvalues = !strcmp(vals, "topology") ? topology_steps(ph->values, MAX_STEPS)
+						       : parse_int_list(vals, ph->values, MAX_STEPS);
+}
+
 static void load_exp(struct exp *x, const char *path, char **overrides, int noverrides)
 {
-	char err[600];
+	char err[600], base[80];
 	const struct exp_entry *e;
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN), small_cpus;
-	const char *vals;
-	bool found;
 
 	if (expfile_parse(path, &x->f, err, sizeof(err)))
 		die("%s", err);
@@ -212,23 +295,45 @@ static void load_exp(struct exp *x, const char *path, char **overrides, int nove
 			die("run: %s", err);
 	for (size_t i = 0; i < x->f.n; i++) {
 		const struct exp_entry *en = &x->f.e[i];
+		const char *pname = section_base(en->section, base, sizeof(base));
 		const struct key_spec *s;
+		bool found = false;
 
-		if (!strcmp(en->section, "driver") && strcmp(en->key, "command"))
+		if (pname[0] && !is_phase_base(base))
+			NORETURN_exp(x, en, "[%s]: only driver, schedule and small sections take a phase name",
+				     en->section);
+		/* Phases, in the order their [driver] sections come. */
+		if (!strcmp(base, "driver") && !phase_of(x, pname)) {
+			struct phase *ph;
+
+			if (x->nph == MAX_PHASES)
+				NORETURN_exp(x, en, "more than %d driver phases", MAX_PHASES);
+			ph = &x->ph[x->nph++];
+			snprintf(ph->name, sizeof(ph->name), "%s", pname);
+			snprintf(ph->drv, sizeof(ph->drv), "%s", en->section);
+			snprintf(ph->sched, sizeof(ph->sched), "schedule%s%s", pname[0] ? " " : "", pname);
+			snprintf(ph->small_sec, sizeof(ph->small_sec), "small%s%s", pname[0] ? " " : "", pname);
+		}
+		if ((!strcmp(base, "driver") && strcmp(en->key, "command")) || !strcmp(base, "small"))
 			continue;	/* the driver checks its own options */
-		if (!strcmp(en->section, "small"))
-			continue;	/* driver options too, for small boxes */
-		s = spec_of(en->section, en->key);
+		s = spec_of(!strcmp(base, "driver") || !strcmp(base, "schedule") ? base : en->section, en->key);
 		if (!s) {
-			found = false;
 			for (size_t k = 0; k < sizeof(schema) / sizeof(schema[0]); k++)
-				found |= !strcmp(schema[k].section, en->section);
+				found |= !strcmp(schema[k].section, base);
 			if (!found)
 				NORETURN_exp(x, en, "unknown section [%s] (want experiment, driver, schedule, small, "
 					     "collect or plot)", en->section);
 			NORETURN_exp(x, en, "unknown key '%s' in [%s]", en->key, en->section);
 		}
 		check_value(x, en, s);
+	}
+	/* A [schedule X] or [small X] needs its [driver X]. */
+	for (size_t i = 0; i < x->f.n; i++) {
+		const char *pname = section_base(x->f.e[i].section, base, sizeof(base));
+
+		if ((!strcmp(base, "schedule") || !strcmp(base, "small")) && !phase_of(x, pname))
+			NORETURN_exp(x, &x->f.e[i], "[%s] has no [driver%s%s] section", x->f.e[i].section,
+				     pname[0] ? " " : "", pname);
 	}
 	e = expfile_get(&x->f, "experiment", "name");
 	if (!e)
@@ -240,36 +345,19 @@ static void load_exp(struct exp *x, const char *path, char **overrides, int nove
 	x->name = e->value;
 	x->repeats = atoi(expfile_value(&x->f, "experiment", "repeats", "1"));
 	x->stop_on_failure = strcmp(expfile_value(&x->f, "experiment", "on_failure", "stop"), "continue");
-	x->command = expfile_value(&x->f, "driver", "command", "none");
-	found = false;
-	for (int i = 0; driver_commands[i]; i++)
-		found |= !strcmp(driver_commands[i], x->command);
-	if (!found) {
-		char list[256] = "";
-
-		for (int i = 0; driver_commands[i]; i++)
-			str_appendf(list, sizeof(list), "%s%s", i ? ", " : "", driver_commands[i]);
-		NORETURN_exp(x, expfile_get(&x->f, "driver", "command"), "[driver] command = '%s': want one of %s",
-			     x->command, list);
-	}
-	small_cpus = atol(expfile_value(&x->f, "schedule", "small_cpus", "16"));
-	x->small = ncpus < small_cpus;
-	if (x->small)
-		snprintf(x->scaled, sizeof(x->scaled), "%ld CPUs < small_cpus %ld: [small] values and "
-			 "schedule.small_values used", ncpus, small_cpus);
-	x->param = expfile_value(&x->f, "schedule", "param", NULL);
-	vals = expfile_value(&x->f, "schedule", x->small && expfile_get(&x->f, "schedule", "small_values") ?
-			     "small_values" : "values", NULL);
-	if (vals && !x->param)
-		NORETURN_exp(x, expfile_get(&x->f, "schedule", "values"), "[schedule] values without param");
-	if (x->param && !vals)
-		NORETURN_exp(x, expfile_get(&x->f, "schedule", "param"), "[schedule] param without values");
-	if (vals)
-		x->nvalues = !strcmp(vals, "topology") ? topology_steps(x->values, MAX_STEPS)
-						      : parse_int_list(vals, x->values, MAX_STEPS);
-	if (x->param && !strcmp(x->command, "none"))
-		NORETURN_exp(x, expfile_get(&x->f, "schedule", "param"), "[schedule] needs a [driver] command");
+	for (int i = 0; i < x->nph; i++)
+		load_phase(x, &x->ph[i]);
 	parse_bool(expfile_value(&x->f, "collect", "runtime_probe", "no"), &x->runtime_probe);
+	x->layout_check = !strcmp(expfile_value(&x->f, "collect", "layout", "no"), "check");
+	parse_bool(expfile_value(&x->f, "collect", "c2c", "no"), &x->around.c2c);
+	c2c_opts_default(&x->around.c2c_opts);
+	x->around.c2c_opts.start_frac = atoi(expfile_value(&x->f, "collect", "c2c_start", "75%")) / 100.0;
+	if (expfile_get(&x->f, "collect", "c2c_window")) {
+		unsigned long long ns;
+
+		parse_duration_ns(expfile_value(&x->f, "collect", "c2c_window", ""), &ns);
+		x->around.c2c_opts.window_s = ns / 1e9;
+	}
 	parse_bool(expfile_value(&x->f, "plot", "enabled", "yes"), &x->plot);
 	x->plot_w = 800;
 	x->plot_h = 500;
@@ -278,25 +366,26 @@ static void load_exp(struct exp *x, const char *path, char **overrides, int nove
 		NORETURN_exp(x, e, "[plot] size = '%s': want WIDTHxHEIGHT, e.g. 800x500", e->value);
 }
 
-/* argv for one driver run: [driver] entries (then [small] on a small box) as --key=value. */
-static char **driver_argv(const struct exp *x, long step_value, bool validate, int *argc)
+/* argv for one driver run: the phase's [driver] entries (then its [small]
+ * ones on a small box) as --key=value, "yes" as --key, "no" left out. */
+static char **driver_argv(const struct exp *x, const struct phase *ph, long step_value, bool validate, int *argc)
 {
 	char **av = xcalloc(x->f.n + 6, sizeof(*av));
 	int n = 0;
 
 	av[n++] = xstrdup("memcg-lab");
-	av[n++] = xstrdup(x->command);
+	av[n++] = xstrdup(ph->command);
 	for (size_t i = 0; i < x->f.n; i++) {
 		const struct exp_entry *e = &x->f.e[i];
 		const struct exp_entry *small;
 		const char *val = e->value;
 		bool b;
 
-		if (strcmp(e->section, "driver") || !strcmp(e->key, "command"))
+		if (strcmp(e->section, ph->drv) || !strcmp(e->key, "command"))
 			continue;
-		if (x->param && !strcmp(e->key, x->param))
+		if (ph->param && !strcmp(e->key, ph->param))
 			continue;
-		small = x->small ? expfile_get(&x->f, "small", e->key) : NULL;
+		small = ph->small ? expfile_get(&x->f, ph->small_sec, e->key) : NULL;
 		if (small)
 			val = small->value;
 		if (!parse_bool(val, &b) && strcmp(val, "0") && strcmp(val, "1")) {
@@ -307,19 +396,42 @@ static char **driver_argv(const struct exp *x, long step_value, bool validate, i
 		av[n++] = xasprintf("--%s=%s", e->key, val);
 	}
 	/* [small] keys that have no full-size entry. */
-	for (size_t i = 0; x->small && i < x->f.n; i++) {
+	for (size_t i = 0; ph->small && i < x->f.n; i++) {
 		const struct exp_entry *e = &x->f.e[i];
 
-		if (!strcmp(e->section, "small") && !expfile_get(&x->f, "driver", e->key))
+		if (!strcmp(e->section, ph->small_sec) && !expfile_get(&x->f, ph->drv, e->key))
 			av[n++] = xasprintf("--%s=%s", e->key, e->value);
 	}
-	if (x->param)
-		av[n++] = xasprintf("--%s=%ld", x->param, step_value);
+	if (ph->param)
+		av[n++] = xasprintf("--%s=%ld", ph->param, step_value);
 	if (validate)
 		av[n++] = xstrdup("--validate");
 	av[n] = NULL;
 	*argc = n;
 	return av;
+}
+
+/* The phase's driver duration in seconds (its "duration" option, the [small]
+ * one on a small box), for planning collector windows; 10 s if not given. */
+static double phase_duration(const struct exp *x, const struct phase *ph)
+{
+	const struct exp_entry *e = ph->small ? expfile_get(&x->f, ph->small_sec, "duration") : NULL;
+	unsigned long long ns;
+
+	if (!e)
+		e = expfile_get(&x->f, ph->drv, "duration");
+	if (e && !parse_duration_ns(e->value, &ns) && ns)
+		return ns / 1e9;
+	return 10;
+}
+
+/* The step label of a phase's s-th value: "tasks=4", "charge:tasks=4", "-". */
+static void step_label(const struct phase *ph, int s, char *buf, size_t n)
+{
+	if (ph->param)
+		snprintf(buf, n, "%s%s%s=%ld", ph->name, ph->name[0] ? ":" : "", ph->param, ph->values[s]);
+	else
+		snprintf(buf, n, "%s", ph->name[0] ? ph->name : "-");
 }
 
 static void free_argv(char **av)
@@ -329,9 +441,19 @@ static void free_argv(char **av)
 	free(av);
 }
 
-/* Runs bin/memcg-lab with av; its output goes to out_path; exit status. */
-static int run_child(char **av, const char *out_path, const char *dir, const char *step, int repeat)
+static double now_s(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Runs bin/memcg-lab with av; its output goes to out_path; exit status. */
+static int run_child(char **av, const char *out_path, const char *dir, const char *step, int repeat,
+		     struct around *around)
+{
+	double t0 = now_s();
 	pid_t pid = fork();
 	int st;
 
@@ -357,13 +479,35 @@ static int run_child(char **av, const char *out_path, const char *dir, const cha
 		fprintf(stderr, "memcg-lab: cannot exec /proc/self/exe: %s\n", strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR)
+	for (;;) {
+		pid_t w = waitpid(pid, &st, around ? WNOHANG : 0);
+		struct timespec tick = { 0, 100 * 1000 * 1000 };
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
 			die("run: waitpid: %s", strerror(errno));
 		if (lab_stop_requested())
 			kill(pid, SIGTERM);	/* the driver removes what it made */
+		if (around && w == 0) {
+			around_tick(around, pid, now_s() - t0);
+			nanosleep(&tick, NULL);
+		}
 	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The first line of a file: a driver refusing its options says why there
+ * (getopt's complaint or die()'s line), before any usage text. */
+static void first_line(const char *path, char *buf, size_t n)
+{
+	char *t = read_text(path, NULL);
+
+	buf[0] = '\0';
+	if (!t)
+		return;
+	snprintf(buf, n, "%.*s", (int)strcspn(t, "\n"), t);
+	free(t);
 }
 
 /* The last line of a file, for one-line error messages. */
@@ -383,7 +527,7 @@ static void last_line(const char *path, char *buf, size_t n)
 }
 
 /* Asks the driver to check its options for every step; maps errors to lines. */
-static void validate_driver(const struct exp *x)
+static void validate_driver(const struct exp *x, const struct phase *ph)
 {
 	char tmpl[] = "/tmp/memcg-lab-validate.XXXXXX", line[512];
 	int fd = mkstemp(tmpl);
@@ -391,31 +535,33 @@ static void validate_driver(const struct exp *x)
 	if (fd < 0)
 		die("run: cannot create a temporary file: %s", strerror(errno));
 	close(fd);
-	for (int s = 0; s < (x->nvalues ? x->nvalues : 1); s++) {
+	for (int s = 0; s < (ph->nvalues ? ph->nvalues : 1); s++) {
 		int ac, st;
-		char **av = driver_argv(x, x->nvalues ? x->values[s] : 0, true, &ac);
+		char **av = driver_argv(x, ph, ph->nvalues ? ph->values[s] : 0, true, &ac);
 
-		truncate(tmpl, 0);
-		st = run_child(av, tmpl, NULL, "-", 0);
+		if (truncate(tmpl, 0))
+			die("%s: cannot truncate: %s", tmpl, strerror(errno));
+		st = run_child(av, tmpl, NULL, "-", 0, NULL);
 		free_argv(av);
 		if (st) {
 			const struct exp_entry *bad = NULL;
 
-			last_line(tmpl, line, sizeof(line));
+			first_line(tmpl, line, sizeof(line));
 			unlink(tmpl);
 			/* "--tasks ..." in the driver's message names the key. */
 			for (size_t i = 0; i < x->f.n && !bad; i++) {
+				const struct exp_entry *e = &x->f.e[i];
 				char opt[128];
 
-				if (strcmp(x->f.e[i].section, "driver") && strcmp(x->f.e[i].section, "small") &&
-				    strcmp(x->f.e[i].section, "schedule"))
+				if (strcmp(e->section, ph->drv) && strcmp(e->section, ph->small_sec) &&
+				    strcmp(e->section, ph->sched))
 					continue;
-				snprintf(opt, sizeof(opt), "--%s", !strcmp(x->f.e[i].section, "schedule") ?
-					 (x->param ? x->param : "") : x->f.e[i].key);
-				if (strstr(line, opt))
-					bad = &x->f.e[i];
+				snprintf(opt, sizeof(opt), "--%s", !strcmp(e->section, ph->sched) ?
+					 (ph->param ? ph->param : "") : e->key);
+				if (strlen(opt) > 2 && strstr(line, opt))
+					bad = e;
 			}
-			NORETURN_exp(x, bad, "driver '%s' refused its options: %s", x->command,
+			NORETURN_exp(x, bad, "driver '%s' refused its options: %s", ph->command,
 				     !strncmp(line, "memcg-lab: ", 11) ? line + 11 : line);
 		}
 	}
@@ -430,13 +576,6 @@ static void fmt_secs(char *buf, size_t n, double s)
 		snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void progress(struct results *r, bool tty, int i, int n, const char *step, int rep, int nrep, double t0)
 {
@@ -479,6 +618,8 @@ int cmd_run(int argc, char **argv)
 	int noverrides = 0, c, nsteps, failures = 0;
 	bool validate_only = false, tty = isatty(2);
 	struct probe_report p;
+	struct around_env *aenv;
+	struct around *around;
 	struct results *r;
 	struct exp x;
 	double t0;
@@ -495,12 +636,18 @@ int cmd_run(int argc, char **argv)
 	if (argc - optind != 1)
 		die("run: needs exactly one experiment file");
 	load_exp(&x, argv[optind], overrides, noverrides);
-	if (strcmp(x.command, "none"))
-		validate_driver(&x);
+	for (int i = 0; i < x.nph; i++)
+		validate_driver(&x, &x.ph[i]);
 	if (validate_only) {
-		printf("%s: valid (%s; %d step%s x %d repeat%s%s%s)\n", x.f.path, x.command,
-		       x.nvalues ? x.nvalues : 1, x.nvalues == 1 ? "" : "s", x.repeats, x.repeats == 1 ? "" : "s",
-		       x.small ? "; small box: " : "", x.small ? x.scaled : "");
+		printf("%s: valid (%d phase%s", x.f.path, x.nph, x.nph == 1 ? "" : "s");
+		for (int i = 0; i < x.nph; i++) {
+			int steps = x.ph[i].nvalues ? x.ph[i].nvalues : 1;
+
+			printf("%s %s%s%s: %d step%s", i ? ";" : ":", x.ph[i].name, x.ph[i].name[0] ? "=" : "",
+			       x.ph[i].command, steps, steps == 1 ? "" : "s");
+		}
+		printf("; %d repeat%s%s%s)\n", x.repeats, x.repeats == 1 ? "" : "s",
+		       x.scaled[0] ? "; small box: " : "", x.scaled);
 		expfile_free(&x.f);
 		free(overrides);
 		return 0;
@@ -518,7 +665,7 @@ int cmd_run(int argc, char **argv)
 		free(text);
 		free(copy);
 	}
-	if (x.small)
+	if (x.scaled[0])
 		results_meta_set(r, "scaled", json_object_new_string(x.scaled));
 	probe_collect(&p, NULL, NULL);
 	results_meta_set(r, "probe", probe_json(&p));
@@ -538,46 +685,69 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	probe_release(&p);
+	if (x.layout_check) {
+		char *lav[] = { "memcg-lab", "layout", "--check", NULL, NULL };
+		char *out = xasprintf("%s/data/layout-check.txt", r->dir), line[512];
+		int st;
 
-	nsteps = (x.nvalues ? x.nvalues : 1) * x.repeats;
+		lav[3] = xasprintf("--out=%s/data/layout", r->dir);
+		st = run_child(lav, out, NULL, "-", 0, NULL);
+		if (st == 2) {
+			first_line(out, line, sizeof(line));
+			results_skip(r, "layout check", line);
+		} else {
+			results_meta_set(r, "layout_check", json_object_new_string(st ? "FAIL" : "pass"));
+		}
+		free(lav[3]);
+		free(out);
+	}
+	aenv = around_env_open(&x.around, r);
+
+	nsteps = 0;
+	for (int k = 0; k < x.nph; k++)
+		nsteps += (x.ph[k].nvalues ? x.ph[k].nvalues : 1) * x.repeats;
 	t0 = now_s();
-	for (int s = 0, i = 0; strcmp(x.command, "none") && s < (x.nvalues ? x.nvalues : 1); s++) {
-		char step[128];
+	for (int k = 0, i = 0; k < x.nph; k++) {
+		const struct phase *ph = &x.ph[k];
 
-		if (x.param)
-			snprintf(step, sizeof(step), "%s=%ld", x.param, x.values[s]);
-		else
-			snprintf(step, sizeof(step), "-");
-		for (int rep = 0; rep < x.repeats; rep++, i++) {
-			char *out = xasprintf("%s/log", r->dir), line[512];
-			int ac, st;
-			char **av = driver_argv(&x, x.nvalues ? x.values[s] : 0, false, &ac);
+		for (int s = 0; s < (ph->nvalues ? ph->nvalues : 1); s++) {
+			char step[128];
 
-			if (lab_stop_requested())
-				die("run: interrupted by signal %d; %s stays incomplete", lab_stop_signal(), r->dir);
-			progress(r, tty, i, nsteps, step, rep, x.repeats, t0);
-			st = run_child(av, out, r->dir, step, rep);
-			free_argv(av);
-			reload_meta(r);
-			if (lab_stop_requested())
-				die("run: interrupted by signal %d; %s stays incomplete", lab_stop_signal(), r->dir);
-			if (st) {
-				last_line(out, line, sizeof(line));
-				failures++;
-				if (tty)
-					fputc('\n', stderr);
-				note("step %s repeat %d: driver exited %d: %s", step, rep, st, line);
-				results_log(r, "step %s repeat %d failed (exit %d)", step, rep, st);
-				if (x.stop_on_failure) {
-					free(out);
-					die("run: stopping (on_failure = stop); %s stays incomplete", r->dir);
+			step_label(ph, s, step, sizeof(step));
+			for (int rep = 0; rep < x.repeats; rep++, i++) {
+				char *out = xasprintf("%s/log", r->dir), line[512];
+				int ac, st;
+				char **av = driver_argv(&x, ph, ph->nvalues ? ph->values[s] : 0, false, &ac);
+
+				if (lab_stop_requested())
+					die("run: interrupted by signal %d; %s stays incomplete", lab_stop_signal(), r->dir);
+				progress(r, tty, i, nsteps, step, rep, x.repeats, t0);
+				around = around_start(aenv, step, rep, phase_duration(&x, ph));
+				st = run_child(av, out, r->dir, step, rep, around);
+				around_finish(around);
+				free_argv(av);
+				reload_meta(r);
+				if (lab_stop_requested())
+					die("run: interrupted by signal %d; %s stays incomplete", lab_stop_signal(), r->dir);
+				if (st) {
+					last_line(out, line, sizeof(line));
+					failures++;
+					if (tty)
+						fputc('\n', stderr);
+					note("step %s repeat %d: driver exited %d: %s", step, rep, st, line);
+					results_log(r, "step %s repeat %d failed (exit %d)", step, rep, st);
+					if (x.stop_on_failure) {
+						free(out);
+						die("run: stopping (on_failure = stop); %s stays incomplete", r->dir);
+					}
 				}
+				free(out);
 			}
-			free(out);
 		}
 	}
-	if (tty && strcmp(x.command, "none"))
+	if (tty && x.nph)
 		fputc('\n', stderr);
+	around_env_close(aenv);
 
 	if (x.plot) {
 		if (gnuplot_available(why, sizeof(why))) {
@@ -585,7 +755,7 @@ int cmd_run(int argc, char **argv)
 			char *out = xasprintf("%s/log", r->dir);
 
 			pav[3] = xasprintf("%dx%d", x.plot_w, x.plot_h);
-			if (run_child(pav, out, NULL, "-", 0))
+			if (run_child(pav, out, NULL, "-", 0, NULL))
 				results_skip(r, "plots", "plot failed (see log)");
 			free(pav[3]);
 			free(out);

@@ -300,6 +300,11 @@ static int resolve(const struct btf *btf, int id)
 	return id;
 }
 
+int kbtf_resolve(const struct kbtf *k, int type_id)
+{
+	return resolve(k->btf, type_id);
+}
+
 static int find_kind(const struct kbtf *k, const char *name, int kind)
 {
 	int id = btf__find_by_name_kind(k->btf, name, kind);

@@ -50,6 +50,8 @@ int kbtf_func_nparams(const struct kbtf *k, const char *name);
 /* Offset of a VAR in a DATASEC (e.g. ".data..percpu"); 0 or -1 when absent. */
 int kbtf_datasec_var_offset(const struct kbtf *k, const char *sec, const char *var, uint64_t *off);
 bool kbtf_has_datasec_var(const struct kbtf *k, const char *sec, const char *var);
+/* The type behind typedefs and const/volatile/restrict/type tags. */
+int kbtf_resolve(const struct kbtf *k, int type_id);
 bool kbtf_has_datasec(const struct kbtf *k, const char *sec);
 /*
  * The first VAR in a DATASEC whose type (after typedefs and qualifiers) is

@@ -154,6 +154,13 @@ void hoststate_restore_all(void)
 			cleanup_pop(entries[i].handle, true);
 }
 
+void hoststate_restore(const char *path)
+{
+	for (int i = 0; i < HS_MAX; i++)
+		if (entries[i].active && owner_pid == getpid() && !strcmp(entries[i].path, path))
+			cleanup_pop(entries[i].handle, true);
+}
+
 int hoststate_set(const char *path, const char *value, char *err, size_t errlen)
 {
 	struct others_ctx o = { 0 };

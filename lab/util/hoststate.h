@@ -29,6 +29,9 @@
 int hoststate_set(const char *path, const char *value, char *err, size_t errlen);
 /* Restores what this process changed (the undo steps do it too). */
 void hoststate_restore_all(void);
+/* Restores one setting this process changed, now (e.g. after a bounded
+ * perf window); nothing when it did not change path. */
+void hoststate_restore(const char *path);
 /* Restores the journaled settings of owners that are gone (every owner's
  * when force is set), one line per setting on out; returns how many were
  * restored (or would be, with dry_run) or -errno. */

@@ -1,0 +1,85 @@
+#!/bin/bash
+# memcg-lab run: experiment-file validation (file:line and what was
+# expected, before anything starts), -s overrides, a run into one complete
+# results directory with two driver phases, and an interrupted run that
+# stays marked incomplete and leaves no cgroups behind.
+set -u
+. "$(dirname "$0")/lib/tap.sh"
+
+bad() { # file-content expected-message description
+	printf "$1" > "$T/bad.exp"
+	want=$2
+	err=$($LAB run --validate "$T/bad.exp" 2>&1 >/dev/null); st=$?
+	ok '[ $st = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q -- "$want"' "$3 ($err)"
+}
+bad '[experiment]\nname = x\nrepeats = 0\n' "bad.exp:3: \[experiment\] repeats = '0': want an integer 1..100" \
+	"a bad value: file:line and what was expected"
+bad '[experiment]\nname = x\nrepeat = 3\n' "bad.exp:3: unknown key 'repeat' in \[experiment\]" "an unknown key"
+bad '[experiment]\nname = x\n[colect]\nlock = yes\n' "bad.exp:4: unknown section \[colect\]" "an unknown section"
+bad '[experiment]\nname = x\n[driver]\ncommand = nope\n' "bad.exp:4: \[driver\] command = 'nope'" "an unknown driver"
+bad '[experiment]\nname = x\n[schedule]\nparam = tasks\nvalues = 1\n' "has no \[driver\] section" \
+	"a schedule without a driver"
+bad '[experiment]\nname = x\n[driver]\ncommand = statread\n[schedule]\nparam = readers\nvalues = 3..1\n' \
+	"bad.exp:7: \[schedule\] values = '3..1'" "a descending range"
+bad '[experiment]\nname = x\n[driver]\ncommand = statread\ninterval = 0\n' \
+	"bad.exp:5: driver 'statread' refused its options: .*--interval" "the driver's own check, mapped to the line"
+bad '[experiment]\nname = Bad Name\n' "want \[a-z0-9-\] only" "a name that cannot name a directory"
+err=$($LAB run --validate -s experiment.repeats=x "$T/bad.exp" 2>&1); st=$?
+ok '[ $st = 2 ]' "a bad -s override is refused"
+
+printf '[experiment]\nname = t\n' > "$T/t.exp"
+err=$($LAB run --validate -s experiment.nokey=1 "$T/t.exp" 2>&1 >/dev/null); st=$?
+ok '[ $st = 2 ] && echo "$err" | grep -q "command line (-s experiment.nokey)"' "an override is named as such"
+
+for f in experiments/*.exp; do
+	out=$($LAB run --validate "$f" 2>&1); st=$?
+	ok '[ $st = 0 ]' "shipped $(basename "$f") validates ($out)"
+done
+
+if [ "$(id -u)" != 0 ] || ! grep -q ' memory\| cgroup2 ' /proc/self/mounts; then
+	skip "runs" "need root and a memory controller"
+	done_testing
+	exit 0
+fi
+cat > "$T/two.exp" <<'X'
+[experiment]
+name = two-phases
+repeats = 2
+[driver quick]
+command = statread
+allocators = 0
+duration = 1s
+warmup = 0s
+interval = 50ms
+[schedule quick]
+param = readers
+values = 1,2
+[plot]
+enabled = no
+X
+export MEMCG_LAB_RESULTS=$T/results
+out=$($LAB run "$T/two.exp" 2>"$T/err"); st=$?
+dir=$(echo "$out" | sed -n 's/^results: //p')
+ok '[ $st = 0 ] && [ -d "$dir" ]' "a two-step run finishes and names its directory"
+ok 'grep -q "\"status\":\"complete\"" "$dir/meta.json"' "meta.json says complete"
+ok '[ -s "$dir/report.txt" ] && [ -x "$dir/reproduce.sh" ] && [ -s "$dir/experiment.exp" ]' \
+	"report.txt, reproduce.sh and the experiment file are kept"
+ok '[ $(grep -c "^quick:readers=1	" "$dir/data/metrics.tsv") -gt 0 ] && [ $(grep -c "^quick:readers=2	1	" "$dir/data/metrics.tsv") -gt 0 ]' \
+	"metrics carry the phase, step and repeat"
+ok 'grep -q "step 4/4" "$T/err"' "progress lines count the steps"
+ok 'grep -q "\"kernel\"" "$dir/meta.json"' "the probe is in meta.json"
+
+# Interrupted: SIGINT in the middle of the driver.
+sed -e 's/duration = 1s/duration = 20s/' -e 's/name = two-phases/name = interrupted/' "$T/two.exp" > "$T/long.exp"
+$LAB run "$T/long.exp" >"$T/out2" 2>&1 &
+pid=$!
+for _ in $(seq 50); do ls "$T/results"/*interrupted*/log >/dev/null 2>&1 && grep -q "step 1/" "$T/results"/*interrupted*/log && break; sleep 0.1; done
+sleep 1
+kill -INT $pid
+wait $pid; st=$?
+idir=$(ls -d "$T/results"/*interrupted* | head -1)
+ok '[ $st != 0 ]' "an interrupted run exits non-zero ($st)"
+ok 'grep -q "\"status\":\"incomplete\"" "$idir/meta.json"' "an interrupted run stays incomplete"
+ok '[ -z "$(ls /sys/fs/cgroup/memory 2>/dev/null | grep "^memcg-lab-$pid-")" ]' "no cgroup of the interrupted run is left"
+ok '! pgrep -f "memcg-lab statread" >/dev/null || [ -z "$(pgrep -P $pid)" ]' "no driver process of the run is left"
+done_testing
