@@ -11,6 +11,7 @@
  * command gives it the lab's option handling and a results directory whose
  * meta.json says what was booted and how it ended.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -148,6 +149,26 @@ static bool in_path(const char *prog)
 	}
 	free(copy);
 	return found;
+}
+
+/* Names the guest's own results directories (what compare and report take). */
+static void guest_results_note(const char *dir)
+{
+	char *sub = xasprintf("%s/results", dir);
+	struct dirent **names;
+	int n = scandir(sub, &names, NULL, alphasort);
+
+	for (int i = 0; i < n; i++) {
+		char *meta = xasprintf("%s/%s/meta.json", sub, names[i]->d_name);
+
+		if (names[i]->d_name[0] != '.' && path_exists(meta))
+			note("vm: the guest's results: %s/%s", sub, names[i]->d_name);
+		free(meta);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	free(sub);
 }
 
 /* A results-directory name part from the kernel spec ("lab", "6.12", a file's basename). */
@@ -293,6 +314,7 @@ int cmd_vm(int argc, char **argv)
 		 * never reported (panic, hang, no qemu) leaves the run failed. */
 		results_finish(r, status && !strcmp(status, "exited") ? "complete" : "failed");
 		note("vm: results in %s", r->dir);
+		guest_results_note(r->dir);
 		free(env_path);
 		results_free(r);
 		free(name);
