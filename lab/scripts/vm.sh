@@ -35,10 +35,26 @@ root=$(cd "$here/../.." && pwd)
 me=memcg-lab-vm
 
 die() { echo "$me: $*" >&2; exit 2; }
-# set -e ends the script on any failing command; say so when that was not
-# one of ours (die's 2, or the guest's own status at the end of run).
-trap 'rc=$?; [ "$rc" = 0 ] || [ "$rc" = 2 ] || [ -n "${finished:-}" ] ||
-	echo "$me: internal error: a command of lab/scripts/vm.sh failed (exit $rc)" >&2' EXIT
+
+# Temporary paths (per process: concurrent runs do not share them) go away
+# on every exit.  set -e ends the script on any failing command: say so
+# when that was not one of ours (die's 2, or the guest's status at the end).
+cleanup_paths=""
+on_exit() {
+	rc=$?
+	# shellcheck disable=SC2086
+	[ -z "$cleanup_paths" ] || rm -rf $cleanup_paths
+	[ "$rc" = 0 ] || [ "$rc" = 2 ] || [ -n "${finished:-}" ] ||
+		echo "$me: internal error: a command of lab/scripts/vm.sh failed (exit $rc)" >&2
+}
+trap on_exit EXIT
+trap 'exit 130' INT TERM HUP
+# Sets t to a fresh temporary name next to a cache entry, removed on exit unless
+# publish() moved it into place.
+tmpname() { t="$1.tmp.$$"; cleanup_paths="$cleanup_paths $t"; rm -rf "$t"; }
+# Moves a finished temporary entry into place; when a concurrent run got
+# there first, its entry stays and ours goes.
+publish() { mv -T "$1" "$2" 2>/dev/null || rm -rf "$1"; }
 note() { [ -n "${quiet:-}" ] || echo "$me: $*" >&2; }
 
 cache_dir() {
@@ -69,15 +85,16 @@ use_suite() {
 	host_has_suite "$suite" && return 0
 	d=$cache/apt/$suite
 	if [ ! -f "$d/apt.conf" ]; then
-		rm -rf "$d.tmp" && mkdir -p "$d.tmp/lists/partial" "$d.tmp/archives/partial" "$d.tmp/parts"
-		: > "$d.tmp/status"
+		tmpname "$d"
+		mkdir -p "$t/lists/partial" "$t/archives/partial" "$t/parts"
+		: > "$t/status"
 		kr=/usr/share/keyrings/debian-archive-keyring.gpg
 		[ -f $kr ] || die "$kr missing (package debian-archive-keyring): cannot verify suite $suite"
 		{
 			echo "deb [signed-by=$kr] http://deb.debian.org/debian $suite main"
 			echo "deb [signed-by=$kr] http://deb.debian.org/debian-security $suite-security main"
-		} > "$d.tmp/sources.list"
-		cat > "$d.tmp/apt.conf" <<-EOF
+		} > "$t/sources.list"
+		cat > "$t/apt.conf" <<-EOF
 		Dir::Etc::SourceList "$d/sources.list";
 		Dir::Etc::SourceParts "$d/parts";
 		Dir::Etc::Preferences "/dev/null";
@@ -90,13 +107,13 @@ use_suite() {
 		APT::Architectures { "amd64"; };
 		Acquire::Languages "none";
 		EOF
-		chown -R _apt "$d.tmp/lists" "$d.tmp/archives" 2>/dev/null || true
-		rm -rf "$d" && mv "$d.tmp" "$d"
+		chown -R _apt "$t/lists" "$t/archives" 2>/dev/null || true
+		publish "$t" "$d"
 	fi
 	aptenv="APT_CONFIG=$d/apt.conf"
 	if ! ls "$d/lists/"*Packages* >/dev/null 2>&1; then
 		note "fetching the package index of Debian $suite (private apt configuration in $d)"
-		env $aptenv apt-get update >"$d/update.log" 2>&1 ||
+		flock "$d/update.lock" env $aptenv apt-get update >"$d/update.log" 2>&1 ||
 			die "no apt access to Debian $suite: $(grep -E '^(E|W|Err):' "$d/update.log" | head -n1)"
 		ls "$d/lists/"*Packages* >/dev/null 2>&1 ||
 			die "no apt access to Debian $suite: apt-get update fetched no package index ($d/update.log)"
@@ -162,15 +179,16 @@ kernel_dir() {
 		[ -f "$spec" ] || die "kernel image $spec: no such file"
 		d=$cache/kernels/file-$(sha256sum "$spec" | cut -c1-16)
 		if [ ! -f "$d/vmlinux" ]; then
-			rm -rf "$d.tmp" && mkdir -p "$d.tmp"
+			tmpname "$d"
+			mkdir -p "$t"
 			if [ "$(od -An -c -N 4 "$spec" | tr -d ' ')" = '177ELF' ]; then
-				cp "$spec" "$d.tmp/vmlinux"
+				cp "$spec" "$t/vmlinux"
 			else
-				extract_vmlinux "$spec" "$d.tmp/vmlinux" ||
+				extract_vmlinux "$spec" "$t/vmlinux" ||
 					die "$spec is neither an ELF vmlinux nor a bzImage with an xz/zstd/gzip payload"
 			fi
-			echo "file $spec" > "$d.tmp/package"
-			rm -rf "$d" && mv "$d.tmp" "$d"
+			echo "file $spec" > "$t/package"
+			publish "$t" "$d"
 		fi
 		echo "$d"
 		return 0 ;;
@@ -186,22 +204,23 @@ kernel_dir() {
 	ver=${pv#* }
 	d=$cache/kernels/${pkg}_$ver
 	if [ ! -f "$d/vmlinux" ]; then
-		rm -rf "$d.tmp" && mkdir -p "$d.tmp/deb"
-		chown _apt "$d.tmp/deb" 2>/dev/null || true
+		tmpname "$d"
+		mkdir -p "$t/deb"
+		chown _apt "$t/deb" 2>/dev/null || true
 		note "downloading $pkg $ver${suite:+ ($suite)}"
-		(cd "$d.tmp/deb" && env $aptenv apt-get download "$pkg=$ver") >"$d.tmp/apt.log" 2>&1 ||
-			die "no apt access: apt-get download $pkg=$ver failed: $(grep -E '^(E|Err):' "$d.tmp/apt.log" | head -n1)"
-		deb=$(ls "$d.tmp/deb/"*.deb)
-		mkdir -p "$d.tmp/x"
-		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$d.tmp/x" --wildcards \
+		(cd "$t/deb" && env $aptenv apt-get download "$pkg=$ver") >"$t/apt.log" 2>&1 ||
+			die "no apt access: apt-get download $pkg=$ver failed: $(grep -E '^(E|Err):' "$t/apt.log" | head -n1)"
+		deb=$(ls "$t/deb/"*.deb)
+		mkdir -p "$t/x"
+		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$t/x" --wildcards \
 			'./boot/vmlinuz-*' './boot/config-*' './boot/System.map-*' 2>/dev/null ||
 			die "$pkg $ver holds no /boot/vmlinuz-*: not a kernel image package"
-		extract_vmlinux "$d.tmp/x/boot/vmlinuz-"* "$d.tmp/vmlinux" ||
+		extract_vmlinux "$t/x/boot/vmlinuz-"* "$t/vmlinux" ||
 			die "cannot decompress the kernel of $pkg $ver (payload neither xz, zstd nor gzip)"
-		mv "$d.tmp/x/boot/config-"* "$d.tmp/config"
-		echo "$pkg $ver ${suite:-host-apt}" > "$d.tmp/package"
-		rm -rf "$d.tmp/x" "$d.tmp/deb" "$d.tmp/apt.log"
-		rm -rf "$d" && mv "$d.tmp" "$d"
+		mv "$t/x/boot/config-"* "$t/config"
+		echo "$pkg $ver ${suite:-host-apt}" > "$t/package"
+		rm -rf "$t/x" "$t/deb" "$t/apt.log"
+		publish "$t" "$d"
 	fi
 	echo "$d"
 }
@@ -273,9 +292,10 @@ build_initramfs() {
 	img=$cache/initramfs/$sum.cpio.gz
 	if [ ! -f "$img" ]; then
 		mkdir -p "$cache/initramfs"
-		(cd "$st" && find . | LC_ALL=C sort | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$img.tmp" ||
+		tmpname "$img"
+		(cd "$st" && find . | LC_ALL=C sort | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$t" ||
 			die "cannot write the initramfs $img"
-		mv "$img.tmp" "$img"
+		mv "$t" "$img"
 	fi
 	echo "$img"
 }
@@ -412,9 +432,7 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		kd=$(kernel_dir "$opt_kernel")
 	fi
 	st=$(mktemp -d "${TMPDIR:-/tmp}/memcg-lab-vm.XXXXXX")
-	trap 'rc=$?; rm -rf "$st"; [ "$rc" = 0 ] || [ "$rc" = 2 ] || [ -n "${finished:-}" ] ||
-		echo "$me: internal error: a command of lab/scripts/vm.sh failed (exit $rc)" >&2' EXIT
-	trap 'exit 130' INT TERM HUP
+	cleanup_paths="$cleanup_paths $st"
 	img=$(build_initramfs "$st/root")
 
 	# The per-run part: the command and its environment, appended as a
