@@ -34,6 +34,7 @@
 #include "util/expfile.h"
 #include "util/fileio.h"
 #include "util/gnuplot.h"
+#include "util/metrics.h"
 #include "util/results.h"
 #include "util/strfmt.h"
 
@@ -83,7 +84,7 @@ static const struct key_spec schema[] = {
 };
 
 /* Commands that can be driven by an experiment, "none" for probe-only runs. */
-static const char *const driver_commands[] = { "none", "statread", NULL };
+static const char *const driver_commands[] = { "none", "charge", "statread", NULL };
 
 #define MAX_STEPS 256
 #define MAX_PHASES 8
@@ -224,6 +225,126 @@ static void check_value(const struct exp *x, const struct exp_entry *e, const st
 	}
 }
 
+/*
+ * [derive] NAME = STEP:METRIC / STEP:METRIC: a ratio of two measured metrics
+ * (repeat by repeat), e.g. the kmem accounting overhead as
+ *   overhead = unaccounted:charge.ops_per_s / accounted:charge.ops_per_s
+ * STEP is the step label ("-" for a single unnamed step, the phase name for
+ * a named phase without schedule, "phase:param=value" otherwise).
+ */
+struct derive_ref {
+	char step[128], metric[128];
+};
+
+static int parse_ref(const char *s, size_t len, struct derive_ref *r)
+{
+	char buf[128];
+	char *colon, *p;
+
+	while (len && s[0] == ' ')
+		s++, len--;
+	while (len && s[len - 1] == ' ')
+		len--;
+	if (!len || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	colon = strrchr(buf, ':');
+	if (!colon || colon == buf || !colon[1])
+		return -1;
+	*colon = '\0';
+	for (p = colon + 1; *p; p++)
+		if (*p == ' ' || *p == '/')
+			return -1;
+	snprintf(r->step, sizeof(r->step), "%s", buf);
+	snprintf(r->metric, sizeof(r->metric), "%s", colon + 1);
+	return 0;
+}
+
+static int parse_derive(const char *v, struct derive_ref *num, struct derive_ref *den)
+{
+	const char *slash = strstr(v, " / ");
+
+	if (!slash)
+		return -1;
+	return parse_ref(v, slash - v, num) || parse_ref(slash + 3, strlen(slash + 3), den) ? -1 : 0;
+}
+
+static void NORETURN_exp(const struct exp *x, const struct exp_entry *e, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 3, 4)));
+
+static void check_derive(const struct exp *x, const struct exp_entry *e)
+{
+	struct derive_ref a, b;
+
+	if (parse_derive(e->value, &a, &b))
+		NORETURN_exp(x, e, "[derive] %s = '%s': want STEP:METRIC / STEP:METRIC "
+			     "(e.g. unaccounted:charge.ops_per_s / accounted:charge.ops_per_s)", e->key, e->value);
+}
+
+/* Values of one (step, metric) by repeat; count. */
+static int values_by_repeat(const struct metrics *m, const struct derive_ref *r, double *v, bool *have, int max)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		const struct metric_row *row = &m->rows[i];
+
+		if (strcmp(row->step, r->step) || strcmp(row->metric, r->metric) || row->repeat < 0 ||
+		    row->repeat >= max)
+			continue;
+		v[row->repeat] = row->value;
+		have[row->repeat] = true;
+		if (row->repeat + 1 > n)
+			n = row->repeat + 1;
+	}
+	return n;
+}
+
+static void derive_metrics(const struct exp *x, struct results *r)
+{
+	struct metrics m;
+	char err[512];
+	FILE *f = NULL;
+
+	for (size_t i = 0; i < x->f.n; i++) {
+		const struct exp_entry *e = &x->f.e[i];
+		double va[64], vb[64];
+		bool ha[64] = { false }, hb[64] = { false };
+		struct derive_ref a, b;
+		int na, nb, emitted = 0;
+
+		if (strcmp(e->section, "derive") || parse_derive(e->value, &a, &b))
+			continue;
+		if (metrics_load(r->dir, &m, err, sizeof(err))) {
+			results_skip(r, e->key, err);
+			continue;
+		}
+		na = values_by_repeat(&m, &a, va, ha, 64);
+		nb = values_by_repeat(&m, &b, vb, hb, 64);
+		for (int rep = 0; rep < na && rep < nb; rep++) {
+			if (!ha[rep] || !hb[rep] || vb[rep] == 0)
+				continue;
+			if (!f)
+				f = metrics_open(r->dir);
+			metrics_emit(f, "-", rep, e->key, va[rep] / vb[rep], "ratio", "-");
+			emitted++;
+		}
+		if (!emitted) {
+			char why[600];
+
+			snprintf(why, sizeof(why), "no repeat has both %s:%s and %s:%s (non-zero)", a.step, a.metric,
+				 b.step, b.metric);
+			results_skip(r, e->key, why);
+		} else {
+			results_log(r, "derived %s over %d repeats", e->key, emitted);
+		}
+		metrics_free(&m);
+	}
+	if (f)
+		fclose(f);
+}
+
 /* "driver charge" -> "driver"; the phase name after the space, if any. */
 static const char *section_base(const char *section, char *base, size_t n)
 {
@@ -316,13 +437,17 @@ static void load_exp(struct exp *x, const char *path, char **overrides, int nove
 		}
 		if ((!strcmp(base, "driver") && strcmp(en->key, "command")) || !strcmp(base, "small"))
 			continue;	/* the driver checks its own options */
+		if (!strcmp(en->section, "derive")) {
+			check_derive(x, en);
+			continue;
+		}
 		s = spec_of(!strcmp(base, "driver") || !strcmp(base, "schedule") ? base : en->section, en->key);
 		if (!s) {
 			for (size_t k = 0; k < sizeof(schema) / sizeof(schema[0]); k++)
 				found |= !strcmp(schema[k].section, base);
 			if (!found)
 				NORETURN_exp(x, en, "unknown section [%s] (want experiment, driver, schedule, small, "
-					     "collect or plot)", en->section);
+					     "collect, derive or plot)", en->section);
 			NORETURN_exp(x, en, "unknown key '%s' in [%s]", en->key, en->section);
 		}
 		check_value(x, en, s);
@@ -748,6 +873,7 @@ int cmd_run(int argc, char **argv)
 	if (tty && x.nph)
 		fputc('\n', stderr);
 	around_env_close(aenv);
+	derive_metrics(&x, r);
 
 	if (x.plot) {
 		if (gnuplot_available(why, sizeof(why))) {

@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include "kernel/runtime_probe.h"
 #include "util/err.h"
+#include "util/futexword.h"
 
 #define REGION (2UL << 20)	/* one PMD: one page table for all touches */
 #define MAX_TOUCH 8		/* pages a worker may be told to touch */
@@ -70,22 +71,6 @@ struct rp_worker {
 #define RT_PRIO 10
 #define SPIN_LIMIT_NS (200 * 1000000LL)
 
-static long futex(int *uaddr, int op, int val, const struct timespec *ts)
-{
-	return syscall(SYS_futex, uaddr, op, val, ts, NULL, 0);
-}
-
-static int load(int *word)
-{
-	return __atomic_load_n(word, __ATOMIC_SEQ_CST);
-}
-
-static void store_wake(int *word, int val)
-{
-	__atomic_store_n(word, val, __ATOMIC_SEQ_CST);
-	futex(word, FUTEX_WAKE, INT_MAX, NULL);
-}
-
 static long long now_ns(void)
 {
 	struct timespec ts;
@@ -129,7 +114,7 @@ static int rp_worker_main(void *p)
 
 	map = mmap(NULL, 2 * REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (map == MAP_FAILED) {
-		store_wake(&c->ready, -errno);
+		futex_word_store_wake(&c->ready, -errno);
 		return EXIT_LAB_ERR;
 	}
 	region = (char *)(((uintptr_t)map + REGION - 1) & ~(REGION - 1));
@@ -142,12 +127,12 @@ static int rp_worker_main(void *p)
 	errno = 0;
 	e = cg_enter(a->env, a->cg, 0);
 	if (e) {
-		store_wake(&c->ready, e);
+		futex_word_store_wake(&c->ready, e);
 		return EXIT_LAB_ERR;
 	}
-	store_wake(&c->ready, 1);
+	futex_word_store_wake(&c->ready, 1);
 	for (;;) {
-		int cmd = load(&c->cmd);
+		int cmd = futex_word_load(&c->cmd);
 
 		if (cmd < 0)
 			return 0;
@@ -155,23 +140,23 @@ static int rp_worker_main(void *p)
 			for (int i = touched + 1; i <= cmd && i < MAX_TOUCH; i++)
 				((volatile char *)region)[i * a->page] = 1;
 			touched = cmd;
-			store_wake(&c->done, touched);
+			futex_word_store_wake(&c->done, touched);
 			/* The next worker is queued behind us on this CPU. */
 			if (c->next >= 0)
-				store_wake(&a->sh->ctl[c->next].cmd, 1);
+				futex_word_store_wake(&a->sh->ctl[c->next].cmd, 1);
 			continue;
 		}
-		if (touched && c->next < 0 && load(&a->sh->hold)) {
+		if (touched && c->next < 0 && futex_word_load(&a->sh->hold)) {
 			long long end = now_ns() + SPIN_LIMIT_NS;
 
-			while (load(&a->sh->hold) && load(&c->cmd) == cmd && now_ns() < end)
+			while (futex_word_load(&a->sh->hold) && futex_word_load(&c->cmd) == cmd && now_ns() < end)
 				cpu_relax();
-			if (load(&a->sh->hold) && load(&c->cmd) == cmd)
-				store_wake(&c->spin_timeout, 1);
+			if (futex_word_load(&a->sh->hold) && futex_word_load(&c->cmd) == cmd)
+				futex_word_store_wake(&c->spin_timeout, 1);
 			else
 				continue;
 		}
-		futex(&c->cmd, FUTEX_WAIT, cmd, NULL);
+		futex_word(&c->cmd, FUTEX_WAIT, cmd, NULL);
 	}
 }
 
@@ -185,7 +170,7 @@ static int wait_ack(int *word, int unset, pid_t pid, const char *cg, char *err, 
 
 		if (__atomic_load_n(word, __ATOMIC_SEQ_CST) != unset)
 			return 0;
-		futex(word, FUTEX_WAIT, unset, &ts);
+		futex_word(word, FUTEX_WAIT, unset, &ts);
 		if (__atomic_load_n(word, __ATOMIC_SEQ_CST) != unset)
 			return 0;
 		if (waitpid(pid, &st, WNOHANG) == pid) {
@@ -231,7 +216,7 @@ static void round_end(struct probe_ctx *p)
 	__atomic_store_n(&p->sh->hold, 0, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < p->nw; i++)
 		if (p->w[i].pid > 0)
-			store_wake(&p->sh->ctl[i].cmd, -1);
+			futex_word_store_wake(&p->sh->ctl[i].cmd, -1);
 	for (int i = 0; i < p->nw; i++) {
 		struct rp_worker *w = &p->w[i];
 
@@ -320,8 +305,8 @@ static int command(struct probe_ctx *p, int first, int last, int pages, char *er
 {
 	struct rp_ctl *c = &p->sh->ctl[last];
 
-	store_wake(&p->sh->ctl[first].cmd, pages);
-	for (int seen; (seen = load(&c->done)) < pages;)
+	futex_word_store_wake(&p->sh->ctl[first].cmd, pages);
+	for (int seen; (seen = futex_word_load(&c->done)) < pages;)
 		if (wait_ack(&c->done, seen, p->w[last].pid, p->w[last].cg, err, errlen))
 			return -1;
 	return 0;
@@ -344,7 +329,7 @@ static int batch_round(struct probe_ctx *p, int round, struct runtime_probe_resu
 	/* Pages 2 and 3 must come from the stock the first one filled. */
 	if (command(p, 0, 0, 3, err, errlen) || read_usage(w, &u3, err, errlen))
 		goto out;
-	if (load(&p->sh->ctl[0].spin_timeout)) {
+	if (futex_word_load(&p->sh->ctl[0].spin_timeout)) {
 		ret = 1;
 		goto out;
 	}
@@ -382,7 +367,7 @@ static int slots_round(struct probe_ctx *p, int round, int k, int batch, int *ho
 			goto out;
 		charged[i] = p->w[i].usage0 + p->page;
 	}
-	if (load(&p->sh->ctl[k - 1].spin_timeout)) {
+	if (futex_word_load(&p->sh->ctl[k - 1].spin_timeout)) {
 		ret = 1;
 		goto out;
 	}

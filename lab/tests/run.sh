@@ -24,6 +24,8 @@ bad '[experiment]\nname = x\n[driver]\ncommand = statread\n[schedule]\nparam = r
 bad '[experiment]\nname = x\n[driver]\ncommand = statread\ninterval = 0\n' \
 	"bad.exp:5: driver 'statread' refused its options: .*--interval" "the driver's own check, mapped to the line"
 bad '[experiment]\nname = Bad Name\n' "want \[a-z0-9-\] only" "a name that cannot name a directory"
+bad '[experiment]\nname = x\n[derive]\nr = a / b\n' "bad.exp:4: \[derive\] r = 'a / b': want STEP:METRIC / STEP:METRIC" \
+	"a derived metric that names no step"
 err=$($LAB run --validate -s experiment.repeats=x "$T/bad.exp" 2>&1); st=$?
 ok '[ $st = 2 ]' "a bad -s override is refused"
 
@@ -54,6 +56,8 @@ interval = 50ms
 [schedule quick]
 param = readers
 values = 1,2
+[derive]
+twice_as_many = quick:readers=2:statread.all.reads_s / quick:readers=1:statread.all.reads_s
 [plot]
 enabled = no
 X
@@ -67,6 +71,8 @@ ok '[ -s "$dir/report.txt" ] && [ -x "$dir/reproduce.sh" ] && [ -s "$dir/experim
 ok '[ $(grep -c "^quick:readers=1	" "$dir/data/metrics.tsv") -gt 0 ] && [ $(grep -c "^quick:readers=2	1	" "$dir/data/metrics.tsv") -gt 0 ]' \
 	"metrics carry the phase, step and repeat"
 ok 'grep -q "step 4/4" "$T/err"' "progress lines count the steps"
+ratio=$(awk -F'\t' '$3=="twice_as_many" && $2==0 {print $4}' "$dir/data/metrics.tsv")
+ok 'awk -v r="$ratio" "BEGIN{exit !(r > 1.5 && r < 2.5)}"' "a derived ratio: 2 readers read about twice as often as 1 ($ratio)"
 ok 'grep -q "\"kernel\"" "$dir/meta.json"' "the probe is in meta.json"
 
 # Interrupted: SIGINT in the middle of the driver.

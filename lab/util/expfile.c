@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -231,6 +232,21 @@ int parse_bool(const char *s, bool *b)
 		}
 	}
 	return -1;
+}
+
+int parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!*s || isspace((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*end || errno || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 int parse_int_list(const char *s, long *values, int max)

@@ -42,6 +42,7 @@ void expfile_free(struct expfile *x);
 int parse_duration_ns(const char *s, unsigned long long *ns);	/* "10s", "100ms", "2m", "1h" */
 int parse_bytes(const char *s, unsigned long long *bytes);	/* "512M", "1G", "4096", "64K" */
 int parse_bool(const char *s, bool *b);				/* yes/no/true/false/on/off/1/0 */
+int parse_long(const char *s, long min, long max, long *out);	/* a decimal integer in [min, max] */
 /* "1,2,4", "1..16", "6..36:6" into values (at most max, none negative);
  * count or -1. */
 int parse_int_list(const char *s, long *values, int max);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <math.h>
 #include <stdio.h>
 #include "util/humanize.h"
 
@@ -29,5 +30,21 @@ const char *format_bytes(char *buf, int len, uint64_t bytes)
 		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
 	else
 		snprintf(buf, len, "%.1f %s", v, names[i]);
+	return buf;
+}
+
+const char *format_si(char *buf, int len, double v)
+{
+	static const char suffix[] = " KMGT";
+	int i = 0;
+
+	while (fabs(v) >= 1000 && i < 4) {
+		v /= 1000;
+		i++;
+	}
+	if (!i)
+		snprintf(buf, len, "%.*f", v == floor(v) ? 0 : 1, v);
+	else
+		snprintf(buf, len, "%.*f%c", fabs(v) < 10 ? 2 : fabs(v) < 100 ? 1 : 0, v, suffix[i]);
 	return buf;
 }

@@ -9,5 +9,7 @@
 const char *format_ns(char *buf, int len, uint64_t ns);
 /* "512 B", "25.0 MiB" (buf of 16 bytes or more). */
 const char *format_bytes(char *buf, int len, uint64_t bytes);
+/* Rates and counts: "42", "987K", "1.23M" (SI, three significant digits). */
+const char *format_si(char *buf, int len, double v);
 
 #endif

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+#include "drivers/loops.h"
+
+static const struct hloop *const all[] = { &loop_anon, &loop_file, &loop_kmem, &loop_sock, &loop_stock };
+
+const char loop_names[] = "anon, file, kmem, sock, stock";
+
+const struct hloop *loop_by_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (!strcmp(all[i]->name, name))
+			return all[i];
+	return NULL;
+}
