@@ -151,8 +151,37 @@ static bool in_path(const char *prog)
 	return found;
 }
 
-/* Names the guest's own results directories (what compare and report take). */
-static void guest_results_note(const char *dir)
+/*
+ * Marks a guest's results directory as made inside qemu: its meta.json gets
+ * the "vm" facts (accelerator, kernel package, vCPUs and, under TCG, the
+ * warning that throughput means nothing), so that compare and report of
+ * that directory alone can tell.
+ */
+static void guest_results_mark(const char *meta_path, json_object *vm)
+{
+	json_object *meta = json_object_from_file(meta_path), *mark;
+	static const char *const keys[] = { "accel", "kernel_spec", "kernel_package", "cpus", "mem_mb", "note" };
+
+	if (!meta) {
+		warnx_lab("vm: %s: not JSON, left as it came back", meta_path);
+		return;
+	}
+	mark = json_object_new_object();
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_object *v;
+
+		if (json_object_object_get_ex(vm, keys[i], &v))
+			json_object_object_add(mark, keys[i], json_object_get(v));
+	}
+	json_object_object_add(meta, "vm", mark);
+	if (json_write_file(meta_path, meta) < 0)
+		warnx_lab("vm: %s: cannot rewrite", meta_path);
+	json_object_put(meta);
+}
+
+/* Names the guest's own results directories (what compare and report take)
+ * and marks each as made inside qemu. */
+static void guest_results_note(const char *dir, json_object *vm)
 {
 	char *sub = xasprintf("%s/results", dir);
 	struct dirent **names;
@@ -161,8 +190,10 @@ static void guest_results_note(const char *dir)
 	for (int i = 0; i < n; i++) {
 		char *meta = xasprintf("%s/%s/meta.json", sub, names[i]->d_name);
 
-		if (names[i]->d_name[0] != '.' && path_exists(meta))
+		if (names[i]->d_name[0] != '.' && path_exists(meta)) {
+			guest_results_mark(meta, vm);
 			note("vm: the guest's results: %s/%s", sub, names[i]->d_name);
+		}
 		free(meta);
 		free(names[i]);
 	}
@@ -308,13 +339,13 @@ int cmd_vm(int argc, char **argv)
 		if (accel && !strcmp(accel, "tcg"))
 			json_object_object_add(vm, "note", json_object_new_string(
 				"qemu TCG (software emulation): throughput and latency mean nothing here; counts and code paths are the guest kernel's"));
+		guest_results_note(r->dir, vm);
 		results_meta_set(r, "vm", vm);
 		results_log(r, "vm: finished with exit status %d (guest: %s)", rc, status ? status : "never ran");
 		/* The guest command's failure is its own result; a guest that
 		 * never reported (panic, hang, no qemu) leaves the run failed. */
 		results_finish(r, status && !strcmp(status, "exited") ? "complete" : "failed");
 		note("vm: results in %s", r->dir);
-		guest_results_note(r->dir);
 		free(env_path);
 		results_free(r);
 		free(name);
