@@ -2,7 +2,7 @@
 # /init of the lab's guest (lab/scripts/vm.sh puts it in the initramfs).
 #
 # Mounts what a lab host has (proc, sysfs, devtmpfs, cgroup2 with the memory
-# controller enabled at the root, tracefs, debugfs, bpffs), runs the
+# controller enabled at the root, tracefs, debugfs, bpffs, /dev/shm), runs the
 # one command written in /lab/vm/cmd from /lab, and sends back everything
 # under /out as a base64 tar.gz on the second serial port, framed by markers
 # that carry its checksum.  The exit status travels twice: as a marker line
@@ -18,6 +18,7 @@
 /bin/busybox mount -t devtmpfs devtmpfs /dev 2>/dev/null
 /bin/busybox --install -s /bin 2>/dev/null
 export PATH=/lab/bin:/bin:/usr/bin:/sbin:/usr/sbin
+mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null

@@ -102,6 +102,7 @@ check_kernel() {
 		check_mutex_trace "$k" "$c"
 	fi
 	check_statread "$k" "$d"
+	check_charge "$k" "$d"
 	for t in "$c"/test-*.rc; do
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .rc)
@@ -122,6 +123,28 @@ check_statread() {
 	[ "${reads:-0}" -gt 0 ] && [ -s "$r/data/hist-stat-read.leaf.tsv" ] &&
 		grep -q '^-	0	statread.leaf.p99	' "$r/data/metrics.tsv"
 	ok $? "kernel $k: its results came back: ${reads:-no} reads, leaf histogram, metrics.tsv for compare"
+}
+
+# Every charge mode ran on cgroup v2 and its results came back; the socket
+# path charged memory (v2: through the per-CPU stock); the stock mode saw
+# one memcg keep its precharge whatever K (one slot before 6.16).
+check_charge() {
+	k=$1 d=$2
+	for m in anon file kmem sock stock; do
+		r=$(ls -d "$d"/results/*-charge-$m 2>/dev/null | head -n1)
+		rc=$(cat "$d/results/checks/charge-$m.rc" 2>/dev/null || echo missing)
+		[ "$rc" = 0 ] && [ -s "$r/data/metrics.tsv" ] && [ "$(jget "$r/meta.json" status)" = complete ]
+		ok $? "kernel $k: charge --mode $m runs on cgroup v2 and its results come back"
+		[ "$rc" = 0 ] || diag "$(tail -n 5 "$d/results/checks/charge-$m.err" 2>/dev/null)"
+	done
+	sock=$(sed -n 's/.*memory.stat sock at the window.s end: \(.*\) in all.*/\1/p' "$d/results/checks/charge-sock.out")
+	grep -q 'socket memory: charged to memory (cgroup v2' "$d/results/checks/charge-sock.out" &&
+		[ -n "$sock" ] && [ "$sock" != "0 B" ]
+	ok $? "kernel $k: loopback TCP charges socket memory to the memcg on v2 (memory.stat sock: ${sock:-none})"
+	r=$(ls -d "$d"/results/*-charge-stock 2>/dev/null | head -n1)
+	holders=$(awk -F'\t' '$3 == "stock.holders" { printf "%s=%s ", $1, $4 }' "$r/data/metrics.tsv" 2>/dev/null)
+	[ "$holders" = "K=1=1 K=2=1 K=3=1 " ]
+	ok $? "kernel $k: one memcg per CPU keeps its precharge for K = 1..3 ($holders)"
 }
 
 # The user-flush mutex at work: concurrent memory.stat readers all go

@@ -24,6 +24,11 @@ else
 	run statread memcg-lab statread --top 2 --children 4 --allocators 0 --total-readers 16 \
 		--interval flat --duration 2s --warmup 0.5s --results statread
 fi
+# Every charge mode, briefly (under TCG only the counts mean something).
+for m in anon file kmem sock; do
+	run "charge-$m" memcg-lab charge --mode $m --tasks 2 --duration 1 --warmup 0 --results "charge-$m"
+done
+run charge-stock memcg-lab charge --mode stock --stock-max 3 --duration 1 --warmup 0 --results charge-stock
 for t in $VM_TESTS; do
 	run "test-$(basename "$t")" "$t"
 done
