@@ -44,7 +44,7 @@ on_exit() {
 	rc=$?
 	# shellcheck disable=SC2086
 	[ -z "$cleanup_paths" ] || rm -rf $cleanup_paths
-	[ "$rc" = 0 ] || [ "$rc" = 2 ] || [ -n "${finished:-}" ] ||
+	[ "$rc" = 0 ] || [ "$rc" = 2 ] || [ "$rc" = 130 ] || [ -n "${finished:-}" ] ||
 		echo "$me: internal error: a command of lab/scripts/vm.sh failed (exit $rc)" >&2
 }
 trap on_exit EXIT
@@ -55,6 +55,9 @@ tmpname() { t="$1.tmp.$$"; cleanup_paths="$cleanup_paths $t"; rm -rf "$t"; }
 # Moves a finished temporary entry into place; when a concurrent run got
 # there first, its entry stays and ours goes.
 publish() { mv -T "$1" "$2" 2>/dev/null || rm -rf "$1"; }
+# For functions called as $(...): a subshell does not inherit the EXIT
+# trap, and must clean up only what it made itself.
+own_cleanup() { cleanup_paths=""; trap on_exit EXIT; }
 note() { [ -n "${quiet:-}" ] || echo "$me: $*" >&2; }
 
 cache_dir() {
@@ -168,6 +171,7 @@ extract_vmlinux() {	# bzImage out
 
 # Prints the cached kernel directory of SPEC, fetching it when needed.
 kernel_dir() {
+	own_cleanup
 	spec=$1
 	case $spec in
 	lab)
@@ -243,6 +247,7 @@ is_elf() { [ "$(od -An -c -N 4 "$1" 2>/dev/null | tr -d ' ')" = '177ELF' ]; }
 
 # Stages the guest's root in $1 and prints the cached cpio.gz path.
 build_initramfs() {
+	own_cleanup
 	st=$1
 	bb=$(command -v busybox || true)
 	[ -n "$bb" ] && file_is_static "$bb" || bb=/bin/busybox
