@@ -189,7 +189,7 @@ lab-kernel:
 run:
 	@$(DEPS_SH) ensure run
 	@$(MAKE) --no-print-directory build
-	bin/memcg-lab probe --runtime --results default
+	bin/memcg-lab run experiments/default.exp
 
 clean:
 	rm -rf bin build

@@ -59,7 +59,8 @@ static const char usage_text[] =
 "  --threads            workers as threads (one process per cgroup: charges\n"
 "                       follow the mm's owner) instead of processes\n"
 "  --cgroups M          cgroups the workers are spread over (default 1; sock:\n"
-"                       one per worker; 0: stay in the caller's cgroup)\n"
+"                       one per worker; 0: the root memcg, where nothing is\n"
+"                       charged: the seeds' \"root memcg\" baseline)\n"
 "  --hierarchy DxF      a tree of D levels with F children each; the workers'\n"
 "                       cgroups are its first M leaves (default all)\n"
 "  --pin POLICY         spread (default: one CPU per core first), compact\n"
@@ -373,15 +374,13 @@ static void check(struct opts *o, struct plan *pl)
 	pl->use_cg = o->cgroups > 0;
 	pl->ncg = (int)o->cgroups;
 	if (!pl->use_cg && (o->limit >= 0 || o->tcp_limit >= 0 || o->hierarchy_set))
-		die("charge: --cgroups 0 keeps the workers in the caller's cgroup: --limit, --tcp-limit and "
+		die("charge: --cgroups 0 runs the workers in the root memcg: --limit, --tcp-limit and "
 		    "--hierarchy need cgroups of the run's own");
+	if (cg_detect(&pl->env, NULL) < 0 || pl->env.mode == CG_NONE)
+		die("charge: no memory controller to put workers in (%s)", pl->env.evidence);
+	if (geteuid() != 0)
+		die("charge: placing workers in memory cgroups needs root (uid %d)", (int)geteuid());
 	if (pl->use_cg) {
-		if (cg_detect(&pl->env, NULL) < 0 || pl->env.mode == CG_NONE)
-			die("charge: no memory controller to put workers in (%s); --cgroups 0 runs in the caller's "
-			    "cgroup", pl->env.evidence);
-		if (geteuid() != 0)
-			die("charge: creating cgroups needs root (uid %d); --cgroups 0 runs in the caller's cgroup",
-			    (int)geteuid());
 		if (hierarchy_check(&pl->env, o->depth, o->fanout, err, sizeof(err)))
 			die("charge: --hierarchy %dx%d: %s", o->depth, o->fanout, err);
 	}
@@ -448,7 +447,17 @@ struct run_ctx {
 
 static int hook_enter(void *arg, int idx, char *err, size_t errlen)
 {
-	return placement_enter(((struct run_ctx *)arg)->pl, idx, err, errlen);
+	struct run_ctx *x = arg;
+	int e;
+
+	if (x->pl)
+		return placement_enter(x->pl, idx, err, errlen);
+	/* --cgroups 0: the root memcg, where nothing is charged. */
+	e = cg_enter_root(x->env, 0);
+	if (e < 0)
+		snprintf(err, errlen, "moving worker %d into the root memcg %s: %s", idx, x->env->memory_root,
+			 strerror(-e));
+	return e;
 }
 
 static void hook_before(void *arg)
@@ -514,7 +523,7 @@ static double share(double part, double a, double b)
 
 static const char *cg_version(const struct plan *pl)
 {
-	return !pl->use_cg ? "the caller's cgroup" : pl->env.memory_v2 ? "cgroup v2" : "cgroup v1";
+	return !pl->use_cg ? "the root memcg (not charged)" : pl->env.memory_v2 ? "cgroup v2" : "cgroup v1";
 }
 
 static const char *cg_label(const struct placement *p, int cg)
@@ -534,7 +543,7 @@ static void socket_counter(FILE *f, const struct opts *o, const struct plan *pl,
 		peak = v1 > peak ? v1 : peak;
 	}
 	if (!pl->use_cg) {
-		fprintf(f, "  socket memory: in the caller's cgroup (--cgroups 0): not measured per cgroup\n");
+		fprintf(f, "  socket memory: in the root memcg (--cgroups 0): not charged\n");
 	} else if (pl->env.memory_v2) {
 		char b[32];
 
@@ -570,7 +579,7 @@ static void print_step(FILE *f, const struct opts *o, const struct plan *pl, con
 			level ? " (" : "", level ? level : "", level ? ")" : "", pl->ncg, pl->ncg > 1 ? "s" : "",
 			cg_version(pl));
 	else
-		fprintf(f, "charge %s: %d %s%s%s%s%s in the caller's cgroup\n", o->mode, tasks,
+		fprintf(f, "charge %s: %d %s%s%s%s%s in the root memcg (not charged)\n", o->mode, tasks,
 			o->threads ? "thread" : "process", tasks == 1 ? "" : o->threads ? "s" : "es",
 			level ? " (" : "", level ? level : "", level ? ")" : "");
 	fprintf(f, "  %s; %d s measured after %d s warm-up\n", pin, o->duration, o->warmup);
@@ -711,7 +720,7 @@ static json_object *config_json(const struct opts *o, const struct plan *pl, con
 		json_object_object_add(j, "msg_bytes", json_object_new_int64(o->msg));
 		json_object_object_add(j, "tcp_limit_bytes", json_object_new_int64(o->tcp_limit));
 		json_object_object_add(j, "socket_counter", json_object_new_string(
-			!pl->use_cg ? "caller's cgroup" : pl->env.memory_v2 ? "memory (v2, per-CPU stock)" :
+			!pl->use_cg ? "none (root memcg)" : pl->env.memory_v2 ? "memory (v2, per-CPU stock)" :
 			o->tcp_limit >= 0 ? "memory.kmem.tcp (v1, tcp limit set)" : "none (v1 without a tcp limit)"));
 	}
 	if (!strcmp(o->mode, "file"))
@@ -800,7 +809,7 @@ static struct harness_cfg harness_for(const struct opts *o, const struct charge_
 		.duration_s = o->duration, .warmup_s = o->warmup, .worker_cpu = cpu,
 		.worker_cgroup = cg, .stop_on_death = o->stop_on_death,
 		.progress = o->verbose ? stderr : NULL,
-		.hooks = { .arg = x, .enter_cgroup = x->pl ? hook_enter : NULL, .before_start = hook_before,
+		.hooks = { .arg = x, .enter_cgroup = x->pl || x->env ? hook_enter : NULL, .before_start = hook_before,
 			   .window_end = hook_window_end, .death_cause = hook_death },
 	};
 }
@@ -852,6 +861,8 @@ static int run_modes(const struct opts *o, struct plan *pl, struct results *res)
 		evidence_init(&ev, &p.tree.env, o->mode, p.ncg, p.leaf, p.label);
 		x.pl = &p;
 		x.ev = &ev;
+	} else {
+		x.env = &pl->env;	/* the root memcg */
 	}
 	if (res)
 		results_meta_set(res, "charge", config_json(o, pl, pl->use_cg ? &p : NULL));
@@ -867,8 +878,8 @@ static int run_modes(const struct opts *o, struct plan *pl, struct results *res)
 
 		pin_assign(&pl->pin, &pl->topo, n, cpu);
 		for (int i = 0; i < n; i++)
-			cg[i] = pl->use_cg ? i % pl->ncg : -1;
-		hc = harness_for(o, &lo, n, cpu, pl->use_cg ? cg : NULL, &x);
+			cg[i] = pl->use_cg ? i % pl->ncg : 0;
+		hc = harness_for(o, &lo, n, cpu, cg, &x);
 		if (harness_run(&hc, &r, err, sizeof(err))) {
 			if (lab_stop_requested())
 				break;

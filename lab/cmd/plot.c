@@ -176,13 +176,11 @@ static int plot_series(struct pdir *dirs, int ndirs, const char *out, int w, int
 	return nplots;
 }
 
-/* Histogram file -> "value cumulative_fraction" rows; returns its title line. */
-static char *write_cdf(const char *hist_path, const char *out_path)
+/* Adds a histogram file into h; returns its "# title:" line (malloc'd) or NULL. */
+static char *read_hist(const char *hist_path, struct hist *h)
 {
-	FILE *in = fopen(hist_path, "re"), *out;
-	static struct hist h;
+	FILE *in = fopen(hist_path, "re");
 	char line[512], *title = NULL;
-	uint64_t seen = 0;
 	int bad;
 
 	if (!in)
@@ -193,25 +191,44 @@ static char *write_cdf(const char *hist_path, const char *out_path)
 			title = xstrdup(line + 8 + strspn(line + 8, " "));
 		}
 	rewind(in);
-	hist_init(&h);
-	bad = hist_read_tsv(&h, in);
+	bad = hist_read_tsv(h, in);
 	if (bad)
 		die("%s:%d: not a lab histogram row (want low_ns high_ns count, with the lab's bucket bounds)",
 		    hist_path, bad);
 	fclose(in);
-	out = fopen(out_path, "we");
+	return title;
+}
+
+/* "value cumulative_fraction" rows of a histogram. */
+static void write_cdf(const struct hist *h, const char *out_path)
+{
+	FILE *out = fopen(out_path, "we");
+	uint64_t seen = 0;
+
 	if (!out)
 		die("%s: cannot write: %s", out_path, strerror(errno));
 	fprintf(out, "value_ns\tcdf\n");
-	for (int i = 0; i < HIST_NBUCKETS && h.count; i++) {
-		if (!h.bucket[i])
+	for (int i = 0; i < HIST_NBUCKETS && h->count; i++) {
+		if (!h->bucket[i])
 			continue;
-		seen += h.bucket[i];
+		seen += h->bucket[i];
 		fprintf(out, "%llu\t%.9f\n", (unsigned long long)hist_bucket_high(i) + (i == HIST_NBUCKETS - 1 ? 0 : 1),
-			(double)seen / (double)h.count);
+			(double)seen / (double)h->count);
 	}
 	fclose(out);
-	return title;
+}
+
+/* The series of hist-<group>.<series>.tsv without a trailing ".r<repeat>":
+ * the repeats of one series are merged into one line. */
+static char *series_key(const char *name, size_t gl)
+{
+	const char *start = name + 5 + gl + 1;
+	size_t len = strlen(start) - 4;		/* ".tsv" */
+	const char *dot = memrchr(start, '.', len);
+
+	if (dot && dot[1] == 'r' && dot + 2 < start + len && strspn(dot + 2, "0123456789") == (size_t)(start + len - dot - 2))
+		len = dot - start;
+	return xasprintf("%.*s", (int)len, start);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -258,41 +275,62 @@ static int plot_cdfs(struct pdir *dirs, int ndirs, const char *out, int w, int h
 		for (int d = 0; d < ndirs; d++) {
 			char *data = xasprintf("%s/data", dirs[d].dir);
 			struct dirent **ents;
-			int n = scandir(data, &ents, NULL, alphasort);
+			int n = scandir(data, &ents, NULL, versionsort);
+			char *keys[128];
+			struct hist *merged[128];
+			int nkeys = 0;
+			size_t gl = strlen(groups[g]);
 
 			for (int i = 0; i < n; i++) {
 				const char *nm = ents[i]->d_name;
-				size_t gl = strlen(groups[g]);
+				size_t len = strlen(nm);
 
 				if (!strncmp(nm, "hist-", 5) && !strncmp(nm + 5, groups[g], gl) && nm[5 + gl] == '.' &&
-				    strstr(nm, ".tsv")) {
-					char *src = xasprintf("%s/%s", data, nm);
-					char *dst = xasprintf("%s/cdf-%s.%d.%d.tsv", out, groups[g], d, nfiles + 1);
-					char *t = write_cdf(src, dst), *series, *lab, *qd, *ql, *nv;
+				    len > 5 + gl + 5 && !strcmp(nm + len - 4, ".tsv")) {
+					char *src = xasprintf("%s/%s", data, nm), *key = series_key(nm, gl), *t;
+					int k;
 
-					series = xasprintf("%.*s", (int)(strlen(nm + 6 + gl) - 4), nm + 6 + gl);
-					lab = ndirs > 1 ? xasprintf("%s %s", dirs[d].label, series) : xstrdup(series);
-					nfiles++;
-					qd = gnuplot_quote(dst);
-					ql = gnuplot_quote(lab);
-					nv = xasprintf("%sfile%d=%s; label%d=%s\n", vars, nfiles, qd, nfiles, ql);
-					free(vars);
-					vars = nv;
-					if (t && !title)
-						title = t;
-					else
-						free(t);
-					free(qd);
-					free(ql);
-					free(series);
-					free(lab);
+					for (k = 0; k < nkeys && strcmp(keys[k], key); k++)
+						;
+					if (k == nkeys && nkeys < 128) {
+						keys[nkeys] = key;
+						merged[nkeys] = xmalloc(sizeof(struct hist));
+						hist_init(merged[nkeys++]);
+					} else {
+						free(key);
+					}
+					if (k < nkeys) {
+						t = read_hist(src, merged[k]);
+						if (t && !title)
+							title = t;
+						else
+							free(t);
+					}
 					free(src);
-					free(dst);
 				}
 				free(ents[i]);
 			}
 			if (n >= 0)
 				free(ents);
+			for (int k = 0; k < nkeys; k++) {
+				char *dst = xasprintf("%s/cdf-%s.%d.%d.tsv", out, groups[g], d, nfiles + 1);
+				char *lab = ndirs > 1 ? xasprintf("%s %s", dirs[d].label, keys[k]) : xstrdup(keys[k]);
+				char *qd, *ql, *nv;
+
+				write_cdf(merged[k], dst);
+				nfiles++;
+				qd = gnuplot_quote(dst);
+				ql = gnuplot_quote(lab);
+				nv = xasprintf("%sfile%d=%s; label%d=%s\n", vars, nfiles, qd, nfiles, ql);
+				free(vars);
+				vars = nv;
+				free(qd);
+				free(ql);
+				free(lab);
+				free(dst);
+				free(keys[k]);
+				free(merged[k]);
+			}
 			free(data);
 		}
 		{

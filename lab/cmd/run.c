@@ -26,6 +26,7 @@
 #include "cmd/probe.h"
 #include "cmd/report.h"
 #include "collect/around.h"
+#include "kernel/cgroup.h"
 #include "kernel/leftovers.h"
 #include "kernel/runtime_probe.h"
 #include "kernel/sysinfo.h"
@@ -37,6 +38,7 @@
 #include "util/metrics.h"
 #include "util/results.h"
 #include "util/strfmt.h"
+#include "util/topology.h"
 
 static const char usage_text[] =
 "usage: memcg-lab run FILE [-s section.key=value]... [--validate]\n"
@@ -51,7 +53,9 @@ static const char usage_text[] =
 "  -h, --help             this text\n"
 "\n"
 "On a small box (fewer CPUs than [schedule] small_cpus, default 16) the\n"
-"[small] section's values replace the full-size ones; the results say so.\n";
+"[small] section's values replace the full-size ones; the results say so.\n"
+"Where the memory controller is on cgroup v1, the [v1] section's values\n"
+"replace both (e.g. a tcp limit, without which v1 charges no socket memory).\n";
 
 enum vtype { V_STR, V_INT, V_BOOL, V_DURATION, V_LIST, V_ENUM, V_SIZE, V_PERCENT };
 
@@ -98,11 +102,13 @@ static const char *const driver_commands[] = { "none", "charge", "statread", NUL
 struct phase {
 	char name[64];
 	char drv[80], sched[80], small_sec[80];	/* section names */
+	char v1_sec[80];	/* overrides when the memory controller is on cgroup v1 */
 	const char *command;
 	const char *param;
 	long values[MAX_STEPS];
 	int nvalues;
 	bool small;		/* the [small] values apply */
+	bool v1;		/* the [v1] values apply */
 };
 
 struct exp {
@@ -152,28 +158,22 @@ static bool in_choices(const char *v, const char *choices)
 	return false;
 }
 
+/* values = topology: the charge driver's steps (util/topology.h), so the
+ * runner and `charge --tasks steps` step the same way. */
 static int topology_steps(long *values, int max)
 {
-	struct lab_topology t;
-	long cand[5];
-	int n = 0;
+	int steps[TOPO_MAX_STEPS], n;
+	const char *names[TOPO_MAX_STEPS];
+	struct topo t;
+	char err[256];
 
-	lab_topology_read(&t);
-	/* mmtests' stride idea: 1, an SMT set, an LLC, a node, the machine. */
-	cand[0] = 1;
-	cand[1] = t.smt;
-	cand[2] = t.cpus_per_llc;
-	cand[3] = t.nodes ? t.cpus / t.nodes : t.cpus;
-	cand[4] = t.cpus;
-	for (int i = 0; i < 5 && n < max; i++) {
-		bool dup = false;
-
-		for (int j = 0; j < n; j++)
-			dup |= values[j] == cand[i];
-		if (!dup && cand[i] > 0)
-			values[n++] = cand[i];
-	}
-	return n;
+	if (topo_load(&t, err, sizeof(err)))
+		die("run: schedule values = topology: %s", err);
+	n = topo_steps(&t, steps, names);
+	topo_free(&t);
+	for (int i = 0; i < n && i < max; i++)
+		values[i] = steps[i];
+	return n < max ? n : max;
 }
 
 static void check_value(const struct exp *x, const struct exp_entry *e, const struct key_spec *s)
@@ -356,7 +356,16 @@ static const char *section_base(const char *section, char *base, size_t n)
 
 static bool is_phase_base(const char *base)
 {
-	return !strcmp(base, "driver") || !strcmp(base, "schedule") || !strcmp(base, "small");
+	return !strcmp(base, "driver") || !strcmp(base, "schedule") || !strcmp(base, "small") ||
+	       !strcmp(base, "v1");
+}
+
+static bool section_present(const struct expfile *f, const char *section)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->e[i].section, section))
+			return true;
+	return false;
 }
 
 static struct phase *phase_of(struct exp *x, const char *name)
@@ -388,7 +397,14 @@ static void load_phase(struct exp *x, struct phase *ph)
 	}
 	small_cpus = atol(expfile_value(&x->f, ph->sched, "small_cpus",
 					expfile_value(&x->f, "experiment", "small_cpus", "16")));
-	ph->small = ncpus < small_cpus;
+	/* Only a phase with something to scale down is "scaled" on a small box. */
+	ph->small = ncpus < small_cpus && (expfile_get(&x->f, ph->sched, "small_values") ||
+					   section_present(&x->f, ph->small_sec));
+	{
+		struct cg_env cg;
+
+		ph->v1 = !cg_detect(&cg, NULL) && cg.mode != CG_NONE && !cg.memory_v2;
+	}
 	if (ph->small)
 		str_appendf(x->scaled, sizeof(x->scaled), "%s%s%s%ld CPUs < %ld", x->scaled[0] ? "; " : "",
 			    ph->name, ph->name[0] ? ": " : "", ncpus, small_cpus);
@@ -434,8 +450,10 @@ static void load_exp(struct exp *x, const char *path, char **overrides, int nove
 			snprintf(ph->drv, sizeof(ph->drv), "%s", en->section);
 			snprintf(ph->sched, sizeof(ph->sched), "schedule%s%s", pname[0] ? " " : "", pname);
 			snprintf(ph->small_sec, sizeof(ph->small_sec), "small%s%s", pname[0] ? " " : "", pname);
+			snprintf(ph->v1_sec, sizeof(ph->v1_sec), "v1%s%s", pname[0] ? " " : "", pname);
 		}
-		if ((!strcmp(base, "driver") && strcmp(en->key, "command")) || !strcmp(base, "small"))
+		if ((!strcmp(base, "driver") && strcmp(en->key, "command")) || !strcmp(base, "small") ||
+		    !strcmp(base, "v1"))
 			continue;	/* the driver checks its own options */
 		if (!strcmp(en->section, "derive")) {
 			check_derive(x, en);
@@ -447,7 +465,7 @@ static void load_exp(struct exp *x, const char *path, char **overrides, int nove
 				found |= !strcmp(schema[k].section, base);
 			if (!found)
 				NORETURN_exp(x, en, "unknown section [%s] (want experiment, driver, schedule, small, "
-					     "collect, derive or plot)", en->section);
+					     "v1, collect, derive or plot)", en->section);
 			NORETURN_exp(x, en, "unknown key '%s' in [%s]", en->key, en->section);
 		}
 		check_value(x, en, s);
@@ -456,7 +474,8 @@ static void load_exp(struct exp *x, const char *path, char **overrides, int nove
 	for (size_t i = 0; i < x->f.n; i++) {
 		const char *pname = section_base(x->f.e[i].section, base, sizeof(base));
 
-		if ((!strcmp(base, "schedule") || !strcmp(base, "small")) && !phase_of(x, pname))
+		if ((!strcmp(base, "schedule") || !strcmp(base, "small") || !strcmp(base, "v1")) &&
+		    !phase_of(x, pname))
 			NORETURN_exp(x, &x->f.e[i], "[%s] has no [driver%s%s] section", x->f.e[i].section,
 				     pname[0] ? " " : "", pname);
 	}
@@ -513,6 +532,8 @@ static char **driver_argv(const struct exp *x, const struct phase *ph, long step
 		small = ph->small ? expfile_get(&x->f, ph->small_sec, e->key) : NULL;
 		if (small)
 			val = small->value;
+		if (ph->v1 && expfile_get(&x->f, ph->v1_sec, e->key))
+			val = expfile_get(&x->f, ph->v1_sec, e->key)->value;
 		if (!parse_bool(val, &b) && strcmp(val, "0") && strcmp(val, "1")) {
 			if (b)
 				av[n++] = xasprintf("--%s", e->key);
@@ -520,11 +541,16 @@ static char **driver_argv(const struct exp *x, const struct phase *ph, long step
 		}
 		av[n++] = xasprintf("--%s=%s", e->key, val);
 	}
-	/* [small] keys that have no full-size entry. */
-	for (size_t i = 0; ph->small && i < x->f.n; i++) {
+	/* [small] and [v1] keys that have no full-size entry. */
+	for (size_t i = 0; i < x->f.n; i++) {
 		const struct exp_entry *e = &x->f.e[i];
 
-		if (!strcmp(e->section, ph->small_sec) && !expfile_get(&x->f, ph->drv, e->key))
+		if (expfile_get(&x->f, ph->drv, e->key))
+			continue;
+		if (ph->small && !strcmp(e->section, ph->small_sec) &&
+		    !(ph->v1 && expfile_get(&x->f, ph->v1_sec, e->key)))
+			av[n++] = xasprintf("--%s=%s", e->key, e->value);
+		else if (ph->v1 && !strcmp(e->section, ph->v1_sec))
 			av[n++] = xasprintf("--%s=%s", e->key, e->value);
 	}
 	if (ph->param)
@@ -679,7 +705,7 @@ static void validate_driver(const struct exp *x, const struct phase *ph)
 				char opt[128];
 
 				if (strcmp(e->section, ph->drv) && strcmp(e->section, ph->small_sec) &&
-				    strcmp(e->section, ph->sched))
+				    strcmp(e->section, ph->v1_sec) && strcmp(e->section, ph->sched))
 					continue;
 				snprintf(opt, sizeof(opt), "--%s", !strcmp(e->section, ph->sched) ?
 					 (ph->param ? ph->param : "") : e->key);

@@ -300,9 +300,11 @@ static void write_latency(struct results *r, FILE *m, const struct statread_plan
 				char *name = xasprintf("hist-%s.%s.tsv", hist_group[fi], lvn);
 				FILE *tsv = results_open_data(r, name);
 
-				fprintf(tsv, "# title: %s read latency at the %s level %s (each read() "
-					"timed with CLOCK_MONOTONIC)\n", statread_file_names[fi], lvn,
-					p->nallocators ? "while reclaim runs" : "without allocators");
+				/* The plot merges levels into one figure: the level is its
+				 * series label, the title says what all of them measured. */
+				fprintf(tsv, "# title: %s read() latency %s\n", statread_file_names[fi],
+					p->nallocators ? "while reclaim runs" : "(no allocators)");
+				fprintf(tsv, "# level: %s (each read() timed with CLOCK_MONOTONIC)\n", lvn);
 				hist_write_tsv(&h, tsv);
 				fclose(tsv);
 				free(name);

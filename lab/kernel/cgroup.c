@@ -437,6 +437,16 @@ int cg_nr_procs(const char *cg)
 	return r < 0 ? r : n;
 }
 
+int cg_enter_root(const struct cg_env *env, pid_t pid)
+{
+	char path[sizeof(env->memory_root) + 32];
+
+	if (env->mode == CG_NONE || !env->memory_root[0])
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/%s", env->memory_root, cg_file_procs(env));
+	return write_ll(path, pid ? pid : getpid());
+}
+
 int cg_enter(const struct cg_env *env, const char *cg, pid_t pid)
 {
 	return cg_write_ll(cg, cg_file_procs(env), pid ? pid : getpid());

@@ -122,6 +122,13 @@ int cg_nr_procs(const char *cg);
  * -EOPNOTSUPP there (drivers use processes instead). */
 int cg_enter(const struct cg_env *env, const char *cg, pid_t pid);
 int cg_enter_thread(const struct cg_env *env, const char *cg, pid_t tid);
+/*
+ * Moves a process the lab forked (pid 0: the caller) into the root of the
+ * memory hierarchy, where nothing is charged: the seeds' "root memcg"
+ * baseline.  The one write the lab makes to a cgroup it did not create,
+ * and only of its own workers' pids.
+ */
+int cg_enter_root(const struct cg_env *env, pid_t pid);
 
 /* Memory limit in bytes (-1: unlimited), and current usage in bytes. */
 int cg_set_limit(const struct cg_env *env, const char *cg, long long bytes);

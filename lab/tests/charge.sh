@@ -121,6 +121,17 @@ ok '[ $rc = 0 ] && [ "$(workers_ok)" = 4 ] && near "$(cg_value l1-1/l2-1)" "$(cg
 	"--hierarchy 2x2: 4 leaves, the last one charged by its worker"
 ok '! left_behind' "hierarchy: no cgroup or worker left"
 
+# --cgroups 0: the seeds' root-memcg baseline; the workers leave the caller's memcg.
+"$LAB" charge --mode anon --tasks 1 --cgroups 0 --duration 3 --warmup 0 > "$T/root.out" 2>&1 &
+pid=$!
+sleep 1.5
+incg=none
+for c in $(pgrep -P $pid); do incg=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ || $2 == "" { print $3; exit }' /proc/$c/cgroup); done
+wait $pid
+rc=$?
+ok '[ $rc = 0 ] && [ "$incg" = / ] && grep -q "in the root memcg (not charged)" "$T/root.out"' \
+	"--cgroups 0: the worker runs in the root memcg (it was in '$incg')"
+
 charge steps --mode anon --tasks steps --cgroups 2 --duration 1 --warmup 0
 nsteps=$(awk -F'\t' 'NR > 1 { print $1 }' "$dir/data/charge-workers.tsv" | sort -u | wc -l)
 ok '[ $rc = 0 ] && [ "$nsteps" -ge 1 ] && grep -q "topology steps" "$T/steps.out"' \

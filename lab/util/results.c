@@ -272,11 +272,21 @@ void results_skip(struct results *r, const char *what, const char *why)
 {
 	json_object *arr, *o = json_object_new_object();
 
-	note("skipping %s: %s", what, why);
 	if (!json_object_object_get_ex(r->meta, "skipped", &arr)) {
 		arr = json_object_new_array();
 		json_object_object_add(r->meta, "skipped", arr);
 	}
+	/* Once per reason: repeats of a run skip the same thing the same way. */
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *e = json_object_array_get_idx(arr, i), *w, *y;
+
+		if (json_object_object_get_ex(e, "what", &w) && json_object_object_get_ex(e, "why", &y) &&
+		    !strcmp(json_object_get_string(w), what) && !strcmp(json_object_get_string(y), why)) {
+			json_object_put(o);
+			return;
+		}
+	}
+	note("skipping %s: %s", what, why);
 	json_object_object_add(o, "what", json_object_new_string(what));
 	json_object_object_add(o, "why", json_object_new_string(why));
 	json_object_array_add(arr, o);
