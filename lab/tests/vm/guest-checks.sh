@@ -16,13 +16,19 @@ run probe memcg-lab probe --json
 run probe-results memcg-lab probe --results probe
 memcg-lab probe --help 2>&1 | grep -q -- --runtime &&
 	run probe-runtime memcg-lab probe --runtime --json
-# The stat-read driver: traced on the user-flush mutex where the kernel
-# has it (mutex-trace.sh runs it), plainly elsewhere.
+# The stat-read driver, 16 readers back to back.  Where the kernel has the
+# user-flush mutex, under the lab's lock collector (its hold and wait
+# times) and, around both, mutex-trace.sh's independent tracefs account.
+set -- memcg-lab statread --top 2 --children 4 --allocators 0 --total-readers 16 \
+	--interval flat --duration 2s --warmup 0.5s --results statread
 if grep -q ' stats_user_flush_mutex$' /proc/kallsyms; then
-	run mutex sh /lab/lab/tests/vm/mutex-trace.sh
+	if memcg-lab lock --help > /dev/null 2>&1; then
+		set -- memcg-lab lock record -n lock-mutex -- "$@"
+	fi
+	run mutex sh /lab/lab/tests/vm/mutex-trace.sh "$@"
+	cp $out/traced.rc $out/statread.rc
 else
-	run statread memcg-lab statread --top 2 --children 4 --allocators 0 --total-readers 16 \
-		--interval flat --duration 2s --warmup 0.5s --results statread
+	run statread "$@"
 fi
 # Every charge mode, briefly (under TCG only the counts mean something).
 for m in anon file kmem sock; do

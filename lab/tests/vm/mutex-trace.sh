@@ -1,10 +1,13 @@
 #!/bin/sh
 # Runs inside a guest whose kernel has the user-flush mutex (the lab
-# kernel): `memcg-lab statread` with READERS concurrent memory.stat readers
-# for SECS seconds, traced through tracefs only
-# (kprobe + kretprobe on mem_cgroup_user_flush_stats, lock:contention_begin/
-# end filtered on the mutex's address).  Prints the counts; the trace goes
-# to /out/results/checks/mutex-trace.txt for the host to take apart.
+# kernel): traces COMMAND (by default `memcg-lab statread` with READERS
+# concurrent memory.stat readers for SECS seconds) through tracefs only,
+# kprobe + kretprobe on mem_cgroup_user_flush_stats and lock:contention_*
+# filtered on the mutex's address: an account of the flushes independent of
+# the lab's own lock collector (lock record may wrap the same command).
+# Prints the counts; the trace goes to /out/results/checks/mutex-trace.txt.
+#
+#   mutex-trace.sh [COMMAND [ARG...]]
 T=/sys/kernel/tracing
 out=/out/results/checks
 addr=$(grep ' stats_user_flush_mutex$' /proc/kallsyms | cut -d' ' -f1)
@@ -24,9 +27,10 @@ for e in lock/contention_begin lock/contention_end kprobes/lab_uf_enter kprobes/
 done
 # The readers: the lab's stat-read driver, 16 readers back to back over a
 # small tree (no allocators: the guest has no disk filesystem to reclaim).
-memcg-lab statread --top 2 --children 4 --allocators 0 --total-readers "${READERS:-16}" \
-	--interval flat --duration "${SECS:-2}s" --warmup 0.5s --results statread > $out/statread.out 2> $out/statread.err
-echo $? > $out/statread.rc
+[ $# -gt 0 ] || set -- memcg-lab statread --top 2 --children 4 --allocators 0 \
+	--total-readers "${READERS:-16}" --interval flat --duration "${SECS:-2}s" --warmup 0.5s --results statread
+"$@" > $out/traced.out 2> $out/traced.err
+echo $? > $out/traced.rc
 echo 0 > $T/tracing_on
 cp $T/trace $out/mutex-trace.txt
 echo "flush_calls $(grep -c 'lab_uf_enter:' $out/mutex-trace.txt)"
