@@ -51,7 +51,7 @@ check_kernel() {
 	rel=$(jget "$d/meta.json" vm.guest_kernel)
 	grep -qw memory "$c/controllers"
 	ok $? "kernel $k ($rel): cgroup v2 offers the memory controller"
-	ok "$(cat "$c/probe.rc")" "kernel $k: probe --json exits 0 in the guest"
+	ok "$(cat "$c/probe.rc")" "kernel $k: probe --runtime --json --results exits 0 in the guest"
 
 	# The BTF answer: the guest's (running kernel) against the host's
 	# offline reading of the very same vmlinux, and the stored BTF.
@@ -87,17 +87,12 @@ check_kernel() {
 		[ "$(jget "$r/meta.json" uname)" = "$rel" ]
 	ok $? "kernel $k: the guest's results directory came back (meta.json complete, uname $rel)"
 
-	if [ -f "$c/probe-runtime.rc" ]; then
-		ok "$(cat "$c/probe-runtime.rc")" "kernel $k: probe --runtime exits 0 in the guest"
-		[ "$(jget "$c/probe-runtime.out" runtime.charge_batch)" = "$batch" ]
-		ok $? "kernel $k: the first charge moves usage by $batch pages (runtime probe)"
-		[ "$(jget "$c/probe-runtime.out" runtime.stock_slots)" = 1 ]
-		ok $? "kernel $k: one memcg keeps its precharge per CPU (runtime probe)"
-		[ "$(jget "$c/probe-runtime.out" runtime.agrees_with_btf)" = true ]
-		ok $? "kernel $k: the runtime probe agrees with BTF"
-	else
-		skip "kernel $k: probe --runtime (charge batch $batch, one stock slot)" "probe has no --runtime yet"
-	fi
+	[ "$(jget "$c/probe.out" runtime.charge_batch)" = "$batch" ]
+	ok $? "kernel $k: the first charge moves usage by $batch pages (runtime probe)"
+	[ "$(jget "$c/probe.out" runtime.stock_slots)" = 1 ]
+	ok $? "kernel $k: one memcg keeps its precharge per CPU (runtime probe)"
+	[ "$(jget "$c/probe.out" runtime.agrees_with_btf)" = true ]
+	ok $? "kernel $k: the runtime probe agrees with BTF"
 	if [ "$mutex" = true ]; then
 		check_mutex_trace "$k" "$c"
 	fi
@@ -107,7 +102,7 @@ check_kernel() {
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .rc)
 		ok "$(cat "$t")" "kernel $k: ${name#test-} passes on cgroup v2"
-		[ "$(cat "$t")" = 0 ] || diag "$(grep -v '^ok' "${t%.rc}.out" | tail -n 15)"
+		[ "$(cat "$t")" = 0 ] || diag "$(grep -v '^ok' "${t%.rc}.out" | tail -n 40; tail -n 10 "${t%.rc}.err")"
 	done
 }
 

@@ -8,14 +8,15 @@ mkdir -p $out
 run() {
 	name=$1
 	shift
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	"$@" > $out/$name.out 2> $out/$name.err
 	echo $? > $out/$name.rc
+	echo "$name $t0 $(cut -d' ' -f1 /proc/uptime)" >> $out/times
 }
 cat /sys/fs/cgroup/cgroup.controllers > $out/controllers
-run probe memcg-lab probe --json
-run probe-results memcg-lab probe --results probe
-memcg-lab probe --help 2>&1 | grep -q -- --runtime &&
-	run probe-runtime memcg-lab probe --runtime --json
+# One probe (BTF, symbols, tracefs, runtime probes) answers it all: the
+# JSON on stdout, the results directory for the host to find.
+run probe memcg-lab probe --runtime --json --results probe
 # The stat-read driver, 16 readers back to back.  Where the kernel has the
 # user-flush mutex, under the lab's lock collector (its hold and wait
 # times) and, around both, mutex-trace.sh's independent tracefs account.
