@@ -29,7 +29,10 @@ LIB_OBJS  := $(LIB_SRCS:%.c=build/obj/%.o)
 # so bin/memcg-lab stays one file that needs no object files at run time.
 BPF_SRCS  := $(wildcard lab/bpf/*.bpf.c)
 BPF_EMBED := $(BPF_SRCS:lab/bpf/%.bpf.c=build/obj/lab/bpf/%.bpf.embed.o)
-BPF_CFLAGS = -O2 -g -target bpf -I/usr/include/$(shell $(CC) -dumpmachine) -Ilab/bpf
+# __TARGET_ARCH_* lets bpf_tracing.h read kprobe arguments from pt_regs.
+BPF_ARCH  := $(shell uname -m | sed -e s/x86_64/x86/ -e s/aarch64/arm64/ -e s/ppc64le/powerpc/ \
+                                   -e s/s390x/s390/ -e s/riscv64/riscv/)
+BPF_CFLAGS = -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I/usr/include/$(shell $(CC) -dumpmachine) -Ilab/bpf
 LIB_OBJS  += $(BPF_EMBED)
 TEST_SRCS := $(wildcard lab/tests/*.c)
 TEST_BINS := $(TEST_SRCS:lab/tests/%.c=build/tests/%)
@@ -58,7 +61,7 @@ FUZZ_OBJS := $(LIB_SRCS:%.c=build/fuzz/obj/%.o) $(BPF_EMBED)
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS ?= 60
 
-.PHONY: all build deps test unit asan fuzz fuzz-smoke run bench clean help vmtest lab-kernel
+.PHONY: all build deps test unit asan fuzz fuzz-smoke killtest run bench clean help vmtest lab-kernel
 .DEFAULT_GOAL := all
 # Keep objects make would treat as intermediate (tests and fuzz targets).
 .SECONDARY:
@@ -167,6 +170,10 @@ test:
 		prove --timer -f $(ASAN_BINS)
 	@$(MAKE) --no-print-directory fuzz-smoke
 
+# SIGKILL of a run at random points, KILL_ITERATIONS times (default 100).
+killtest: build
+	KILL_ITERATIONS=$${KILL_ITERATIONS:-100} prove -v lab/tests/kill.sh
+
 # Every lab/bench/*.sh: ratios against the tools users would otherwise use.
 bench:
 	@$(DEPS_SH) ensure run
@@ -194,5 +201,9 @@ run:
 clean:
 	rm -rf bin build
 
+# The sanitizer and fuzz builds of the test programs track headers too: a
+# struct that changed must not leave them compiled against the old layout.
 -include $(LIB_OBJS:.o=.d) $(TEST_SRCS:lab/tests/%.c=build/obj/lab/tests/%.d) build/obj/lab/memcg-lab.d \
-	$(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(BENCH_SRCS:lab/bench/%.c=build/obj/lab/bench/%.d)
+	$(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(BENCH_SRCS:lab/bench/%.c=build/obj/lab/bench/%.d) \
+	$(UNIT_SRCS:lab/tests/%.c=build/asan/obj/lab/tests/%.d) \
+	$(FUZZ_SRCS:lab/tests/fuzz/%.c=build/fuzz/obj/lab/tests/fuzz/%.d)

@@ -34,6 +34,7 @@
 #include "util/results.h"
 #include "util/topology.h"
 #include "util/humanize.h"
+#include "util/meminfo.h"
 
 static const char usage_text[] =
 "usage: memcg-lab charge --mode MODE [options]\n"
@@ -316,6 +317,7 @@ static void stock_slots_from_btf(struct plan *pl)
 
 static void check(struct opts *o, struct plan *pl)
 {
+	struct meminfo mi;
 	bool stock = !strcmp(o->mode, "stock"), sock = !strcmp(o->mode, "sock");
 	long leaves, need, per_process;
 	char err[512];
@@ -422,6 +424,25 @@ static void check(struct opts *o, struct plan *pl)
 	    (rlim_t)(o->objects * per_process + 64) > rl.rlim_max)
 		die("charge: --objects %ld: %ld descriptors per process, over RLIMIT_NOFILE (%lu)", o->objects,
 		    o->objects * per_process, (unsigned long)rl.rlim_max);
+	/* Memory the run would take from the host: refuse what only an OOM kill ends. */
+	if (!meminfo_read(&mi) && mi.swap_free <= 0) {
+		char b1[32], b2[32];
+		int maxn = pl->steps[pl->nsteps - 1];
+
+		if (o->limit >= 0 && pl->use_cg && (double)o->limit * pl->ncg > (double)mi.total) {
+			format_bytes(b1, sizeof(b1), (uint64_t)o->limit * pl->ncg);
+			format_bytes(b2, sizeof(b2), (uint64_t)mi.total);
+			die("charge: --limit x --cgroups = %s: above the host's %s of RAM with no swap: the limits "
+			    "would not protect it", b1, b2);
+		}
+		if ((!strcmp(o->mode, "anon") || !strcmp(o->mode, "file")) && o->limit < 0 &&
+		    (double)o->size * maxn > 0.8 * (double)mi.available) {
+			format_bytes(b1, sizeof(b1), (uint64_t)o->size * maxn);
+			format_bytes(b2, sizeof(b2), (uint64_t)mi.available);
+			die("charge: --size x --tasks = %s: more than 80%% of the %s available, with no swap and no "
+			    "--limit", b1, b2);
+		}
+	}
 	if (!strcmp(o->mode, "file")) {
 		struct statfs s;
 
@@ -772,22 +793,11 @@ static void outputs_close(struct outputs *out)
 
 static void finish_results(struct results *res, const char *status)
 {
-	char err[512];
-
 	if (!res)
 		return;
-	results_finish(res, status);
-	if (!res->attached) {
-		char *rp = xasprintf("%s/report.txt", res->dir);
-		FILE *rf = fopen(rp, "we");
-
-		if (!rf || report_write(res->dir, rf, err, sizeof(err)))
-			warnx_lab("%s: cannot write the report", rp);
-		if (rf)
-			fclose(rf);
-		free(rp);
+	report_finish(res, status);
+	if (!res->attached)
 		printf("results: %s\n", res->dir);
-	}
 	results_free(res);
 }
 

@@ -19,6 +19,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/metrics.h"
+#include "util/results.h"
 
 static const char usage_text[] =
 "usage: memcg-lab report DIR [--out FILE]\n"
@@ -122,7 +123,7 @@ static void metrics_table(FILE *out, const char *dir)
 	metrics_free(&m);
 }
 
-int report_write(const char *dir, FILE *out, char *err, size_t errlen)
+static int report_write_as(const char *dir, FILE *out, const char *final_status, char *err, size_t errlen)
 {
 	char *mp = xasprintf("%s/meta.json", dir);
 	json_object *meta = json_object_from_file(mp), *skipped, *feat;
@@ -134,7 +135,7 @@ int report_write(const char *dir, FILE *out, char *err, size_t errlen)
 		return -1;
 	}
 	free(mp);
-	status = jstr(meta, "status");
+	status = final_status ? final_status : jstr(meta, "status");
 	fprintf(out, "memcg-lab report: %s\n", dir);
 	if (!status || strcmp(status, "complete"))
 		fprintf(out, "** INCOMPLETE RUN (status: %s): the numbers below may be partial **\n",
@@ -182,6 +183,32 @@ int report_write(const char *dir, FILE *out, char *err, size_t errlen)
 	include_files(out, dir, "c2c-fields", "perf c2c: fields behind shared cachelines");
 	json_object_put(meta);
 	return 0;
+}
+
+int report_write(const char *dir, FILE *out, char *err, size_t errlen)
+{
+	return report_write_as(dir, out, NULL, err, errlen);
+}
+
+void report_finish(struct results *r, const char *status)
+{
+	char *tmp = xasprintf("%s/report.txt.tmp", r->dir), *final = xasprintf("%s/report.txt", r->dir);
+	char err[512], when[32];
+	FILE *f;
+
+	if (r->attached) {
+		results_finish(r, status);
+		goto out;
+	}
+	iso_time_now(when, sizeof(when));
+	results_meta_set(r, "end", json_object_new_string(when));
+	f = fopen(tmp, "we");
+	if (!f || report_write_as(r->dir, f, status, err, sizeof(err)) || fclose(f) || rename(tmp, final))
+		warnx_lab("%s: cannot write the report", final);
+	results_finish(r, status);
+out:
+	free(tmp);
+	free(final);
 }
 
 int cmd_report(int argc, char **argv)

@@ -7,4 +7,13 @@
 /* Writes the report of a results directory; 0, or -1 with err. */
 int report_write(const char *dir, FILE *out, char *err, size_t errlen);
 
+struct results;
+/*
+ * Ends a run: report.txt first (written as the run will stand, through a
+ * temporary file), then meta.json's status.  So a status of "complete" always
+ * comes with its report, and a run killed before the end stays incomplete.
+ * Under the runner (attached) only logs; the runner ends the directory.
+ */
+void report_finish(struct results *r, const char *status);
+
 #endif

@@ -915,16 +915,7 @@ int cmd_run(int argc, char **argv)
 			results_skip(r, "plots", why);
 		}
 	}
-	results_finish(r, failures ? "complete-with-failures" : "complete");
-	{
-		char *rp = xasprintf("%s/report.txt", r->dir), err[512];
-		FILE *rf = fopen(rp, "we");
-
-		if (!rf || report_write(r->dir, rf, err, sizeof(err)))
-			die("%s: cannot write the report", rp);
-		fclose(rf);
-		free(rp);
-	}
+	report_finish(r, failures ? "complete-with-failures" : "complete");
 	printf("results: %s\n", r->dir);
 	results_free(r);
 	expfile_free(&x.f);

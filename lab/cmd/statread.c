@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "cmd/builtin.h"
 #include "cmd/report.h"
+#include "collect/lock_statread.h"
 #include "drivers/statread.h"
 #include "util/cleanup.h"
 #include "util/expfile.h"
@@ -284,19 +285,6 @@ static void parse_options(int argc, char **argv, struct statread_config *c, stru
 		die("--mounts: only with --dry-run or --validate (a real run uses this machine's mounts)");
 }
 
-/* A standalone run's report.txt, as `memcg-lab report` writes it. */
-static void write_report(const char *dir)
-{
-	char *path = xasprintf("%s/report.txt", dir), err[512];
-	FILE *f = fopen(path, "we");
-
-	if (!f || report_write(dir, f, err, sizeof(err)) < 0)
-		warnx_lab("%s: cannot write the report: %s", path, f ? err : strerror(errno));
-	if (f)
-		fclose(f);
-	free(path);
-}
-
 static void detect(struct cg_env *env, const struct cli *cli)
 {
 	char *text = NULL;
@@ -320,9 +308,10 @@ int cmd_statread(int argc, char **argv)
 	struct statread_host host;
 	struct results *r = NULL;
 	struct cli cli = { 0 };
-	/* Collectors run around the measured phase (e.g. counting the
-	 * kernel's memcg:memcg_flush_stats events); none is attached yet. */
+	/* Collectors run around the measured phase: the lock collector
+	 * counts memcg:memcg_flush_stats and times the flush lock's holds. */
 	struct statread_hook hooks[4];
+	struct lock_statread lockc;
 	int nhooks = 0, status = 0;
 	struct cg_env env;
 	char err[512];
@@ -363,16 +352,16 @@ int cmd_statread(int argc, char **argv)
 		    plan.ncgs, plan.nallocators, plan.nreaders,
 		    plan.nallocators && cfg.kind == ALLOC_FILE ? host.file_dir_why : "none");
 	memset(hooks, 0, sizeof(hooks));
+	lock_statread_hook(&hooks[nhooks++], &lockc);
 	statread_run(&plan, hooks, nhooks, &res);
 
 	statread_report_text(stdout, &plan, &res);
-	if (!nhooks) {
+	if (!lock_statread_finish(&lockc, &res, r, stdout)) {
 		if (r)
 			results_skip(r, "kernel flush counts (memcg:memcg_flush_stats)",
-				     "no flush-event collector is attached to statread yet");
+				     "the lock collector did not start (see its warning)");
 		else
-			printf("kernel flushes: not counted (no memcg:memcg_flush_stats collector "
-			       "attached to statread yet)\n");
+			printf("kernel flushes: not counted (the lock collector did not start)\n");
 	}
 	if (res.oom_killed || res.died_other || res.first_errno || !statread_measured_reads(&res))
 		status = 1;
@@ -380,9 +369,7 @@ int cmd_statread(int argc, char **argv)
 		status = 128 + (lab_stop_signal() ? lab_stop_signal() : SIGINT);
 	if (r) {
 		statread_report_results(r, &plan, &res);
-		results_finish(r, res.interrupted ? "interrupted" : status ? "failed" : "complete");
-		if (!r->attached)
-			write_report(r->dir);
+		report_finish(r, res.interrupted ? "interrupted" : status ? "failed" : "complete");
 		printf("results: %s\n", r->dir);
 		results_free(r);
 	}

@@ -11,25 +11,11 @@
 #include "drivers/statread.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/meminfo.h"
 #include "util/results.h"
 
 /* Memory cgroup ids are 16 bits (MEM_CGROUP_ID_MAX = USHRT_MAX). */
 #define MEMCG_ID_MAX 65535
-
-static int64_t meminfo_kib(const char *text, const char *key)
-{
-	const char *p = text;
-	size_t kl = strlen(key);
-
-	while (p && *p) {
-		if (!strncmp(p, key, kl) && p[kl] == ':')
-			return strtoll(p + kl + 1, NULL, 10);
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return 0;
-}
 
 static long long memcgs_in_use(void)
 {
@@ -143,14 +129,13 @@ static bool check_file_dir(struct statread_host *h, const char *dir)
 
 void statread_host_probe(struct statread_host *h, const struct cg_env *env, const char *file_dir)
 {
-	char *meminfo = read_text("/proc/meminfo", NULL);
+	struct meminfo mi;
 
 	memset(h, 0, sizeof(*h));
 	h->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (meminfo) {
-		h->mem_available = meminfo_kib(meminfo, "MemAvailable") * 1024;
-		h->swap_free = meminfo_kib(meminfo, "SwapFree") * 1024;
-		free(meminfo);
+	if (!meminfo_read(&mi)) {
+		h->mem_available = mi.available;
+		h->swap_free = mi.swap_free;
 	}
 	h->memcgs_in_use = memcgs_in_use();
 	h->memcgs_max = MEMCG_ID_MAX;

@@ -184,6 +184,13 @@ fi
 bad "want whole seconds" --mode anon --duration 1.5
 bad "not a tmpfs" --mode file --tmpfs /proc
 bad "for --mode anon" --mode file --populate
+if ! awk '$1 == "SwapFree:" && $2 > 0 { f = 1 } END { exit !f }' /proc/meminfo; then
+	ramk=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
+	bad "above the host's .* of RAM with no swap" --mode anon --cgroups 2 --limit "$((ramk))K"
+	bad "more than 80% of the .* available, with no swap" --mode anon --tasks 2 --size "$((ramk))K"
+else
+	skip "limits above RAM" "this box has swap: a total limit above RAM is allowed"
+fi
 
 # ---- SIGINT mid-run ----
 "$LAB" charge --mode anon --tasks 2 --cgroups 2 --duration 30 --warmup 0 --results sigint > "$T/sigint.out" 2>&1 &

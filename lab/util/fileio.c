@@ -217,3 +217,22 @@ char *run_capture(const char *cmd, int *status)
 		*status = st == -1 ? -1 : (WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 	return buf;
 }
+
+bool text_next_line(const char **pos, char *line, size_t size)
+{
+	const char *p = *pos, *nl;
+	size_t len;
+
+	if (!*p)
+		return false;
+	nl = strchr(p, '\n');
+	len = nl ? (size_t)(nl - p) : strlen(p);
+	*pos = nl ? nl + 1 : p + len;
+	if (len >= size)
+		len = size - 1;
+	memcpy(line, p, len);
+	line[len] = '\0';
+	if (len && line[len - 1] == '\r')
+		line[len - 1] = '\0';
+	return true;
+}

@@ -21,6 +21,9 @@ int write_file_atomic(const char *path, const char *data, size_t len);
 /* mkdir -p; 0 or -errno. */
 int mkdir_p(const char *path, mode_t mode);
 bool path_exists(const char *path);
+/* The next line of a text at *pos into line (newline and a trailing \r
+ * removed, cut at size - 1); advances *pos.  False at the end of the text. */
+bool text_next_line(const char **pos, char *line, size_t size);
 /* Output of a shell command (malloc'd, trailing newline kept); NULL if it could not run. */
 char *run_capture(const char *cmd, int *status);
 

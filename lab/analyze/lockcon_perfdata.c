@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze/lockcon_perfdata.h"
+#include "analyze/tp_field.h"
+#include "util/err.h"
+
+struct walk {
+	struct lockcon_file *f;
+	struct lockcon *lc;
+	char *err;
+	size_t errlen;
+};
+
+static int on_record(struct perf_file *pf, const struct perf_event_header *ev, uint64_t off,
+		     void *arg)
+{
+	struct walk *w = arg;
+	struct pf_sample s;
+
+	(void)off;
+	if (ev->type == PERF_RECORD_COMM) {
+		/* struct { u32 pid, tid; char comm[]; } + sample_id */
+		const char *comm = (const char *)(ev + 1) + 8;
+		uint32_t tid;
+		size_t max = ev->size - sizeof(*ev) - 8;
+
+		if (ev->size < sizeof(*ev) + 9)
+			return 0;
+		memcpy(&tid, (const char *)(ev + 1) + 4, 4);
+		free(u64map_del(&w->f->comms, tid));
+		u64map_put(&w->f->comms, tid, strndup(comm, max));
+		return 0;
+	}
+	if (ev->type != PERF_RECORD_SAMPLE)
+		return 0;
+	if (pf_parse_sample(pf, ev, &s, w->err, w->errlen))
+		return -1;
+	if (s.evsel == w->f->begin) {
+		w->f->nbegin++;
+		lockcon_begin(w->lc, s.tid, s.time, tp_field_read(s.raw, s.raw_size, &w->f->b_addr),
+			      (unsigned int)tp_field_read(s.raw, s.raw_size, &w->f->b_flags), s.ips, s.nr);
+	} else if (s.evsel == w->f->end) {
+		w->f->nend++;
+		lockcon_end(w->lc, s.tid, s.time, tp_field_read(s.raw, s.raw_size, &w->f->e_addr),
+			    s.ips, s.nr);
+	}
+	return 0;
+}
+
+int lockcon_open_perfdata(struct lockcon_file *f, const char *path, char *err, size_t errlen)
+{
+	memset(f, 0, sizeof(*f));
+	u64map_init(&f->comms);
+	if (pf_open(&f->pf, path, err, errlen))
+		return -1;
+	f->begin = pf_find_evsel(&f->pf, "lock:contention_begin");
+	f->end = pf_find_evsel(&f->pf, "lock:contention_end");
+	if (!f->begin || !f->end) {
+		const char *lockdep = pf_find_evsel(&f->pf, "lock:lock_acquire") ?
+			" (it has lockdep's lock:lock_* events, which the lab does not read)" : "";
+
+		snprintf(err, errlen, "%s: no lock:contention_begin/end events%s; recorded with '%s'; "
+			 "record with 'perf lock record' or 'memcg-lab lock record --perf'", path,
+			 lockdep, f->pf.cmdline ? f->pf.cmdline : "?");
+		lockcon_file_close(f);
+		return -1;
+	}
+	if (tp_field_lookup(f->begin->tp, "lock_addr", &f->b_addr) ||
+	    tp_field_lookup(f->begin->tp, "flags", &f->b_flags) ||
+	    tp_field_lookup(f->end->tp, "lock_addr", &f->e_addr)) {
+		snprintf(err, errlen, "%s: lock:contention_begin/end formats lack the lock_addr/flags fields",
+			 path);
+		lockcon_file_close(f);
+		return -1;
+	}
+	return 0;
+}
+
+int lockcon_walk_perfdata(struct lockcon_file *f, struct lockcon *lc, char *err, size_t errlen)
+{
+	struct walk w = { .f = f, .lc = lc, .err = err, .errlen = errlen };
+
+	return pf_for_each(&f->pf, on_record, &w, err, errlen) ? -1 : 0;
+}
+
+int lockcon_read_perfdata(struct lockcon_file *f, const char *path, struct lockcon *lc,
+			  char *err, size_t errlen)
+{
+	if (lockcon_open_perfdata(f, path, err, errlen))
+		return -1;
+	if (lockcon_walk_perfdata(f, lc, err, errlen)) {
+		lockcon_file_close(f);
+		return -1;
+	}
+	return 0;
+}
+
+const char *lockcon_comm(const struct lockcon_file *f, uint32_t tid, char *buf, size_t n)
+{
+	const char *c = u64map_get(&f->comms, tid);
+
+	if (c)
+		return c;
+	/* perf registers the idle thread as "swapper" (machine__idle_thread). */
+	if (tid == 0)
+		return "swapper";
+	snprintf(buf, n, ":%u", tid);
+	return buf;
+}
+
+void lockcon_file_close(struct lockcon_file *f)
+{
+	size_t i = 0;
+	void *v;
+
+	while (u64map_next(&f->comms, &i, NULL, &v))
+		free(v);
+	u64map_free(&f->comms);
+	pf_close(&f->pf);
+}

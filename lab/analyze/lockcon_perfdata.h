@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Lock contention from a perf.data recorded by `perf lock record` (or
+ * `memcg-lab lock record --perf`): lock:contention_begin/end samples fed to
+ * analyze/lockcon.h in perf's delivery order, plus the thread names perf
+ * lock contention -t would print (the last COMM record of each thread,
+ * "swapper" for tid 0, ":<tid>" for threads without one: perf lock does not
+ * follow forks).
+ */
+#ifndef LAB_ANALYZE_LOCKCON_PERFDATA_H
+#define LAB_ANALYZE_LOCKCON_PERFDATA_H
+
+#include <stddef.h>
+#include "analyze/lockcon.h"
+#include "analyze/perfdata.h"
+#include "analyze/tp_field.h"
+
+struct lockcon_file {
+	struct perf_file pf;
+	struct u64map comms;	/* tid -> char * */
+	uint64_t nbegin, nend;	/* lock samples seen */
+	const struct pf_evsel *begin, *end;
+	struct tp_field b_addr, b_flags, e_addr;
+};
+
+/*
+ * Opens path and runs every lock sample through lc (already set up with
+ * its view and symbols).  0, or -1 with one line in err: unreadable or
+ * unsupported file, or no lock:contention_begin/end events in it.
+ */
+int lockcon_read_perfdata(struct lockcon_file *f, const char *path, struct lockcon *lc,
+			  char *err, size_t errlen);
+/* The same in two steps, so that a caller can load symbols meanwhile. */
+int lockcon_open_perfdata(struct lockcon_file *f, const char *path, char *err, size_t errlen);
+int lockcon_walk_perfdata(struct lockcon_file *f, struct lockcon *lc, char *err, size_t errlen);
+/* perf's thread name for tid (":tid" when it never had a COMM). */
+const char *lockcon_comm(const struct lockcon_file *f, uint32_t tid, char *buf, size_t n);
+void lockcon_file_close(struct lockcon_file *f);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The output of `perf lock contention` as users capture it: the text table
+ * (all perf versions, caller / -t task / -l address / --lock-cgroup views,
+ * -v stacks, the debug footer, old narrow columns) and the CSV of -x SEP
+ * (perf 6.5+).  Parsing rules: ../shared/docs/perf-formats.md section 2.4.
+ * A capture may hold several tables (one per command); text around them
+ * (prompts, ^C, the workload's own output) is skipped.
+ *
+ * Also perf's time formatting, so that the lab can print numbers exactly
+ * as perf would (agreement checks compare the printed strings).
+ */
+#ifndef LAB_ANALYZE_LOCKCON_TEXT_H
+#define LAB_ANALYZE_LOCKCON_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum lct_view {
+	LCT_CALLER,	/* type, caller */
+	LCT_TASK,	/* pid, comm (or owner) */
+	LCT_ADDR,	/* address, symbol, (type) */
+	LCT_CGROUP,	/* cgroup path */
+};
+
+enum lct_col { LCT_CONTENDED, LCT_WAIT_TOTAL, LCT_WAIT_MAX, LCT_WAIT_MIN, LCT_WAIT_AVG, LCT_NCOLS };
+
+#define LCT_ABSENT UINT64_MAX
+
+struct lct_row {
+	uint64_t v[LCT_NCOLS];	/* contended count and waits in ns; LCT_ABSENT if not shown */
+	char type[24];		/* caller and address views ("" when not printed) */
+	char caller[160];	/* caller view */
+	long pid;		/* task view; -1 for "Unknown" */
+	char comm[64];
+	uint64_t addr;		/* address view */
+	char symbol[128];
+	char cgroup[512];
+	int nframes;		/* -v stack lines under the entry */
+	int line;		/* where the row was read */
+};
+
+struct lct_table {
+	enum lct_view view;
+	bool csv;
+	int cols[LCT_NCOLS + 1];	/* the columns in printed order, LCT_NCOLS-terminated */
+	struct lct_row *rows;
+	size_t n;
+	bool have_debug;	/* a debug footer was present */
+	uint64_t debug_bad, debug_total;
+	int header_line;
+};
+
+/*
+ * Parses every table of a capture; 0, or -1 with one line in err naming
+ * source:line and the field at fault.  A capture without any table is an
+ * error too.
+ */
+int lct_parse(const char *text, const char *source, struct lct_table **tables, size_t *ntables,
+	      char *err, size_t errlen);
+void lct_free(struct lct_table *tables, size_t ntables);
+
+/* perf's time column: "%9.2f <unit>" (h, m, s, ms, us) or "%9llu ns". */
+void lct_format_time(uint64_t ns, char *buf, size_t n);
+/* Parses "<number> <unit>" as printed; 0 or -1. */
+int lct_parse_time(const char *num, const char *unit, uint64_t *ns);
+
+const char *lct_view_name(enum lct_view v);
+/* The rows as TSV with a header row: key contended wait_total_ns
+ * wait_max_ns wait_avg_ns wait_min_ns type (absent values as "-"). */
+void lct_write_tsv(FILE *f, const struct lct_table *t);
+
+#endif

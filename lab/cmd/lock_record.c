@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/* memcg-lab lock record: the lock collector around a command or a window. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "cmd/builtin.h"
+#include "cmd/lock.h"
+#include "collect/lock_collector.h"
+#include "util/cleanup.h"
+#include "util/err.h"
+#include "util/results.h"
+
+extern char **environ;
+
+static const char record_usage[] =
+	"usage: memcg-lab lock record [options] [-- COMMAND [ARG...]]\n"
+	"\n"
+	"Traces lock waits and holds while COMMAND runs (or for --duration seconds;\n"
+	"Ctrl-C ends the window early) and writes results/<date>-<name>/ with\n"
+	"data/lock-locks.tsv (per lock: waits, holds, method), lock-rstat.tsv (the\n"
+	"rstat flush lock per root and level), lock-hold.tsv (the hold-time target),\n"
+	"lock-flush.tsv (memcg_flush_stats counts) and lock-hist/ (histograms).\n"
+	"\n"
+	"  -d, --duration SEC   window length without COMMAND (default 10)\n"
+	"  -n, --name NAME      results directory name (default lock)\n"
+	"      --results DIR    base directory for results (default results/)\n"
+	"      --hold SYMBOL    lock whose hold time to measure (default: the user-flush\n"
+	"                       mutex where the kernel has it, else the rstat flush lock)\n"
+	"      --perf           also 'perf lock record -a' over the window, and\n"
+	"                       'perf lock contention' on it (kept in data/)\n"
+	"      --no-tracer      only the hold method and perf\n"
+	"      --buffer-kb N    tracefs ring buffer per CPU (default: sized from memory)\n"
+	"      --stacks N       kernel stacks to take to name locks by caller (default 256)\n"
+	"      --tracefs DIR    tracefs mount (default: the mounted one)\n";
+
+/* Runs argv, waiting with the window open; returns its exit status. */
+static int run_command(char **argv)
+{
+	pid_t pid;
+	int status = 0, e;
+
+	e = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+	if (e)
+		die("lock record: cannot run %s: %s", argv[0], strerror(e));
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			break;
+		if (lab_stop_requested())
+			kill(pid, SIGINT);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void wait_window(double seconds)
+{
+	struct timespec end, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)seconds;
+	end.tv_nsec += (long)((seconds - (time_t)seconds) * 1e9);
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	while (!lab_stop_requested()) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			break;
+		usleep(20000);
+	}
+}
+
+int cmd_lock_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "results", required_argument, NULL, 'r' },
+		{ "hold", required_argument, NULL, 'H' },
+		{ "perf", no_argument, NULL, 'p' },
+		{ "no-tracer", no_argument, NULL, 'T' },
+		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "stacks", required_argument, NULL, 's' },
+		{ "tracefs", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lock_collector_opts co = { .caller_stacks = -1 };
+	const char *name = "lock", *base = NULL;
+	double duration = 10;
+	struct lock_collector *c;
+	struct results *r;
+	char err[1024], *end, *data;
+	int ch, cmd_status = 0;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "+d:n:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			duration = strtod(optarg, &end);
+			if (end == optarg || *end || duration <= 0)
+				die("lock record: --duration %s: expected a positive number of seconds", optarg);
+			break;
+		case 'n': name = optarg; break;
+		case 'r': base = optarg; break;
+		case 'H': co.hold = optarg; break;
+		case 'p': co.perf = true; break;
+		case 'T': co.no_tracer = true; break;
+		case 'b':
+			co.buffer_kb = strtoul(optarg, &end, 10);
+			if (end == optarg || *end || !co.buffer_kb)
+				die("lock record: --buffer-kb %s: expected a positive number of KiB", optarg);
+			break;
+		case 's':
+			co.caller_stacks = strtol(optarg, &end, 10);
+			if (end == optarg || *end || co.caller_stacks < 0)
+				die("lock record: --stacks %s: expected a count (0 turns stacks off)", optarg);
+			break;
+		case 't': co.tracefs_dir = optarg; break;
+		case 'h': usage_exit(record_usage, 0);
+		default: usage_exit(record_usage, EXIT_LAB_ERR);
+		}
+	}
+	if (getuid() != 0)
+		die("lock record: needs root (tracefs instances, BPF, perf -a)");
+	cleanup_set_polling(true);
+	r = results_create(name, base, argc, argv);
+	data = results_path(r, "data");
+	co.perf_dir = data;
+	c = lock_collector_start(&co, err, sizeof(err));
+	if (!c)
+		die("lock record: %s", err);
+	results_log(r, "lock collector started");
+	if (optind < argc)
+		cmd_status = run_command(argv + optind);
+	else
+		wait_window(duration);
+	if (lock_collector_stop(c, err, sizeof(err)))
+		warnx_lab("lock record: %s", err);
+	lock_collector_write(c, r);
+	lock_collector_print(c, stdout);
+	if (cmd_status)
+		results_log(r, "the command exited with status %d", cmd_status);
+	printf("\nresults: %s\n", r->dir);
+	results_finish(r, lab_stop_requested() ? "interrupted" : "complete");
+	lock_collector_free(c);
+	results_free(r);
+	free(data);
+	return 0;
+}

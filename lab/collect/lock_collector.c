@@ -1,0 +1,707 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+#include "analyze/lock_stat.h"
+#include "analyze/lock_types.h"
+#include "analyze/lockcon_text.h"
+#include "collect/lock_bpf.h"
+#include "collect/lock_collector.h"
+#include "collect/perf_lock.h"
+#include "util/err.h"
+#include "util/fileio.h"
+#include "util/strfmt.h"
+
+struct lock_collector {
+	struct lock_collector_opts o;
+	struct ksyms ks;
+	bool have_ks;
+	struct lock_env env;
+	struct lock_tracer *tracer;
+	struct lock_bpf *bpf;
+	struct lockstat ls_before;
+	bool have_ls_before;
+	struct perf_info perf;
+	struct perf_lock_rec rec, live;
+	bool recording, live_bpf;
+	char perf_data[512];
+	struct lct_table *perf_tables[3];	/* caller, thread (from perf.data), BPF live */
+	size_t perf_ntables[3];
+	struct lock_hold_result hold;
+	char notes[2048];
+	bool stopped;
+};
+
+static void add_note(struct lock_collector *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(struct lock_collector *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	str_vappendf(c->notes, sizeof(c->notes), fmt, ap);
+	va_end(ap);
+	str_appendf(c->notes, sizeof(c->notes), "\n");
+}
+
+static bool snapshot_lock_stat(struct lockstat *ls, char *err, size_t errlen)
+{
+	char *text = read_text("/proc/lock_stat", NULL);
+	int r;
+
+	if (!text) {
+		snprintf(err, errlen, "/proc/lock_stat: %s", strerror(errno));
+		return false;
+	}
+	r = lockstat_parse(text, "/proc/lock_stat", ls, err, errlen);
+	free(text);
+	return r == 0;
+}
+
+static void start_hold(struct lock_collector *c)
+{
+	struct hold_plan *p = &c->hold.plan;
+	char err[512];
+
+	if (p->method == HOLD_BPF_KPROBE || p->method == HOLD_BPF_FENTRY) {
+		struct lock_bpf_opts bo = {
+			.mode = p->method == HOLD_BPF_KPROBE ? LOCK_BPF_KPROBE : LOCK_BPF_FENTRY,
+			.lock_func = p->lock_func, .unlock_func = p->unlock_func,
+			.holder_func = p->holder_func[0] ? p->holder_func : NULL, .addr = p->addr,
+		};
+
+		c->bpf = lock_bpf_start(&bo, err, sizeof(err));
+		if (c->bpf)
+			return;
+		add_note(c, "hold time of %s: %s failed: %s", p->target, hold_method_name(p->method), err);
+		/* The next method down the list. */
+		if (c->env.lock_stat) {
+			p->method = HOLD_LOCK_STAT;
+			snprintf(p->lock_stat_class, sizeof(p->lock_stat_class), "%s", p->target);
+			snprintf(p->reason, sizeof(p->reason), "%s: /proc/lock_stat holdtime columns (BPF failed)",
+				 p->target);
+		} else {
+			p->method = HOLD_NONE;
+			snprintf(p->reason, sizeof(p->reason), "%s: no method can measure holds: BPF failed (%s) "
+				 "and there is no /proc/lock_stat; only the readers' read() latency bounds it",
+				 p->target, err);
+			return;
+		}
+	}
+	if (p->method == HOLD_LOCK_STAT) {
+		c->have_ls_before = snapshot_lock_stat(&c->ls_before, err, sizeof(err));
+		if (!c->have_ls_before) {
+			add_note(c, "hold time of %s: %s", p->target, err);
+			p->method = HOLD_NONE;
+		}
+	}
+}
+
+struct lock_collector *lock_collector_start(const struct lock_collector_opts *o, char *err, size_t errlen)
+{
+	struct lock_collector *c = xcalloc(1, sizeof(*c));
+	char kerr[256];
+
+	c->o = *o;
+	hist_init(&c->hold.hold);
+	hist_init(&c->hold.wait);
+	hist_init(&c->hold.read_latency);
+	c->have_ks = ksyms_load(&c->ks, NULL, kerr, sizeof(kerr)) == 0;
+	if (!c->have_ks)
+		add_note(c, "no kernel symbols (%s): locks stay unnamed", kerr);
+	lock_env_probe(&c->env, c->have_ks ? &c->ks : NULL, o->tracefs_dir);
+	hold_plan_choose(&c->hold.plan, o->hold, &c->env, c->have_ks ? &c->ks : NULL);
+
+	if (!o->no_tracer) {
+		struct lock_tracer_opts to = {
+			.tracefs_dir = o->tracefs_dir, .buffer_kb = o->buffer_kb,
+			.caller_stacks = o->caller_stacks, .ksyms = c->have_ks ? &c->ks : NULL,
+			.flush_events = o->flush_events, .hide_events = o->hide_events,
+		};
+
+		if (c->env.user_flush) {
+			to.learn_func = USER_FLUSH_FUNC;
+			to.learn_name = USER_FLUSH_MUTEX;
+		}
+		c->tracer = lock_tracer_start(&to, err, errlen);
+		if (!c->tracer) {
+			lock_collector_free(c);
+			return NULL;
+		}
+		if (lock_tracer_missing(c->tracer)[0])
+			add_note(c, "not traced on this kernel: %s", lock_tracer_missing(c->tracer));
+		if (c->hold.plan.method == HOLD_RSTAT_TP && !lock_tracer_has_rstat(c->tracer)) {
+			/* The kernel has the events' files but the tracer could not
+			 * use them: the next method down the list. */
+			c->env.rstat_tp = false;
+			hold_plan_choose(&c->hold.plan, o->hold, &c->env, c->have_ks ? &c->ks : NULL);
+		}
+	} else if (c->hold.plan.method == HOLD_RSTAT_TP) {
+		c->hold.plan.method = HOLD_NONE;
+		add_note(c, "hold time of %s: the rstat tracepoints need the tracer (--no-tracer given)",
+			 c->hold.plan.target);
+	}
+	start_hold(c);
+	if (o->perf) {
+		perf_info_probe(&c->perf);
+		if (!c->perf.found) {
+			add_note(c, "perf lock alongside: no perf in PATH");
+		} else {
+			char log[600];
+
+			snprintf(c->perf_data, sizeof(c->perf_data), "%s/perf-lock.data",
+				 o->perf_dir ? o->perf_dir : ".");
+			snprintf(log, sizeof(log), "%s/perf-lock-record.log", o->perf_dir ? o->perf_dir : ".");
+			if (perf_lock_record_start(&c->rec, c->perf_data, log, kerr, sizeof(kerr)))
+				add_note(c, "perf lock record: %s", kerr);
+			else
+				c->recording = true;
+			if (c->perf.bpf_skel) {
+				snprintf(log, sizeof(log), "%s/perf-lock-contention-bpf.txt",
+					 o->perf_dir ? o->perf_dir : ".");
+				if (perf_lock_live_start(&c->live, &c->perf, log, kerr, sizeof(kerr)))
+					add_note(c, "perf lock contention -b: %s", kerr);
+				else
+					c->live_bpf = true;
+			} else {
+				add_note(c, "perf %s has no BPF skeletons: no live 'perf lock contention -b' "
+					 "alongside (tracepoint mode only)", c->perf.version);
+			}
+		}
+	}
+	return c;
+}
+
+void lock_collector_read_latency(struct lock_collector *c, const struct hist *h)
+{
+	hist_merge(&c->hold.read_latency, h);
+	c->hold.have_read_bound = c->hold.read_latency.count > 0;
+}
+
+/* The rstat hold of the memory controller's lock: every (root, level) row
+ * whose lock is the one memory flushes under. */
+static void collect_rstat_hold(struct lock_collector *c)
+{
+	int mroot = lock_tracer_memory_root(c->tracer);
+	const char *mname = lock_tracer_rstat_lock_name(c->tracer, mroot >= 0 ? mroot : 0);
+	struct rstat_stat *r;
+	size_t n;
+
+	snprintf(c->hold.lock_name, sizeof(c->hold.lock_name), "%s", mname);
+	r = lock_tracer_rstat(c->tracer, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(lock_tracer_rstat_lock_name(c->tracer, r[i].root), mname))
+			continue;
+		hist_merge(&c->hold.hold, &r[i].hold);
+		hist_merge(&c->hold.wait, &r[i].wait);
+	}
+	free(r);
+	c->hold.measured = c->hold.hold.count > 0;
+	if (!c->hold.measured)
+		add_note(c, "hold time of %s: no cgroup_rstat_locked/unlock pair in the window "
+			 "(nothing flushed?)", mname);
+}
+
+static void finish_hold(struct lock_collector *c, struct lockstat *after, bool have_after)
+{
+	struct lock_hold_result *h = &c->hold;
+
+	switch (h->plan.method) {
+	case HOLD_RSTAT_TP:
+		if (c->tracer)
+			collect_rstat_hold(c);
+		break;
+	case HOLD_BPF_KPROBE:
+	case HOLD_BPF_FENTRY: {
+		const struct lock_bpf_results *br = lock_bpf_results(c->bpf);
+
+		hist_merge(&h->hold, &br->hold);
+		hist_merge(&h->wait, &br->wait);
+		h->measured = br->hold.count > 0;
+		snprintf(h->lock_name, sizeof(h->lock_name), "%s", h->plan.target);
+		if (br->lost)
+			add_note(c, "hold time of %s: %" PRIu64 " BPF records lost (ring buffer full)",
+				 h->plan.target, br->lost);
+		if (!h->measured)
+			add_note(c, "hold time of %s: the lock was not taken in the window%s", h->plan.target,
+				 br->func.count ? "" : " (its holder function never ran)");
+		break;
+	}
+	case HOLD_LOCK_STAT: {
+		const struct lockstat_class *b, *a;
+		struct lockstat_class d;
+
+		snprintf(h->lock_name, sizeof(h->lock_name), "%s", h->plan.lock_stat_class);
+		a = have_after ? lockstat_find(after, h->plan.lock_stat_class) : NULL;
+		b = lockstat_find(&c->ls_before, h->plan.lock_stat_class);
+		if (!a) {
+			add_note(c, "hold time of %s: no class '%s' in /proc/lock_stat", h->plan.target,
+				 h->plan.lock_stat_class);
+			break;
+		}
+		lockstat_delta(b, a, &d);
+		h->count = d.acquisitions;
+		h->total_ns = d.hold_total;
+		h->max_ns = d.hold_max;
+		h->measured = d.acquisitions > 0;
+		break;
+	}
+	case HOLD_NONE:
+		break;
+	}
+	if (h->hold.count) {
+		h->count = h->hold.count;
+		h->total_ns = h->hold.sum;
+		h->max_ns = h->hold.max;
+	}
+}
+
+static void run_perf_reports(struct lock_collector *c)
+{
+	static const char *const views[2] = { "caller", "thread" };
+	char err[512];
+
+	for (int v = 0; v < 2; v++) {
+		char out[600];
+
+		snprintf(out, sizeof(out), "%s/perf-lock-contention-%s.txt",
+			 c->o.perf_dir ? c->o.perf_dir : ".", views[v]);
+		if (perf_lock_contention(&c->perf, c->perf_data, v == 1, out, &c->perf_tables[v],
+					 &c->perf_ntables[v], err, sizeof(err)))
+			add_note(c, "perf lock contention (%s view): %s", views[v], err);
+	}
+}
+
+int lock_collector_stop(struct lock_collector *c, char *err, size_t errlen)
+{
+	struct lockstat after;
+	bool have_after = false;
+	char perr[512];
+	int r = 0;
+
+	if (c->stopped)
+		return 0;
+	c->stopped = true;
+	if (c->hold.plan.method == HOLD_LOCK_STAT)
+		have_after = snapshot_lock_stat(&after, perr, sizeof(perr));
+	if (c->tracer && lock_tracer_stop(c->tracer, err, errlen))
+		r = -1;
+	if (c->bpf)
+		lock_bpf_stop(c->bpf);
+	if (c->live_bpf) {
+		char out[600];
+
+		snprintf(out, sizeof(out), "%s/perf-lock-contention-bpf.txt", c->o.perf_dir ? c->o.perf_dir : ".");
+		if (perf_lock_record_stop(&c->live, perr, sizeof(perr)) ||
+		    perf_lock_parse_output(out, &c->perf_tables[2], &c->perf_ntables[2], perr, sizeof(perr)))
+			add_note(c, "perf lock contention -b: %s", perr);
+		c->live_bpf = false;
+	}
+	if (c->recording) {
+		if (perf_lock_record_stop(&c->rec, perr, sizeof(perr)))
+			add_note(c, "perf lock record: %s", perr);
+		else
+			run_perf_reports(c);
+		c->recording = false;
+	}
+	finish_hold(c, &after, have_after);
+	if (have_after)
+		lockstat_free(&after);
+	if (c->tracer) {
+		const struct lock_tracer_stats *st = lock_tracer_stats(c->tracer);
+
+		if (st->lost || st->lost_pages)
+			add_note(c, "the tracer lost %" PRIu64 " events (ring buffer full: raise --buffer-kb, "
+				 "now %zu KiB per CPU)", st->lost + st->lost_pages, st->buffer_kb);
+	}
+	return r;
+}
+
+void lock_collector_free(struct lock_collector *c)
+{
+	if (!c)
+		return;
+	if (!c->stopped) {
+		char err[256];
+
+		lock_collector_stop(c, err, sizeof(err));
+	}
+	lock_tracer_free(c->tracer);
+	lock_bpf_free(c->bpf);
+	if (c->have_ls_before)
+		lockstat_free(&c->ls_before);
+	for (int v = 0; v < 3; v++)
+		if (c->perf_tables[v])
+			lct_free(c->perf_tables[v], c->perf_ntables[v]);
+	if (c->have_ks)
+		ksyms_free(&c->ks);
+	free(c);
+}
+
+const struct flush_counts *lock_collector_flushes(const struct lock_collector *c)
+{
+	static const struct flush_counts none;
+
+	return c->tracer ? lock_tracer_flushes(c->tracer) : &none;
+}
+
+const struct lock_hold_result *lock_collector_hold(const struct lock_collector *c)
+{
+	return &c->hold;
+}
+
+const struct lock_tracer *lock_collector_tracer(const struct lock_collector *c)
+{
+	return c->tracer;
+}
+
+const char *lock_collector_notes(const struct lock_collector *c)
+{
+	return c->notes;
+}
+
+const char *lock_collector_perf_data(const struct lock_collector *c)
+{
+	return c->perf_data[0] ? c->perf_data : NULL;
+}
+
+/* ---- output ---- */
+
+/* count total mean max p50 p99 of a histogram, "-" when empty. */
+static void hist_cols(FILE *f, const struct hist *h)
+{
+	if (!h || !h->count) {
+		fprintf(f, "\t0\t-\t-\t-\t-\t-");
+		return;
+	}
+	fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%.0f\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, h->count, h->sum,
+		hist_mean(h), h->max, hist_quantile(h, 0.5), hist_quantile(h, 0.99));
+}
+
+static void file_name(char *buf, size_t n, const char *lock, const char *what)
+{
+	size_t k = 0;
+
+	for (const char *p = lock; *p && k + 1 < n; p++)
+		buf[k++] = isalnum((unsigned char)*p) || *p == '.' || *p == '-' ? *p : '_';
+	buf[k] = '\0';
+	snprintf(buf + k, n - k, ".%s.tsv", what);
+}
+
+static void write_hist(struct results *r, const char *lock, const char *what, const struct hist *h)
+{
+	char name[256], rel[300];
+	FILE *f;
+
+	if (!h || !h->count)
+		return;
+	file_name(name, sizeof(name), lock, what);
+	snprintf(rel, sizeof(rel), "lock-hist/%s", name);
+	f = results_open_data(r, rel);
+	hist_write_tsv(h, f);
+	fclose(f);
+}
+
+static void lock_label(const struct lock_collector *c, const struct lockcon_entry *e, char *buf, size_t n)
+{
+	const struct lock_info *li = c->tracer ? lock_tracer_info(c->tracer, e->addr) : NULL;
+
+	if (li && li->name[0])
+		snprintf(buf, n, "%s", li->name);
+	else
+		snprintf(buf, n, "0x%016" PRIx64, e->addr);
+}
+
+static bool is_target(const struct lock_collector *c, const char *label)
+{
+	return c->hold.measured && c->hold.lock_name[0] && !strcmp(label, c->hold.lock_name);
+}
+
+static void write_locks(struct lock_collector *c, struct results *r)
+{
+	FILE *f = results_open_data(r, "lock-locks.tsv");
+	const struct lockcon *lc = lock_tracer_waits(c->tracer);
+	struct lockcon_entry **v;
+	bool target_done = false;
+	size_t n;
+
+	fprintf(f, "lock\taddr\ttype\tname_from\tcaller\tcontended\twait_count\twait_total_ns\twait_mean_ns"
+		   "\twait_max_ns\twait_p50_ns\twait_p99_ns\thold_count\thold_total_ns\thold_mean_ns"
+		   "\thold_max_ns\thold_p50_ns\thold_p99_ns\twait_method\thold_method\n");
+	v = lockcon_sorted(lc, false, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct lock_info *li = lock_tracer_info(c->tracer, v[i]->addr);
+		char label[200];
+		bool tgt;
+
+		lock_label(c, v[i], label, sizeof(label));
+		tgt = is_target(c, label);
+		target_done |= tgt;
+		fprintf(f, "%s\t0x%016" PRIx64 "\t%s\t%s\t%s\t%" PRIu64, label, v[i]->addr,
+			lock_type_name(v[i]->flags), li && li->how[0] ? li->how : "-",
+			li && li->caller[0] ? li->caller : "-", v[i]->contended);
+		hist_cols(f, v[i]->hist);
+		hist_cols(f, tgt ? &c->hold.hold : NULL);
+		fprintf(f, "\tlock:contention_begin/end\t%s\n",
+			tgt ? hold_method_name(c->hold.plan.method) : "-");
+		write_hist(r, label, "wait", v[i]->hist);
+	}
+	free(v);
+	if (c->hold.measured && !target_done) {
+		/* The target was never contended: its row has holds only. */
+		fprintf(f, "%s\t-\t-\t%s\t-\t0", c->hold.lock_name, hold_method_name(c->hold.plan.method));
+		hist_cols(f, NULL);
+		hist_cols(f, &c->hold.hold);
+		fprintf(f, "\t-\t%s\n", hold_method_name(c->hold.plan.method));
+	}
+	if (c->hold.measured)
+		write_hist(r, c->hold.lock_name, "hold", &c->hold.hold);
+	fclose(f);
+}
+
+static void write_rstat(struct lock_collector *c, struct results *r)
+{
+	FILE *f = results_open_data(r, "lock-rstat.tsv");
+	struct rstat_stat *s;
+	size_t n;
+
+	fprintf(f, "lock\troot\tlevel\tacquired\tcontended\twait_count\twait_total_ns\twait_mean_ns\twait_max_ns"
+		   "\twait_p50_ns\twait_p99_ns\thold_count\thold_total_ns\thold_mean_ns\thold_max_ns"
+		   "\thold_p50_ns\thold_p99_ns\n");
+	s = lock_tracer_rstat(c->tracer, &n);
+	for (size_t i = 0; i < n; i++) {
+		char label[200], lvl[32];
+
+		fprintf(f, "%s\t%d\t%d\t%" PRIu64 "\t%" PRIu64, lock_tracer_rstat_lock_name(c->tracer, s[i].root),
+			s[i].root, s[i].level, s[i].acquired, s[i].contended);
+		hist_cols(f, &s[i].wait);
+		hist_cols(f, &s[i].hold);
+		fputc('\n', f);
+		snprintf(label, sizeof(label), "%s.root%d.level%d",
+			 lock_tracer_rstat_lock_name(c->tracer, s[i].root), s[i].root, s[i].level);
+		snprintf(lvl, sizeof(lvl), "%d", s[i].level);
+		write_hist(r, label, "wait", &s[i].wait);
+		write_hist(r, label, "hold", &s[i].hold);
+	}
+	free(s);
+	fclose(f);
+}
+
+static void write_hold(struct lock_collector *c, struct results *r)
+{
+	const struct lock_hold_result *h = &c->hold;
+	FILE *f = results_open_data(r, "lock-hold.tsv");
+
+	fprintf(f, "target\tlock\tmeasure\tmethod\tcount\ttotal_ns\tmean_ns\tmax_ns\tp50_ns\tp99_ns\treason\n");
+	fprintf(f, "%s\t%s\thold\t%s", h->plan.target, h->lock_name[0] ? h->lock_name : "-",
+		hold_method_name(h->plan.method));
+	if (h->hold.count)
+		hist_cols(f, &h->hold);
+	else if (h->measured)
+		fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%.0f\t%" PRIu64 "\t-\t-", h->count, h->total_ns,
+			h->count ? (double)h->total_ns / h->count : 0.0, h->max_ns);
+	else
+		hist_cols(f, NULL);
+	fprintf(f, "\t%s\n", h->plan.reason);
+	if (h->wait.count) {
+		fprintf(f, "%s\t%s\twait\t%s", h->plan.target, h->lock_name, hold_method_name(h->plan.method));
+		hist_cols(f, &h->wait);
+		fprintf(f, "\t-\n");
+		write_hist(r, h->lock_name, "wait-hold-method", &h->wait);
+	}
+	fprintf(f, "%s\t%s\tread_latency_upper_bound\tstat-read driver", h->plan.target,
+		h->lock_name[0] ? h->lock_name : "-");
+	hist_cols(f, h->have_read_bound ? &h->read_latency : NULL);
+	fprintf(f, "\t%s\n", h->have_read_bound ? "each read() holds the lock at most this long" :
+		"no read() latency was passed to the collector");
+	if (h->have_read_bound)
+		write_hist(r, "read-latency", "bound", &h->read_latency);
+	fclose(f);
+}
+
+static void write_flush(struct lock_collector *c, struct results *r)
+{
+	const struct flush_counts *fc = lock_collector_flushes(c);
+	FILE *f = results_open_data(r, "lock-flush.tsv");
+
+	fprintf(f, "available\tcalls\tforced\tneeded\tflushed\tskipped\n");
+	fprintf(f, "%d\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", fc->available,
+		fc->calls, fc->forced, fc->needed, fc->flushed, fc->skipped);
+	fclose(f);
+}
+
+static json_object *meta_json(const struct lock_collector *c)
+{
+	json_object *o = json_object_new_object(), *hold = json_object_new_object();
+	const struct flush_counts *fc = lock_collector_flushes(c);
+
+	if (c->tracer) {
+		const struct lock_tracer_stats *st = lock_tracer_stats(c->tracer);
+
+		json_object_object_add(o, "tracefs_instance", json_object_new_string(lock_tracer_instance(c->tracer)));
+		json_object_object_add(o, "events", json_object_new_int64(st->events));
+		json_object_object_add(o, "lost_events", json_object_new_int64(st->lost + st->lost_pages));
+		json_object_object_add(o, "buffer_kb_per_cpu", json_object_new_int64(st->buffer_kb));
+		json_object_object_add(o, "missing_events", json_object_new_string(lock_tracer_missing(c->tracer)));
+	}
+	json_object_object_add(hold, "target", json_object_new_string(c->hold.plan.target));
+	json_object_object_add(hold, "lock", json_object_new_string(c->hold.lock_name));
+	json_object_object_add(hold, "method", json_object_new_string(hold_method_name(c->hold.plan.method)));
+	json_object_object_add(hold, "reason", json_object_new_string(c->hold.plan.reason));
+	json_object_object_add(hold, "measured", json_object_new_boolean(c->hold.measured));
+	json_object_object_add(hold, "kernel", json_object_new_string(c->env.evidence));
+	json_object_object_add(o, "hold", hold);
+	if (fc->available) {
+		json_object *fj = json_object_new_object();
+
+		json_object_object_add(fj, "calls", json_object_new_int64(fc->calls));
+		json_object_object_add(fj, "forced", json_object_new_int64(fc->forced));
+		json_object_object_add(fj, "needed", json_object_new_int64(fc->needed));
+		json_object_object_add(fj, "flushed", json_object_new_int64(fc->flushed));
+		json_object_object_add(fj, "skipped", json_object_new_int64(fc->skipped));
+		json_object_object_add(fj, "counted_by", json_object_new_string(
+			c->tracer ? lock_tracer_stats(c->tracer)->flush_counting : ""));
+		json_object_object_add(o, "memcg_flush_stats", fj);
+	}
+	if (c->perf_data[0]) {
+		json_object_object_add(o, "perf_data", json_object_new_string(c->perf_data));
+		json_object_object_add(o, "perf_version", json_object_new_string(c->perf.version));
+	}
+	json_object_object_add(o, "notes", json_object_new_string(c->notes));
+	return o;
+}
+
+int lock_collector_write(struct lock_collector *c, struct results *r)
+{
+	char *hdir = results_path(r, "data/lock-hist");
+	int e = mkdir_p(hdir, 0755);
+
+	if (e < 0) {
+		warnx_lab("%s: cannot create: %s", hdir, strerror(-e));
+		free(hdir);
+		return -1;
+	}
+	free(hdir);
+	if (c->tracer) {
+		write_locks(c, r);
+		write_rstat(c, r);
+	}
+	write_hold(c, r);
+	write_flush(c, r);
+	for (int v = 0; v < 3; v++) {
+		static const char *const names[3] = { "perf-lock-contention-caller.tsv",
+						       "perf-lock-contention-thread.tsv",
+						       "perf-lock-contention-bpf.tsv" };
+
+		if (!c->perf_tables[v] || !c->perf_ntables[v])
+			continue;
+		FILE *f = results_open_data(r, names[v]);
+
+		lct_write_tsv(f, &c->perf_tables[v][0]);
+		fclose(f);
+	}
+	results_meta_set(r, "lock", meta_json(c));
+	return 0;
+}
+
+static void print_time(FILE *f, uint64_t ns)
+{
+	char buf[32];
+
+	lct_format_time(ns, buf, sizeof(buf));
+	fprintf(f, "%s", buf);
+}
+
+void lock_collector_print(const struct lock_collector *c, FILE *f)
+{
+	const struct lock_hold_result *h = &c->hold;
+	const struct flush_counts *fc = lock_collector_flushes(c);
+
+	if (c->tracer) {
+		const struct lock_tracer_stats *st = lock_tracer_stats(c->tracer);
+		struct rstat_stat *s;
+		size_t n;
+
+		fprintf(f, "tracer: tracefs instance %s, %" PRIu64 " events, %" PRIu64 " lost, %zu KiB per CPU\n",
+			lock_tracer_instance(c->tracer), st->events, st->lost + st->lost_pages, st->buffer_kb);
+		if (fc->available)
+			fprintf(f, "flushes (memcg:memcg_flush_stats, %s): %" PRIu64 " calls: %" PRIu64 " flushed "
+				"(%" PRIu64 " forced, %" PRIu64 " over the threshold), %" PRIu64 " skipped\n",
+				st->flush_counting, fc->calls, fc->flushed, fc->forced, fc->needed, fc->skipped);
+		s = lock_tracer_rstat(c->tracer, &n);
+		if (n)
+			fprintf(f, "\nrstat flush lock (cgroup_rstat_locked/unlock):\n"
+				"%-40s %4s %5s %9s %9s %12s %12s %12s %12s\n", "lock", "root", "level",
+				"acquired", "contended", "hold p50", "hold p99", "hold max", "wait p99");
+		for (size_t i = 0; i < n; i++) {
+			fprintf(f, "%-40s %4d %5d %9" PRIu64 " %9" PRIu64 " ",
+				lock_tracer_rstat_lock_name(c->tracer, s[i].root), s[i].root, s[i].level,
+				s[i].acquired, s[i].contended);
+			print_time(f, hist_quantile(&s[i].hold, 0.5));
+			fputc(' ', f);
+			print_time(f, hist_quantile(&s[i].hold, 0.99));
+			fputc(' ', f);
+			print_time(f, s[i].hold.max);
+			fputc(' ', f);
+			print_time(f, hist_quantile(&s[i].wait, 0.99));
+			fputc('\n', f);
+		}
+		free(s);
+	}
+	fprintf(f, "\nhold time of %s: method %s\n  %s\n", h->plan.target, hold_method_name(h->plan.method),
+		h->plan.reason);
+	if (h->hold.count) {
+		fprintf(f, "  %s: %" PRIu64 " holds, p50 ", h->lock_name, h->hold.count);
+		print_time(f, hist_quantile(&h->hold, 0.5));
+		fprintf(f, ", p99 ");
+		print_time(f, hist_quantile(&h->hold, 0.99));
+		fprintf(f, ", max ");
+		print_time(f, h->hold.max);
+		fputc('\n', f);
+	} else if (h->measured) {
+		fprintf(f, "  %s: %" PRIu64 " holds, mean ", h->lock_name, h->count);
+		print_time(f, h->count ? h->total_ns / h->count : 0);
+		fprintf(f, ", max ");
+		print_time(f, h->max_ns);
+		fputc('\n', f);
+	}
+	if (h->have_read_bound) {
+		fprintf(f, "  upper bound, the readers' read() latency: p50 ");
+		print_time(f, hist_quantile(&h->read_latency, 0.5));
+		fprintf(f, ", p99 ");
+		print_time(f, hist_quantile(&h->read_latency, 0.99));
+		fputc('\n', f);
+	}
+	if (c->tracer) {
+		const struct lockcon *lc = lock_tracer_waits(c->tracer);
+		struct lockcon_entry **v;
+		size_t n;
+
+		v = lockcon_sorted(lc, false, &n);
+		if (n)
+			fprintf(f, "\nmost waited-for locks (lock:contention_begin/end):\n"
+				"%10s %12s %12s %12s %10s   %s\n", "contended", "total wait", "max wait",
+				"p99 wait", "type", "lock (caller)");
+		for (size_t i = 0; i < n && i < 15; i++) {
+			const struct lock_info *li = lock_tracer_info(c->tracer, v[i]->addr);
+			char label[200];
+
+			lock_label(c, v[i], label, sizeof(label));
+			fprintf(f, "%10" PRIu64 " ", v[i]->contended);
+			print_time(f, v[i]->wait_total);
+			fputc(' ', f);
+			print_time(f, v[i]->wait_max);
+			fputc(' ', f);
+			print_time(f, v[i]->hist ? hist_quantile(v[i]->hist, 0.99) : 0);
+			fprintf(f, " %10s   %s%s%s%s\n", lock_type_name(v[i]->flags), label,
+				li && li->caller[0] ? " (" : "", li && li->caller[0] ? li->caller : "",
+				li && li->caller[0] ? ")" : "");
+		}
+		free(v);
+	}
+	if (c->notes[0])
+		fprintf(f, "\nnotes:\n%s", c->notes);
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "collect/perf_lock.h"
+#include "util/cleanup.h"
+#include "util/err.h"
+#include "util/fileio.h"
+
+extern char **environ;
+
+void perf_info_probe(struct perf_info *pi)
+{
+	char *out;
+	int st;
+
+	memset(pi, 0, sizeof(*pi));
+	out = run_capture("perf version 2>/dev/null", &st);
+	if (!out || st || sscanf(out, "perf version %d.%d", &pi->major, &pi->minor) != 2) {
+		free(out);
+		return;
+	}
+	pi->found = true;
+	snprintf(pi->version, sizeof(pi->version), "%.*s", (int)strcspn(out + 13, "\n"), out + 13);
+	free(out);
+	out = run_capture("perf version --build-options 2>/dev/null", &st);
+	pi->bpf_skel = out && strstr(out, "bpf_skel") && strstr(strstr(out, "bpf_skel"), "[ on");
+	free(out);
+}
+
+bool perf_has_csv(const struct perf_info *pi)
+{
+	return pi->major > 6 || (pi->major == 6 && pi->minor >= 5);
+}
+
+/* posix_spawn with stdout and stderr into log. */
+static pid_t spawn(char *const argv[], const char *log, char *err, size_t errlen)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int e;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (e) {
+		snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(e));
+		return -1;
+	}
+	return pid;
+}
+
+/* Undo step (signal-safe): stop perf so that it writes its header. */
+static void undo_record(void *arg)
+{
+	struct perf_lock_rec *r = arg;
+
+	if (r->pid > 0) {
+		kill(r->pid, SIGINT);
+		waitpid(r->pid, NULL, 0);
+		r->pid = 0;
+	}
+}
+
+int perf_lock_record_start(struct perf_lock_rec *r, const char *path, const char *log,
+			   char *err, size_t errlen)
+{
+	char *argv[] = { "perf", "lock", "record", "-a", "-o", (char *)path, NULL };
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	snprintf(r->log, sizeof(r->log), "%s", log);
+	unlink(path);
+	r->pid = spawn(argv, log, err, errlen);
+	if (r->pid < 0)
+		return -1;
+	r->cleanup_handle = cleanup_push(undo_record, r, "perf lock record");
+	/* perf writes the file header once its ring buffers are mapped;
+	 * events before that would be missed. */
+	for (int i = 0; i < 500; i++) {
+		struct stat st;
+		int status;
+
+		if (waitpid(r->pid, &status, WNOHANG) == r->pid) {
+			char *text = read_text(log, NULL);
+
+			r->pid = 0;
+			cleanup_pop(r->cleanup_handle, false);
+			snprintf(err, errlen, "perf lock record exited early: %.300s",
+				 text && *text ? text : "(no output)");
+			free(text);
+			return -1;
+		}
+		if (stat(path, &st) == 0 && st.st_size > 0) {
+			nanosleep(&ts, NULL);
+			return 0;
+		}
+		nanosleep(&ts, NULL);
+	}
+	undo_record(r);
+	cleanup_pop(r->cleanup_handle, false);
+	snprintf(err, errlen, "perf lock record did not start writing %s within 10 s", path);
+	return -1;
+}
+
+int perf_lock_record_stop(struct perf_lock_rec *r, char *err, size_t errlen)
+{
+	int status = 0;
+
+	if (r->pid <= 0)
+		return 0;
+	kill(r->pid, SIGINT);
+	while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	r->pid = 0;
+	cleanup_pop(r->cleanup_handle, false);
+	/* perf exits with 130 (or 0) after SIGINT once the file is complete. */
+	if (WIFSIGNALED(status) && WTERMSIG(status) != SIGINT) {
+		snprintf(err, errlen, "perf lock record was killed by signal %d (see %s)",
+			 WTERMSIG(status), r->log);
+		return -1;
+	}
+	return 0;
+}
+
+int perf_lock_contention(const struct perf_info *pi, const char *path, bool threads,
+			 const char *out_txt, struct lct_table **t, size_t *nt, char *err, size_t errlen)
+{
+	char *argv[12];
+	int n = 0, status;
+	pid_t pid;
+	char *text;
+
+	argv[n++] = "perf";
+	argv[n++] = "lock";
+	argv[n++] = "contention";
+	argv[n++] = "-i";
+	argv[n++] = (char *)path;
+	if (threads)
+		argv[n++] = "-t";
+	if (perf_has_csv(pi)) {
+		argv[n++] = "-x";
+		argv[n++] = ";";
+	}
+	argv[n] = NULL;
+	pid = spawn(argv, out_txt, err, errlen);
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		text = read_text(out_txt, NULL);
+		snprintf(err, errlen, "perf lock contention -i %s failed: %.300s", path, text ? text : "");
+		free(text);
+		return -1;
+	}
+	return perf_lock_parse_output(out_txt, t, nt, err, errlen);
+}
+
+int perf_lock_live_start(struct perf_lock_rec *r, const struct perf_info *pi, const char *out_txt,
+			 char *err, size_t errlen)
+{
+	char *argv[] = { "perf", "lock", "contention", "-a", "-b", "-x", ";", NULL };
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	int status;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->log, sizeof(r->log), "%s", out_txt);
+	if (!perf_has_csv(pi))
+		argv[5] = NULL;
+	r->pid = spawn(argv, out_txt, err, errlen);
+	if (r->pid < 0)
+		return -1;
+	r->cleanup_handle = cleanup_push(undo_record, r, "perf lock contention -b");
+	/* Loading the BPF programs takes a moment; a perf that cannot exits. */
+	for (int i = 0; i < 5; i++) {
+		nanosleep(&ts, NULL);
+		if (waitpid(r->pid, &status, WNOHANG) == r->pid) {
+			char *text = read_text(out_txt, NULL);
+
+			r->pid = 0;
+			cleanup_pop(r->cleanup_handle, false);
+			snprintf(err, errlen, "perf lock contention -b exited early: %.300s",
+				 text && *text ? text : "(no output)");
+			free(text);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int perf_lock_parse_output(const char *out_txt, struct lct_table **t, size_t *nt, char *err, size_t errlen)
+{
+	char *text = read_text(out_txt, NULL);
+	int r;
+
+	if (!text) {
+		snprintf(err, errlen, "%s: cannot read perf's output", out_txt);
+		return -1;
+	}
+	r = lct_parse(text, out_txt, t, nt, err, errlen);
+	free(text);
+	return r;
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The contention state machine and perf's caller rules on hand-made event
+ * sequences, with a small kallsyms table: the cases where perf's semantics
+ * are not the obvious ones (nested begins, ends without begins, waits
+ * credited to the end's call chain, 32-bit chain hashing, duplicate symbol
+ * choice, lock functions skipped).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "analyze/lockcon.h"
+#include "analyze/perf_symbols.h"
+#include "tests/tap.h"
+#include "util/err.h"
+
+#define K ((uint64_t)-128)	/* PERF_CONTEXT_KERNEL */
+#define U ((uint64_t)-512)	/* PERF_CONTEXT_USER */
+
+static const char kallsyms[] =
+	"ffffffff81000000 T _text\n"
+	"ffffffff81001000 T caller_a\n"
+	"ffffffff81002000 t caller_b\n"
+	"ffffffff81002000 T __pfx_caller_b_alias\n"	/* same address: the last one wins */
+	"ffffffff81003000 T __pfx_schedule\n"
+	"ffffffff81003000 T __sched_text_start\n"	/* survives: it comes last */
+	"ffffffff81003010 T schedule\n"
+	"ffffffff81003800 T __sched_text_end\n"
+	"ffffffff81004000 T __pfx__raw_spin_lock\n"
+	"ffffffff81004000 T __lock_text_start\n"
+	"ffffffff81004010 T _raw_spin_lock\n"
+	"ffffffff81004800 T __lock_text_end\n"
+	"ffffffff81005000 T slowpath\n"
+	"ffffffff81006000 T helper\n"
+	"ffffffff81007000 r rodata_sym\n"		/* not a perf symbol type */
+	"ffffffff81008000 D jiffies_lock\n";
+
+static struct lockcon_entry *entry(struct lockcon *lc, uint64_t key)
+{
+	return u64map_get(&lc->entries, key);
+}
+
+int main(void)
+{
+	struct psyms ps;
+	struct lockcon lc;
+	char err[256], name[128];
+	/* slowpath, _raw_spin_lock, helper are skipped (3), schedule is a lock
+	 * function, caller_a is the caller. */
+	uint64_t chain1[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
+			      0xffffffff81003020, 0xffffffff81001040, U, 0x7f0000001000 };
+	uint64_t chain1_end[] = { K, 0xffffffff81005020, 0xffffffff81004020, 0xffffffff81006010,
+				  0xffffffff81003020, 0xffffffff81001040, U, 0x7f0000001000 };
+	/* The same kernel part, a user address differing only above bit 32. */
+	uint64_t chain2[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
+			      0xffffffff81003020, 0xffffffff81001040, U, 0x7f1100001000 };
+	uint64_t chain3[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
+			      0xffffffff81002010 };
+	uint64_t id1, id2;
+
+	if (psyms_parse(&ps, xstrdup(kallsyms), "test-kallsyms", err, sizeof(err)))
+		tap_skip_all(err);
+	ok(ps.have_lock_ranges, "lock text ranges from the section markers");
+	ok(psyms_format(&ps, 0xffffffff81002010, name, sizeof(name)) && !strcmp(name, "__pfx_caller_b_alias+0x10"),
+	   "of two symbols at one address the later one names it (perf's fixup order)");
+	ok(!psyms_lookup(&ps, 0xffffffff81007010) || strcmp(psyms_lookup(&ps, 0xffffffff81007010)->name, "rodata_sym"),
+	   "rodata symbols are not perf symbols");
+	ok(psyms_is_lock_function(&ps, 0xffffffff81003020) && psyms_is_lock_function(&ps, 0xffffffff81004020) &&
+	   !psyms_is_lock_function(&ps, 0xffffffff81005010), "sched and lock text are lock functions");
+
+	lockcon_init(&lc, LOCKCON_BY_CALLER, &ps);
+	ok(lockcon_caller(&lc, chain1, 8, name, sizeof(name)) && !strcmp(name, "caller_a+0x40"),
+	   "caller: 3 frames skipped, then the lock function, then caller_a+0x40");
+	id1 = lockcon_chain_id(&lc, chain1, 8);
+	id2 = lockcon_chain_id(&lc, chain2, 8);
+	ok(id1 == id2, "chains differing above bit 32 of a frame share a key (perf hashes to u32)");
+	ok(id1 == lockcon_chain_id(&lc, chain1_end, 8), "the end's chain differs only in skipped frames: same key");
+	ok(lockcon_chain_id(&lc, chain3, 5) != id1, "a different caller: another key");
+
+	/* begin, nested begin, end: one contention, the first begin's time. */
+	lockcon_begin(&lc, 10, 1000, 0xaaaa, 1, chain1, 8);
+	lockcon_begin(&lc, 10, 1500, 0xaaaa, 1, chain1, 8);
+	lockcon_end(&lc, 10, 3000, 0xaaaa, chain1_end, 8);
+	ok(entry(&lc, id1) && entry(&lc, id1)->contended == 1 && entry(&lc, id1)->wait_total == 2000 &&
+	   lc.nested == 1, "a nested begin is ignored: 1 contention of 2000 ns");
+	/* An end after an end: the entry becomes "broken" (perf's bad count). */
+	lockcon_end(&lc, 10, 3100, 0xaaaa, chain1_end, 8);
+	ok(entry(&lc, id1)->broken && lockcon_bad_total(&lc) == 1, "an end without a begin counts as bad");
+	/* A wait is credited to the end's key. */
+	lockcon_begin(&lc, 11, 5000, 0xbbbb, 1, chain3, 5);
+	lockcon_end(&lc, 11, 5600, 0xbbbb, chain1, 8);
+	ok(entry(&lc, lockcon_chain_id(&lc, chain3, 5))->contended == 1 &&
+	   entry(&lc, lockcon_chain_id(&lc, chain3, 5))->wait_total == 0 &&
+	   entry(&lc, id1)->wait_total == 2600 && entry(&lc, id1)->acquired == 2,
+	   "the wait goes to the end's chain, the contention to the begin's");
+	ok(lockcon_avg(entry(&lc, id1)) == 1300, "avg wait = total / acquisitions (2600 / 2)");
+	{
+		size_t n;
+		struct lockcon_entry **v = lockcon_sorted(&lc, false, &n);
+
+		ok(n == 1 && v[0]->key == id1, "only entries that waited are listed (as perf prints)");
+		free(v);
+	}
+	lockcon_free(&lc);
+
+	/* Thread and lock views. */
+	lockcon_init(&lc, LOCKCON_BY_THREAD, &ps);
+	lockcon_begin(&lc, 7, 100, 0x1, 32, NULL, 0);
+	lockcon_begin(&lc, 8, 100, 0x1, 32, NULL, 0);
+	lockcon_end(&lc, 8, 400, 0x1, NULL, 0);
+	lockcon_end(&lc, 7, 700, 0x1, NULL, 0);
+	ok(entry(&lc, 7)->wait_total == 600 && entry(&lc, 8)->wait_total == 300, "thread view: per tid");
+	ok(entry(&lc, 7)->hist && entry(&lc, 7)->hist->count == 1, "waits also go into a histogram");
+	/* A probe inside the wait (a stack capture) moves its start. */
+	lockcon_begin(&lc, 9, 1000, 0x2, 32, NULL, 0);
+	lockcon_rebase(&lc, 9, 0x2, 1400);
+	lockcon_rebase(&lc, 9, 0x3, 1400);
+	lockcon_end(&lc, 9, 1500, 0x2, NULL, 0);
+	ok(entry(&lc, 9)->wait_total == 100, "a rebased wait counts from the new start (100 ns, not 500)");
+	/* A spinlock begun twice by one task lost an end: restart, not add. */
+	lc.restart_spin = true;
+	lockcon_begin(&lc, 12, 1000, 0x4, 1, NULL, 0);
+	lockcon_begin(&lc, 12, 9000, 0x4, 1, NULL, 0);
+	lockcon_end(&lc, 12, 9100, 0x4, NULL, 0);
+	ok(entry(&lc, 12)->wait_total == 100 && lc.restarted == 1, "restart_spin: a lost end does not make a long wait");
+	lockcon_begin(&lc, 13, 1000, 0x5, 32, NULL, 0);
+	lockcon_begin(&lc, 13, 1500, 0x5, 32, NULL, 0);
+	lockcon_end(&lc, 13, 2000, 0x5, NULL, 0);
+	ok(entry(&lc, 13)->wait_total == 1000, "but a mutex's spin-then-sleep begins are one wait");
+	lockcon_free(&lc);
+	lockcon_init(&lc, LOCKCON_BY_LOCK, &ps);
+	lockcon_begin(&lc, 7, 100, 0xffffffff81008000, 1, NULL, 0);
+	lockcon_end(&lc, 7, 200, 0xffffffff81008000, NULL, 0);
+	ok(!strcmp(entry(&lc, 0xffffffff81008000)->name, "jiffies_lock"), "lock view: static locks by symbol");
+	lockcon_free(&lc);
+	/* Bounded state: a live tracer drops finished pairs. */
+	lockcon_init(&lc, LOCKCON_BY_LOCK, &ps);
+	lc.keep_acquired = false;
+	for (int i = 0; i < 1000; i++) {
+		lockcon_begin(&lc, 100 + i, 1000, 0x5000 + i, 1, NULL, 0);
+		lockcon_end(&lc, 100 + i, 1010, 0x5000 + i, NULL, 0);
+	}
+	{
+		size_t pairs = 0, i = 0;
+		void *v;
+
+		while (u64map_next(&lc.threads, &i, NULL, &v))
+			pairs += *(uint32_t *)v;
+		is_int(pairs, 0, "without keep_acquired no finished pair stays in memory");
+	}
+	lockcon_free(&lc);
+	psyms_free(&ps);
+
+	/* A marker that loses to a later symbol at its address disables the
+	 * lock-function test, as in perf. */
+	if (!psyms_parse(&ps, xstrdup("ffffffff81003000 T __sched_text_start\n"
+				      "ffffffff81003000 T schedule\n"
+				      "ffffffff81003800 T __sched_text_end\n"), "k2", err, sizeof(err)))
+		ok(!ps.have_lock_ranges, "a shadowed __sched_text_start turns the lock-function test off");
+	psyms_free(&ps);
+	return tap_done();
+}
