@@ -21,6 +21,7 @@
 #                                 package
 #   apt/<suite>/                  private apt configuration and lists
 #   initramfs/<sha>.cpio.gz       initramfs images, keyed by their contents
+#                                 (the 8 used last are kept)
 # Each entry is built in a temporary directory and renamed into place.
 #
 # `run` writes into DIR: console.log (the guest's console), output.txt (the
@@ -302,6 +303,9 @@ build_initramfs() {
 			die "cannot write the initramfs $img"
 		mv "$t" "$img"
 	fi
+	# Each build of the lab makes a new image: keep the 8 used last.
+	touch "$img"
+	ls -t "$cache"/initramfs/*.cpio.gz | tail -n +9 | while read -r old; do rm -f "$old"; done
 	echo "$img"
 }
 
