@@ -61,7 +61,7 @@ FUZZ_OBJS := $(LIB_SRCS:%.c=build/fuzz/obj/%.o) $(BPF_EMBED)
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS ?= 60
 
-.PHONY: all build deps test unit asan fuzz fuzz-smoke killtest run bench clean help
+.PHONY: all build deps test unit asan fuzz fuzz-smoke killtest run bench clean help vmtest lab-kernel
 .DEFAULT_GOAL := all
 # Keep objects make would treat as intermediate (tests and fuzz targets).
 .SECONDARY:
@@ -76,6 +76,9 @@ help:
 	@echo "make          build bin/memcg-lab (installs missing build packages as root)"
 	@echo "make run      the main job: the default experiment on the running kernel"
 	@echo "make test     all tests (TAP through prove)"
+	@echo "make vmtest   only the tests that boot real kernels under qemu (lab/tests/vm-*.sh)"
+	@echo "make lab-kernel  build the lab's 6.1 kernel with the user-flush mutex (long; cached"
+	@echo "              under /var/cache/memcg-lab; then: memcg-lab vm --kernel lab ...)"
 	@echo "make bench    benchmarks, as ratios against the tools users would otherwise use"
 	@echo "make deps     install every Debian package the lab uses"
 	@echo "make clean    remove bin/ and build/"
@@ -176,6 +179,19 @@ bench:
 	@$(DEPS_SH) ensure run
 	@$(MAKE) --no-print-directory build
 	@for b in $(BENCH_SH); do $$b || exit 1; done
+
+# The guest tests alone: real kernels (Debian 5.10, 6.1, 6.12 and the lab
+# kernel when built) under qemu; part of `make test` too.
+vmtest:
+	@$(DEPS_SH) ensure test
+	@$(MAKE) --no-print-directory build
+	prove --timer -v $(wildcard lab/tests/vm-*.sh)
+
+# Not part of `make test`: the compile takes long on a small machine (it
+# runs at nice 19); the result is cached outside the repository.
+lab-kernel:
+	@$(DEPS_SH) ensure kernel
+	lab/scripts/lab-kernel.sh
 
 run:
 	@$(DEPS_SH) ensure run

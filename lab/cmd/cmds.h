@@ -15,3 +15,4 @@ CMD(probe, "what the kernel under test has (BTF, kallsyms, runtime probes), with
 CMD(report, "the report of a results directory: kernel, features, verdicts, tables, skips")
 CMD(run, "run an experiment file (experiments/*.exp) into one results directory")
 CMD(statread, "memory.stat read latency per level while allocators keep the leaves in reclaim")
+CMD(vm, "run a lab command inside a real kernel (Debian 5.10-6.12, the lab kernel) under qemu")

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The Debian packages the lab needs, by purpose, and how to get them.
 #
-#   deps.sh ensure PURPOSE   install what PURPOSE (build|test|run|all) lacks
+#   deps.sh ensure PURPOSE   install what PURPOSE (build|test|run|kernel|all) lacks
 #   deps.sh install all      the same for every purpose
 #   deps.sh list PURPOSE     print the package names
 #
@@ -14,16 +14,20 @@ build_pkgs="gcc make pkg-config libbpf-dev libtracefs-dev libtraceevent-dev
 libinih-dev libjson-c-dev libhwloc-dev libelf-dev zlib1g-dev xz-utils clang"
 # pahole reads and converts layouts; perf records c2c/lock data; gnuplot plots.
 run_pkgs="dwarves linux-perf gnuplot-nox"
-# prove runs the TAP tests (perl); clang builds the sanitizer and fuzz targets.
-test_pkgs="perl clang libclang-rt-14-dev"
+# prove runs the TAP tests (perl); clang builds the sanitizer and fuzz targets;
+# qemu and a static busybox boot real kernels for the guest tests (vm).
+test_pkgs="perl clang libclang-rt-14-dev qemu-system-x86 busybox-static"
+# make lab-kernel: what building a kernel with BTF needs.
+kernel_pkgs="bison flex bc dwarves patch"
 
 pkgs_for() {
 	case "$1" in
 	build) echo $build_pkgs ;;
 	run) echo $build_pkgs $run_pkgs ;;
 	test) echo $build_pkgs $run_pkgs $test_pkgs ;;
-	all) echo $build_pkgs $run_pkgs $test_pkgs ;;
-	*) echo "deps.sh: unknown purpose '$1' (build, run, test, all)" >&2; exit 2 ;;
+	kernel) echo $build_pkgs $kernel_pkgs ;;
+	all) echo $build_pkgs $run_pkgs $test_pkgs $kernel_pkgs ;;
+	*) echo "deps.sh: unknown purpose '$1' (build, run, test, kernel, all)" >&2; exit 2 ;;
 	esac
 }
 

@@ -1,0 +1,527 @@
+#!/bin/sh
+# The engine behind `memcg-lab vm`: real kernels under qemu.
+#
+#   vm.sh kernel [--suite S] SPEC   fetch and cache a kernel; prints its directory
+#   vm.sh run --out DIR --binary BIN [--kernel SPEC] [--suite S]
+#             [--kernel-dir DIR (of a kernel already fetched)] [--cpus N]
+#             [--mem MB] [--timeout S] [--add PATH]... [--env K=V]...
+#             [--append ARGS] [--console] (--shell CMD | -- LAB-ARGS...)
+#
+# SPEC is a Debian kernel image package (linux-image-6.1.0-57-amd64, or a
+# meta package such as linux-image-6.12-amd64, followed to its image), an
+# alias (5.10 = bullseye's linux-image-amd64, 6.1 = bookworm's, 6.12 =
+# bookworm's linux-image-6.12-amd64), "lab" (the kernel `make lab-kernel`
+# built) or the path of a vmlinux/bzImage.  Packages come from the host's
+# own apt sources when they include the suite; otherwise from a private apt
+# configuration (APT_CONFIG) under the cache, so /etc/apt is never touched.
+#
+# Everything large lives under $MEMCG_LAB_CACHE (default /var/cache/memcg-lab,
+# or ~/.cache/memcg-lab when that is not writable):
+#   kernels/<package>_<version>/  vmlinux (ELF, booted via PVH), config,
+#                                 package
+#   apt/<suite>/                  private apt configuration and lists
+#   initramfs/<sha>.cpio.gz       initramfs images, keyed by their contents
+#                                 (the 8 used last are kept)
+# Each entry is built in a temporary directory and renamed into place.
+#
+# `run` writes into DIR: console.log (the guest's console), output.txt (the
+# command's stdout and stderr), exit-status, guest.txt, dmesg.txt, results/
+# (the guest's results directories) and vm.env (what was booted and how).
+# Exit status: the guest command's, or 2 with one line on stderr when the
+# guest could not run it (no qemu, no apt, unknown package, a panic, a hang).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+me=memcg-lab-vm
+
+die() { echo "$me: $*" >&2; exit 2; }
+
+# Temporary paths (per process: concurrent runs do not share them) go away
+# on every exit.  set -e ends the script on any failing command: say so
+# when that was not one of ours (die's 2, or the guest's status at the end).
+cleanup_paths=""
+on_exit() {
+	rc=$?
+	# shellcheck disable=SC2086
+	[ -z "$cleanup_paths" ] || rm -rf $cleanup_paths
+	[ "$rc" = 0 ] || [ "$rc" = 2 ] || [ "$rc" = 130 ] || [ -n "${finished:-}" ] ||
+		echo "$me: internal error: a command of lab/scripts/vm.sh failed (exit $rc)" >&2
+}
+trap on_exit EXIT
+trap 'exit 130' INT TERM HUP
+# Sets t to a fresh temporary name next to a cache entry, removed on exit unless
+# publish() moved it into place.
+tmpname() { t="$1.tmp.$$"; cleanup_paths="$cleanup_paths $t"; rm -rf "$t"; }
+# Moves a finished temporary entry into place; when a concurrent run got
+# there first, its entry stays and ours goes.
+publish() { mv -T "$1" "$2" 2>/dev/null || rm -rf "$1"; }
+# For functions called as $(...): a subshell does not inherit the EXIT
+# trap, and must clean up only what it made itself.
+own_cleanup() { cleanup_paths=""; trap on_exit EXIT; }
+note() { [ -n "${quiet:-}" ] || echo "$me: $*" >&2; }
+
+cache_dir() {
+	if [ -n "${MEMCG_LAB_CACHE:-}" ]; then
+		echo "$MEMCG_LAB_CACHE"
+	elif mkdir -p /var/cache/memcg-lab 2>/dev/null && [ -w /var/cache/memcg-lab ]; then
+		echo /var/cache/memcg-lab
+	else
+		echo "${XDG_CACHE_HOME:-$HOME/.cache}/memcg-lab"
+	fi
+}
+cache=$(cache_dir)
+mkdir -p "$cache" || die "cannot create the cache directory $cache"
+
+# ---- apt: the host's configuration, or a private one for another suite ----
+
+aptenv=""	# "APT_CONFIG=..." for a private suite, "" for the host's
+
+host_has_suite() {
+	apt-get indextargets --format '$(CODENAME)' 2>/dev/null | grep -qx "$1"
+}
+
+use_suite() {
+	suite=$1
+	aptenv=""
+	[ -n "$suite" ] || return 0
+	command -v apt-get >/dev/null || die "apt-get not found: kernels are fetched with apt"
+	host_has_suite "$suite" && return 0
+	d=$cache/apt/$suite
+	if [ ! -f "$d/apt.conf" ]; then
+		tmpname "$d"
+		mkdir -p "$t/lists/partial" "$t/archives/partial" "$t/parts"
+		: > "$t/status"
+		kr=/usr/share/keyrings/debian-archive-keyring.gpg
+		[ -f $kr ] || die "$kr missing (package debian-archive-keyring): cannot verify suite $suite"
+		{
+			echo "deb [signed-by=$kr] http://deb.debian.org/debian $suite main"
+			echo "deb [signed-by=$kr] http://deb.debian.org/debian-security $suite-security main"
+		} > "$t/sources.list"
+		cat > "$t/apt.conf" <<-EOF
+		Dir::Etc::SourceList "$d/sources.list";
+		Dir::Etc::SourceParts "$d/parts";
+		Dir::Etc::Preferences "/dev/null";
+		Dir::Etc::PreferencesParts "$d/parts";
+		Dir::State::Lists "$d/lists";
+		Dir::State::status "$d/status";
+		Dir::Cache "$d/cache";
+		Dir::Cache::Archives "$d/archives";
+		APT::Architecture "amd64";
+		APT::Architectures { "amd64"; };
+		Acquire::Languages "none";
+		EOF
+		chown -R _apt "$t/lists" "$t/archives" 2>/dev/null || true
+		publish "$t" "$d"
+	fi
+	aptenv="APT_CONFIG=$d/apt.conf"
+	if ! ls "$d/lists/"*Packages* >/dev/null 2>&1; then
+		note "fetching the package index of Debian $suite (private apt configuration in $d)"
+		flock "$d/update.lock" env $aptenv apt-get update >"$d/update.log" 2>&1 ||
+			die "no apt access to Debian $suite: $(grep -E '^(E|W|Err):' "$d/update.log" | head -n1)"
+		ls "$d/lists/"*Packages* >/dev/null 2>&1 ||
+			die "no apt access to Debian $suite: apt-get update fetched no package index ($d/update.log)"
+	fi
+}
+
+# Follows meta packages (linux-image-amd64 -> linux-image-6.1.0-57-amd64)
+# and prints "package version".  One apt-cache call per hop; the answer is
+# remembered until apt's package lists change.
+resolve_package() {
+	lists=$(env $aptenv apt-config shell L Dir::State::Lists/d | sed "s/^L='\(.*\)'$/\1/")
+	memo=$cache/kernels/resolved/${suite:-host}-$1
+	if [ -f "$memo" ] && [ -z "$(find "$lists" -maxdepth 1 -newer "$memo" -name '*Packages*' 2>/dev/null)" ]; then
+		cat "$memo"
+		return 0
+	fi
+	p=$1
+	for hop in 1 2 3 4; do
+		info=$(env $aptenv apt-cache show --no-all-versions "$p" 2>/dev/null) ||
+			die "no Debian package named '$p'${suite:+ in $suite} (apt-cache show knows none; expected e.g. linux-image-6.1.0-57-amd64, linux-image-6.12-amd64 or an alias: 5.10, 6.1, 6.12, lab)"
+		field() { echo "$info" | sed -n "s/^$1: //p" | head -n1; }
+		deps=$(field Depends | tr ',' '\n' | sed 's/^ *//; s/ .*//' | grep '^linux-image-' || true)
+		if [ -n "$deps" ] && [ "$(echo "$deps" | wc -l)" = 1 ] && [ "$(field Installed-Size)" -lt 1000 ]; then
+			p=$deps
+			continue
+		fi
+		mkdir -p "$(dirname "$memo")"
+		echo "$p $(field Version)" | tee "$memo"
+		return 0
+	done
+	die "package '$1' leads through more than 3 meta packages"
+}
+
+# bzImage -> ELF vmlinux: the payload location is in the setup header
+# (setup_sects at 0x1f1, payload_offset at 0x248, payload_length at 0x24c).
+extract_vmlinux() {	# bzImage out
+	le32() { od -An -t u4 -j "$2" -N 4 "$1" | tr -d ' '; }
+	sects=$(od -An -t u1 -j 497 -N 1 "$1" | tr -d ' ')
+	[ "$sects" = 0 ] && sects=4
+	off=$(( (sects + 1) * 512 + $(le32 "$1" 584) ))
+	len=$(le32 "$1" 588)
+	magic=$(od -An -t x1 -j "$off" -N 4 "$1" | tr -d ' ')
+	case $magic in
+	fd377a58) dec="xz -dc" ;;
+	28b52ffd) dec="zstd -dcq" ;;
+	1f8b*) dec="gzip -dc" ;;
+	*) return 1 ;;
+	esac
+	tail -c +"$((off + 1))" "$1" | head -c "$len" | $dec > "$2" 2>/dev/null || true
+	[ "$(od -An -c -N 4 "$2" | tr -d ' ')" = '177ELF' ]
+}
+
+# Prints the cached kernel directory of SPEC, fetching it when needed.
+kernel_dir() {
+	own_cleanup
+	spec=$1
+	case $spec in
+	lab)
+		v=$("$root/lab/scripts/lab-kernel.sh" --print) ||
+			die "no lab kernel built yet: run 'make lab-kernel' (it takes long: see lab/scripts/lab-kernel.sh)"
+		echo "$(dirname "$v")"
+		return 0 ;;
+	/*|./*|../*)
+		[ -f "$spec" ] || die "kernel image $spec: no such file"
+		d=$cache/kernels/file-$(sha256sum "$spec" | cut -c1-16)
+		if [ ! -f "$d/vmlinux" ]; then
+			tmpname "$d"
+			mkdir -p "$t"
+			if [ "$(od -An -c -N 4 "$spec" | tr -d ' ')" = '177ELF' ]; then
+				cp "$spec" "$t/vmlinux"
+			else
+				extract_vmlinux "$spec" "$t/vmlinux" ||
+					die "$spec is neither an ELF vmlinux nor a bzImage with an xz/zstd/gzip payload"
+			fi
+			echo "file $spec" > "$t/package"
+			publish "$t" "$d"
+		fi
+		echo "$d"
+		return 0 ;;
+	5.10) use_suite bullseye; pkg=linux-image-amd64 ;;
+	6.1) use_suite bookworm; pkg=linux-image-amd64 ;;
+	6.12) use_suite bookworm; pkg=linux-image-6.12-amd64 ;;
+	linux-image-*) use_suite "$opt_suite"; pkg=$spec ;;
+	*) die "unknown kernel '$spec': expected a Debian package (linux-image-...), an alias (5.10, 6.1, 6.12), 'lab' or a path" ;;
+	esac
+	command -v apt-get >/dev/null || die "apt-get not found: kernels are fetched with apt"
+	pv=$(resolve_package "$pkg")
+	pkg=${pv% *}
+	ver=${pv#* }
+	d=$cache/kernels/${pkg}_$ver
+	if [ ! -f "$d/vmlinux" ]; then
+		tmpname "$d"
+		mkdir -p "$t/deb"
+		chown _apt "$t/deb" 2>/dev/null || true
+		note "downloading $pkg $ver${suite:+ ($suite)}"
+		(cd "$t/deb" && env $aptenv apt-get download "$pkg=$ver") >"$t/apt.log" 2>&1 ||
+			die "no apt access: apt-get download $pkg=$ver failed: $(grep -E '^(E|Err):' "$t/apt.log" | head -n1)"
+		deb=$(ls "$t/deb/"*.deb)
+		mkdir -p "$t/x"
+		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$t/x" --wildcards \
+			'./boot/vmlinuz-*' './boot/config-*' './boot/System.map-*' 2>/dev/null ||
+			die "$pkg $ver holds no /boot/vmlinuz-*: not a kernel image package"
+		extract_vmlinux "$t/x/boot/vmlinuz-"* "$t/vmlinux" ||
+			die "cannot decompress the kernel of $pkg $ver (payload neither xz, zstd nor gzip)"
+		mv "$t/x/boot/config-"* "$t/config"
+		echo "$pkg $ver ${suite:-host-apt}" > "$t/package"
+		rm -rf "$t/x" "$t/deb" "$t/apt.log"
+		publish "$t" "$d"
+	fi
+	echo "$d"
+}
+
+# ---- the initramfs ----
+
+# Copies an ELF and the libraries ldd names (same paths in the guest).
+add_elf() {	# src dst-in-root stage
+	mkdir -p "$3$(dirname "$2")"
+	cp -L "$1" "$3$2"
+	ldd "$1" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p' |
+	while read -r lib; do
+		[ -e "$3$lib" ] && continue
+		mkdir -p "$3$(dirname "$lib")"
+		cp -L "$lib" "$3$lib"
+	done
+}
+
+is_elf() { [ "$(od -An -c -N 4 "$1" 2>/dev/null | tr -d ' ')" = '177ELF' ]; }
+
+# Stages the guest's root in $1 and prints the cached cpio.gz path.
+build_initramfs() {
+	own_cleanup
+	st=$1
+	bb=$(command -v busybox || true)
+	[ -n "$bb" ] && file_is_static "$bb" || bb=/bin/busybox
+	[ -x "$bb" ] || die "busybox not found: apt-get install --no-install-recommends busybox-static"
+	file_is_static "$bb" || die "$bb is not statically linked: apt-get install busybox-static"
+	mkdir -p "$st/bin" "$st/lab/vm" "$st/lab/bin" "$st/out/results" "$st/tmp" \
+		"$st/proc" "$st/sys" "$st/dev" "$st/etc" "$st/root"
+	cp "$bb" "$st/bin/busybox"
+	# Applets become links at boot (busybox --install -s), except sh and
+	# the ones /init needs before that.
+	for a in sh mount mkdir; do ln -sf busybox "$st/bin/$a"; done
+	cp "$here/vm-init.sh" "$st/init"
+	chmod 755 "$st/init"
+	add_elf "$opt_binary" /lab/bin/memcg-lab "$st"
+	for d in experiments layouts plots; do
+		if [ -d "$root/$d" ]; then cp -r "$root/$d" "$st/lab/"; fi
+	done
+	echo "root:x:0:0:root:/root:/bin/sh" > "$st/etc/passwd"
+	echo "root:x:0:" > "$st/etc/group"
+	for a in $opt_add; do
+		case $a in
+		/*) src=$a ;;
+		*) src=$root/$a ;;
+		esac
+		[ -e "$src" ] || die "--add $a: no such file"
+		case $src in
+		"$root"/*) dst=/lab/${src#"$root"/} ;;
+		*) dst=$src ;;
+		esac
+		if [ -d "$src" ]; then
+			mkdir -p "$st$dst"
+			cp -r "$src/." "$st$dst/"
+			find "$src" -type f | while read -r f; do
+				if is_elf "$f"; then add_elf "$f" "$dst${f#"$src"}" "$st"; fi
+			done
+		elif is_elf "$src"; then
+			add_elf "$src" "$dst" "$st"
+		else
+			mkdir -p "$st$(dirname "$dst")"
+			cp "$src" "$st$dst"
+		fi
+	done
+	# Contents decide the cache key (the command and env files come last,
+	# in a second small archive appended to the cached one).
+	sum=$(cd "$st" && find . -type f -o -type l | LC_ALL=C sort |
+		while read -r f; do echo "$f"; [ -L "$f" ] && readlink "$f" || cat "$f"; done | sha256sum | cut -c1-16)
+	img=$cache/initramfs/$sum.cpio.gz
+	if [ ! -f "$img" ]; then
+		mkdir -p "$cache/initramfs"
+		tmpname "$img"
+		(cd "$st" && find . | LC_ALL=C sort | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$t" ||
+			die "cannot write the initramfs $img"
+		mv "$t" "$img"
+	fi
+	# Each build of the lab makes a new image: keep the 8 used last.
+	touch "$img"
+	ls -t "$cache"/initramfs/*.cpio.gz | tail -n +9 | while read -r old; do rm -f "$old"; done
+	echo "$img"
+}
+
+file_is_static() { ! ldd "$1" >/dev/null 2>&1; }
+
+# ---- booting ----
+
+qemu_bin=qemu-system-x86_64
+
+# KVM only where it can work: /dev/kvm usable and the CPU shows VT-x/AMD-V
+# (a VM whose host exposes /dev/kvm without nested virtualization has the
+# device but qemu aborts on it).  Otherwise TCG: slower, and throughput in it
+# means nothing, but counts and code paths are the guest kernel's own.
+pick_accel() {
+	case $opt_accel in
+	kvm|tcg) accel=$opt_accel ;;
+	auto)
+		accel=tcg
+		if [ -r /dev/kvm ] && [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
+			accel=kvm
+		fi ;;
+	*) die "--accel: '$opt_accel' is not kvm, tcg or auto" ;;
+	esac
+}
+accel_args() {
+	if [ "$accel" = kvm ]; then echo "-accel kvm -cpu host"; else echo "-accel tcg -cpu max"; fi
+}
+
+# 0 ok, 10 no marker, 11 panic, 12 timeout; the guest's rc in $guest_rc.
+boot_once() {	# kernel initrd outdir
+	con=$3/console.log
+	pay=$3/payload.b64
+	rm -f "$con" "$pay"
+	t0=$(date +%s.%N)
+	set +e
+	timeout -k 5 "$opt_timeout" $qemu_bin $(accel_args) \
+		-smp "$opt_cpus" -m "$opt_mem" -nodefaults -no-reboot \
+		-display none -monitor none -nic none \
+		-serial "file:$con" -serial "file:$pay" \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-kernel "$1" -initrd "$2" \
+		-append "console=ttyS0 panic=-1 quiet rdinit=/init memcg_lab.attempt=$attempts $opt_append" \
+		>"$3/qemu.log" 2>&1
+	qrc=$?
+	set -e
+	t1=$(date +%s.%N)
+	boot_seconds=$(printf '%.2f' "$(echo "$t1 - $t0" | bc)")
+	tr -d '\r' < "$con" > "$con.tmp" 2>/dev/null && mv "$con.tmp" "$con"
+	guest_rc=$(sed -n 's/.*@@MEMCG-LAB-EXIT=\([0-9]*\)@@.*/\1/p' "$con" | tail -n1)
+	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+		return 12
+	fi
+	if [ -z "$guest_rc" ]; then
+		grep -q 'Kernel panic' "$con" && return 11
+		[ $((qrc % 2)) = 1 ] && grep -q '@@MEMCG-LAB-BEGIN' "$con" && {
+			# /init ran and the port answered, but the end marker was
+			# lost (qemu's own errors exit 1 before any BEGIN).
+			guest_rc=$(( (qrc - 1) / 2 ))
+			return 0
+		}
+		return 10
+	fi
+	# Both channels: the debug-exit code must agree with the marker.
+	if [ $((qrc % 2)) = 1 ] && [ "$qrc" != $(( 2 * (guest_rc > 127 ? 127 : guest_rc) + 1 )) ]; then
+		die "guest said exit $guest_rc but qemu's isa-debug-exit reported $(( (qrc - 1) / 2 ))"
+	fi
+	return 0
+}
+
+# Decodes the payload (tar.gz between markers, checksum verified) into DIR.
+unpack_payload() {	# dir
+	pay=$1/payload.b64
+	[ -s "$pay" ] || return 1
+	tr -d '\r' < "$pay" | sed -n '/@@MEMCG-LAB-PAYLOAD-BEGIN@@/,/@@MEMCG-LAB-PAYLOAD-END/p' |
+		sed '1d;$d' | base64 -d > "$1/payload.tgz" 2>/dev/null || return 1
+	want=$(tr -d '\r' < "$pay" | sed -n 's/.*@@MEMCG-LAB-PAYLOAD-END \([0-9a-f]*\)@@.*/\1/p')
+	got=$(sha256sum "$1/payload.tgz" | cut -d' ' -f1)
+	[ -n "$want" ] && [ "$want" = "$got" ] || return 1
+	tar -xzf "$1/payload.tgz" -C "$1" || return 1
+	rm -f "$1/payload.tgz" "$pay"
+}
+
+last_lines() { tail -n "${2:-25}" "$1" 2>/dev/null | sed 's/^/  | /'; }
+
+# What a crash said: from the first oops/BUG/panic line (with the 3 lines
+# before it) on, at most 30 lines, and always the "Kernel panic" line.
+crash_lines() {
+	first=$(grep -n -m1 -E 'Kernel panic|BUG:|Oops|general protection|sysrq: Trigger' "$1" | cut -d: -f1)
+	[ -n "$first" ] || { last_lines "$1"; return; }
+	start=$((first > 3 ? first - 3 : 1))
+	sed -n "$start,$((start + 29))p" "$1" | sed 's/^/  | /'
+	sed -n "$((start + 30)),\$p" "$1" | grep -m1 'Kernel panic' | sed 's/^/  | /'
+}
+
+cmd_run() {
+	opt_out="" opt_binary="" opt_kernel=6.12 opt_kdir="" opt_suite="" opt_cpus=2 opt_mem=1024
+	opt_timeout=120 opt_add="" opt_append="" opt_console="" opt_shell="" envs="" opt_accel=auto
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--out) opt_out=$2; shift ;;
+		--binary) opt_binary=$2; shift ;;
+		--kernel) opt_kernel=$2; shift ;;
+		--kernel-dir) opt_kdir=$2; shift ;;
+		--suite) opt_suite=$2; shift ;;
+		--cpus) opt_cpus=$2; shift ;;
+		--mem) opt_mem=$2; shift ;;
+		--timeout) opt_timeout=$2; shift ;;
+		--add) opt_add="$opt_add $2"; shift ;;
+		--env) envs="$envs
+export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")'"; shift ;;
+		--append) opt_append=$2; shift ;;
+		--accel) opt_accel=$2; shift ;;
+		--console) opt_console=1 ;;
+		--shell) opt_shell=$2; shift ;;
+		--) shift; break ;;
+		*) die "run: unknown option '$1'" ;;
+		esac
+		shift
+	done
+	[ -n "$opt_out" ] || die "run: --out DIR is required"
+	[ -n "$opt_binary" ] && [ -x "$opt_binary" ] || die "run: --binary: '$opt_binary' is not an executable"
+	[ -n "$opt_shell" ] || [ $# -gt 0 ] || die "run: nothing to run (--shell CMD or -- LAB-ARGS)"
+	command -v $qemu_bin >/dev/null ||
+		die "$qemu_bin not found: apt-get install --no-install-recommends qemu-system-x86 (or make deps)"
+	mkdir -p "$opt_out"
+	pick_accel
+
+	# The caller may have resolved the kernel already (memcg-lab vm does).
+	if [ -n "$opt_kdir" ]; then
+		[ -f "$opt_kdir/vmlinux" ] || die "run: --kernel-dir $opt_kdir holds no vmlinux"
+		kd=$opt_kdir
+	else
+		kd=$(kernel_dir "$opt_kernel")
+	fi
+	st=$(mktemp -d "${TMPDIR:-/tmp}/memcg-lab-vm.XXXXXX")
+	cleanup_paths="$cleanup_paths $st"
+	img=$(build_initramfs "$st/root")
+
+	# The per-run part: the command and its environment, appended as a
+	# second cpio member set (the kernel unpacks concatenated archives).
+	mkdir -p "$st/run/lab/vm" "$st/run/boot"
+	# The kernel's config where the lab looks for it (/init links it to
+	# /boot/config-$(uname -r)).
+	[ -f "$kd/config" ] && cp "$kd/config" "$st/run/boot/config"
+	if [ -n "$opt_shell" ]; then
+		printf '%s\n' "$opt_shell" > "$st/run/lab/vm/cmd"
+	else
+		line="exec /lab/bin/memcg-lab"
+		for a in "$@"; do
+			line="$line '$(printf '%s' "$a" | sed "s/'/'\\\\''/g")'"
+		done
+		printf '%s\n' "$line" > "$st/run/lab/vm/cmd"
+	fi
+	{
+		echo "export MEMCG_LAB_ROOT=/lab MEMCG_LAB_RESULTS=/out/results HOME=/root"
+		printf '%s\n' "$envs"
+	} > "$st/run/lab/vm/env"
+	(cd "$st/run" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$st/run.cpio.gz"
+	cat "$img" "$st/run.cpio.gz" > "$st/initrd.gz"
+
+	attempts=0
+	while :; do
+		attempts=$((attempts + 1))
+		st_rc=0
+		boot_once "$kd/vmlinux" "$st/initrd.gz" "$opt_out" || st_rc=$?
+		[ "$st_rc" = 10 ] && [ "$attempts" = 1 ] || break
+		note "no end marker from the guest (console: $(wc -l < "$opt_out/console.log") lines); booting once more"
+		mv "$opt_out/console.log" "$opt_out/console.attempt1.log"
+	done
+	[ -n "$opt_console" ] && cat "$opt_out/console.log" >&2
+	{
+		echo "kernel_spec=$opt_kernel"
+		if [ -f "$kd/package" ]; then
+			echo "kernel_package=$(cat "$kd/package")"
+		elif [ -f "$kd/source" ]; then
+			echo "kernel_package=lab kernel: $(cat "$kd/source") + lab/kernel-patches"
+		fi
+		echo "kernel_dir=$kd"
+		echo "initramfs=$img"
+		echo "accel=$accel"
+		echo "cpus=$opt_cpus"
+		echo "mem_mb=$opt_mem"
+		echo "attempts=$attempts"
+		echo "qemu_seconds=$boot_seconds"
+		echo "qemu_exit=$qrc"
+	} > "$opt_out/vm.env"
+	case $st_rc in
+	11) echo "guest_status=panic" >> "$opt_out/vm.env"
+	    echo "$me: the guest kernel panicked ($opt_kernel); what it said:" >&2
+	    crash_lines "$opt_out/console.log" >&2; exit 2 ;;
+	12) echo "guest_status=timeout" >> "$opt_out/vm.env"
+	    echo "$me: the guest did not finish within $opt_timeout s ($opt_kernel); its last lines:" >&2
+	    last_lines "$opt_out/console.log" >&2; exit 2 ;;
+	10) echo "guest_status=no-marker" >> "$opt_out/vm.env"
+	    echo "$me: the guest ended twice without its end marker ($opt_kernel); its last lines:" >&2
+	    last_lines "$opt_out/console.log" >&2
+	    [ -s "$opt_out/qemu.log" ] && { echo "$me: qemu said:" >&2; last_lines "$opt_out/qemu.log" 5 >&2; }
+	    exit 2 ;;
+	esac
+	unpack_payload "$opt_out" ||
+		die "the guest finished (exit $guest_rc) but its results did not come back intact on the second serial port ($opt_out/payload.b64)"
+	echo "guest_status=exited" >> "$opt_out/vm.env"
+	echo "guest_exit=$guest_rc" >> "$opt_out/vm.env"
+	sed -n 's/^\(kernel\|uptime_at_start\|uptime_at_end\): /guest_\1=/p' "$opt_out/guest.txt" >> "$opt_out/vm.env"
+	[ -n "$opt_console" ] || cat "$opt_out/output.txt"
+	finished=1
+	exit "$guest_rc"
+}
+
+case ${1:-} in
+kernel)
+	shift
+	opt_suite=""
+	if [ "${1:-}" = --suite ]; then opt_suite=$2; shift 2; fi
+	[ $# = 1 ] || die "usage: vm.sh kernel [--suite S] SPEC"
+	kernel_dir "$1" ;;
+run) shift; cmd_run "$@" ;;
+*) die "usage: vm.sh kernel SPEC | vm.sh run --out DIR --binary BIN ... (see the header)" ;;
+esac

@@ -1,0 +1,79 @@
+#!/bin/sh
+# TAP: how `memcg-lab vm` ends when things go wrong, and that what it
+# reports is the guest's own word: the exit status (marker and
+# isa-debug-exit), files coming back intact, one retry on a missing end
+# marker, and one clear line (exit 2) for no qemu, no apt access, an unknown
+# package, a guest that panics and a guest that hangs (with its last lines).
+cd "$(dirname "$0")/../.." || exit 1
+. lab/tests/vm/lib.sh
+
+command -v qemu-system-x86_64 >/dev/null ||
+	{ echo "1..0 # SKIP qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"; exit 0; }
+k=6.12
+
+# Errors found before any boot.
+$lab vm --cpus 0 --shell true >"$tmp/o" 2>&1
+[ $? = 2 ] && [ "$(wc -l < "$tmp/o")" -le 2 ] && grep -q -- "--cpus: '0'" "$tmp/o"
+ok $? "--cpus 0: exit 2 naming the option"
+$lab vm --kernel 9.99 --shell true >"$tmp/o" 2>&1
+[ $? = 2 ] && grep -q "unknown kernel '9.99'" "$tmp/o"
+ok $? "an unknown kernel alias: exit 2 ($(grep -m1 unknown "$tmp/o" | cut -c1-70)...)"
+$lab vm --fetch --kernel linux-image-0.0.0-0-nosuch-amd64 >"$tmp/o" 2>&1
+[ $? = 2 ] && grep -q "no Debian package named 'linux-image-0.0.0-0-nosuch-amd64'" "$tmp/o"
+ok $? "a kernel package apt does not know: exit 2 naming it"
+# No apt access: an empty cache and a proxy that refuses every connection.
+MEMCG_LAB_CACHE=$tmp/cache http_proxy=http://127.0.0.1:9 $lab vm --fetch --kernel 6.1 >"$tmp/o" 2>&1
+[ $? = 2 ] && grep -q "no apt access" "$tmp/o" && [ -z "$(ls "$tmp/cache/kernels" | grep -v '^resolved$')" ]
+ok $? "no apt access: exit 2 with apt's reason, nothing half-fetched left in the cache"
+diag "$(cat "$tmp/o")"
+# No qemu: every command on PATH but qemu's.
+mkdir -p "$tmp/bin"
+for f in /usr/local/bin/* /usr/bin/* /bin/* /usr/sbin/* /sbin/*; do
+	case $f in */qemu-system-*) continue ;; esac
+	[ -e "$tmp/bin/${f##*/}" ] || ln -s "$f" "$tmp/bin/${f##*/}"
+done
+PATH=$tmp/bin MEMCG_LAB_RESULTS=$tmp/noq $lab vm --kernel $k --shell true >"$tmp/o" 2>&1
+[ $? = 2 ] && [ "$(wc -l < "$tmp/o")" = 1 ] && grep -q "qemu-system-x86_64 not found" "$tmp/o" && [ ! -e "$tmp/noq" ]
+ok $? "no qemu: one line saying what to install (exit 2), no results directory"
+
+if ! $lab vm --fetch --kernel $k >/dev/null 2>"$tmp/fetch.err"; then
+	skip "guest behaviour on kernel $k" "cannot get kernel $k: $(tail -n1 "$tmp/fetch.err")"
+	done_testing
+	exit
+fi
+
+# The guest's exit status and files.
+MEMCG_LAB_RESULTS=$tmp/st $lab vm --kernel $k --shell 'seq 1 20000 > /out/results/seq.txt; sha256sum /out/results/seq.txt; exit 3' >"$tmp/o" 2>&1
+rc=$?
+d=$(one_dir "$tmp/st")
+[ $rc = 3 ] && [ "$(jget "$d/meta.json" vm.guest_exit)" = 3 ] && [ "$(jget "$d/meta.json" status)" = complete ]
+ok $? "the guest command's exit status 3 is ours (meta.json: complete, guest_exit 3)"
+[ "$(jget "$d/meta.json" vm.qemu_exit)" = 7 ]
+ok $? "it came through isa-debug-exit too (qemu exit 7 = 2*3+1), not only the console marker"
+seq 1 20000 | cmp -s - "$d/results/seq.txt" && grep -q "$(sha256sum < "$d/results/seq.txt" | cut -d' ' -f1)" "$d/output.txt"
+ok $? "a file the guest wrote comes back byte for byte, and its output too"
+
+# One retry when the end marker is missing (here: the first boot powers off).
+MEMCG_LAB_RESULTS=$tmp/re $lab vm --kernel $k --shell 'grep -q memcg_lab.attempt=1 /proc/cmdline && poweroff -f; echo second boot' >"$tmp/o" 2>&1
+rc=$?
+d=$(one_dir "$tmp/re")
+[ $rc = 0 ] && [ "$(jget "$d/meta.json" vm.attempts)" = 2 ] && grep -q "second boot" "$d/output.txt" &&
+	grep -q "booting once more" "$tmp/o"
+ok $? "a boot without the end marker is retried once, and says so"
+
+# A panic: no retry, exit 2, the panic's lines shown.
+MEMCG_LAB_RESULTS=$tmp/pa $lab vm --kernel $k --shell 'echo c > /proc/sysrq-trigger' >"$tmp/o" 2>&1
+rc=$?
+d=$(one_dir "$tmp/pa")
+[ $rc = 2 ] && grep -q "guest kernel panicked" "$tmp/o" && grep -q "Kernel panic" "$tmp/o" &&
+	[ "$(jget "$d/meta.json" vm.attempts)" = 1 ] && [ "$(jget "$d/meta.json" status)" = failed ]
+ok $? "a guest that panics: exit 2, its last lines, no retry, the run marked failed"
+diag "$(head -n 3 "$tmp/o")"
+
+# A hang: the timeout, then the last lines.
+MEMCG_LAB_RESULTS=$tmp/ha $lab vm --kernel $k --timeout 20 --shell 'echo about to hang; sleep 600' >"$tmp/o" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "did not finish within 20 s" "$tmp/o" && grep -q "about to hang" "$tmp/o"
+ok $? "a guest that hangs: exit 2 after the timeout, with its last lines"
+[ $rc = 2 ] && grep -q "did not finish" "$tmp/o" || diag "$(cat "$tmp/o"; tail -n 40 "$(one_dir "$tmp/ha")/console.log")"
+done_testing
