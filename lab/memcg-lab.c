@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <getopt.h>
 #include "cmd/builtin.h"
 #include "util/cleanup.h"
 #include "util/err.h"
@@ -24,15 +25,36 @@ static const struct cmd cmds[] = {
 #undef CMD
 };
 
+/* The running subcommand, for one-line option errors. */
+static const char *cmd_name;
+static char **cmd_argv;
+static int cmd_argc;
+
+void usage_context(const char *name, int argc, char **argv)
+{
+	cmd_name = name;
+	cmd_argc = argc;
+	cmd_argv = argv;
+}
+
 void usage_exit(const char *text, int status)
 {
 	if (status == 0) {
 		fputs(text, stdout);
 	} else {
-		const char *nl = strchr(text, '\n');
+		/* getopt is silenced (opterr = 0): say which argument, in one line. */
+		const char *bad = optind > 0 && optind <= cmd_argc && cmd_argv ? cmd_argv[optind - 1] : NULL;
 
-		fprintf(stderr, "%.*s\n", nl ? (int)(nl - text) : (int)strlen(text), text);
-		fprintf(stderr, "(see --help)\n");
+		fflush(stdout);
+		if (bad && optopt && bad[0] == '-' && bad[1] != '-')
+			fprintf(stderr, "%s: %s: bad option or missing value: '-%c' (see 'memcg-lab %s --help')\n",
+				lab_progname, cmd_name, optopt, cmd_name);
+		else if (bad)
+			fprintf(stderr, "%s: %s: bad option or missing value: '%s' (see 'memcg-lab %s --help')\n",
+				lab_progname, cmd_name, bad, cmd_name);
+		else
+			fprintf(stderr, "%s: %s: bad arguments (see 'memcg-lab %s --help')\n", lab_progname,
+				cmd_name ? cmd_name : "?", cmd_name ? cmd_name : "help");
 	}
 	exit(status);
 }
@@ -72,6 +94,10 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		if (!strcmp(cmds[i].name, name)) {
 			cleanup_init();
+			cmd_name = cmds[i].name;
+			cmd_argv = argv + 1;
+			cmd_argc = argc - 1;
+			opterr = 0;
 			return cmds[i].fn(argc - 1, argv + 1);
 		}
 	}

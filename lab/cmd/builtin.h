@@ -14,5 +14,8 @@
  * stderr with the offending option and exits 2.
  */
 void usage_exit(const char *text, int status) __attribute__((noreturn));
+/* For commands with sub-commands (lock record, c2c parse): the argv that
+ * getopt now walks, so a bad option is named right. */
+void usage_context(const char *name, int argc, char **argv);
 
 #endif

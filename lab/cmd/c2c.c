@@ -92,18 +92,25 @@ int cmd_c2c(int argc, char **argv)
 	const char *sub;
 
 	if (argc < 2)
-		usage_exit(c2c_usage, EXIT_LAB_ERR);
+		die("c2c: which one: parse, report, caps or record? (see 'memcg-lab c2c --help')");
 	sub = argv[1];
 	if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help"))
 		usage_exit(c2c_usage, 0);
-	if (!strcmp(sub, "parse"))
+	if (!strcmp(sub, "parse")) {
+		usage_context("c2c parse", argc - 1, argv + 1);
 		return c2c_parse_cmd(argc - 1, argv + 1);
-	if (!strcmp(sub, "report"))
+	}
+	if (!strcmp(sub, "report")) {
+		usage_context("c2c report", argc - 1, argv + 1);
 		return c2c_report_cmd(argc - 1, argv + 1);
-	if (!strcmp(sub, "caps"))
+	}
+	if (!strcmp(sub, "caps")) {
+		usage_context("c2c caps", argc - 1, argv + 1);
 		return c2c_caps_cmd(argc - 1, argv + 1);
-	if (!strcmp(sub, "record"))
+	}
+	if (!strcmp(sub, "record")) {
+		usage_context("c2c record", argc - 1, argv + 1);
 		return c2c_record_cmd(argc - 1, argv + 1);
-	fprintf(stderr, "memcg-lab c2c: unknown subcommand '%s'\n", sub);
-	usage_exit(c2c_usage, EXIT_LAB_ERR);
+	}
+	die("c2c: unknown subcommand '%s' (want parse, report, caps or record; see 'memcg-lab c2c --help')", sub);
 }

@@ -43,21 +43,17 @@ int cmd_cleanup(int argc, char **argv)
 	struct leftovers n;
 	int c;
 
-	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+fnh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': force = true; break;
 		case 'n': dry_run = true; break;
 		case 'h': usage_exit(usage_text, 0);
 		default:
-			fprintf(stderr, "memcg-lab cleanup: unknown option '%s'\n", argv[optind - 1]);
 			usage_exit(usage_text, EXIT_LAB_ERR);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "memcg-lab cleanup: unexpected argument '%s'\n", argv[optind]);
-		usage_exit(usage_text, EXIT_LAB_ERR);
-	}
+	if (optind < argc)
+		die("cleanup: unexpected argument '%s' (see 'memcg-lab cleanup --help')", argv[optind]);
 	if (!dry_run && geteuid() != 0)
 		die("cleanup: removing cgroups and tracefs instances needs root (running as uid %d); "
 		    "--dry-run works without", (int)geteuid());

@@ -226,13 +226,16 @@ static int cmd_lock_report(int argc, char **argv)
 int cmd_lock(int argc, char **argv)
 {
 	if (argc < 2)
-		usage_exit(lock_usage, EXIT_LAB_ERR);
+		die("lock: which one: record or report? (see 'memcg-lab lock --help')");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
 		usage_exit(lock_usage, 0);
-	if (!strcmp(argv[1], "report"))
+	if (!strcmp(argv[1], "report")) {
+		usage_context("lock report", argc - 1, argv + 1);
 		return cmd_lock_report(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "record"))
+	}
+	if (!strcmp(argv[1], "record")) {
+		usage_context("lock record", argc - 1, argv + 1);
 		return cmd_lock_record(argc - 1, argv + 1);
-	fprintf(stderr, "memcg-lab lock: unknown subcommand '%s'\n", argv[1]);
-	usage_exit(lock_usage, EXIT_LAB_ERR);
+	}
+	die("lock: unknown subcommand '%s' (want record or report; see 'memcg-lab lock --help')", argv[1]);
 }

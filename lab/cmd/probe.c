@@ -290,8 +290,10 @@ int cmd_probe(int argc, char **argv)
 		char *path = results_path(r, "data/probe.json");
 		FILE *txt = results_open_data(r, "probe.txt");
 
-		if (json_write_file(path, o))
-			die("%s: cannot write", path);
+		int e = json_write_file(path, o);
+
+		if (e)
+			die("%s: cannot write: %s", path, strerror(-e));
 		probe_print(txt, &p);
 		fclose(txt);
 		results_meta_set(r, "probe", json_object_get(o));
