@@ -707,7 +707,13 @@ static bool is_pareto_header(const struct tok *t, int n)
 static void infer_add(struct header *h, const char *group, const char *name)
 {
 	bool taken[OFF_NKEYS] = { 0 }, after_text = false;
-	struct col *c = &h->c[h->n];
+	struct col *c;
+
+	/* A summary line with more counts than any perf prints (found by
+	 * fuzz-c2c): the columns past MAX_COLS are not read. */
+	if (h->n >= MAX_COLS)
+		return;
+	c = &h->c[h->n];
 
 	for (int i = 0; i < h->n; i++) {
 		if (h->c[i].key >= 0)
