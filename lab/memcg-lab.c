@@ -101,7 +101,5 @@ int main(int argc, char **argv)
 			return cmds[i].fn(argc - 1, argv + 1);
 		}
 	}
-	fprintf(stderr, "memcg-lab: unknown command '%s'\n\n", name);
-	print_help(stderr);
-	return EXIT_LAB_ERR;
+	die("unknown command '%s' (see 'memcg-lab help')", name);
 }

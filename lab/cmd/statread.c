@@ -33,7 +33,7 @@ static const char usage[] =
 "each), runs P allocators per leaf that allocate past the leaf's limit so\n"
 "reclaim runs the whole time, and times every memory.stat read of readers at\n"
 "each level.  Prints p50/p90/p99/p99.9/max per level and the share of reads over\n"
-"1 ms, 10 ms and 1 s; with --results, also writes histograms (data/latency-*.tsv),\n"
+"1 ms, 10 ms and 1 s; with --results, also writes histograms (data/hist-stat-read.*),\n"
 "allocator throughput and the reclaim counters.  Reproduces stress.sh (50 x 5\n"
 "leaves, 10 allocators each, 1 reader per cgroup every second) and Wei Xu's\n"
 "read-contention benchmark (--levels leaf --total-readers N --interval 100ms).\n"

@@ -1,0 +1,79 @@
+#!/bin/bash
+# The README's bad-input table, row by row: every example is run (in a
+# directory with the fixtures the examples name) and must print its
+# message on stderr (one line; "..." stands for anything) and exit with the
+# status given.  Rows that name another test are checked to be covered
+# there.  So the table cannot drift from what the lab does.
+set -u
+. "$(dirname "$0")/lib/tap.sh"
+
+README=$PWD/README.md
+F=$T/fx
+mkdir -p "$F"
+cd "$F" || exit 1
+
+# Fixtures named by the examples.
+head -c 100 "$OLDPWD/build/btf/vmlinux-6.18.44.btf" > trunc.btf
+printf '[experiment]\nname = x\nrepeat = 3\n' > unknown-key.exp
+printf '[experiment]\nname = x\nrepeats = 0\n' > bad-value.exp
+printf '[experiment]\nname = x\n[driver]\ncommand = statread\ninterval = 0\n' > driver-refuses.exp
+printf 'rule x\n' > bad-rules.conf
+printf 'rule y\n  struct page_counter\n  severity hard\n  invariant alone usage_nope\n  why x\n' > unknown-field.conf
+head -c 1000 "$OLDPWD/lab/tests/data/fuzz/perfdata/perf-lock-record-sleep.data" > trunc.data
+c2c=$OLDPWD/lab/tests/data/samples/c2c/06-joemario-example-report-2016-intel.txt
+head -c $(($(wc -c < "$c2c") * 70 / 100)) "$c2c" > cut.txt
+mkres() { # dir experiment value
+	mkdir -p "$1/data"
+	printf '{"name":"%s","status":"complete"}\n' "$2" > "$1/meta.json"
+	printf 'step\trepeat\tmetric\tvalue\tunit\tbetter\n-\t0\tm\t%s\tops/s\thigher\n' "$3" > "$1/data/metrics.tsv"
+}
+mkres results-a stock-slots 1
+mkres results-b kmem-overhead 2
+mkres results-bad stock-slots x
+PATH=$(dirname "$LAB"):$PATH
+
+# "..." in the table stands for anything; everything else is literal.
+to_regex() { printf '%s' "$1" | sed -e 's/[][\.*^$(){}+?|/]/\\&/g' -e 's/\\\.\\\.\\\./.*/g'; }
+
+rows=$(awk '/^## Bad input/ { on = 1; next } on && /^## / { exit } on && /^\| [a-z]/ { print }' "$README")
+[ -n "$rows" ] || { echo "not ok 1 - the README has a bad-input table"; echo "1..1"; exit 0; }
+while IFS= read -r row; do
+	kind=$(echo "$row" | awk -F' [|] ' '{ print $1 }' | sed 's/^| //')
+	example=$(echo "$row" | awk -F' [|] ' '{ print $2 }')
+	msg=$(echo "$row" | awk -F' [|] ' '{ print $3 }' | sed 's/^`//; s/`$//')
+	want=$(echo "$row" | awk -F' [|] ' '{ print $4 }' | tr -dc '0-9')
+	cmd=$(echo "$example" | sed -n 's/.*`\(memcg-lab [^`]*\)`.*/\1/p')
+	case $example in
+	"(tested in"*)
+		file=$(echo "$example" | sed -n 's/.*`\([^`]*\)`.*/\1/p')
+		ok '[ -f "$OLDPWD/lab/tests/$file" ] && grep -qF -- "$msg" "$OLDPWD/lab/tests/$file"' \
+			"$kind: covered by $file"
+		continue ;;
+	"(no swap)"*)
+		if awk '$1 == "SwapFree:" && $2 > 0 { f = 1 } END { exit !f }' /proc/meminfo; then
+			skip "$kind" "this box has swap"
+			continue
+		fi
+		pre="" ;;
+	"(non-root)"*)
+		command -v setpriv >/dev/null || { skip "$kind" "no setpriv to drop root"; continue; }
+		pre="setpriv --reuid=65534 --regid=65534 --clear-groups" ;;
+	"(without gnuplot)"*)
+		pre="env PATH=/nonexistent" ;;
+	"(full disk)"*)
+		mkdir -p full
+		if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=16k tmpfs full 2>/dev/null; then
+			skip "$kind" "needs root to mount a small tmpfs"
+			continue
+		fi
+		dd if=/dev/zero of=full/fill bs=1k count=64 2>/dev/null
+		pre="env MEMCG_LAB_RESULTS=$F/full" ;;
+	*) pre="" ;;
+	esac
+	err=$($pre $LAB ${cmd#memcg-lab } 2>&1 >/dev/null); st=$?
+	[ "${example#(full disk)}" != "$example" ] && umount "$F/full"
+	re="^memcg-lab: $(to_regex "$msg")\$"
+	ok '[ "$st" = "$want" ] && [ "$(printf "%s\n" "$err" | grep -c .)" = 1 ] && printf "%s\n" "$err" | grep -Eq -- "$re"' \
+		"$kind: exit $want and one line ($err)"
+done <<< "$rows"
+done_testing
