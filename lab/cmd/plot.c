@@ -7,7 +7,12 @@
  *    (data/metrics.tsv), one line per directory (A vs B), stddev bars;
  *  - cdf-<group>: latency histograms data/hist-<group>.<series>.tsv as
  *    CDFs, one line per series (e.g. read latency per level, lock wait and
- *    hold); their "# title:" lines name the lock and the method.
+ *    hold); their "# title:" lines name the lock and the method;
+ *  - cachelines-<struct>: the cacheline map of each struct of a layout
+ *    capture (data/layout/cachelines.txt), hot-written and read-mostly
+ *    fields coloured;
+ *  - falsesharing-<struct>: c2c's HITMs per field of a struct, split into
+ *    reading and writing functions (fieldmap-<struct>.tsv of a c2c window).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +24,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "analyze/hist.h"
+#include "analyze/plotmaps.h"
 #include "analyze/stats.h"
 #include "cmd/builtin.h"
 #include "util/err.h"
@@ -32,6 +38,10 @@ static const char usage_text[] =
 "Plots results directories with the gnuplot templates in plots/: each plot as\n"
 "PNG, SVG and a 79x24 ASCII rendering (.txt) to paste into a mail.  With\n"
 "several directories the series are drawn against each other (A vs B).\n"
+"Plots: every stepped metric (series-*), every latency histogram as a CDF\n"
+"(cdf-*: stat-read levels, lock waits and holds), the cacheline map of each\n"
+"captured struct layout (cachelines-*), and c2c's false-sharing map per\n"
+"struct field (falsesharing-*).\n"
 "\n"
 "  --out DIR     where to write (default: the first DIR's plots/)\n"
 "  --size WxH    PNG/SVG size in pixels (default 800x500)\n"
@@ -359,6 +369,125 @@ static int plot_cdfs(struct pdir *dirs, int ndirs, const char *out, int w, int h
 	return nplots;
 }
 
+/* Files named name (or name*suffix when suffix is set) anywhere below dir. */
+static void find_files(const char *dir, const char *name, const char *suffix, char ***out, int *n)
+{
+	struct dirent **ents;
+	int ne = scandir(dir, &ents, NULL, versionsort);
+
+	for (int i = 0; i < ne; i++) {
+		const char *nm = ents[i]->d_name;
+		char *p = xasprintf("%s/%s", dir, nm);
+		size_t ln = strlen(nm), ls = suffix ? strlen(suffix) : 0;
+
+		if (ents[i]->d_type == DT_DIR && nm[0] != '.')
+			find_files(p, name, suffix, out, n);
+		else if (suffix ? (!strncmp(nm, name, strlen(name)) && ln > ls && !strcmp(nm + ln - ls, suffix))
+				: !strcmp(nm, name)) {
+			*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+			(*out)[(*n)++] = p;
+			p = NULL;
+		}
+		free(p);
+		free(ents[i]);
+	}
+	if (ne >= 0)
+		free(ents);
+}
+
+struct map_ctx {
+	const char *out, *label;
+	int w, h, nplots;
+};
+
+static void emit_cachelines(const char *st, int size, int lines, const char *tsv, void *arg)
+{
+	struct map_ctx *m = arg;
+	char *data = xasprintf("%s/cachelines-%s.tsv", m->out, st), *base = xasprintf("%s/cachelines-%s", m->out, st);
+	char *title = xasprintf("struct %s: %d B, %d cachelines (%s)", st, size, lines, m->label);
+	char *qt = gnuplot_quote(title), *qf = gnuplot_quote(data), *vars, err[512];
+
+	if (write_file_atomic(data, tsv, strlen(tsv)))
+		die("%s: cannot write", data);
+	vars = xasprintf("title=%s; file=%s; nlines=%d; linesize=64\n", qt, qf, lines);
+	/* Tall enough for a readable row per cacheline (mem_cgroup has ~35). */
+	if (gnuplot_render("cachelines", vars, base, m->w, m->h > 60 + 22 * lines ? m->h : 60 + 22 * lines,
+			   err, sizeof(err)))
+		die("plot: %s", err);
+	printf("plot: %s.{png,svg,txt}\n", base);
+	m->nplots++;
+	free(data);
+	free(base);
+	free(title);
+	free(qt);
+	free(qf);
+	free(vars);
+}
+
+/* Cacheline maps of every layout capture in the first directory. */
+static int plot_layout_maps(struct pdir *d, const char *out, int w, int h)
+{
+	struct map_ctx m = { out, d->label + 3, w, h, 0 };
+	char **files = NULL, err[512];
+	int n = 0;
+
+	find_files(d->dir, "cachelines.txt", NULL, &files, &n);
+	for (int i = 0; i < n; i++) {
+		if (plotmap_cachelines(files[i], emit_cachelines, &m, err, sizeof(err)) < 0)
+			die("%s", err);
+		free(files[i]);
+	}
+	free(files);
+	return m.nplots;
+}
+
+/* False-sharing maps: every fieldmap-<struct>.tsv of the c2c windows. */
+static int plot_fieldmaps(struct pdir *d, const char *out, int w, int h)
+{
+	char **files = NULL, err[512];
+	int n = 0, nplots = 0;
+
+	find_files(d->dir, "fieldmap-", ".tsv", &files, &n);
+	for (int i = 0; i < n; i++) {
+		const char *nm = strrchr(files[i], '/') + 1, *metric;
+		char *st = xasprintf("%.*s", (int)(strlen(nm) - strlen("fieldmap-") - 4), nm + strlen("fieldmap-"));
+		char *tsv = plotmap_fieldmap(files[i], &metric, err, sizeof(err)), *data, *base, *title, *ylabel;
+		char *qt, *qf, *qy, *vars;
+
+		if (!tsv)
+			die("%s", err);
+		/* One plot per struct and window: the window's directory tags it. */
+		data = xasprintf("%s/falsesharing-%s.%d.tsv", out, st, i);
+		base = xasprintf("%s/falsesharing-%s%s%.0d", out, st, i ? "." : "", i);
+		if (write_file_atomic(data, tsv, strlen(tsv)))
+			die("%s: cannot write", data);
+		title = xasprintf("struct %s: %s per field, by reading and writing functions (%s)", st, metric,
+				  d->label + 3);
+		ylabel = xasprintf("%s (perf c2c)", metric);
+		qt = gnuplot_quote(title);
+		qf = gnuplot_quote(data);
+		qy = gnuplot_quote(ylabel);
+		vars = xasprintf("title=%s; file=%s; ylabel=%s\n", qt, qf, qy);
+		if (gnuplot_render("fieldmap", vars, base, w, h, err, sizeof(err)))
+			die("plot: %s", err);
+		printf("plot: %s.{png,svg,txt}\n", base);
+		nplots++;
+		free(st);
+		free(tsv);
+		free(data);
+		free(base);
+		free(title);
+		free(ylabel);
+		free(qt);
+		free(qf);
+		free(qy);
+		free(vars);
+		free(files[i]);
+	}
+	free(files);
+	return nplots;
+}
+
 int cmd_plot(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -403,6 +532,8 @@ int cmd_plot(int argc, char **argv)
 		die("%s: cannot create: %s", outdir, strerror(errno));
 	nplots = plot_series(dirs, ndirs, outdir, w, h);
 	nplots += plot_cdfs(dirs, ndirs, outdir, w, h);
+	nplots += plot_layout_maps(&dirs[0], outdir, w, h);
+	nplots += plot_fieldmaps(&dirs[0], outdir, w, h);
 	if (!nplots)
 		printf("plot: nothing to plot in %s (no stepped metrics in data/metrics.tsv, no data/hist-*.tsv)\n",
 		       dirs[0].dir);

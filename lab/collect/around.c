@@ -148,10 +148,24 @@ void around_finish(struct around *a)
 	if (!a)
 		return;
 	if (a->c2c) {
-		if (c2c_collector_finish(a->c2c, a->e->have_btf ? &a->e->kbtf : NULL, &a->objs) < 0)
+		if (c2c_collector_finish(a->c2c, a->e->have_btf ? &a->e->kbtf : NULL, &a->objs) < 0) {
 			results_skip(a->e->r, "perf c2c report", a->c2c->status);
-		else
+		} else {
+			/* The field table, where report looks for it. */
+			char *src = xasprintf("%s/c2c/attribution.txt", a->c2c->dir), *text = read_text(src, NULL);
+			char *name = xasprintf("c2c-fields.%s.txt", a->tag);
+
+			if (text) {
+				FILE *f = results_open_data(a->e->r, name);
+
+				fputs(text, f);
+				fclose(f);
+			}
 			results_log(a->e->r, "c2c %s: %s", a->tag, a->c2c->status);
+			free(src);
+			free(text);
+			free(name);
+		}
 		c2c_collector_free(a->c2c);
 	}
 	c2c_objects_free(&a->objs);

@@ -37,6 +37,23 @@ ok 'grep -q "cgroup_rstat_lock hold time (method: rstat tracepoints)" "$T/r/plot
 	"the CDF title names the lock and the method"
 ok 'grep -q "charge.ops_per_s vs tasks" "$T/r/plots/series-charge.ops_per_s.txt"' "series title names metric and step"
 
+# The map plots, from a real layout capture and a real c2c attribution.
+mkdir -p "$T/r/data/layout" "$T/r/data/c2c.x/c2c"
+cp layouts/6.18.44/cachelines.txt "$T/r/data/layout/"
+cp lab/tests/data/c2c/golden/report-10-mem_cgroup/fieldmap-mem_cgroup.tsv "$T/r/data/c2c.x/c2c/"
+out=$($LAB plot "$T/r" 2>&1); st=$?
+ok '[ $st = 0 ]' "plot with a layout capture and a c2c fieldmap exits 0"
+for p in cachelines-page_counter cachelines-memcg_stock_pcp cachelines-mem_cgroup falsesharing-mem_cgroup; do
+	ok '[ -s "$T/r/plots/$p.png" ] && [ -s "$T/r/plots/$p.svg" ] && [ -z "$(awk "length(\$0) > 80" "$T/r/plots/$p.txt")" ]' \
+		"$p: PNG, SVG and an ASCII rendering within 80 columns"
+done
+ok 'grep -q "struct page_counter: 192 B, 3 cachelines" "$T/r/plots/cachelines-page_counter.txt"' \
+	"the cacheline map is titled with the struct, its size and lines"
+ok 'grep -q "memory.usage" "$T/r/plots/cachelines-mem_cgroup.tsv" && awk -F"\t" "\$5==\"memory.usage\" && \$4==1 {f=1} END {exit !f}" "$T/r/plots/cachelines-mem_cgroup.tsv"' \
+	"memory.usage is drawn as hot-written"
+ok 'grep -q "css.cgroup" "$T/r/plots/falsesharing-mem_cgroup.txt" && grep -q "HITMs per field" "$T/r/plots/falsesharing-mem_cgroup.txt"' \
+	"the false-sharing map names the fields and the metric"
+
 err=$(PATH=/nonexistent $LAB plot "$T/r" 2>&1 >/dev/null); st=$?
 ok '[ $st = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q "gnuplot is not installed"' \
 	"without gnuplot: one clear line, exit 2"
