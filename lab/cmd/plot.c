@@ -123,13 +123,24 @@ static bool write_series(const struct pdir *d, const char *metric, const char *p
 	return nsteps > 0;
 }
 
+/* file<i>=PATH and label<i>=LABEL for the templates' loops over series. */
+static void add_file(char **vars, int i, const char *path, const char *label)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "file%d", i);
+	gnuplot_var(vars, name, path);
+	snprintf(name, sizeof(name), "label%d", i);
+	gnuplot_var(vars, name, label);
+}
+
 static int plot_series(struct pdir *dirs, int ndirs, const char *out, int w, int h)
 {
 	int nplots = 0;
 
 	for (size_t i = 0; i < dirs[0].m.n; i++) {
 		const struct metric_row *r = &dirs[0].m.rows[i];
-		char xname[64], err[512], *vars, *base, *sm, *qt;
+		char xname[64], err[512], *vars, *base, *sm;
 		double x;
 		bool first = true;
 		int nfiles = 0;
@@ -142,39 +153,28 @@ static int plot_series(struct pdir *dirs, int ndirs, const char *out, int w, int
 		if (!first)
 			continue;
 		sm = safe_name(r->metric);
-		vars = xstrdup("");
+		vars = NULL;
 		for (int d = 0; d < ndirs; d++) {
-			char *path = xasprintf("%s/series-%s.%d.tsv", out, sm, d), *qp, *ql, *nv;
+			char *path = xasprintf("%s/series-%s.%d.tsv", out, sm, d);
 
 			if (!dirs[d].have_metrics || !write_series(&dirs[d], r->metric, path, xname, sizeof(xname))) {
 				unlink(path);
 				free(path);
 				continue;
 			}
-			nfiles++;
-			qp = gnuplot_quote(path);
-			ql = gnuplot_quote(dirs[d].label);
-			nv = xasprintf("%sfile%d=%s; label%d=%s\n", vars, nfiles, qp, nfiles, ql);
-			free(vars);
-			vars = nv;
-			free(qp);
-			free(ql);
+			add_file(&vars, ++nfiles, path, dirs[d].label);
 			free(path);
 		}
 		{
 			char *title = xasprintf("%s vs %s", r->metric, xname);
 			char *ylabel = xasprintf("%s [%s]", r->metric, r->unit);
-			char *qx = gnuplot_quote(xname), *qy = gnuplot_quote(ylabel), *nv;
 
-			qt = gnuplot_quote(title);
-			nv = xasprintf("%snfiles=%d; title=%s; xlabel=%s; ylabel=%s\n", vars, nfiles, qt, qx, qy);
-			free(vars);
-			vars = nv;
+			gnuplot_var_int(&vars, "nfiles", nfiles);
+			gnuplot_var(&vars, "title", title);
+			gnuplot_var(&vars, "xlabel", xname);
+			gnuplot_var(&vars, "ylabel", ylabel);
 			free(title);
 			free(ylabel);
-			free(qx);
-			free(qy);
-			free(qt);
 		}
 		base = xasprintf("%s/series-%s", out, sm);
 		if (gnuplot_render("series", vars, base, w, h, err, sizeof(err)))
@@ -281,7 +281,7 @@ static int plot_cdfs(struct pdir *dirs, int ndirs, const char *out, int w, int h
 	}
 	qsort(groups, ngroups, sizeof(groups[0]), cmp_str);
 	for (int g = 0; g < ngroups; g++) {
-		char *vars = xstrdup(""), *title = NULL, *base, err[512];
+		char *vars = NULL, *title = NULL, *base, err[512];
 		int nfiles = 0;
 
 		for (int d = 0; d < ndirs; d++) {
@@ -327,17 +327,9 @@ static int plot_cdfs(struct pdir *dirs, int ndirs, const char *out, int w, int h
 			for (int k = 0; k < nkeys; k++) {
 				char *dst = xasprintf("%s/cdf-%s.%d.%d.tsv", out, groups[g], d, nfiles + 1);
 				char *lab = ndirs > 1 ? xasprintf("%s %s", dirs[d].label, keys[k]) : xstrdup(keys[k]);
-				char *qd, *ql, *nv;
 
 				write_cdf(merged[k], dst);
-				nfiles++;
-				qd = gnuplot_quote(dst);
-				ql = gnuplot_quote(lab);
-				nv = xasprintf("%sfile%d=%s; label%d=%s\n", vars, nfiles, qd, nfiles, ql);
-				free(vars);
-				vars = nv;
-				free(qd);
-				free(ql);
+				add_file(&vars, ++nfiles, dst, lab);
 				free(lab);
 				free(dst);
 				free(keys[k]);
@@ -348,12 +340,10 @@ static int plot_cdfs(struct pdir *dirs, int ndirs, const char *out, int w, int h
 		{
 			char *full = xasprintf("%s%s%s", title ? title : groups[g], ndirs == 1 ? " - " : "",
 					       ndirs == 1 ? dirs[0].label + 3 : "");
-			char *qt = gnuplot_quote(full), *nv;
 
-			nv = xasprintf("%snfiles=%d; title=%s; xlabel='latency [ns]'\n", vars, nfiles, qt);
-			free(vars);
-			vars = nv;
-			free(qt);
+			gnuplot_var_int(&vars, "nfiles", nfiles);
+			gnuplot_var(&vars, "title", full);
+			gnuplot_var(&vars, "xlabel", "latency [ns]");
 			free(full);
 		}
 		base = xasprintf("%s/cdf-%s", out, groups[g]);
@@ -405,11 +395,14 @@ static void emit_cachelines(const char *st, int size, int lines, const char *tsv
 	struct map_ctx *m = arg;
 	char *data = xasprintf("%s/cachelines-%s.tsv", m->out, st), *base = xasprintf("%s/cachelines-%s", m->out, st);
 	char *title = xasprintf("struct %s: %d B, %d cachelines (%s)", st, size, lines, m->label);
-	char *qt = gnuplot_quote(title), *qf = gnuplot_quote(data), *vars, err[512];
+	char *vars = NULL, err[512];
 
 	if (write_file_atomic(data, tsv, strlen(tsv)))
 		die("%s: cannot write", data);
-	vars = xasprintf("title=%s; file=%s; nlines=%d; linesize=64\n", qt, qf, lines);
+	gnuplot_var(&vars, "title", title);
+	gnuplot_var(&vars, "file", data);
+	gnuplot_var_int(&vars, "nlines", lines);
+	gnuplot_var_int(&vars, "linesize", 64);
 	/* Tall enough for a readable row per cacheline (mem_cgroup has ~35). */
 	if (gnuplot_render("cachelines", vars, base, m->w, m->h > 60 + 22 * lines ? m->h : 60 + 22 * lines,
 			   err, sizeof(err)))
@@ -419,8 +412,6 @@ static void emit_cachelines(const char *st, int size, int lines, const char *tsv
 	free(data);
 	free(base);
 	free(title);
-	free(qt);
-	free(qf);
 	free(vars);
 }
 
@@ -452,7 +443,7 @@ static int plot_fieldmaps(struct pdir *d, const char *out, int w, int h)
 		const char *nm = strrchr(files[i], '/') + 1, *metric;
 		char *st = xasprintf("%.*s", (int)(strlen(nm) - strlen("fieldmap-") - 4), nm + strlen("fieldmap-"));
 		char *tsv = plotmap_fieldmap(files[i], &metric, err, sizeof(err)), *data, *base, *title, *ylabel;
-		char *qt, *qf, *qy, *vars;
+		char *vars = NULL;
 
 		if (!tsv)
 			die("%s", err);
@@ -464,10 +455,9 @@ static int plot_fieldmaps(struct pdir *d, const char *out, int w, int h)
 		title = xasprintf("struct %s: %s per field, by reading and writing functions (%s)", st, metric,
 				  d->label + 3);
 		ylabel = xasprintf("%s (perf c2c)", metric);
-		qt = gnuplot_quote(title);
-		qf = gnuplot_quote(data);
-		qy = gnuplot_quote(ylabel);
-		vars = xasprintf("title=%s; file=%s; ylabel=%s\n", qt, qf, qy);
+		gnuplot_var(&vars, "title", title);
+		gnuplot_var(&vars, "file", data);
+		gnuplot_var(&vars, "ylabel", ylabel);
 		if (gnuplot_render("fieldmap", vars, base, w, h, err, sizeof(err)))
 			die("plot: %s", err);
 		printf("plot: %s.{png,svg,txt}\n", base);
@@ -478,9 +468,6 @@ static int plot_fieldmaps(struct pdir *d, const char *out, int w, int h)
 		free(base);
 		free(title);
 		free(ylabel);
-		free(qt);
-		free(qf);
-		free(qy);
 		free(vars);
 		free(files[i]);
 	}

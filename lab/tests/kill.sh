@@ -56,7 +56,14 @@ rate0=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 marked_pids() {
 	grep -l "MEMCG_LAB_KILLTEST=$1" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3
 }
-marked() { marked_pids "$1" | wc -l; }
+# How many of the pids in file $1 still run (zombies count as gone).
+running() {
+	local p k=0
+	for p in $(sort -u "$1"); do
+		[ -r /proc/$p/stat ] && ! awk '{ exit $3 != "Z" }' /proc/$p/stat 2>/dev/null && k=$((k + 1))
+	done
+	echo $k
+}
 # Cgroup trees (or tracefs instances) in directory $1 named after a pid in file $2.
 owned_in() {
 	local p
@@ -91,8 +98,11 @@ for i in $(seq "$iters"); do
 	fi
 	wait $pid 2>/dev/null
 	# Workers die with their parents (PR_SET_PDEATHSIG); give them a moment.
-	for _ in $(seq 20); do [ "$(marked $$.$i)" = 0 ] && break; sleep 0.1; done
-	[ "$(marked $$.$i)" = 0 ] || bad_procs=$((bad_procs + 1))
+	# A process still exiting has lost its environment but still owns its
+	# cgroups, so wait on every pid seen, not only on the marker.
+	marked_pids $$.$i >> "$T/pids"
+	for _ in $(seq 50); do [ "$(running "$T/pids")" = 0 ] && break; sleep 0.1; done
+	[ "$(running "$T/pids")" = 0 ] || bad_procs=$((bad_procs + 1))
 	"$LAB" cleanup >/dev/null 2>&1
 	left=$(owned_in "$memroot" "$T/pids")
 	[ -z "$left" ] || { bad_trees=$((bad_trees + 1)); echo "# trees left: $left"; }

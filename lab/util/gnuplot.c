@@ -40,6 +40,23 @@ char *gnuplot_quote(const char *s)
 	return q;
 }
 
+void gnuplot_var(char **vars, const char *name, const char *value)
+{
+	char *q = gnuplot_quote(value), *n = xasprintf("%s%s=%s\n", *vars ? *vars : "", name, q);
+
+	free(q);
+	free(*vars);
+	*vars = n;
+}
+
+void gnuplot_var_int(char **vars, const char *name, long value)
+{
+	char *n = xasprintf("%s%s=%ld\n", *vars ? *vars : "", name, value);
+
+	free(*vars);
+	*vars = n;
+}
+
 static int render_one(const char *tmpl, const char *vars, const char *term, const char *out, char *err, size_t n)
 {
 	char script[] = "/tmp/memcg-lab-gp.XXXXXX";

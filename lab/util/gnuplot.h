@@ -21,5 +21,9 @@ int gnuplot_render(const char *template_name, const char *vars, const char *out_
 		   char *err, size_t errlen);
 /* A string quoted for gnuplot (single quotes doubled). malloc'd. */
 char *gnuplot_quote(const char *s);
+/* Appends "name='value'\n" (value quoted) or "name=N\n" to a malloc'd
+ * variable block (*vars may start as NULL). */
+void gnuplot_var(char **vars, const char *name, const char *value);
+void gnuplot_var_int(char **vars, const char *name, long value);
 
 #endif
