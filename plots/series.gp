@@ -5,7 +5,9 @@
 set title title
 set xlabel xlabel
 set ylabel ylabel
-set key top left
+set key below
+# Room above and below the data, so a flat line is not hidden by the border.
+set offsets 0, 0, graph 0.1, graph 0.05
 set grid
 set datafile separator "\t"
 set style data linespoints

@@ -145,7 +145,9 @@ static int plot_series(struct pdir *dirs, int ndirs, const char *out, int w, int
 		bool first = true;
 		int nfiles = 0;
 
-		if (r->better == '-' || !metrics_step_value(r->step, xname, sizeof(xname), &x))
+		/* Every stepped metric: counts such as the stock's holders show
+		 * a cliff as well as rates do. */
+		if (!metrics_step_value(r->step, xname, sizeof(xname), &x))
 			continue;
 		for (size_t j = 0; j < i && first; j++)
 			first = strcmp(dirs[0].m.rows[j].metric, r->metric) ||
