@@ -88,8 +88,21 @@ static void print_side(const char *tag, const struct run *r)
 	if (split || slots)
 		printf("   cacheline split %s, stock slots %s\n", split ? (!strcmp(split, "true") ? "yes" : "no") : "?",
 		       slots ? slots : "?");
-	if (flush)
-		printf("   flush: %.70s\n", flush);
+	/* The flush scheme, wrapped at a comma to stay within 80 columns. */
+	for (bool first = true; flush && *flush; first = false) {
+		size_t len = strlen(flush), cut = len;
+
+		if (len > 68) {
+			cut = 68;
+			while (cut > 20 && flush[cut] != ',')
+				cut--;
+			cut++;
+		}
+		printf("   %s%.*s\n", first ? "flush: " : "       ", (int)cut, flush);
+		flush += cut;
+		while (*flush == ' ')
+			flush++;
+	}
 }
 
 /* Values of one (step, metric) in a run. */
@@ -115,15 +128,24 @@ static void fmt_num(char *buf, size_t n, double v)
 {
 	double a = fabs(v);
 
+	/* As the robot prints: integers for big numbers, a few digits else. */
 	if (a != 0 && (a < 0.01 || a >= 1e11))
 		snprintf(buf, n, "%.3e", v);
-	else if (a < 100000)
-		snprintf(buf, n, "%.2f", v);
-	else
+	else if (a >= 1000)
 		snprintf(buf, n, "%.0f", v);
-	/* Trim ".00" the way the robot prints integers. */
-	if (strstr(buf, ".00") && !strchr(buf, 'e') && buf[strlen(buf) - 3] == '.')
-		buf[strlen(buf) - 3] = '\0';
+	else if (a >= 100)
+		snprintf(buf, n, "%.1f", v);
+	else
+		snprintf(buf, n, "%.2f", v);
+	/* Trim ".00" / ".0" from values that are whole. */
+	if (!strchr(buf, 'e') && strchr(buf, '.')) {
+		char *end = buf + strlen(buf) - 1;
+
+		while (*end == '0')
+			*end-- = '\0';
+		if (*end == '.')
+			*end = '\0';
+	}
 }
 
 static void fmt_sd(char *buf, size_t n, const struct sample_stats *s)
