@@ -6,6 +6,7 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 #include "analyze/tracedata.h"
+#include "util/err.h"
 
 struct reader {
 	const uint8_t *p, *end;
@@ -70,6 +71,69 @@ static int read_str(struct reader *r, const char **s, const char *field)
 	return 0;
 }
 
+/* A "\tfield:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;" line as tracefs
+ * writes it, brackets balanced and printable: libtraceevent 1.7 reads
+ * malformed ones through a NULL pointer (found by fuzz-tracedata). */
+static bool field_line_ok(const char *l, size_t n)
+{
+	const char *semi, *p = l + 7, *end = l + n;
+	int depth = 0;
+	unsigned off, size;
+	int sign, used = 0;
+	char tail[96];
+
+	if (n < 8 || strncmp(l, "\tfield:", 7))
+		return false;
+	semi = memchr(p, ';', end - p);
+	if (!semi || semi == p)
+		return false;
+	for (const char *c = p; c < semi; c++) {
+		if ((unsigned char)*c < ' ' || (unsigned char)*c > '~')
+			return false;
+		depth += *c == '[' ? 1 : *c == ']' ? -1 : 0;
+		if (depth < 0 || depth > 1)
+			return false;
+	}
+	if (depth || (size_t)(end - semi) >= sizeof(tail))
+		return false;
+	memcpy(tail, semi + 1, end - semi - 1);
+	tail[end - semi - 1] = '\0';
+	if (sscanf(tail, "\toffset:%u;\tsize:%u;\tsigned:%d;%n", &off, &size, &sign, &used) != 3)
+		return false;
+	return tail[used] == '\0';
+}
+
+/*
+ * The part of an event format the lab reads (name, ID, fields), with
+ * every line that is not what tracefs writes dropped, so that only
+ * well-formed text reaches libtraceevent.  Returns the length written.
+ */
+static size_t clean_format(const char *in, size_t n, char *out)
+{
+	const char *end = in + n, *l = in;
+	size_t k = 0;
+
+	while (l < end) {
+		const char *nl = memchr(l, '\n', end - l);
+		size_t len = nl ? (size_t)(nl - l) : (size_t)(end - l);
+		bool keep = (len > 6 && !strncmp(l, "name: ", 6)) || (len > 4 && !strncmp(l, "ID: ", 4)) ||
+			    (len == 7 && !strncmp(l, "format:", 7)) || len == 0 || field_line_ok(l, len);
+
+		if (!strncmp(l, "print fmt:", 10) && len >= 10)
+			break;
+		for (size_t i = 0; keep && i < len; i++)
+			if ((unsigned char)l[i] < ' ' && l[i] != '\t')
+				keep = false;
+		if (keep) {
+			memcpy(out + k, l, len);
+			k += len;
+			out[k++] = '\n';
+		}
+		l = nl ? nl + 1 : end;
+	}
+	return k;
+}
+
 /* One counted list of formats: u64 size + text each. */
 static int read_formats(struct reader *r, struct tep_handle *tep, const char *sys)
 {
@@ -86,16 +150,19 @@ static int read_formats(struct reader *r, struct tep_handle *tep, const char *sy
 		if (take(r, size, &text, "format"))
 			return -1;
 		/*
-		 * Only the fields are needed, never the print format: cut it
-		 * off.  It is the costly part to parse, and libtraceevent 1.7
-		 * crashes on some malformed ones (found by fuzz-perfdata).
-		 * A format the library cannot parse is skipped, as perf does;
-		 * users of that event then find no format and say so.
+		 * Only the fields are needed, never the print format: it is cut
+		 * off, with every line tracefs would not write (libtraceevent
+		 * 1.7 crashes on malformed print formats and field lines, found
+		 * by fuzz-perfdata and fuzz-tracedata).  A format the library
+		 * still cannot parse is skipped, as perf does; users of that
+		 * event then find no format and say so.
 		 */
 		{
-			const char *pf = memmem(text, size, "\nprint fmt:", 11);
+			char *clean = xmalloc(size + 2);
+			size_t k = clean_format((const char *)text, size, clean);
 
-			tep_parse_event(tep, (const char *)text, pf ? (size_t)(pf - (const char *)text) + 1 : size, sys);
+			tep_parse_event(tep, clean, k, sys);
+			free(clean);
 		}
 	}
 	return 0;

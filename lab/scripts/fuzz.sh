@@ -25,11 +25,12 @@ for bin in "$@"; do
 	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix=build/fuzz/crashes/$name- $dirs >"$log" 2>&1
 	rc=$?
-	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
+	# Logs can hold bytes of the inputs: read them as text, last figures only.
+	execs=$(grep -a '^stat::number_of_executed_units:' "$log" | tail -1 | tr -dc '0-9')
+	cov=$(grep -a -o 'cov: [0-9]*' "$log" | tail -1)
 	if [ $rc -ne 0 ]; then
 		echo "fuzz $name: FAILED (exit $rc): see $log and build/fuzz/crashes/$name-*"
-		grep -m3 -E 'ERROR|SUMMARY' "$log"
+		grep -a -m3 -E 'ERROR|SUMMARY' "$log"
 		status=1
 	else
 		echo "fuzz $name: ${secs}s, ${execs:-?} execs, ${cov:-cov: ?}, corpus $(ls "$corpus" | wc -l) files"
