@@ -6,7 +6,7 @@ set xlabel xlabel
 set ylabel "fraction of events <= x"
 set logscale x
 set yrange [0:1.02]
-set key bottom right
+set key below
 set grid
 set datafile separator "\t"
 plot for [i=1:nfiles] value(sprintf("file%d", i)) skip 1 using 1:2 with steps \
