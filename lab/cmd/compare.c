@@ -85,6 +85,9 @@ static void print_side(const char *tag, const struct run *r)
 	printf("%s: %s\n", tag, r->dir);
 	printf("   experiment %s, kernel %s%s\n", r->experiment, k ? k : "unknown",
 	       strcmp(r->status, "complete") ? "   ** INCOMPLETE RUN **" : "");
+	if (meta_str(r->meta, "vm.accel"))
+		printf("   in a qemu guest (%s)%s\n", meta_str(r->meta, "vm.accel"),
+		       meta_str(r->meta, "vm.note") ? ": throughput and latency mean nothing, counts do" : "");
 	if (split || slots)
 		printf("   cacheline split %s, stock slots %s\n", split ? (!strcmp(split, "true") ? "yes" : "no") : "?",
 		       slots ? slots : "?");

@@ -166,6 +166,11 @@ static int report_write_as(const char *dir, FILE *out, const char *final_status,
 			jstr(meta, "runtime.agrees_with_btf") ? jstr(meta, "runtime.agrees_with_btf") : "?");
 	if ((v = jstr(meta, "scaled")))
 		fprintf(out, "  scaled down      %s\n", v);
+	if ((v = jstr(meta, "vm.kernel_spec")))
+		fprintf(out, "  measured in      a qemu guest (kernel %s, accelerator %s)\n", v,
+			jstr(meta, "vm.accel") ? jstr(meta, "vm.accel") : "?");
+	if ((v = jstr(meta, "vm.note")))
+		fprintf(out, "  NOTE             %s\n", v);
 
 	if (json_object_object_get_ex(meta, "skipped", &skipped) && json_object_array_length(skipped)) {
 		section(out, "Skipped (not measured)");
