@@ -119,7 +119,7 @@ static size_t clean_format(const char *in, size_t n, char *out)
 		bool keep = (len > 6 && !strncmp(l, "name: ", 6)) || (len > 4 && !strncmp(l, "ID: ", 4)) ||
 			    (len == 7 && !strncmp(l, "format:", 7)) || len == 0 || field_line_ok(l, len);
 
-		if (!strncmp(l, "print fmt:", 10) && len >= 10)
+		if (len >= 10 && !strncmp(l, "print fmt:", 10))
 			break;
 		for (size_t i = 0; keep && i < len; i++)
 			if ((unsigned char)l[i] < ' ' && l[i] != '\t')
