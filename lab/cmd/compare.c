@@ -17,6 +17,7 @@
 #include "analyze/stats.h"
 #include "cmd/builtin.h"
 #include "util/err.h"
+#include "util/humanize.h"
 #include "util/metrics.h"
 
 static const char usage_text[] =
@@ -127,30 +128,6 @@ static const struct metric_row *find_row(const struct run *r, const char *step, 
 	return NULL;
 }
 
-static void fmt_num(char *buf, size_t n, double v)
-{
-	double a = fabs(v);
-
-	/* As the robot prints: integers for big numbers, a few digits else. */
-	if (a != 0 && (a < 0.01 || a >= 1e11))
-		snprintf(buf, n, "%.3e", v);
-	else if (a >= 1000)
-		snprintf(buf, n, "%.0f", v);
-	else if (a >= 100)
-		snprintf(buf, n, "%.1f", v);
-	else
-		snprintf(buf, n, "%.2f", v);
-	/* Trim ".00" / ".0" from values that are whole. */
-	if (!strchr(buf, 'e') && strchr(buf, '.')) {
-		char *end = buf + strlen(buf) - 1;
-
-		while (*end == '0')
-			*end-- = '\0';
-		if (*end == '.')
-			*end = '\0';
-	}
-}
-
 static void fmt_sd(char *buf, size_t n, const struct sample_stats *s)
 {
 	if (s->n < 2 || s->mean == 0)
@@ -255,8 +232,8 @@ static void compare_pair(const struct run *a, const struct run *b, regex_t *filt
 		sample_stats(va, na, &sa);
 		sample_stats(vb, nb, &sb);
 		welch_test(&sa, &sb, &w);
-		fmt_num(ma, sizeof(ma), sa.mean);
-		fmt_num(mb, sizeof(mb), sb.mean);
+		format_number(ma, sizeof(ma), sa.mean);
+		format_number(mb, sizeof(mb), sb.mean);
 		fmt_sd(sda, sizeof(sda), &sa);
 		fmt_sd(sdb, sizeof(sdb), &sb);
 		if (sa.mean != 0)
@@ -309,8 +286,8 @@ static void compare_pair(const struct run *a, const struct run *b, regex_t *filt
 			nb = values_of(b, keys[k].step, metric, vb, MAXV);
 			sample_stats(va, na, &sa);
 			sample_stats(vb, nb, &sb);
-			fmt_num(ma, sizeof(ma), sa.mean);
-			fmt_num(mb, sizeof(mb), sb.mean);
+			format_number(ma, sizeof(ma), sa.mean);
+			format_number(mb, sizeof(mb), sb.mean);
 			r = find_row(a, keys[k].step, metric);
 			if (sa.mean != 0 && r->better != '-') {
 				double pct = 100 * (sb.mean - sa.mean) / fabs(sa.mean);

@@ -18,6 +18,7 @@
 #include "cmd/report.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/humanize.h"
 #include "util/metrics.h"
 #include "util/results.h"
 
@@ -108,6 +109,7 @@ static void metrics_table(FILE *out, const char *dir)
 		struct sample_stats st;
 		size_t n = 0;
 		bool first = true;
+		char num[32];
 
 		for (size_t j = 0; j < i && first; j++)
 			first = strcmp(m.rows[j].step, m.rows[i].step) || strcmp(m.rows[j].metric, m.rows[i].metric);
@@ -117,7 +119,8 @@ static void metrics_table(FILE *out, const char *dir)
 			if (!strcmp(m.rows[j].step, m.rows[i].step) && !strcmp(m.rows[j].metric, m.rows[i].metric))
 				v[n++] = m.rows[j].value;
 		sample_stats(v, n, &st);
-		fprintf(out, "  %-16s %-34s %14.6g %5.1f%% %4zu  %s\n", m.rows[i].step, m.rows[i].metric, st.mean,
+		format_number(num, sizeof(num), st.mean);
+		fprintf(out, "  %-16s %-34s %14s %5.1f%% %4zu  %s\n", m.rows[i].step, m.rows[i].metric, num,
 			st.mean ? 100 * st.stddev / (st.mean < 0 ? -st.mean : st.mean) : 0.0, n, m.rows[i].unit);
 	}
 	metrics_free(&m);

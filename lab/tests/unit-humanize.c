@@ -21,5 +21,14 @@ int main(void)
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		ok(!strcmp(format_bytes(buf, sizeof(buf), sizes[i].b), sizes[i].want), "%llu bytes print as %s (got %s)",
 		   (unsigned long long)sizes[i].b, sizes[i].want, buf);
+	{
+		char b[32];
+
+		ok(!strcmp(format_number(b, sizeof(b), 1203904.4), "1203904"), "format_number: integers from 1000 on (%s)", b);
+		ok(!strcmp(format_number(b, sizeof(b), 123.45), "123.5"), "format_number: one decimal from 100 (%s)", b);
+		ok(!strcmp(format_number(b, sizeof(b), 1.04), "1.04"), "format_number: two decimals below (%s)", b);
+		ok(!strcmp(format_number(b, sizeof(b), 7.0), "7"), "format_number: whole numbers without .00 (%s)", b);
+		ok(!strcmp(format_number(b, sizeof(b), 0.001), "1.000e-03"), "format_number: tiny values in %%e (%s)", b);
+	}
 	return tap_done();
 }
