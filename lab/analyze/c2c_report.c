@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/strfmt.h"
 #include "analyze/c2c_report.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -429,16 +430,6 @@ static int tokenize(const char *s, struct tok *t, int max, const char **stop)
 	return n;
 }
 
-static bool all_digits(const char *s, int len)
-{
-	if (len <= 0)
-		return false;
-	for (int i = 0; i < len; i++)
-		if (!isdigit((unsigned char)s[i]))
-			return false;
-	return true;
-}
-
 static bool is_hex(const char *s, int len)
 {
 	if (len < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
@@ -484,7 +475,7 @@ static bool is_symbol_mark(const struct tok *k)
 static bool tok_is(enum ctype t, const struct tok *k)
 {
 	switch (t) {
-	case T_INT: return all_digits(k->s, k->len);
+	case T_INT: return str_is_digits(k->s, k->len);
 	case T_PCT: return k->len > 1 && k->s[k->len - 1] == '%' && is_number(k->s, k->len - 1);
 	case T_HEX: return is_hex(k->s, k->len);
 	case T_NODE: return is_node(k->s, k->len);
@@ -902,7 +893,7 @@ static void parse_summary(struct parser *p, const char *line)
 		p->cur = NULL;
 		return;
 	}
-	if (n < 2 || !all_digits(t[0].s, t[0].len) || !is_hex(t[n - 1].s, t[n - 1].len)) {
+	if (n < 2 || !str_is_digits(t[0].s, t[0].len) || !is_hex(t[n - 1].s, t[n - 1].len)) {
 		warn_at(p, p->lineno, "expected a cacheline summary (Num ... address), found '%s'; block skipped",
 			excerpt(line, ex, sizeof(ex)));
 		p->cur = NULL;
@@ -940,7 +931,7 @@ static void parse_summary(struct parser *p, const char *line)
 		const struct col *c = i < h->n && (h->offset_col < 0 || i < h->offset_col) ? &h->c[i] : NULL;
 		int key = c ? summary_key(c->key, r->peer_display) : -1;
 
-		if (!all_digits(t[i].s, t[i].len)) {
+		if (!str_is_digits(t[i].s, t[i].len)) {
 			warn_at(p, p->lineno, "cacheline summary value '%.*s' is not a count; skipped",
 				t[i].len, t[i].s);
 			continue;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/strfmt.h"
 #include "analyze/lockcon_text.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -113,16 +114,6 @@ static void rest_copy(const struct toks *t, int i, char *buf, size_t n)
 	len = strlen(buf);
 	while (len && isspace((unsigned char)buf[len - 1]))
 		buf[--len] = '\0';
-}
-
-static bool is_uint(const char *s, int len)
-{
-	if (len <= 0)
-		return false;
-	for (int i = 0; i < len; i++)
-		if (!isdigit((unsigned char)s[i]))
-			return false;
-	return true;
 }
 
 static int col_of_word(const char *w, int len)
@@ -304,7 +295,7 @@ static int parse_text_row(struct lct_table *tb, const struct toks *t, const char
 	struct lct_row *r;
 
 	/* Not a row unless "<int> <number> <unit>" starts it. */
-	if (t->n < 3 || !is_uint(t->s[0], t->len[0]) || !isdigit((unsigned char)t->s[1][0]))
+	if (t->n < 3 || !str_is_digits(t->s[0], t->len[0]) || !isdigit((unsigned char)t->s[1][0]))
 		return 1;
 	r = new_row(tb, lineno);
 	r->v[LCT_CONTENDED] = strtoull(t->s[0], NULL, 10);
@@ -359,7 +350,7 @@ static int parse_csv_row(struct lct_table *tb, char *line, const char *sep, cons
 	int n = csv_split(line, sep, f, 32), nc = ncols(tb), k;
 	struct lct_row *r;
 
-	if (!n || !is_uint(f[0], strlen(f[0])))
+	if (!n || !str_is_digits(f[0], strlen(f[0])))
 		return 1;
 	r = new_row(tb, lineno);
 	for (k = 0; k < nc; k++) {

@@ -32,3 +32,13 @@ void str_appendf(char *buf, size_t n, const char *fmt, ...)
 	str_vappendf(buf, n, fmt, ap);
 	va_end(ap);
 }
+
+bool str_is_digits(const char *s, int len)
+{
+	if (len <= 0)
+		return false;
+	for (int i = 0; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
