@@ -53,13 +53,20 @@ ok $? "it came through isa-debug-exit too (qemu exit 7 = 2*3+1), not only the co
 seq 1 20000 | cmp -s - "$d/results/seq.txt" && grep -q "$(sha256sum < "$d/results/seq.txt" | cut -d' ' -f1)" "$d/output.txt"
 ok $? "a file the guest wrote comes back byte for byte, and its output too"
 
-# One retry when the end marker is missing (here: the first boot powers off).
-MEMCG_LAB_RESULTS=$tmp/re $lab vm --kernel $k --shell 'grep -q memcg_lab.attempt=1 /proc/cmdline && poweroff -f; echo second boot' >"$tmp/o" 2>&1
+# One retry when the end marker is missing (here: the first boot powers off;
+# the sleep keeps it from going on should the power-off return).
+MEMCG_LAB_RESULTS=$tmp/re $lab vm --kernel $k --shell 'grep -q memcg_lab.attempt=1 /proc/cmdline && { poweroff -f; sleep 600; }; echo second boot' >"$tmp/o" 2>&1
 rc=$?
 d=$(one_dir "$tmp/re")
 [ $rc = 0 ] && [ "$(jget "$d/meta.json" vm.attempts)" = 2 ] && grep -q "second boot" "$d/output.txt" &&
 	grep -q "booting once more" "$tmp/o"
-ok $? "a boot without the end marker is retried once, and says so"
+if ! ok $? "a boot without the end marker is retried once, and says so"; then
+	diag "exit $rc, attempts $(jget "$d/meta.json" vm.attempts); what vm said:"
+	diag "$(cat "$tmp/o")"
+	for f in "$d"/console.attempt1.log "$d"/console.log "$d"/qemu.log; do
+		[ -f "$f" ] && diag "${f##*/}:" && diag "$(tail -n 15 "$f")"
+	done
+fi
 
 # A panic: no retry, exit 2, the panic's lines shown.
 MEMCG_LAB_RESULTS=$tmp/pa $lab vm --kernel $k --shell 'echo c > /proc/sysrq-trigger' >"$tmp/o" 2>&1

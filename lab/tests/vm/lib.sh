@@ -6,6 +6,7 @@ failed=0
 ok() {	# cond-status description
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+	[ "$1" = 0 ]	# so a caller can add what it saw on failure
 }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 diag() { echo "$*" | sed 's/^/# /'; }
