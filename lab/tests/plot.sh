@@ -36,6 +36,11 @@ done
 ok 'grep -q "cgroup_rstat_lock hold time (method: rstat tracepoints)" "$T/r/plots/cdf-lock.txt"' \
 	"the CDF title names the lock and the method"
 ok 'grep -q "charge.ops_per_s vs tasks" "$T/r/plots/series-charge.ops_per_s.txt"' "series title names metric and step"
+# The script that drew a plot stays beside it and redraws it by itself.
+cp "$T/r/plots/cdf-lock.txt" "$T/cdf-lock.first.txt"
+rm -f "$T/r/plots/cdf-lock.txt"
+ok 'gnuplot "$T/r/plots/cdf-lock.gp" && cmp -s "$T/r/plots/cdf-lock.txt" "$T/cdf-lock.first.txt"' \
+	"plots/cdf-lock.gp redraws the same plot with gnuplot alone"
 
 # The map plots, from a real layout capture and a real c2c attribution.
 mkdir -p "$T/r/data/layout" "$T/r/data/c2c.x/c2c"
@@ -65,4 +70,18 @@ ok '[ $st = 2 ] && echo "$err" | grep -q "hist-bad.x.tsv:2: not a lab histogram 
 rm "$T/r/data/hist-bad.x.tsv"
 err=$($LAB plot --size 10x10 "$T/r" 2>&1 >/dev/null); st=$?
 ok '[ $st = 2 ] && echo "$err" | grep -q "WIDTHxHEIGHT"' "a bad --size is refused"
+
+# Killed while gnuplot draws: nothing of the lab's is left in /tmp (the
+# script lives in the results' plots/).  A gnuplot that hangs holds it there.
+mkdir -p "$T/slow"
+printf '#!/bin/sh\n[ "$1" = --version ] && exec gnuplot "$@"\nexec sleep 30\n' > "$T/slow/gnuplot-slow"
+printf '#!/bin/sh\nPATH=%s exec "%s/gnuplot-slow" "$@"\n' "$PATH" "$T/slow" > "$T/slow/gnuplot"
+chmod +x "$T/slow/gnuplot" "$T/slow/gnuplot-slow"
+before=$(ls -d /tmp/memcg-lab-* 2>/dev/null | grep -vx "$T" | sort)
+PATH=$T/slow:$PATH setsid $LAB plot "$T/r" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 50); do pgrep -f "^sleep 30" >/dev/null && break; sleep 0.1; done
+kill -KILL -- -$pid 2>/dev/null; wait $pid 2>/dev/null
+after=$(ls -d /tmp/memcg-lab-* 2>/dev/null | grep -vx "$T" | sort)
+ok '[ "$before" = "$after" ]' "plot killed mid-draw leaves nothing in /tmp ($(comm -13 <(echo "$before") <(echo "$after") | tr '\n' ' '))"
 done_testing

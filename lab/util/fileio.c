@@ -236,3 +236,25 @@ bool text_next_line(const char **pos, char *line, size_t size)
 		line[len - 1] = '\0';
 	return true;
 }
+
+char *shell_quote(const char *s)
+{
+	size_t n = 3;
+	char *q, *p;
+
+	for (const char *c = s; *c; c++)
+		n += *c == '\'' ? 4 : 1;
+	q = p = xmalloc(n);
+	*p++ = '\'';
+	for (const char *c = s; *c; c++) {
+		if (*c == '\'') {
+			memcpy(p, "'\\''", 4);
+			p += 4;
+		} else {
+			*p++ = *c;
+		}
+	}
+	*p++ = '\'';
+	*p = '\0';
+	return q;
+}

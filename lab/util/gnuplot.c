@@ -57,68 +57,72 @@ void gnuplot_var_int(char **vars, const char *name, long value)
 	*vars = n;
 }
 
-static int render_one(const char *tmpl, const char *vars, const char *term, const char *out, char *err, size_t n)
+/* One output of the script: terminal, file, the template, then a reset so
+ * the next output starts from gnuplot's defaults as a fresh process would. */
+static void script_output(FILE *f, const char *term, const char *out, const char *qtmpl)
 {
-	char script[] = "/tmp/memcg-lab-gp.XXXXXX";
-	char *cmd, *log, *qout = gnuplot_quote(out), *qtmpl = gnuplot_quote(tmpl);
-	FILE *f;
-	int fd, st;
+	char *qout = gnuplot_quote(out);
 
-	fd = mkstemp(script);
-	if (fd < 0) {
-		snprintf(err, n, "cannot create a gnuplot script: %s", strerror(errno));
-		free(qout);
-		free(qtmpl);
-		return -1;
-	}
-	f = fdopen(fd, "w");
-	fprintf(f, "set terminal %s\nset output %s\n%s\nload %s\nset output\n", term, qout, vars, qtmpl);
-	fclose(f);
+	fprintf(f, "set terminal %s\nset output %s\nload %s\nset output\nreset\n", term, qout, qtmpl);
 	free(qout);
-	free(qtmpl);
-	cmd = xasprintf("gnuplot '%s' 2>&1", script);
-	log = run_capture(cmd, &st);
-	free(cmd);
-	unlink(script);
-	if (!log || st != 0 || !path_exists(out)) {
-		/* gnuplot's error is on the line after the echoed statement. */
-		char *line = log ? strstr(log, "line ") : NULL;
-
-		if (line)
-			line[strcspn(line, "\n")] = '\0';
-		snprintf(err, n, "gnuplot failed on %s: %s", tmpl, line ? line : (log && log[0] ? log : "no output"));
-		free(log);
-		return -1;
-	}
-	free(log);
-	return 0;
 }
 
 int gnuplot_render(const char *template_name, const char *vars, const char *out_base, int width, int height,
 		   char *err, size_t errlen)
 {
 	char *tmpl = xasprintf("%s/plots/%s.gp", lab_root_dir(), template_name);
-	char *png = xasprintf("%s.png", out_base), *svg = xasprintf("%s.svg", out_base);
-	char *txt = xasprintf("%s.txt", out_base);
-	char *tpng = xasprintf("pngcairo size %d,%d font 'sans,10' noenhanced", width, height);
-	char *tsvg = xasprintf("svg size %d,%d font 'sans,10' noenhanced", width, height);
-	int r = -1;
+	char *outs[3] = { xasprintf("%s.png", out_base), xasprintf("%s.svg", out_base), xasprintf("%s.txt", out_base) };
+	char *terms[3] = {
+		xasprintf("pngcairo size %d,%d font 'sans,10' noenhanced", width, height),
+		xasprintf("svg size %d,%d font 'sans,10' noenhanced", width, height),
+		xstrdup("dumb size 79,24 noenhanced"),
+	};
+	char *script = xasprintf("%s.gp", out_base), *qtmpl = gnuplot_quote(tmpl), *cmd = NULL, *log = NULL, *qs;
+	FILE *f;
+	int r = -1, st;
 
 	if (!path_exists(tmpl)) {
 		snprintf(err, errlen, "%s: plot template missing", tmpl);
 		goto out;
 	}
-	if (render_one(tmpl, vars, tpng, png, err, errlen) ||
-	    render_one(tmpl, vars, tsvg, svg, err, errlen) ||
-	    render_one(tmpl, vars, "dumb size 79,24 noenhanced", txt, err, errlen))
+	/* The script stays beside the plot, not in /tmp: a killed run leaves
+	 * nothing behind outside its results, and a user can edit and rerun
+	 * it (gnuplot plots/NAME.gp) for a mail or a slide. */
+	f = fopen(script, "w");
+	if (!f) {
+		snprintf(err, errlen, "cannot write the gnuplot script %s: %s", script, strerror(errno));
 		goto out;
+	}
+	fprintf(f, "# Drawn by memcg-lab from %s; rerun with: gnuplot %s\n%s\n", tmpl, script, vars ? vars : "");
+	for (int i = 0; i < 3; i++)
+		script_output(f, terms[i], outs[i], qtmpl);
+	if (fclose(f)) {
+		snprintf(err, errlen, "cannot write the gnuplot script %s: %s", script, strerror(errno));
+		goto out;
+	}
+	qs = shell_quote(script);
+	cmd = xasprintf("gnuplot %s 2>&1", qs);
+	free(qs);
+	log = run_capture(cmd, &st);
+	if (!log || st != 0 || !path_exists(outs[0]) || !path_exists(outs[1]) || !path_exists(outs[2])) {
+		/* gnuplot's error is on the line after the echoed statement. */
+		char *line = log ? strstr(log, "line ") : NULL;
+
+		if (line)
+			line[strcspn(line, "\n")] = '\0';
+		snprintf(err, errlen, "gnuplot failed on %s: %s", tmpl, line ? line : (log && log[0] ? log : "no output"));
+		goto out;
+	}
 	r = 0;
 out:
+	for (int i = 0; i < 3; i++) {
+		free(outs[i]);
+		free(terms[i]);
+	}
 	free(tmpl);
-	free(png);
-	free(svg);
-	free(txt);
-	free(tpng);
-	free(tsvg);
+	free(qtmpl);
+	free(script);
+	free(cmd);
+	free(log);
 	return r;
 }

@@ -75,28 +75,6 @@ static void meta_write(struct results *r)
 		die("%s: cannot write: %s", r->meta_path, strerror(-e));
 }
 
-static char *shell_quote(const char *s)
-{
-	size_t n = 3;
-	char *q, *p;
-
-	for (const char *c = s; *c; c++)
-		n += *c == '\'' ? 4 : 1;
-	q = p = xmalloc(n);
-	*p++ = '\'';
-	for (const char *c = s; *c; c++) {
-		if (*c == '\'') {
-			memcpy(p, "'\\''", 4);
-			p += 4;
-		} else {
-			*p++ = *c;
-		}
-	}
-	*p++ = '\'';
-	*p = '\0';
-	return q;
-}
-
 static char *first_line_of(const char *cmd)
 {
 	char *out = run_capture(cmd, NULL), *nl;
