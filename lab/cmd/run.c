@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -680,12 +681,15 @@ static void last_line(const char *path, char *buf, size_t n)
 /* Asks the driver to check its options for every step; maps errors to lines. */
 static void validate_driver(const struct exp *x, const struct phase *ph)
 {
-	char tmpl[] = "/tmp/memcg-lab-validate.XXXXXX", line[512];
-	int fd = mkstemp(tmpl);
+	/* The driver's words go to a memfd, not a file in /tmp: a run killed
+	 * while validating leaves nothing behind.  The child reopens it by
+	 * its /proc path before exec (fork keeps close-on-exec fds). */
+	int fd = memfd_create("memcg-lab-validate", MFD_CLOEXEC);
+	char tmpl[64], line[512];
 
 	if (fd < 0)
-		die("run: cannot create a temporary file: %s", strerror(errno));
-	close(fd);
+		die("run: cannot create a memfd for the driver's messages: %s", strerror(errno));
+	snprintf(tmpl, sizeof(tmpl), "/proc/self/fd/%d", fd);
 	for (int s = 0; s < (ph->nvalues ? ph->nvalues : 1); s++) {
 		int ac, st;
 		char **av = driver_argv(x, ph, ph->nvalues ? ph->values[s] : 0, true, &ac);
@@ -698,7 +702,7 @@ static void validate_driver(const struct exp *x, const struct phase *ph)
 			const struct exp_entry *bad = NULL;
 
 			first_line(tmpl, line, sizeof(line));
-			unlink(tmpl);
+			close(fd);
 			/* "--tasks ..." in the driver's message names the key. */
 			for (size_t i = 0; i < x->f.n && !bad; i++) {
 				const struct exp_entry *e = &x->f.e[i];
@@ -716,7 +720,7 @@ static void validate_driver(const struct exp *x, const struct phase *ph)
 				     !strncmp(line, "memcg-lab: ", 11) ? line + 11 : line);
 		}
 	}
-	unlink(tmpl);
+	close(fd);
 }
 
 static void fmt_secs(char *buf, size_t n, double s)

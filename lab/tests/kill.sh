@@ -4,8 +4,8 @@
 # user would: no process of the run left, `memcg-lab cleanup` removes every
 # cgroup tree and tracefs instance the run made (and nothing else: a
 # cgroup the test made itself survives), the perf sample-rate setting is
-# what it was, and the results directory is marked incomplete unless the
-# run had finished.  KILL_ITERATIONS (default 5; `make killtest` runs 100).
+# what it was, no memcg-lab-* file is left in /tmp, and the results
+# directory is marked incomplete unless the run had finished.  KILL_ITERATIONS (default 5; `make killtest` runs 100).
 set -u
 . "$(dirname "$0")/lib/tap.sh"
 
@@ -79,7 +79,10 @@ ok '[ $st = 0 ] && grep -q "\"status\":\"complete\"" "$T"/results/*-killed*/meta
 	"the experiment runs to completion when left alone (${span} s)"
 rm -rf "$T/results"
 
-bad_procs=0 bad_trees=0 bad_inst=0 bad_rate=0 bad_status=0 bad_sentinel=0 finished=0
+bad_procs=0 bad_trees=0 bad_inst=0 bad_rate=0 bad_status=0 bad_sentinel=0 bad_tmp=0 finished=0
+# What /tmp holds of the lab's before the kills (this test's own $T aside).
+lab_tmp() { ls -d /tmp/memcg-lab-* 2>/dev/null | grep -vx "$T" | sort; }
+tmp0=$(lab_tmp)
 for i in $(seq "$iters"); do
 	MEMCG_LAB_KILLTEST=$$.$i setsid "$LAB" run "$T/k.exp" >/dev/null 2>&1 &
 	pid=$!
@@ -110,6 +113,8 @@ for i in $(seq "$iters"); do
 	[ -z "$left" ] || { bad_inst=$((bad_inst + 1)); echo "# instances left: $left"; }
 	[ "$(cat /proc/sys/kernel/perf_event_max_sample_rate)" = "$rate0" ] || bad_rate=$((bad_rate + 1))
 	[ -d "$mine" ] || bad_sentinel=$((bad_sentinel + 1))
+	left=$(comm -13 <(echo "$tmp0") <(lab_tmp))
+	[ -z "$left" ] || { bad_tmp=$((bad_tmp + 1)); echo "# left in /tmp: $left"; rm -rf $left; }
 	dir=$(ls -d "$T/results"/*-killed* 2>/dev/null | tail -1)
 	if [ -n "$dir" ] && [ -f "$dir/meta.json" ]; then
 		# "complete" only with its report (report_finish writes it
@@ -126,5 +131,6 @@ ok '[ $bad_trees = 0 ]' "cleanup removes every cgroup tree a killed run made ($b
 ok '[ $bad_inst = 0 ]' "cleanup removes every tracefs instance a killed run made ($bad_inst failures)"
 ok '[ $bad_rate = 0 ]' "perf_event_max_sample_rate is what it was ($bad_rate failures)"
 ok '[ $bad_sentinel = 0 ]' "a cgroup the lab did not make survives every cleanup"
+ok '[ $bad_tmp = 0 ]' "a killed run leaves no memcg-lab-* file in /tmp ($bad_tmp failures)"
 ok '[ $bad_status = 0 ]' "a killed run's results are never marked complete ($bad_status failures)"
 done_testing
