@@ -13,6 +13,7 @@
 #include "cmd/builtin.h"
 #include "cmd/lock.h"
 #include "collect/lock_collector.h"
+#include "collect/lock_tracer.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/results.h"
@@ -130,6 +131,12 @@ int cmd_lock_record(int argc, char **argv)
 	}
 	if (getuid() != 0)
 		die("lock record: needs root (tracefs instances, BPF, perf -a)");
+	if (co.tracefs_dir) {
+		struct lock_tracer_opts to = { .tracefs_dir = co.tracefs_dir };
+
+		if (lock_tracer_find_tracefs(&to, err, sizeof(err)))
+			die("lock record: %s", err);
+	}
 	cleanup_set_polling(true);
 	r = results_create(name, base, argc, argv);
 	data = results_path(r, "data");

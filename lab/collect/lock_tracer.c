@@ -143,7 +143,7 @@ static void undo_instance(void *arg)
 	rmdir(t->dir);
 }
 
-static int find_tracefs(const struct lock_tracer_opts *o, char *err, size_t errlen)
+int lock_tracer_find_tracefs(const struct lock_tracer_opts *o, char *err, size_t errlen)
 {
 	const char *path = NULL;
 	struct statfs sfs;
@@ -772,7 +772,7 @@ struct lock_tracer *lock_tracer_start(const struct lock_tracer_opts *o, char *er
 	struct lock_tracer *t;
 	char *dir;
 
-	if (find_tracefs(o, err, errlen))
+	if (lock_tracer_find_tracefs(o, err, errlen))
 		return NULL;
 	t = xcalloc(1, sizeof(*t));
 	t->cleanup_handle = -1;

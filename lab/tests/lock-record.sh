@@ -82,6 +82,8 @@ $LAB lock record -n bad --tracefs "$tmp" -d 1 >"$tmp/out2" 2>"$tmp/err2"
 st=$?
 [ $st -eq 2 ] && [ "$(wc -l <"$tmp/err2")" -eq 1 ] && grep -q "not a tracefs mount" "$tmp/err2"
 check $? "--tracefs on a plain directory: exit 2, one line ($(cat "$tmp/err2"))"
+[ -z "$(ls -d "$MEMCG_LAB_RESULTS"/*-bad 2>/dev/null)" ]
+check $? "... and no results directory for a run that never started"
 
 # Ctrl-C ends the window early and still cleans up.
 $LAB lock record -n int -d 60 >"$tmp/out3" 2>&1 &

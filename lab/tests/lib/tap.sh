@@ -1,5 +1,6 @@
 # Shared by the lab's TAP shell tests (sourced, not run): cd to the lab's
-# root, a private temp dir removed on exit, and the TAP helpers.
+# root, a private temp dir removed on exit (results of the commands a test
+# runs go there too), and the TAP helpers.
 #   ok 'shell condition' "description"    a test that passes when the condition holds
 #   skip "description" "reason"           a skipped test, with its reason
 #   done_testing                          the plan, at the end
@@ -7,6 +8,8 @@ cd "$(dirname "$0")/../.." || exit 1
 LAB=$PWD/bin/memcg-lab
 T=$(mktemp -d /tmp/memcg-lab-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
+# Nothing a test runs leaves results in the lab's own results/.
+export MEMCG_LAB_RESULTS=$T/results
 n=0
 ok() { n=$((n + 1)); if eval "$1"; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
