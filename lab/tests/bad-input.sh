@@ -76,4 +76,7 @@ while IFS= read -r row; do
 	ok '[ "$st" = "$want" ] && [ "$(printf "%s\n" "$err" | grep -c .)" = 1 ] && printf "%s\n" "$err" | grep -Eq -- "$re"' \
 		"$kind: exit $want and one line ($err)"
 done <<< "$rows"
+# Refused input is refused before anything is made: no results directory.
+made=$(ls "$MEMCG_LAB_RESULTS" 2>/dev/null | tr '\n' ' ')
+ok '[ -z "$made" ]' "no row left a results directory behind (${made:-none})"
 done_testing
