@@ -61,11 +61,14 @@ d=$(one_dir "$tmp/re")
 [ $rc = 0 ] && [ "$(jget "$d/meta.json" vm.attempts)" = 2 ] && grep -q "second boot" "$d/output.txt" &&
 	grep -q "booting once more" "$tmp/o"
 if ! ok $? "a boot without the end marker is retried once, and says so"; then
-	diag "exit $rc, attempts $(jget "$d/meta.json" vm.attempts); what vm said:"
-	diag "$(cat "$tmp/o")"
-	for f in "$d"/console.attempt1.log "$d"/console.log "$d"/qemu.log; do
-		[ -f "$f" ] && diag "${f##*/}:" && diag "$(tail -n 15 "$f")"
-	done
+	# On stderr: prove shows it without -v.
+	{
+		diag "exit $rc, attempts $(jget "$d/meta.json" vm.attempts); what vm said:"
+		diag "$(cat "$tmp/o")"
+		for f in "$d"/vm.env "$d"/console.attempt1.log "$d"/console.log "$d"/qemu.log "$d"/output.txt; do
+			[ -f "$f" ] && diag "${f##*/}:" && diag "$(tail -n 15 "$f")"
+		done
+	} >&2
 fi
 
 # A panic: no retry, exit 2, the panic's lines shown.
