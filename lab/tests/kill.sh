@@ -80,8 +80,9 @@ ok '[ $st = 0 ] && grep -q "\"status\":\"complete\"" "$T"/results/*-killed*/meta
 rm -rf "$T/results"
 
 bad_procs=0 bad_trees=0 bad_inst=0 bad_rate=0 bad_status=0 bad_sentinel=0 bad_tmp=0 finished=0
-# What /tmp holds of the lab's before the kills (this test's own $T aside).
-lab_tmp() { ls -d /tmp/memcg-lab-* 2>/dev/null | grep -vx "$T" | sort; }
+# The lab's files in /tmp before the kills (a run makes only files there;
+# the directories are other tests' and vm's, which may run meanwhile).
+lab_tmp() { find /tmp -maxdepth 1 -type f -name 'memcg-lab-*' 2>/dev/null | sort; }
 tmp0=$(lab_tmp)
 for i in $(seq "$iters"); do
 	MEMCG_LAB_KILLTEST=$$.$i setsid "$LAB" run "$T/k.exp" >/dev/null 2>&1 &
@@ -114,7 +115,7 @@ for i in $(seq "$iters"); do
 	[ "$(cat /proc/sys/kernel/perf_event_max_sample_rate)" = "$rate0" ] || bad_rate=$((bad_rate + 1))
 	[ -d "$mine" ] || bad_sentinel=$((bad_sentinel + 1))
 	left=$(comm -13 <(echo "$tmp0") <(lab_tmp))
-	[ -z "$left" ] || { bad_tmp=$((bad_tmp + 1)); echo "# left in /tmp: $left"; rm -rf $left; }
+	[ -z "$left" ] || { bad_tmp=$((bad_tmp + 1)); echo "# left in /tmp: $left"; tmp0=$(lab_tmp); }
 	dir=$(ls -d "$T/results"/*-killed* 2>/dev/null | tail -1)
 	if [ -n "$dir" ] && [ -f "$dir/meta.json" ]; then
 		# "complete" only with its report (report_finish writes it
