@@ -11,6 +11,7 @@
 #include "kernel/btf.h"
 #include "kernel/features.h"
 #include "util/err.h"
+#include "util/expfile.h"
 #include "util/fileio.h"
 
 const char *const layout_struct_names[LAYOUT_NSTRUCTS] = {
@@ -329,52 +330,120 @@ static int split_tabs(char *line, char **col, int max)
 	return n;
 }
 
-/* Calls fn for every data row of dir/name (after the header). */
-static int read_tsv(const char *dir, const char *name, int ncols,
-		    int (*fn)(char **col, void *arg), void *arg, char *err, size_t errlen)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-	char *text = read_text(path, NULL), *line, *save = NULL;
-	int lineno = 0, r = 0;
+/* Reading a capture back: every value is checked, and a bad one is named
+ * by file, line and column (a capture is a file users keep in their own
+ * trees, edit by hand and merge).  Limits: far above any real kernel's
+ * struct (mem_cgroup is 2-9 KiB even with lockdep), low enough that the
+ * map and the diff stay small on a hostile file. */
+#define CAPTURE_MAX_SIZE (1 << 20)
 
-	if (!text) {
-		snprintf(err, errlen, "%s: not a layout capture: cannot read %s: %s", dir, name, strerror(errno));
-		free(path);
+struct row_ctx {
+	struct layout *lay;
+	char *why;
+	size_t whylen;
+};
+
+static int num(struct row_ctx *c, const char *col, const char *v, long min, long max, long *out)
+{
+	if (parse_long(v, min, max, out)) {
+		snprintf(c->why, c->whylen, "%s '%.40s': expected an integer from %ld to %ld", col, v, min, max);
 		return -1;
 	}
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *col[16];
+	return 0;
+}
 
-		if (++lineno == 1)
+static int text_col(struct row_ctx *c, const char *col, const char *v, char *dst, size_t n)
+{
+	if (!v[0] || strlen(v) >= n) {
+		snprintf(c->why, c->whylen, "%s '%.40s': %s", col, v, v[0] ? "too long" : "empty");
+		return -1;
+	}
+	memcpy(dst, v, strlen(v) + 1);
+	return 0;
+}
+
+/* Calls fn for every data row of text (the file dir/name), after checking
+ * its header; the message names the file, the line and the column. */
+static int read_tsv(const char *dir, const char *name, const char *text, const char *header, int ncols,
+		    int (*fn)(char **col, struct row_ctx *c), struct row_ctx *c, char *err, size_t errlen)
+{
+	char *copy = xstrdup(text), *line = copy, *next;
+	char why[256] = "";
+	int lineno = 0, r = 0;
+
+	if (!text[0]) {
+		snprintf(err, errlen, "%s/%s: empty", dir, name);
+		free(copy);
+		return -1;
+	}
+	c->why = why;
+	c->whylen = sizeof(why);
+	for (; line; line = next) {
+		char *col[16];
+		size_t len;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		len = strlen(line);
+		if (len && line[len - 1] == '\r')
+			line[--len] = '\0';
+		if (++lineno > 1 && !len)
 			continue;
-		if (split_tabs(line, col, ncols) != ncols || fn(col, arg)) {
-			snprintf(err, errlen, "%s:%d: expected %d tab-separated columns as written by "
-				 "memcg-lab layout", path, lineno, ncols);
+		if (lineno == 1) {
+			if (strcmp(line, header)) {
+				snprintf(err, errlen, "%s/%s:1: not a layout capture header (expected '%.60s...')",
+					 dir, name, header);
+				r = -1;
+				break;
+			}
+			continue;
+		}
+		if (split_tabs(line, col, ncols) != ncols) {
+			snprintf(err, errlen, "%s/%s:%d: expected %d tab-separated columns as written by "
+				 "memcg-lab layout", dir, name, lineno, ncols);
+			r = -1;
+			break;
+		}
+		if (fn(col, c)) {
+			snprintf(err, errlen, "%s/%s:%d: %s", dir, name, lineno, why);
 			r = -1;
 			break;
 		}
 	}
-	free(text);
-	free(path);
+	free(copy);
 	return r;
 }
 
-static int read_meta_row(char **col, void *arg)
+static int read_meta_row(char **col, struct row_ctx *c)
 {
-	struct layout *lay = arg;
+	struct layout *lay = c->lay;
+	long v;
 
-	if (!strcmp(col[0], "release"))
+	if (!strcmp(col[0], "release")) {
+		free(lay->release);
 		lay->release = col[1][0] ? xstrdup(col[1]) : NULL;
-	else if (!strcmp(col[0], "cacheline"))
-		lay->cacheline = atoi(col[1]);
-	else if (!strcmp(col[0], "cacheline_evidence"))
+	} else if (!strcmp(col[0], "cacheline")) {
+		if (num(c, "cacheline", col[1], 8, 4096, &v))
+			return -1;
+		if (v & (v - 1)) {
+			snprintf(c->why, c->whylen, "cacheline '%s': not a power of two", col[1]);
+			return -1;
+		}
+		lay->cacheline = (int)v;
+	} else if (!strcmp(col[0], "cacheline_evidence")) {
 		snprintf(lay->cacheline_evidence, LAY_EVIDENCE, "%s", col[1]);
-	else if (!strcmp(col[0], "lock_debug"))
-		lay->lock_debug = atoi(col[1]);
-	else if (!strcmp(col[0], "lock_debug_evidence"))
+	} else if (!strcmp(col[0], "lock_debug")) {
+		if (num(c, "lock_debug", col[1], 0, 1, &v))
+			return -1;
+		lay->lock_debug = v;
+	} else if (!strcmp(col[0], "lock_debug_evidence")) {
 		snprintf(lay->lock_debug_evidence, LAY_EVIDENCE, "%s", col[1]);
-	else if (!strcmp(col[0], "percpu_datasec"))
-		lay->percpu_datasec = atoi(col[1]);
+	} else if (!strcmp(col[0], "percpu_datasec")) {
+		if (num(c, "percpu_datasec", col[1], 0, 1, &v))
+			return -1;
+		lay->percpu_datasec = v;
+	}
 	return 0;
 }
 
@@ -383,60 +452,141 @@ static struct lay_struct *struct_by_name(struct layout *lay, const char *name)
 	return (struct lay_struct *)layout_struct(lay, name);
 }
 
-static int read_struct_row(char **col, void *arg)
+static struct lay_struct *known_struct(struct row_ctx *c, const char *name)
 {
-	struct lay_struct *s = struct_by_name(arg, col[0]);
+	struct lay_struct *s = struct_by_name(c->lay, name);
 
 	if (!s)
+		snprintf(c->why, c->whylen, "struct '%.40s': not one of the structs the lab captures", name);
+	return s;
+}
+
+static int read_struct_row(char **col, struct row_ctx *c)
+{
+	struct lay_struct *s = known_struct(c, col[0]);
+	long present, size, lines, off;
+
+	if (!s || num(c, "present", col[1], 0, 1, &present) ||
+	    num(c, "size", col[2], 0, CAPTURE_MAX_SIZE, &size) ||
+	    num(c, "cachelines", col[3], 0, CAPTURE_MAX_SIZE, &lines) ||
+	    num(c, "percpu_offset", col[5], -1, 1L << 30, &off))
 		return -1;
-	s->present = atoi(col[1]);
-	s->size = strtoull(col[2], NULL, 10);
+	if ((uint64_t)lines != lay_ncachelines((uint64_t)size, c->lay->cacheline)) {
+		snprintf(c->why, c->whylen, "cachelines %ld: a %ld-byte struct spans %" PRIu64 " lines of %d bytes",
+			 lines, size, lay_ncachelines((uint64_t)size, c->lay->cacheline), c->lay->cacheline);
+		return -1;
+	}
+	if (!present && size) {
+		snprintf(c->why, c->whylen, "size %ld for a struct that is not present", size);
+		return -1;
+	}
+	s->present = present;
+	s->size = (uint64_t)size;
 	snprintf(s->percpu_var, sizeof(s->percpu_var), "%s", strcmp(col[4], "-") ? col[4] : "");
-	s->percpu_offset = strtoll(col[5], NULL, 10);
+	s->percpu_offset = off;
 	return 0;
 }
 
-static int read_field_row(char **col, void *arg)
+static int read_field_row(char **col, struct row_ctx *c)
 {
-	struct lay_struct *s = struct_by_name(arg, col[0]);
-	struct lay_field *f;
+	struct lay_struct *s = known_struct(c, col[0]);
+	struct lay_field f;
+	long off, size, bo, bs, ne, es, depth, exp;
 
 	if (!s)
 		return -1;
-	s->fields = xrealloc(s->fields, (s->nfields + 1) * sizeof(*f));
-	f = &s->fields[s->nfields++];
-	memset(f, 0, sizeof(*f));
-	snprintf(f->name, sizeof(f->name), "%s", col[1]);
-	snprintf(f->owner, sizeof(f->owner), "%s", col[2]);
-	f->offset = strtoull(col[3], NULL, 10);
-	f->size = strtoull(col[4], NULL, 10);
-	f->bit_offset = strtoul(col[5], NULL, 10);
-	f->bit_size = strtoul(col[6], NULL, 10);
-	f->nelems = strtoul(col[7], NULL, 10);
-	f->elem_size = strtoull(col[8], NULL, 10);
-	f->depth = atoi(col[9]);
-	f->expanded = atoi(col[10]);
-	snprintf(f->type, sizeof(f->type), "%s", col[11]);
+	if (!s->present) {
+		snprintf(c->why, c->whylen, "a field of struct %s, which structs.tsv says is not present", s->name);
+		return -1;
+	}
+	memset(&f, 0, sizeof(f));
+	if (text_col(c, "field", col[1], f.name, sizeof(f.name)) ||
+	    text_col(c, "owner", col[2], f.owner, sizeof(f.owner)) ||
+	    num(c, "offset", col[3], 0, (long)s->size, &off) ||
+	    num(c, "size", col[4], 0, (long)s->size - off, &size) ||
+	    num(c, "bit_offset", col[5], 0, 7, &bo) ||
+	    num(c, "bit_size", col[6], 0, 64, &bs) ||
+	    num(c, "nelems", col[7], 0, CAPTURE_MAX_SIZE, &ne) ||
+	    num(c, "elem_size", col[8], 0, CAPTURE_MAX_SIZE, &es) ||
+	    num(c, "depth", col[9], 0, LAYOUT_DEPTH, &depth) ||
+	    num(c, "expanded", col[10], 0, 1, &exp) ||
+	    text_col(c, "type", col[11], f.type, sizeof(f.type)))
+		return -1;
+	/* How kernel/btf.c writes them: a bitfield's bytes cover its bits;
+	 * an array is nelems elements (elem_size 0: not known). */
+	if (bs && size != (bo + bs + 7) / 8) {
+		snprintf(c->why, c->whylen, "size %ld: a %ld-bit field at bit %ld takes %ld bytes",
+			 size, bs, bo, (bo + bs + 7) / 8);
+		return -1;
+	}
+	if (ne && es && ne * es != size) {
+		snprintf(c->why, c->whylen, "size %ld: %ld elements of %ld bytes take %ld", size, ne, es, ne * es);
+		return -1;
+	}
+	f.offset = (uint64_t)off;
+	f.size = (uint64_t)size;
+	f.bit_offset = (uint32_t)bo;
+	f.bit_size = (uint32_t)bs;
+	f.nelems = (uint32_t)ne;
+	f.elem_size = (uint64_t)es;
+	f.depth = (int)depth;
+	f.expanded = exp;
+	s->fields = xrealloc(s->fields, (s->nfields + 1) * sizeof(f));
+	s->fields[s->nfields++] = f;
 	return 0;
 }
 
-int layout_load_capture(struct layout *lay, const char *dir, char *err, size_t errlen)
+int layout_parse_capture(struct layout *lay, const char *dir, const char *meta, const char *structs,
+			 const char *fields, char *err, size_t errlen)
 {
+	struct row_ctx c = { .lay = lay };
+
 	memset(lay, 0, sizeof(*lay));
 	lay->origin = xasprintf("capture %s", dir);
 	for (int i = 0; i < LAYOUT_NSTRUCTS; i++) {
 		lay->s[i].name = layout_struct_names[i];
 		lay->s[i].percpu_offset = -1;
 	}
-	if (read_tsv(dir, "meta.tsv", 2, read_meta_row, lay, err, errlen) ||
-	    read_tsv(dir, "structs.tsv", 6, read_struct_row, lay, err, errlen) ||
-	    read_tsv(dir, "fields.tsv", 12, read_field_row, lay, err, errlen))
+	if (read_tsv(dir, "meta.tsv", meta, "key\tvalue", 2, read_meta_row, &c, err, errlen))
 		return -1;
 	if (lay->cacheline <= 0) {
 		snprintf(err, errlen, "%s/meta.tsv: no cacheline size", dir);
 		return -1;
 	}
+	if (read_tsv(dir, "structs.tsv", structs, "struct\tpresent\tsize\tcachelines\tpercpu_var\tpercpu_offset",
+		     6, read_struct_row, &c, err, errlen) ||
+	    read_tsv(dir, "fields.tsv", fields, "struct\tfield\towner\toffset\tsize\tbit_offset\tbit_size\t"
+		     "nelems\telem_size\tdepth\texpanded\ttype", 12, read_field_row, &c, err, errlen))
+		return -1;
 	return 0;
+}
+
+int layout_load_capture(struct layout *lay, const char *dir, char *err, size_t errlen)
+{
+	static const char *const names[3] = { "meta.tsv", "structs.tsv", "fields.tsv" };
+	char *text[3] = { NULL, NULL, NULL };
+	int r = 0;
+
+	for (int i = 0; i < 3 && !r; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+
+		text[i] = read_text(path, NULL);
+		if (!text[i]) {
+			snprintf(err, errlen, "%s: not a layout capture: cannot read %s: %s", dir, names[i],
+				 strerror(errno));
+			r = -1;
+		}
+		free(path);
+	}
+	if (r) {
+		/* The model stays freeable, as after a failed parse. */
+		memset(lay, 0, sizeof(*lay));
+	} else {
+		r = layout_parse_capture(lay, dir, text[0], text[1], text[2], err, errlen);
+	}
+	for (int i = 0; i < 3; i++)
+		free(text[i]);
+	return r;
 }
 
 /* ---- the map ------------------------------------------------------------ */

@@ -68,8 +68,12 @@ struct layout {
 
 /* Fills lay from BTF (cacheline size and lock debugging detected there). */
 void layout_from_btf(struct layout *lay, const struct kbtf *k);
-/* Reads a capture directory; 0, or -1 with a one-line reason in err. */
+/* Reads a capture directory; 0, or -1 with a one-line reason in err
+ * (file:line: column and value).  Either way lay is then freeable. */
 int layout_load_capture(struct layout *lay, const char *dir, char *err, size_t errlen);
+/* The same from the three files' texts (dir names them in messages). */
+int layout_parse_capture(struct layout *lay, const char *dir, const char *meta, const char *structs,
+			 const char *fields, char *err, size_t errlen);
 void layout_free(struct layout *lay);
 
 /* The struct by name (NULL when it is not one of the captured structs). */

@@ -18,6 +18,10 @@ printf '[experiment]\nname = x\nrepeat = 3\n' > unknown-key.exp
 printf '[experiment]\nname = x\nrepeats = 0\n' > bad-value.exp
 printf '[experiment]\nname = x\n[driver]\ncommand = statread\ninterval = 0\n' > driver-refuses.exp
 printf 'rule x\n' > bad-rules.conf
+cp "$OLDPWD/build/btf/vmlinux-6.18.44.btf" k.btf
+mkdir edited-capture
+cp "$OLDPWD"/layouts/6.18.44/*.tsv edited-capture/
+sed -i 's/^cacheline\t64$/cacheline\t48/' edited-capture/meta.tsv
 printf 'rule y\n  struct page_counter\n  severity hard\n  invariant alone usage_nope\n  why x\n' > unknown-field.conf
 head -c 1000 "$OLDPWD/lab/tests/data/fuzz/perfdata/perf-lock-record-sleep.data" > trunc.data
 c2c=$OLDPWD/lab/tests/data/samples/c2c/06-joemario-example-report-2016-intel.txt

@@ -287,6 +287,108 @@ static bool same_layout(const struct layout *a, const struct layout *b)
 	return true;
 }
 
+/* text with the first "from" replaced by "to" (malloc'd). */
+static char *subst(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	char *out;
+
+	if (!at)
+		return strdup(text);
+	out = malloc(strlen(text) - strlen(from) + strlen(to) + 1);
+	sprintf(out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+	return out;
+}
+
+/* A capture edited by hand or merged badly: the first bad value is named
+ * by file, line and column; the committed references read back as what
+ * their BTF says. */
+static void test_capture_errors(void)
+{
+	static const char *const names[3] = { "meta.tsv", "structs.tsv", "fields.tsv" };
+	static const struct {
+		int file;
+		const char *from, *to, *want, *what;
+	} bad[] = {
+		{ 2, "page_counter\tusage\tpage_counter\t0\t8", "page_counter\tusage\tpage_counter\tzero\t8",
+		  "fields.tsv:", "a field offset that is not a number" },
+		{ 2, "page_counter\tusage\tpage_counter\t0\t8", "page_counter\tusage\tpage_counter\t190\t8",
+		  "size '8': expected an integer from 0 to 2", "a field running past its struct's end" },
+		{ 0, "cacheline\t64", "cacheline\t48", "meta.tsv:", "a cacheline size that is not a power of two" },
+		{ 1, "page_counter\t1\t192\t3", "page_counter\t1\t192\t4",
+		  "cachelines 4: a 192-byte struct spans 3 lines of 64 bytes", "a cacheline count that disagrees with the size" },
+		{ 1, "struct\tpresent", "struct\tthere", "structs.tsv:1: not a layout capture header", "a wrong header" },
+		{ 2, "page_counter\tusage\tpage_counter\t0\t8\t0\t0\t0\t0\t0\t0\tatomic_long_t",
+		  "page_counter\tusage\tpage_counter\t0\t8\t0\t0\t0\t0\t0\t0", "expected 12 tab-separated columns",
+		  "a row with a column missing" },
+		{ 2, "\npage_counter\t", "\npage_count\t", "struct 'page_count': not one of the structs",
+		  "a struct the lab does not capture" },
+	};
+	char *text[3], err[1024];
+	struct layout l;
+
+	for (int k = 0; k < NK; k++) {
+		char dir[64];
+		int r;
+
+		snprintf(dir, sizeof(dir), "layouts/%s", kernels[k]);
+		r = layout_load_capture(&l, dir, err, sizeof(err));
+		ok(!r && same_layout(&lay[k], &l), "the committed capture %s reads back as its BTF's layout%s%s",
+		   dir, r ? ": " : "", r ? err : "");
+		layout_free(&l);
+	}
+	for (int i = 0; i < 3; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "layouts/6.18.44/%s", names[i]);
+		text[i] = read_text(path, NULL);
+	}
+	if (!text[0] || !text[1] || !text[2]) {
+		ok(0, "layouts/6.18.44 readable");
+		return;
+	}
+	for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+		char *t[3];
+		int r;
+
+		for (int i = 0; i < 3; i++)
+			t[i] = i == bad[b].file ? subst(text[i], bad[b].from, bad[b].to) : strdup(text[i]);
+		ok(strcmp(t[bad[b].file], text[bad[b].file]) != 0, "the fixture for %s applies", bad[b].what);
+		r = layout_parse_capture(&l, "x", t[0], t[1], t[2], err, sizeof(err));
+		ok(r == -1 && strstr(err, bad[b].want) && strncmp(err, "x/", 2) == 0 && !strchr(err, '\n'),
+		   "%s: one line naming it (%s)", bad[b].what, err);
+		layout_free(&l);
+		for (int i = 0; i < 3; i++)
+			free(t[i]);
+	}
+	{
+		/* Saved by an editor that writes CRLF: still the same capture. */
+		char *crlf[3];
+		struct layout ref;
+
+		for (int i = 0; i < 3; i++) {
+			size_t n = 0;
+
+			crlf[i] = malloc(2 * strlen(text[i]) + 1);
+			for (const char *c = text[i]; *c; c++) {
+				if (*c == '\n')
+					crlf[i][n++] = '\r';
+				crlf[i][n++] = *c;
+			}
+			crlf[i][n] = '\0';
+		}
+		ok(!layout_parse_capture(&ref, "x", text[0], text[1], text[2], err, sizeof(err)) &&
+		   !layout_parse_capture(&l, "x", crlf[0], crlf[1], crlf[2], err, sizeof(err)) && same_layout(&ref, &l),
+		   "a capture with CRLF line ends reads the same");
+		layout_free(&ref);
+		layout_free(&l);
+		for (int i = 0; i < 3; i++)
+			free(crlf[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		free(text[i]);
+}
+
 static char *diff_text(const struct layout *old, const struct layout *new, const struct lay_tags *tags, int *n)
 {
 	char *buf = NULL;
@@ -442,6 +544,7 @@ int main(void)
 	test_parse_errors();
 	test_validation();
 	test_capture_and_diff(&rs);
+	test_capture_errors();
 	rules_free(&rs);
 	for (int k = 0; k < NK; k++)
 		layout_free(&lay[k]);
