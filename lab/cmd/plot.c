@@ -45,6 +45,8 @@ static const char usage_text[] =
 "\n"
 "  --out DIR     where to write (default: the first DIR's plots/)\n"
 "  --size WxH    PNG/SVG size in pixels (default 800x500)\n"
+"  --status S    label the first DIR with status S instead of its meta.json's\n"
+"                (run passes the status it is finishing with)\n"
 "  -h, --help    this text\n";
 
 struct pdir {
@@ -54,7 +56,19 @@ struct pdir {
 	bool have_metrics;
 };
 
-static void label_of(struct pdir *d, char tag)
+/* What a legend says of a run's status: nothing when complete. */
+static const char *status_note(const char *status)
+{
+	if (!status || !strcmp(status, "complete"))
+		return "";
+	if (!strcmp(status, "complete-with-failures"))
+		return " (with failures)";
+	if (!strcmp(status, "failed"))
+		return " (failed)";
+	return " (incomplete)";
+}
+
+static void label_of(struct pdir *d, char tag, const char *status_as)
 {
 	char *mp = xasprintf("%s/meta.json", d->dir);
 	json_object *meta = json_object_from_file(mp), *probe, *k, *st;
@@ -66,8 +80,10 @@ static void label_of(struct pdir *d, char tag)
 		kernel = json_object_get_string(k);
 	else if (json_object_object_get_ex(meta, "uname", &k))
 		kernel = json_object_get_string(k);	/* a driver's own run: the host's kernel */
-	if (json_object_object_get_ex(meta, "status", &st) && strcmp(json_object_get_string(st), "complete"))
-		status = " (incomplete)";
+	if (status_as)
+		status = status_note(status_as);
+	else if (json_object_object_get_ex(meta, "status", &st))
+		status = status_note(json_object_get_string(st));
 	snprintf(d->label, sizeof(d->label), "%c: %s%s", tag, kernel, status);
 	json_object_put(meta);
 	free(mp);
@@ -482,10 +498,11 @@ int cmd_plot(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, 'o' },
 		{ "size", required_argument, NULL, 's' },
+		{ "status", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *out = NULL;
+	const char *out = NULL, *status_as = NULL;
 	int c, w = 800, h = 500, ndirs, nplots;
 	char why[256], *outdir;
 	struct pdir *dirs;
@@ -496,6 +513,13 @@ int cmd_plot(int argc, char **argv)
 		case 's':
 			if (sscanf(optarg, "%dx%d", &w, &h) != 2 || w < 100 || h < 100 || w > 10000 || h > 10000)
 				die("plot: --size '%s': want WIDTHxHEIGHT in pixels, 100..10000 (e.g. 800x500)", optarg);
+			break;
+		case 'S':
+			if (strcmp(optarg, "complete") && strcmp(optarg, "complete-with-failures") &&
+			    strcmp(optarg, "incomplete") && strcmp(optarg, "failed"))
+				die("plot: --status '%s': want complete, complete-with-failures, incomplete or failed",
+				    optarg);
+			status_as = optarg;
 			break;
 		case 'h': usage_exit(usage_text, 0);
 		default: usage_exit(usage_text, EXIT_LAB_ERR);
@@ -511,7 +535,7 @@ int cmd_plot(int argc, char **argv)
 		char err[512];
 
 		dirs[i].dir = argv[optind + i];
-		label_of(&dirs[i], 'A' + (i < 26 ? i : 25));
+		label_of(&dirs[i], 'A' + (i < 26 ? i : 25), i == 0 ? status_as : NULL);
 		dirs[i].have_metrics = !metrics_load(dirs[i].dir, &dirs[i].m, err, sizeof(err));
 		if (!dirs[i].have_metrics && errno != ENOENT && !strstr(err, "No such file"))
 			die("%s", err);

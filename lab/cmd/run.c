@@ -770,6 +770,7 @@ int cmd_run(int argc, char **argv)
 		{ 0 }
 	};
 	char **overrides = xcalloc(argc, sizeof(char *)), why[256];
+	const char *status;
 	int noverrides = 0, c, nsteps, failures = 0;
 	bool validate_only = false, tty = isatty(2);
 	struct probe_report p;
@@ -905,9 +906,12 @@ int cmd_run(int argc, char **argv)
 	around_env_close(aenv);
 	derive_metrics(&x, r);
 
+	status = failures ? "complete-with-failures" : "complete";
 	if (x.plot) {
 		if (gnuplot_available(why, sizeof(why))) {
-			char *pav[] = { "memcg-lab", "plot", "--size", NULL, r->dir, NULL };
+			/* meta.json says incomplete until report_finish: the
+			 * legends show the status the run is finishing with. */
+			char *pav[] = { "memcg-lab", "plot", "--size", NULL, "--status", (char *)status, r->dir, NULL };
 			char *out = xasprintf("%s/log", r->dir);
 
 			pav[3] = xasprintf("%dx%d", x.plot_w, x.plot_h);
@@ -919,7 +923,7 @@ int cmd_run(int argc, char **argv)
 			results_skip(r, "plots", why);
 		}
 	}
-	report_finish(r, failures ? "complete-with-failures" : "complete");
+	report_finish(r, status);
 	printf("results: %s\n", r->dir);
 	results_free(r);
 	expfile_free(&x.f);

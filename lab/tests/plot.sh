@@ -36,6 +36,18 @@ done
 ok 'grep -q "cgroup_rstat_lock hold time (method: rstat tracepoints)" "$T/r/plots/cdf-lock.txt"' \
 	"the CDF title names the lock and the method"
 ok 'grep -q "charge.ops_per_s vs tasks" "$T/r/plots/series-charge.ops_per_s.txt"' "series title names metric and step"
+# The legend says what the run's status is; run passes the one it is
+# finishing with (meta.json still says incomplete while it plots).
+sed -i 's/"status":"complete"/"status":"incomplete"/' "$T/r/meta.json"
+$LAB plot --out "$T/st1" "$T/r" >/dev/null 2>&1
+$LAB plot --out "$T/st2" --status complete "$T/r" >/dev/null 2>&1
+$LAB plot --out "$T/st3" --status complete-with-failures "$T/r" >/dev/null 2>&1
+f=series-charge.ops_per_s.txt
+ok 'grep -q "A: 6.18.44 (incomplete)" "$T/st1/$f" && grep -q "A: 6.18.44 *\*" "$T/st2/$f" && ! grep -q "(incomplete)" "$T/st2/$f" &&
+	grep -q "A: 6.18.44 (with failures)" "$T/st3/$f"' "legends: (incomplete) from meta.json; --status complete and complete-with-failures"
+sed -i 's/"status":"incomplete"/"status":"complete"/' "$T/r/meta.json"
+err=$($LAB plot --status done "$T/r" 2>&1 >/dev/null); st=$?
+ok '[ $st = 2 ] && echo "$err" | grep -q "want complete"' "--status with an unknown status is refused"
 # The script that drew a plot stays beside it and redraws it by itself.
 cp "$T/r/plots/cdf-lock.txt" "$T/cdf-lock.first.txt"
 rm -f "$T/r/plots/cdf-lock.txt"

@@ -59,7 +59,7 @@ values = 1,2
 [derive]
 twice_as_many = quick:readers=2:statread.all.reads_s / quick:readers=1:statread.all.reads_s
 [plot]
-enabled = no
+enabled = yes
 X
 export MEMCG_LAB_RESULTS=$T/results
 out=$($LAB run "$T/two.exp" 2>"$T/err"); st=$?
@@ -74,6 +74,13 @@ ok 'grep -q "step 4/4" "$T/err"' "progress lines count the steps"
 ratio=$(awk -F'\t' '$3=="twice_as_many" && $2==0 {print $4}' "$dir/data/metrics.tsv")
 ok 'awk -v r="$ratio" "BEGIN{exit !(r > 1.5 && r < 2.5)}"' "a derived ratio: 2 readers read about twice as often as 1 ($ratio)"
 ok 'grep -q "\"kernel\"" "$dir/meta.json"' "the probe is in meta.json"
+if command -v gnuplot >/dev/null; then
+	p=$(ls "$dir"/plots/series-*.txt 2>/dev/null | head -1)
+	ok '[ -s "$p" ] && grep -q "A: " "$p" && ! grep -q "(incomplete)" "$p"' \
+		"a complete run's plots do not call it incomplete ($(grep -o "A: .*" "$p" 2>/dev/null | head -1 | tr -s " "))"
+else
+	skip "plots of a complete run" "gnuplot not installed"
+fi
 
 # Interrupted: SIGINT in the middle of the driver.
 sed -e 's/duration = 1s/duration = 20s/' -e 's/name = two-phases/name = interrupted/' "$T/two.exp" > "$T/long.exp"
