@@ -22,7 +22,9 @@ static const char usage_text[] =
 	"    hierarchy (cgroup v1 and cgroup2 roots), killing what runs inside;\n"
 	"  - tracefs instances of that name (instances other tools made stay);\n"
 	"  - host settings they changed, restored to the value journaled under\n"
-	"    /run/memcg-lab/<owner> ($MEMCG_LAB_STATE_DIR).\n"
+	"    /run/memcg-lab/<owner> ($MEMCG_LAB_STATE_DIR);\n"
+	"  - temporary directories of that name in $TMPDIR or /tmp (vm's guest\n"
+	"    images).\n"
 	"A run still going is never touched without --force.\n"
 	"\n"
 	"  --force     also remove what runs still going own (kills their workers)\n"
@@ -58,7 +60,7 @@ int cmd_cleanup(int argc, char **argv)
 		die("cleanup: removing cgroups and tracefs instances needs root (running as uid %d); "
 		    "--dry-run works without", (int)geteuid());
 	leftovers_cleanup(stdout, force, dry_run, &n);
-	if (!n.cgroups && !n.instances && !n.settings && !n.failed)
+	if (!n.cgroups && !n.instances && !n.settings && !n.tmpdirs && !n.failed)
 		printf("nothing left by lab runs%s%s\n", force ? "" : " that are gone",
 		       n.unreadable ? " where this user may look" : "");
 	fflush(stdout);

@@ -18,7 +18,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cmd/builtin.h"
@@ -100,7 +102,7 @@ static json_object *vm_env_json(const char *path)
 static int run_script(char **argv, char *out, size_t outlen)
 {
 	int fds[2] = { -1, -1 }, st;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	if (out && pipe2(fds, O_CLOEXEC) < 0)
 		die("vm: pipe: %s", strerror(errno));
@@ -108,6 +110,11 @@ static int run_script(char **argv, char *out, size_t outlen)
 	if (pid < 0)
 		die("vm: fork: %s", strerror(errno));
 	if (pid == 0) {
+		/* A SIGKILLed lab stops the script too (its trap stops qemu
+		 * and removes its temporary directory). */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(EXIT_LAB_ERR);
 		if (out)
 			dup2(fds[1], STDOUT_FILENO);
 		execv(argv[0], argv);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,6 @@ int tracefs_cleanup_stale(FILE *out, const char *tracefs_dir, bool force, bool d
 {
 	struct stale_pass p = { "tracefs instance", remove_instance, force, dry_run, out, 0, 0 };
 	char mnt[256], inst[512];
-	int r;
 
 	if (!tracefs_dir) {
 		tracefs_mount_point(mnt, sizeof(mnt));
@@ -51,14 +51,36 @@ int tracefs_cleanup_stale(FILE *out, const char *tracefs_dir, bool force, bool d
 	}
 	if (path_join(inst, sizeof(inst), tracefs_dir, "instances"))
 		return -ENAMETOOLONG;
-	r = stale_pass_run(&p, inst);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0) {
-		fprintf(out, "could not look for lab tracefs instances in %s: %s\n", inst, strerror(-r));
-		return r;
-	}
-	return p.failed ? -EBUSY : p.removed;
+	return stale_pass_count(&p, inst, "tracefs instances");
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+/* A temporary directory and everything in it (not following links). */
+static int remove_tmpdir(const char *path)
+{
+	/* nftw: 0, -1 with errno for its own failures, or what the
+	 * callback returned (-errno of a remove) to stop the walk. */
+	int r = nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+
+	if (r == -1)
+		return errno == ENOENT ? 0 : -errno;
+	return r;
+}
+
+int tmpdir_cleanup_stale(FILE *out, const char *tmpdir, bool force, bool dry_run)
+{
+	struct stale_pass p = { "temporary directory", remove_tmpdir, force, dry_run, out, 0, 0 };
+
+	if (!tmpdir)
+		tmpdir = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
+	return stale_pass_count(&p, tmpdir, "temporary directories");
 }
 
 /* A count, or a failure (already reported on out by the pass itself);
@@ -79,6 +101,7 @@ int leftovers_cleanup(FILE *out, bool force, bool dry_run, struct leftovers *n)
 	tally(cg_cleanup_stale_to(out, force, dry_run), &n->cgroups, n, dry_run);
 	tally(tracefs_cleanup_stale(out, NULL, force, dry_run), &n->instances, n, dry_run);
 	tally(hoststate_restore_stale(out, force, dry_run), &n->settings, n, dry_run);
+	tally(tmpdir_cleanup_stale(out, NULL, force, dry_run), &n->tmpdirs, n, dry_run);
 	return n->failed ? -1 : 0;
 }
 

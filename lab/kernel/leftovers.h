@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What lab runs left on the host when they could not clean up (SIGKILL, a
- * crash, a power cut): cgroup trees, tracefs instances and changed host
- * settings, all named after their owner (util/owner.h).  Only those whose
+ * crash, a power cut): cgroup trees, tracefs instances, changed host
+ * settings and temporary directories (vm's guest images), all named after
+ * their owner (util/owner.h).  Only those whose
  * owner is gone are touched, unless force is set.
  */
 #ifndef LAB_KERNEL_LEFTOVERS_H
@@ -15,6 +16,7 @@ struct leftovers {
 	int cgroups;	/* trees removed (or that would be, with dry_run) */
 	int instances;	/* tracefs instances */
 	int settings;	/* host settings restored */
+	int tmpdirs;	/* temporary directories in $TMPDIR (or /tmp) */
 	int failed;	/* things that could not be removed */
 	int unreadable;	/* places a dry run could not look into (not root) */
 };
@@ -31,6 +33,9 @@ void leftovers_cleanup_dead(void);
 /* tracefs instances named memcg-lab-<pid>-<start>; count or -errno.
  * tracefs_dir NULL: the mounted tracefs, if any. */
 int tracefs_cleanup_stale(FILE *out, const char *tracefs_dir, bool force, bool dry_run);
+/* Directories named memcg-lab-<pid>-<start> in tmpdir (NULL: $TMPDIR or
+ * /tmp), removed with their contents; count or -errno. */
+int tmpdir_cleanup_stale(FILE *out, const char *tmpdir, bool force, bool dry_run);
 /* Where tracefs is mounted ("" if nowhere), from /proc/self/mounts. */
 void tracefs_mount_point(char *buf, size_t n);
 

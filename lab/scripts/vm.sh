@@ -43,6 +43,8 @@ die() { echo "$me: $*" >&2; exit 2; }
 cleanup_paths=""
 on_exit() {
 	rc=$?
+	# A qemu still running (this script was stopped mid-boot) goes too.
+	[ -z "${qpid:-}" ] || kill "$qpid" 2>/dev/null || true
 	# shellcheck disable=SC2086
 	[ -z "$cleanup_paths" ] || rm -rf $cleanup_paths
 	[ "$rc" = 0 ] || [ "$rc" = 2 ] || [ "$rc" = 130 ] || [ -n "${finished:-}" ] ||
@@ -346,15 +348,21 @@ boot_once() {	# kernel initrd outdir
 	rm -f "$con" "$pay"
 	t0=$(date +%s.%N)
 	set +e
-	timeout -k 5 "$opt_timeout" $qemu_bin $(accel_args) \
+	# --foreground: qemu stays in our process group, so Ctrl-C and a
+	# kill of the group reach it; in the background so a signal to this
+	# script runs its trap at once, and on_exit stops qemu (qpid).
+	timeout --foreground -k 5 "$opt_timeout" $qemu_bin $(accel_args) \
 		-smp "$opt_cpus" -m "$opt_mem" -nodefaults -no-reboot \
 		-display none -monitor none -nic none \
 		-serial "file:$con" -serial "file:$pay" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-kernel "$1" -initrd "$2" \
 		-append "console=ttyS0 panic=-1 quiet rdinit=/init memcg_lab.attempt=$attempts $opt_append" \
-		>"$3/qemu.log" 2>&1
+		>"$3/qemu.log" 2>&1 </dev/null &
+	qpid=$!
+	wait "$qpid"
 	qrc=$?
+	qpid=""
 	set -e
 	t1=$(date +%s.%N)
 	boot_seconds=$(printf '%.2f' "$(echo "$t1 - $t0" | bc)")
@@ -445,7 +453,12 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 	else
 		kd=$(kernel_dir "$opt_kernel")
 	fi
-	st=$(mktemp -d "${TMPDIR:-/tmp}/memcg-lab-vm.XXXXXX")
+	# Named after this process as the lab names what it leaves on the host
+	# (memcg-lab-<pid>-<start time>), so `memcg-lab cleanup` removes it
+	# when this script was SIGKILLed.
+	st=${TMPDIR:-/tmp}/memcg-lab-$$-$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)
+	rm -rf "$st"
+	mkdir -m 700 "$st" || die "cannot create the temporary directory $st"
 	cleanup_paths="$cleanup_paths $st"
 	img=$(build_initramfs "$st/root")
 

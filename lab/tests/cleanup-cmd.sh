@@ -40,4 +40,21 @@ out=$(MEMCG_LAB_STATE_DIR=$state $bin cleanup --dry-run 2>&1); rc=$?
 echo "$out" | grep -Eq '^(nothing left by lab runs that are gone|would (remove|restore) .*)$'
 t $(( rc != 0 || $? != 0 )) "cleanup --dry-run: one line per thing, or that nothing is left"
 rmdir "$state"
+
+# A temporary directory a killed vm left (named after its dead owner) goes,
+# with its contents but not what a link in it points to; a live run's stays.
+if [ "$(id -u)" = 0 ]; then
+	tmpd=$(mktemp -d)
+	dead=$tmpd/memcg-lab-999999-12345
+	live=$tmpd/memcg-lab-$$-$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)
+	mkdir -p "$dead/root" "$live" && echo x > "$dead/root/f" && echo y > "$tmpd/target" && ln -s "$tmpd/target" "$dead/link"
+	mkdir "$tmpd/state"
+	out=$(TMPDIR=$tmpd MEMCG_LAB_STATE_DIR=$tmpd/state $bin cleanup 2>&1); rc=$?
+	[ ! -e "$dead" ] && [ -d "$live" ] && [ -s "$tmpd/target" ] &&
+		echo "$out" | grep -q "removed temporary directory $dead (owner pid 999999 gone)"
+	t $(( rc != 0 || $? != 0 )) "a dead run's temporary directory is removed, a live run's kept ($(echo "$out" | grep temporary))"
+	rm -rf "$tmpd"
+else
+	skip "a dead run's temporary directory is removed" "needs root"
+fi
 echo "1..$n"

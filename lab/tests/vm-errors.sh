@@ -80,6 +80,27 @@ d=$(one_dir "$tmp/pa")
 ok $? "a guest that panics: exit 2, its last lines, no retry, the run marked failed"
 diag "$(head -n 3 "$tmp/o")"
 
+# SIGKILL of the lab mid-guest: its script stops (parent-death signal),
+# stops qemu and removes its temporary directory; nothing runs on.
+MEMCG_LAB_RESULTS=$tmp/kl $lab vm --kernel $k --shell 'sleep 120' >/dev/null 2>&1 &
+lp=$!
+vp="" qn=0
+for _ in $(seq 300); do
+	[ -n "$vp" ] || vp=$(pgrep -P $lp -f "vm.sh run" | head -n1)
+	[ -n "$vp" ] && qn=$(pgrep -f "memcg-lab-$vp-[0-9]*/initrd" | wc -l)
+	[ "$qn" -gt 0 ] && break
+	sleep 0.1
+done
+kill -KILL $lp
+wait $lp 2>/dev/null
+for _ in $(seq 100); do
+	left=$( [ -n "$vp" ] && { pgrep -f "memcg-lab-$vp-[0-9]*/initrd"; kill -0 "$vp" 2>/dev/null && echo "$vp"; ls -d /tmp/memcg-lab-$vp-* 2>/dev/null; } )
+	[ -z "$left" ] && break
+	sleep 0.1
+done
+[ -n "$vp" ] && [ "$qn" -gt 0 ] && [ -z "$left" ]
+ok $? "a SIGKILLed vm leaves no qemu, script or temporary directory behind (saw qemu: $qn; left: ${left:-nothing})"
+
 # A hang: the timeout, then the last lines.
 MEMCG_LAB_RESULTS=$tmp/ha $lab vm --kernel $k --timeout 20 --shell 'echo about to hang; sleep 600' >"$tmp/o" 2>&1
 rc=$?

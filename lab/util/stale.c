@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <string.h>
 #include <sys/types.h>
 #include "util/owner.h"
@@ -43,4 +44,17 @@ int stale_pass_run(struct stale_pass *p, const char *dir)
 
 	fflush(p->out);
 	return r < 0 ? r : 0;
+}
+
+int stale_pass_count(struct stale_pass *p, const char *dir, const char *what)
+{
+	int r = stale_pass_run(p, dir);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		fprintf(p->out, "could not look for lab %s in %s: %s\n", what, dir, strerror(-r));
+		return r;
+	}
+	return p->failed ? -EBUSY : p->removed;
 }

@@ -27,5 +27,11 @@ struct stale_pass {
  * never touched.  0, or -errno when dir cannot be listed (-ENOENT too).
  */
 int stale_pass_run(struct stale_pass *p, const char *dir);
+/*
+ * stale_pass_run as one kind of cleanup: a missing dir is nothing to do, one
+ * that cannot be listed is said on p->out ("could not look for lab WHAT in
+ * DIR: ...").  The count removed, or -errno (-EBUSY: some could not be).
+ */
+int stale_pass_count(struct stale_pass *p, const char *dir, const char *what);
 
 #endif
