@@ -174,11 +174,13 @@ test:
 killtest: build
 	KILL_ITERATIONS=$${KILL_ITERATIONS:-100} prove -v lab/tests/kill.sh
 
-# Every lab/bench/*.sh: ratios against the tools users would otherwise use.
+# Every lab/bench/*.sh: ratios against the tools users would otherwise use,
+# then one table of every target (lab/bench/lib/run.sh); fails when a
+# target is missed or a benchmark fails.
 bench:
 	@$(DEPS_SH) ensure run
 	@$(MAKE) --no-print-directory build
-	@for b in $(BENCH_SH); do $$b || exit 1; done
+	@lab/bench/lib/run.sh $(BENCH_SH)
 
 # The guest tests alone: real kernels (Debian 5.10, 6.1, 6.12 and the lab
 # kernel when built) under qemu; part of `make test` too.
