@@ -1,127 +1,105 @@
-#!/bin/bash
+#!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
 # Lock benchmarks, as ratios measured in this run:
 #  1. reading the same perf.data (>= 1M lock events): memcg-lab lock report
-#     vs perf lock contention -i, same (caller) view; wall time, best of 3
-#     each, interleaved.  Target: the lab at least 5x faster.  The rows are
-#     compared too: a fast wrong answer does not count.
-#  2. the tracer's cost on a memory.stat read loop: reads/s with lock record
-#     running vs without, alternating runs.  Target: >= 0.95.
+#     vs perf lock contention -i, same (caller) view; wall time, best of
+#     $LOCK_BENCH_RUNS each, interleaved (perf, lab, perf, lab, ...).
+#     Target: the lab at least 5x faster.  The rows must be the same as
+#     perf's: a fast wrong answer is a missed target.
+#  2. the lock tracer's cost on the real stat-read driver (readers at every
+#     level of a tree in reclaim, build/bench/statread-tracer): untraced and
+#     traced runs in alternating order, the medians of their ratios.
+#     Targets: reads per CPU-second traced/untraced >= 0.95, read() p50
+#     traced/untraced <= 1.05 (the same 5%), and the tracer running in at
+#     least 90% of the measured phase (else the ratios flatter it).
 # The perf.data is a real recording (perf lock record around perf bench
 # sched messaging) repeated with shifted timestamps up to 1M+ events, so the
 # shared machine is not loaded for minutes (lab/bench/perfdata-repeat.c).
+# Every command timed or compared must exit 0, or the benchmark fails.
+# Knobs: LOCK_BENCH_EVENTS (1000000), LOCK_BENCH_RUNS (3),
+# TRACER_ROUNDS (3), TRACER_SECONDS (6).
 set -u
 cd "$(dirname "$0")/../.."
+. lab/bench/lib/bench.sh
 LAB=$PWD/bin/memcg-lab
 REPEAT=$PWD/build/bench/perfdata-repeat
-STATLOOP=$PWD/build/bench/statloop
+TRACER=$PWD/build/bench/statread-tracer
+EVENTS=${LOCK_BENCH_EVENTS:-1000000}
+RUNS=${LOCK_BENCH_RUNS:-3}
+ROUNDS=${TRACER_ROUNDS:-3}
+SECS=${TRACER_SECONDS:-6}
+SPEED="lock report vs perf lock contention -i: speed-up"
+ROWS="lock report rows vs perf lock contention's"
+CPU="lock tracer on statread: reads/CPU-s traced/untraced"
+P50="lock tracer on statread: read p50 traced/untraced"
+COVER="lock tracer on statread: share of measured phase traced"
 
-if [ "$(id -u)" != 0 ] || ! command -v perf >/dev/null ||
-   [ ! -d /sys/kernel/tracing/events/lock/contention_begin ]; then
-	echo "lock bench: SKIP (needs root, perf and the lock:contention_* tracepoints)"
+[ -x "$LAB" ] && [ -x "$REPEAT" ] && [ -x "$TRACER" ] || { echo "bench lock: $LAB or build/bench/* missing (make build)" >&2; exit 2; }
+why=
+if [ "$(id -u)" != 0 ]; then why="needs root"
+elif ! command -v perf >/dev/null; then why="perf not installed"
+elif [ ! -d /sys/kernel/tracing/events/lock/contention_begin ]; then why="no lock:contention_begin in /sys/kernel/tracing"
+fi
+if [ -n "$why" ]; then
+	for m in "$ROWS|identical" "$SPEED|>= 5x" "$CPU|>= 0.95" "$P50|<= 1.05" "$COVER|>= 0.9"; do
+		bench_skip "${m%|*}" "${m#*|}" "$why"
+	done
 	exit 0
 fi
 tmp=$(mktemp -d /tmp/lock-bench.XXXXXX)
-tree=
-cleanup() {
-	[ -n "$tree" ] && rmdir "$tree" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-now() { date +%s.%N; }
-best_of_3() {	# command... -> best wall seconds
-	local best= t0 t1 d
-	for i in 1 2 3; do
-		t0=$(now)
-		"$@" >/dev/null 2>&1
-		t1=$(now)
-		d=$(echo "$t1 - $t0" | bc -l)
-		if [ -z "$best" ] || [ "$(echo "$d < $best" | bc -l)" = 1 ]; then best=$d; fi
-	done
-	echo "$best"
-}
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+fail() { echo "bench lock: $*" >&2; exit 2; }
 
 # --- 1. perf.data reading ---------------------------------------------------
 perf lock record -a -o "$tmp/one.data" -- perf bench sched messaging -g 10 -l 600 \
-	</dev/null >"$tmp/record.log" 2>&1
-samples=$(perf script -i "$tmp/one.data" -F event 2>/dev/null | grep -c contention)
-copies=$(( (1000000 + samples - 1) / samples ))
-[ "$copies" -lt 1 ] && copies=1
-$REPEAT "$tmp/one.data" "$tmp/big.data" "$copies" >/dev/null || exit 1
+	</dev/null >"$tmp/record.log" 2>&1 || { tail -5 "$tmp/record.log" >&2; fail "perf lock record failed"; }
+perf script -i "$tmp/one.data" -F event >"$tmp/events" 2>"$tmp/script.err" || { cat "$tmp/script.err" >&2; fail "perf script failed"; }
+samples=$(grep -c contention "$tmp/events")
+[ "$samples" -gt 0 ] || fail "perf lock record recorded no lock:contention_* event"
+copies=$(( (EVENTS + samples - 1) / samples ))
+"$REPEAT" "$tmp/one.data" "$tmp/big.data" "$copies" >/dev/null || fail "perfdata-repeat failed"
 events=$((samples * copies))
 echo "perf.data: $samples lock events recorded, repeated x$copies = $events events ($(du -h "$tmp/big.data" | cut -f1))"
 
 rows() {
-	awk '/contended/ && /caller/ { t = 1; next } t && /^ *[0-9]+ / { print }' | sort
+	awk '/contended/ && /caller/ { t = 1; next } t && /^ *[0-9]+ / { print }' "$1" | sort
 }
-perf lock contention -i "$tmp/big.data" 2>&1 | rows >"$tmp/perf.rows"
-$LAB lock report -i "$tmp/big.data" 2>/dev/null | rows >"$tmp/lab.rows"
-if cmp -s "$tmp/perf.rows" "$tmp/lab.rows"; then
-	echo "rows: identical to perf lock contention ($(wc -l <"$tmp/perf.rows") caller rows)"
-else
-	echo "rows: DIFFER from perf lock contention ($(diff "$tmp/perf.rows" "$tmp/lab.rows" | grep -c '^[<>]') lines)"
-fi
-perf_s=$(best_of_3 perf lock contention -i "$tmp/big.data")
-lab_s=$(best_of_3 "$LAB" lock report -i "$tmp/big.data")
-ratio=$(echo "$perf_s / $lab_s" | bc -l)
-printf "report: perf lock contention -i %.2f s, memcg-lab lock report -i %.2f s: %.1fx faster (target >= 5x)\n" \
-	"$perf_s" "$lab_s" "$ratio"
+# Interleaved: perf, lab, perf, lab, ...; every run's status checked, and
+# every run's rows compared, not only the first.
+: >"$tmp/perf.t"; : >"$tmp/lab.t"
+for i in $(seq "$RUNS"); do
+	bench_time "$tmp/perf.out" perf lock contention -i "$tmp/big.data" >>"$tmp/perf.t" || exit 2
+	bench_time "$tmp/lab.out" "$LAB" lock report -i "$tmp/big.data" >>"$tmp/lab.t" || exit 2
+	rows "$tmp/perf.out" >"$tmp/perf.rows"
+	rows "$tmp/lab.out" >"$tmp/lab.rows"
+	[ -s "$tmp/perf.rows" ] || fail "perf lock contention printed no caller rows (run $i)"
+	if ! cmp -s "$tmp/perf.rows" "$tmp/lab.rows"; then
+		echo "run $i: rows DIFFER from perf lock contention:"
+		diff "$tmp/perf.rows" "$tmp/lab.rows" | head -10
+		differ="$(diff "$tmp/perf.rows" "$tmp/lab.rows" | grep -c '^[<>]') lines differ"
+	fi
+done
+bench_equal "$ROWS" identical "${differ:-identical}"
+perf_s=$(sort -g "$tmp/perf.t" | head -1)
+lab_s=$(sort -g "$tmp/lab.t" | head -1)
+printf "report, best of %d interleaved: perf lock contention -i %.2f s, memcg-lab lock report -i %.2f s (%d caller rows)\n" \
+	"$RUNS" "$perf_s" "$lab_s" "$(wc -l <"$tmp/perf.rows")"
+bench_target "$SPEED" '>=' 5 "$(awk -v p="$perf_s" -v l="$lab_s" 'BEGIN { printf "%.1f", p / l }')" x
 rm -f "$tmp/big.data"
 
-# --- 2. tracer overhead on a memory.stat read loop ------------------------------
-mem=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/self/mounts)
-[ -z "$mem" ] && mem=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-stat=$(cat /proc/$$/stat)
-stat=${stat##*) }
-set -- $stat
-tree=$mem/memcg-lab-$$-${20}
-mkdir "$tree" || { echo "tracer overhead: SKIP (cannot create $tree)"; exit 0; }
-threads=$(nproc)
-secs=3
-# statloop prints "reads_per_sec R cpu_sec C reads N".
-read_rate() { "$STATLOOP" "$tree/memory.stat" "$threads" "$secs"; }
-cpu_of() {	# utime+stime of a process, in seconds
-	local st
-	st=$(cat "/proc/$1/stat") || { echo 0; return; }
-	st=${st##*) }
-	set -- $st
-	echo "($12 + $13) / $(getconf CLK_TCK)" | bc -l
-}
-traced_rate() {
-	MEMCG_LAB_RESULTS=$tmp "$LAB" lock record -n bench -d 600 >"$tmp/rec.out" 2>&1 &
-	local pid=$! r c0 c1
-	# Tracing starts once the instance exists.
-	for i in $(seq 100); do
-		ls /sys/kernel/tracing/instances 2>/dev/null | grep -q "^memcg-lab-$pid-" && break
-		sleep 0.05
-	done
-	sleep 0.2
-	c0=$(cpu_of $pid)
-	r=$(read_rate)
-	c1=$(cpu_of $pid)
-	kill -INT $pid
-	wait $pid
-	echo "$r tracer_cpu $(echo "$c1 - $c0" | bc -l)"
-}
-# Alternating untraced/traced pairs.  Two figures: reads/s (what a user
-# sees, but others share this machine and move it by 2x), and reads per
-# CPU-second with the tracer's own CPU charged to the traced run (the cost
-# the tracer adds, which others' load does not move).  Medians of the pairs.
-wall= cpu=
-for round in 1 2 3 4 5; do
-	set -- $(read_rate)
-	bw=$2 bc=$4 bn=$6
-	set -- $(traced_rate)
-	tw=$2 tc=$4 tn=$6 tt=$8
-	wall="$wall $(echo "$tw / $bw" | bc -l)"
-	cpu="$cpu $(echo "($tn / ($tc + $tt)) / ($bn / $bc)" | bc -l)"
-	printf "pair %d: untraced %s reads/s (%.0f reads/cpu-s), traced %s reads/s (%.0f reads/cpu-s, tracer %.3f cpu-s)\n" \
-		$round "$bw" "$(echo "$bn / $bc" | bc -l)" "$tw" "$(echo "$tn / ($tc + $tt)" | bc -l)" "$tt"
-done
-med() { printf '%s\n' "$@" | sort -g | sed -n 3p; }
-printf "tracer overhead, %d threads reading memory.stat: traced/untraced reads/s median %.3f, " \
-	"$threads" "$(med $wall)"
-printf "reads per CPU-second median %.3f (target >= 0.95); flushes counted by: %s\n" "$(med $cpu)" \
-	"$(sed -n 's/^flushes (memcg:memcg_flush_stats, \([^)]*\)).*/\1/p' "$tmp/rec.out")"
+# --- 2. tracer overhead on the stat-read driver -------------------------------
+"$TRACER" "$ROUNDS" "$SECS" >"$tmp/tracer.out" 2>&1
+rc=$?
+cat "$tmp/tracer.out"
+[ "$rc" = 0 ] || fail "statread-tracer exited $rc"
+st=$(sed -n 's/^ratios: //p' "$tmp/tracer.out")
+set -- $st
+[ "$1 $3 $5 $9" = "reads_per_s reads_per_cpu_s p50 covered" ] || fail "statread-tracer: unexpected line 'ratios: $st'"
+echo "readers' reads/s traced/untraced (others' load moves it most): median $2"
+bench_target "$CPU" '>=' 0.95 "$4"
+bench_target "$P50" '<=' 1.05 "$6"
+bench_target "$COVER" '>=' 0.9 "${10}"
+bench_exit
