@@ -12,24 +12,39 @@
 # take the same charge path (the harness in its run's cgroup, the plain
 # loop in one this script makes, named like every lab object so cleanup
 # finds it), interleaved with the order alternating; medians of rounds.
+# Both must exit 0 and print their figures, or the benchmark fails.
+# Knobs: BENCH_ROUNDS (5), BENCH_SECONDS (5).
 set -u
 cd "$(dirname "$0")/../.."
+. lab/bench/lib/bench.sh
 LAB=bin/memcg-lab
 ROUNDS=${BENCH_ROUNDS:-5}
 SECS=${BENCH_SECONDS:-5}
 [ -x "$LAB" ] && [ -x build/bench/plain-anon ] || { echo "bench charge: $LAB or build/bench/plain-anon missing (make build)" >&2; exit 2; }
 
-T=$(mktemp -d /tmp/memcg-lab-bench.XXXXXX)
 memroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/self/mounts)
 [ -z "$memroot" ] && memroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$memroot" ] && [ "$(id -u)" = 0 ] || { echo "bench charge: needs root and a memory controller" >&2; exit 2; }
+if [ -z "$memroot" ] || [ "$(id -u)" != 0 ]; then
+	for m in "charge anon ops/s, harness/plain loop|>= 0.95" "charge anon user share of worker CPU|<= 5%" \
+		 "charge anon --populate user share|<= 5%"; do
+		bench_skip "${m%|*}" "${m#*|}" "needs root and a memory controller"
+	done
+	exit 0
+fi
+T=$(mktemp -d /tmp/memcg-lab-bench.XXXXXX)
 plaincg=$memroot/memcg-lab-$$-$(awk '{ sub(/.*\) /, ""); print $20 }' /proc/$$/stat)
 mkdir "$plaincg" || exit 2
 trap 'rmdir "$plaincg" 2>/dev/null; rm -rf "$T"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+# Three numbers or nothing: a run that printed anything else failed.
+three() { echo "$1" | awk 'NF == 3 && $1 > 0 { ok = 1 } END { exit !ok }'; }
 # The plain loop in its memcg (the charge path the harness's workers take).
-plain() { sh -c 'echo $$ > "$1/cgroup.procs" && exec build/bench/plain-anon "$2" "$3" 1' sh "$plaincg" "$cpu" "$SECS"; }
+plain() {
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec build/bench/plain-anon "$2" "$3" 1' sh "$plaincg" "$cpu" "$SECS" ||
+		{ echo "bench charge: plain-anon failed" >&2; return 2; }
+}
 cpu=$(awk -F'[,-]' '{ print $NF }' /sys/devices/system/cpu/online)
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # "ops_per_s user_share ops_per_cpu_s" of one harness run (extra options: $@).
 lab_run() {
@@ -37,7 +52,7 @@ lab_run() {
 	MEMCG_LAB_RESULTS=$T/res $LAB charge --mode anon --tasks 1 --cgroups 1 --pin "$cpu" \
 		--duration "$SECS" --warmup 1 --results bench "$@" >/dev/null 2>"$T/err" || { cat "$T/err" >&2; exit 2; }
 	awk -F'\t' 'NR > 1 { print $8, 100 * $9 / ($9 + $10), $7 / ($9 + $10) }' \
-		"$T"/res/*-bench/data/charge-workers.tsv
+		"$T"/res/*-bench/data/charge-workers.tsv || exit 2
 }
 
 echo "charge anon, 1 worker on CPU $cpu in a memcg of its own: $ROUNDS rounds of (1 s warm-up + $SECS s), interleaved"
@@ -46,10 +61,12 @@ printf '%5s %13s %13s %7s %13s %13s %7s %8s %8s\n' round harness_ops/s plain_ops
 : >"$T/ratio"; : >"$T/cratio"; : >"$T/huser"; : >"$T/puser"
 for r in $(seq "$ROUNDS"); do
 	if [ $((r % 2)) = 1 ]; then
-		h=$(lab_run); p=$(plain)
+		h=$(lab_run) || exit 2; p=$(plain) || exit 2
 	else
-		p=$(plain); h=$(lab_run)
+		p=$(plain) || exit 2; h=$(lab_run) || exit 2
 	fi
+	three "$h" || { echo "bench charge: round $r: the harness printed '$h', not its figures" >&2; exit 2; }
+	three "$p" || { echo "bench charge: round $r: plain-anon printed '$p', not its figures" >&2; exit 2; }
 	set -- $h $p
 	echo "$1 $4" | awk '{ print $1 / $2 }' >>"$T/ratio"
 	echo "$3 $6" | awk '{ print $1 / $2 }' >>"$T/cratio"
@@ -58,12 +75,11 @@ for r in $(seq "$ROUNDS"); do
 	awk -v r="$r" -v h="$1" -v hu="$2" -v hc="$3" -v p="$4" -v pu="$5" -v pc="$6" 'BEGIN {
 		printf "%5d %13.0f %13.0f %7.3f %13.0f %13.0f %7.3f %7.1f%% %7.1f%%\n", r, h, p, h / p, hc, pc, hc / pc, hu, pu }'
 done
-awk -v x="$(median <"$T/ratio")" -v c="$(median <"$T/cratio")" 'BEGIN {
-	printf "ops/s, harness / plain loop: median %.3f (target >= 0.95): %s; per CPU second: %.3f\n", x,
-		(x >= 0.95 ? "met" : "NOT met"), c }'
-awk -v x="$(median <"$T/huser")" -v p="$(median <"$T/puser")" 'BEGIN {
-	printf "user share of the worker'"'"'s CPU time: median %.1f%% (target <= 5%%): %s; the plain loop'"'"'s own: %.1f%%\n",
-		x, (x <= 5 ? "met" : "NOT met"), p }'
-pop=$(lab_run --populate)
-echo "$pop" | awk '{ printf "with --populate (MADV_POPULATE_WRITE): user share %.1f%% (target <= 5%%): %s; %.0f ops/s\n", $2,
-	($2 <= 5 ? "met" : "NOT met"), $1 }'
+echo "ops per CPU second, harness / plain loop: median $(bench_median <"$T/cratio"); the plain loop's own user share: median $(bench_median <"$T/puser")%"
+bench_target "charge anon ops/s, harness/plain loop" '>=' 0.95 "$(bench_median <"$T/ratio" | awk '{ printf "%.3f", $1 }')"
+bench_target "charge anon user share of worker CPU" '<=' 5 "$(bench_median <"$T/huser" | awk '{ printf "%.1f", $1 }')" %
+pop=$(lab_run --populate) || exit 2
+three "$pop" || { echo "bench charge: --populate: the harness printed '$pop', not its figures" >&2; exit 2; }
+echo "with --populate (MADV_POPULATE_WRITE): $(echo "$pop" | awk '{ printf "%.0f", $1 }') ops/s"
+bench_target "charge anon --populate user share" '<=' 5 "$(echo "$pop" | awk '{ printf "%.1f", $2 }')" %
+bench_exit
