@@ -39,7 +39,10 @@ COVER="lock tracer on statread: share of measured phase traced"
 why=
 if [ "$(id -u)" != 0 ]; then why="needs root"
 elif ! command -v perf >/dev/null; then why="perf not installed"
-elif [ ! -d /sys/kernel/tracing/events/lock/contention_begin ]; then why="no lock:contention_begin in /sys/kernel/tracing"
+elif [ ! -d /sys/kernel/tracing/events/lock/contention_begin ] &&
+     ! grep -aq btf_trace_contention_begin /sys/kernel/btf/vmlinux 2>/dev/null; then
+	# tracefs may not be mounted yet (perf and the lab mount it): BTF tells.
+	why="no lock:contention_begin tracepoint on this kernel (5.19+)"
 fi
 if [ -n "$why" ]; then
 	for m in "$ROWS|identical" "$SPEED|>= 5x" "$CPU|>= 0.95" "$P50|<= 1.05" "$COVER|>= 0.9"; do
