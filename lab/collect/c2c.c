@@ -505,8 +505,10 @@ static void log_tail(const char *text, char *out, size_t n)
 	int k = 0;
 
 	for (const char *p = text; *p;) {
-		size_t len = strcspn(p, "\n");
+		size_t len;
 
+		p += strspn(p, " \t");
+		len = strcspn(p, "\n");
 		if (len) {
 			memmove(starts, starts + 1, 2 * sizeof(*starts));
 			memmove(lens, lens + 1, 2 * sizeof(*lens));
@@ -522,11 +524,22 @@ static void log_tail(const char *text, char *out, size_t n)
 }
 
 /*
- * perf record writes its data and then re-raises the SIGINT it was stopped
- * by (perf 6.x and 7.x: record__sig_exit), so a perf ending by the signal
- * the lab sent has finished normally; so has one that exited 0 after its
- * sleep.  Anything else failed, and perf's log says why.
+ * How perf record ends (tools/perf/builtin-record.c): after its workload
+ * (the sleep) exits, with its exit status; stopped by SIGINT, it sends its
+ * workload SIGTERM, writes the data, and then re-raises the signal its
+ * workload died of (out_child: signr = WTERMSIG(exit_status)) or, with no
+ * workload left, the SIGINT itself (record__sig_exit).  So once the lab
+ * has sent SIGINT, death by SIGINT or SIGTERM is perf finishing normally;
+ * any other end, or a signal the lab did not send, is a failure, and
+ * perf's log says why.
  */
+static bool perf_finished(int st, int sent)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st) == 0;
+	return sent && WIFSIGNALED(st) && (WTERMSIG(st) == sent || WTERMSIG(st) == SIGTERM);
+}
+
 static int wait_perf(struct c2c_collector *c)
 {
 	int st, sent = 0;
@@ -556,14 +569,18 @@ static int wait_perf(struct c2c_collector *c)
 		return -1;
 	}
 	c->pid = 0;
-	if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0) && !(sent && WIFSIGNALED(st) && WTERMSIG(st) == sent)) {
+	if (!perf_finished(st, sent)) {
 		char *log = xasprintf("%s/perf-record.log", c->dir), *text = read_text(log, NULL), last[400] = "";
+		char *usage = text ? strstr(text, "\n Usage: ") : NULL;
 
+		/* An option perf refused: its message comes before its usage text. */
+		if (usage)
+			*usage = '\0';
 		if (text)
 			log_tail(text, last, sizeof(last));
 		snprintf(c->status, sizeof(c->status), "perf c2c record failed (%s %d%s)%s%s",
 			 WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
-			 WIFSIGNALED(st) ? (sent ? ", not the SIGINT the lab sent" : ", the lab sent none") : "",
+			 WIFSIGNALED(st) ? (sent ? ", not the lab's SIGINT" : ", not sent by the lab") : "",
 			 last[0] ? ": " : ": no output in ", last[0] ? last : log);
 		free(text);
 		free(log);
