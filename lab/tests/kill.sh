@@ -102,20 +102,23 @@ owned_in() {
 cmd_run=("$LAB" run "$T/k.exp")
 cmd_lock=("$LAB" lock record --perf -d 2)
 # One whole run of each first: how long it takes, so the kills land anywhere in it.
-t0=$(date +%s.%N)
-"${cmd_run[@]}" >"$T/run.out" 2>&1
-st=$?
-span_run=$(awk -v t0="$t0" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.2f", t1 - t0 }')
+# whole_run CMD...: sets st (its exit status) and span (its seconds).
+whole_run() {
+	local t0=$(date +%s.%N)
+	"$@" >"$T/whole.out" 2>&1
+	st=$?
+	span=$(awk -v t0="$t0" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.2f", t1 - t0 }')
+}
+whole_run "${cmd_run[@]}"
+span_run=$span
 ok '[ $st = 0 ] && grep -q "\"status\":\"complete\"" "$T"/results/*-killed*/meta.json' \
 	"the experiment runs to completion when left alone (${span_run} s)"
 ok 'ls "$T"/results/*-killed*/data/c2c.*/perf.c2c.data >/dev/null 2>&1 &&
     grep -q "c2c .*window 0.5 s" "$T"/results/*-killed*/log' \
 	"and records its c2c windows (through the cpu-clock wrapper)$(grep -ho "c2c-report:.*" "$T"/results/*-killed*/log 2>/dev/null | head -1)"
 rm -rf "$T/results"
-t0=$(date +%s.%N)
-"${cmd_lock[@]}" >"$T/lock.out" 2>&1
-st=$?
-span_lock=$(awk -v t0="$t0" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.2f", t1 - t0 }')
+whole_run "${cmd_lock[@]}"
+span_lock=$span
 ok '[ $st = 0 ] && [ -s "$(ls -d "$T"/results/*-lock | tail -1)/data/perf-lock.data" ]' \
 	"lock record --perf runs to completion with its perf lock record when left alone (${span_lock} s)"
 rm -rf "$T/results"
