@@ -84,12 +84,12 @@ struct sample {
 	uint32_t count, cpu, pid;
 };
 
-static int die_usage(const char *why)
+#define SAMPLE_SYNTAX "KIND,ADDR,COUNT[,cpu=N][,ip=ADDR][,pid=N][,weight=N]"
+
+static void usage(const char *why, const char *arg)
 {
-	fprintf(stderr, "memsamples: %s\nusage: memsamples -o FILE [--cpus N] "
-		"KIND,ADDR,COUNT[,cpu=N][,ip=ADDR][,pid=N][,weight=N]...\n"
-		"  KIND: lcl-hitm | rmt-hitm | llc-hit | l1-hit | store\n", why);
-	return 2;
+	fprintf(stderr, "memsamples: %s%s%s\nusage: memsamples -o FILE [--cpus N] " SAMPLE_SYNTAX "...\n"
+		"  KIND: lcl-hitm | rmt-hitm | llc-hit | l1-hit | store\n", arg ? arg : "", arg ? ": " : "", why);
 }
 
 /* union perf_mem_data_src as Intel PEBS load latency fills it in. */
@@ -245,32 +245,44 @@ int main(int argc, char **argv)
 	uint64_t features[4] = { 0 }, time = 1000000000ULL, id = 1;
 	uint32_t ncpus = 2, nsamples = 0;
 	char cpus[32], cmdline[4096] = "";
+	int ret = 2;
 	FILE *f;
 
+	if (!samples) {
+		perror("memsamples");
+		return 2;
+	}
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			path = argv[++i];
 		} else if (!strcmp(argv[i], "--cpus") && i + 1 < argc) {
 			uint64_t v;
 
-			if (parse_u64(argv[++i], &v) < 0 || !v || v > 4096)
-				return die_usage("--cpus: expected 1..4096");
+			if (parse_u64(argv[++i], &v) < 0 || !v || v > 4096) {
+				usage("expected 1..4096", "--cpus");
+				goto out;
+			}
 			ncpus = (uint32_t)v;
 		} else {
 			char *spec = strdup(argv[i]);
+			int r = spec ? parse_sample(spec, &samples[nsamples]) : -1;
 
-			if (parse_sample(spec, &samples[nsamples]) < 0) {
-				fprintf(stderr, "memsamples: sample '%s': ", argv[i]);
-				return die_usage("expected KIND,ADDR,COUNT[,cpu=N][,ip=ADDR][,pid=N][,weight=N]");
-			}
 			free(spec);
-			if (samples[nsamples].cpu >= ncpus)
-				return die_usage("a sample's cpu is not below --cpus (give --cpus first)");
+			if (r < 0) {
+				usage("expected " SAMPLE_SYNTAX, argv[i]);
+				goto out;
+			}
+			if (samples[nsamples].cpu >= ncpus) {
+				usage("its cpu is not below --cpus (give --cpus first)", argv[i]);
+				goto out;
+			}
 			nsamples++;
 		}
 	}
-	if (!path || !nsamples)
-		return die_usage("give -o FILE and at least one sample");
+	if (!path || !nsamples) {
+		usage("give -o FILE and at least one sample", NULL);
+		goto out;
+	}
 
 	/* Records: a COMM for each task, then the samples, interleaved. */
 	for (uint32_t i = 0; i < nsamples; i++) {
@@ -374,9 +386,19 @@ int main(int argc, char **argv)
 				put(&out, feat[b].p, feat[b].len);
 	}
 	f = fopen(path, "we");
-	if (!f || fwrite(out.p, 1, out.len, f) != out.len || fclose(f)) {
-		fprintf(stderr, "memsamples: %s: %s\n", path, strerror(errno));
-		return 2;
+	if (f) {
+		bool written = fwrite(out.p, 1, out.len, f) == out.len;
+
+		if (fclose(f) == 0 && written)
+			ret = 0;
 	}
-	return 0;
+	if (ret)
+		fprintf(stderr, "memsamples: %s: %s\n", path, strerror(errno));
+out:
+	for (int b = 0; b < F_MAX; b++)
+		free(feat[b].p);
+	free(data.p);
+	free(out.p);
+	free(samples);
+	return ret;
 }
