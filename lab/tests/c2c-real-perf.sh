@@ -23,7 +23,7 @@ set -u
 host_perf=$(command -v perf) || skip_all "no perf in PATH (Debian package linux-perf)"
 [ -x build/tests/tools/memsamples ] || skip_all "build/tests/tools/memsamples is not built (make build)"
 BTF=build/btf/vmlinux-6.1.192.btf
-[ -f "$BTF" ] || skip_all "$BTF is not built (make build)"
+[ -f "$BTF" ] && [ -f build/btf/vmlinux-6.18.44.btf ] || skip_all "build/btf/ is not built (make build)"
 
 perfs=("$host_perf")
 if [ -x lab/scripts/perf-runtime.sh ]; then
@@ -117,10 +117,12 @@ lifecycle() {
 		"$v: perf exiting non-zero fails with its exit status and its message: $(grep -o "perf c2c record failed.*" "$T/err" | cut -c1-160)"
 }
 
-# The known samples (offsets: pahole -F btf -C mem_cgroup / memcg_stock_pcp $BTF).
-M=0xffff888104a38000	# struct mem_cgroup: memory.usage at 256, css.refcnt.percpu_count_ptr at 16
-S0=0xffff88813bc30040	# memcg_stock_pcp of cpu0: cached at 0, nr_pages at 8
-S1=0xffff88813bc70040	# memcg_stock_pcp of cpu1
+# The known samples (offsets: pahole -F btf -C mem_cgroup / memcg_stock_pcp BTF).
+M=0xffff888104a38000	# a struct mem_cgroup
+S0=0xffff88813bc30040	# the memcg_stock_pcp of cpu0
+S1=0xffff88813bc70040	# the memcg_stock_pcp of cpu1
+# 6.1.192: memory.usage at 256, css.refcnt.percpu_count_ptr at 16;
+# memcg_stock_pcp.cached at 0, nr_pages at 8.
 build/tests/tools/memsamples -o "$T/syn.data" \
 	lcl-hitm,$((M + 256)),12,cpu=0,ip=0xffffffff81345670 \
 	rmt-hitm,$((M + 256)),4,cpu=1,ip=0xffffffff81345690,pid=1001 \
@@ -131,12 +133,26 @@ build/tests/tools/memsamples -o "$T/syn.data" \
 	l1-hit,$((M + 1024)),9,cpu=0,ip=0xffffffff81350100 \
 	store,$((M + 1024)),6,cpu=1,ip=0xffffffff81350140
 check $? "memsamples wrote a perf.data of 48 memory samples"
-cat > "$T/want" <<X
+cat > "$T/syn.want" <<X
 mem_cgroup@$M	mem_cgroup.css.refcnt.percpu_count_ptr	3
 mem_cgroup@$M	mem_cgroup.memory.usage	16
 memcg_stock_pcp@$S0	memcg_stock_pcp.cached	5
 memcg_stock_pcp@$S0	memcg_stock_pcp.nr_pages	7
 memcg_stock_pcp@$S1	memcg_stock_pcp.nr_pages	2
+X
+# 6.18.44: memory.failcnt at 264; memcg_stock_pcp.nr_pages[7] (u8) at 1,
+# cached[7] at 8: indexed names.
+build/tests/tools/memsamples -o "$T/syn618.data" \
+	lcl-hitm,$((M + 256)),5,cpu=0,ip=0xffffffff81345670 \
+	rmt-hitm,$((M + 264)),2,cpu=1,ip=0xffffffff81345690,pid=1001 \
+	lcl-hitm,$((S0 + 3)),4,cpu=0,ip=0xffffffff81350040 \
+	rmt-hitm,$((S0 + 32)),6,cpu=1,ip=0xffffffff81350000,pid=1001
+check $? "memsamples wrote a perf.data for the 6.18 layout"
+cat > "$T/syn618.want" <<X
+mem_cgroup@$M	mem_cgroup.memory.failcnt	2
+mem_cgroup@$M	mem_cgroup.memory.usage	5
+memcg_stock_pcp@$S0	memcg_stock_pcp.cached[3]	6
+memcg_stock_pcp@$S0	memcg_stock_pcp.nr_pages[2]	4
 X
 
 # object, field and HITM sum of every named row of a fields.tsv.
@@ -146,31 +162,42 @@ named_hitm() {
 		END { for (k in s) printf "%s\t%g\n", k, s[k] }' "$1" | sort
 }
 
+# perf c2c report of $T/SET.data (extra perf flags after BTF), then
+# memcg-lab c2c report of it with BTF: its named fields against
+# $T/SET.want in R.diff; R is the report's path without .txt.
+report_and_name() {
+	local r=$1 set=$2 btf=$3
+	shift 3
+	"$PERF" c2c report -i "$T/$set.data" --stdio -NN -c pid,tid,iaddr --full-symbols "$@" >"$r.txt" 2>"$r.err"
+	perf_st=$?
+	"$LAB" c2c report "$r.txt" --btf "$btf" --struct mem_cgroup --base $M \
+		--struct memcg_stock_pcp --base $S0 --base $S1 -o "$r.lab" >"$r.lab.out" 2>&1
+	lab_st=$?
+	named_hitm "$r.lab/fields.tsv" | diff -u "$T/$set.want" - >"$r.diff"
+}
+
 known_samples() {
-	local v=$1 r=$T/syn.$v st
-	"$PERF" c2c report -i "$T/syn.data" --stdio -NN -c pid,tid,iaddr --full-symbols >"$r.txt" 2>"$r.err"
-	ok '[ $? = 0 ] && ! grep -q . "$r.err"' "$v: perf c2c report accepts the synthetic perf.data, nothing on stderr$(head -c 200 "$r.err")"
+	local v=$1 r=$T/syn.$v
+	report_and_name "$r" syn "$BTF"
+	ok '[ $perf_st = 0 ] && ! grep -q . "$r.err"' "$v: perf c2c report accepts the synthetic perf.data, nothing on stderr$(head -c 200 "$r.err")"
 	ok 'grep -Eq "Load Local HITM +: +24$" "$r.txt" && grep -Eq "Load Remote HITM +: +9$" "$r.txt" &&
 	    grep -Eq "Store Operations +: +6$" "$r.txt" && grep -Eq "Load L1D hit +: +9$" "$r.txt"' \
 		"$v: perf decodes the data sources: 24 local HITM, 9 remote HITM, 9 L1 hits, 6 stores"
 	diag "$v: $(grep -E "Load (Local|Remote) HITM" "$r.txt" | tr -s ' ' | tr '\n' ';')"
 	sed -n '/Shared Data Cache Line Table/,/^$/p' "$r.txt" | sed -n "s/^ *\([0-9]\)/# $v: \1/p"
-	"$LAB" c2c report "$r.txt" --btf "$BTF" --struct mem_cgroup --base $M \
-		--struct memcg_stock_pcp --base $S0 --base $S1 -o "$r.lab" >"$r.lab.out" 2>&1
-	st=$?
-	named_hitm "$r.lab/fields.tsv" | diff -u "$T/want" - >"$r.diff"
-	ok '[ $st = 0 ] && [ ! -s "$r.diff" ]' \
+	ok '[ $lab_st = 0 ] && [ ! -s "$r.diff" ]' \
 		"$v: memcg-lab c2c report names exactly the fields hit, with their HITM counts$(sed 's/^/ /' "$r.diff" | tr '\n' ' ')"
 	ok 'grep -q "All 6 offset rows named from BTF" "$r.lab.out"' "$v: no row left unnamed"
+	r=$T/syn618.$v
+	report_and_name "$r" syn618 build/btf/vmlinux-6.18.44.btf
+	ok '[ $perf_st = 0 ] && [ $lab_st = 0 ] && [ ! -s "$r.diff" ]' \
+		"$v: on the 6.18 layout, indexed fields (nr_pages[2], cached[3]) with their HITM counts$(sed 's/^/ /' "$r.diff" | tr '\n' ' ')"
 	if "$PERF" c2c report -h 2>&1 | grep -q -- --double-cl; then
-		"$PERF" c2c report -i "$T/syn.data" --stdio -NN -c pid,tid,iaddr --full-symbols --double-cl \
-			>"$r.dcl.txt" 2>"$r.dcl.err"
-		"$LAB" c2c report "$r.dcl.txt" --btf "$BTF" --struct mem_cgroup --base $M \
-			--struct memcg_stock_pcp --base $S0 --base $S1 -o "$r.dcl.lab" >/dev/null 2>&1
-		named_hitm "$r.dcl.lab/fields.tsv" | diff -u "$T/want" - >"$r.dcl.diff"
+		r=$T/syn.$v.dcl
+		report_and_name "$r" syn "$BTF" --double-cl
 		# 128-byte lines: memcg_stock_pcp of cpu0 at 0x40 into its pair of lines.
-		ok 'grep -q "0xffff88813bc30000" "$r.dcl.txt" && [ ! -s "$r.dcl.diff" ]' \
-			"$v: the --double-cl report (128-byte lines) names the same fields$(sed 's/^/ /' "$r.dcl.diff" | tr '\n' ' ')"
+		ok '[ $perf_st = 0 ] && grep -q "0xffff88813bc30000" "$r.txt" && [ ! -s "$r.diff" ]' \
+			"$v: the --double-cl report (128-byte lines) names the same fields$(sed 's/^/ /' "$r.diff" | tr '\n' ' ')"
 	else
 		diag "$v: no --double-cl in this perf (6.3+)"
 	fi
