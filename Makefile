@@ -37,6 +37,9 @@ LIB_OBJS  += $(BPF_EMBED)
 TEST_SRCS := $(wildcard lab/tests/*.c)
 TEST_BINS := $(TEST_SRCS:lab/tests/%.c=build/tests/%)
 SH_TESTS  := $(sort $(wildcard lab/tests/*.sh))
+# Tools the tests run (lab/tests/tools/<name>.c -> build/tests/tools/<name>).
+TOOL_SRCS := $(wildcard lab/tests/tools/*.c)
+TOOL_BINS := $(TOOL_SRCS:lab/tests/tools/%.c=build/tests/tools/%)
 # Unit tests (lab/tests/unit-*.c) are also built with ASan+UBSan (clang;
 # LeakSanitizer on) and must run clean.
 UNIT_SRCS := $(wildcard lab/tests/unit-*.c)
@@ -70,7 +73,7 @@ all:
 	@$(DEPS_SH) ensure build
 	@$(MAKE) --no-print-directory build
 
-build: bin/memcg-lab $(TEST_BINS) $(BENCH_BINS) $(BTF_FILES)
+build: bin/memcg-lab $(TEST_BINS) $(TOOL_BINS) $(BENCH_BINS) $(BTF_FILES)
 
 help:
 	@echo "make          build bin/memcg-lab (installs missing build packages as root)"
@@ -115,6 +118,10 @@ build/libmemcglab.a: $(LIB_OBJS)
 bin/memcg-lab: build/obj/lab/memcg-lab.o build/libmemcglab.a
 	@mkdir -p $(dir $@)
 	$(quiet) LINK $@
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+build/tests/tools/%: build/obj/lab/tests/tools/%.o build/libmemcglab.a
+	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 build/tests/%: build/obj/lab/tests/%.o build/libmemcglab.a

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* memcg-lab lock record: the lock collector around a command or a window. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +18,6 @@
 #include "util/err.h"
 #include "util/results.h"
 
-extern char **environ;
 
 static const char record_usage[] =
 	"usage: memcg-lab lock record [options] [-- COMMAND [ARG...]]\n"
@@ -44,12 +43,28 @@ static const char record_usage[] =
 /* Runs argv, waiting with the window open; returns its exit status. */
 static int run_command(char **argv)
 {
-	pid_t pid;
-	int status = 0, e;
+	pid_t parent = getpid(), pid;
+	int status = 0, fds[2], e;
 
-	e = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
-	if (e)
+	/* The child says through the pipe why exec failed (closed on exec). */
+	if (pipe2(fds, O_CLOEXEC) < 0 || (pid = fork()) < 0)
+		die("lock record: cannot run %s: %s", argv[0], strerror(errno));
+	if (pid == 0) {
+		/* The command dies with the lab, SIGKILL included. */
+		close(fds[0]);
+		worker_detach_from_parent(parent);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(fds[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(fds[1]);
+	if (read(fds[0], &e, sizeof(e)) == (ssize_t)sizeof(e)) {
+		waitpid(pid, NULL, 0);
 		die("lock record: cannot run %s: %s", argv[0], strerror(e));
+	}
+	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)
 			break;

@@ -204,6 +204,7 @@ void c2c_caps_detect(struct c2c_caps *c)
 	struct c2c_caps_input in = { 0 };
 	char *cpuinfo = read_or_empty("/proc/cpuinfo"), *vendor = NULL, *elist = NULL, *help = NULL,
 	     *version = NULL, *which;
+	const char *assume = getenv("MEMCG_LAB_C2C_VENDOR");
 	long long paranoid = 2;
 	int st = -1;
 
@@ -226,11 +227,25 @@ void c2c_caps_detect(struct c2c_caps *c)
 	in.elist = elist;
 	in.cpu_vendor = vendor ? vendor : "";
 	in.hypervisor = strstr(cpuinfo, " hypervisor") != NULL;
+	/*
+	 * Tests on a machine without a memory PMU run the collector through a
+	 * perf wrapper that records cpu-clock instead (lab/tests/lib/perf-c2c-
+	 * cpu-clock.sh); this names the CPU vendor whose rules then apply.
+	 */
+	if (assume && *assume) {
+		in.cpu_vendor = assume;
+		in.hypervisor = false;
+	}
 	in.pmu_root = "/sys/bus/event_source/devices";
 	in.report_help = help;
 	in.perf_version = version;
 	in.privileged = geteuid() == 0 || paranoid <= 0;
 	c2c_caps_decide(c, &in);
+	if (assume && *assume) {
+		size_t used = strlen(c->line);
+
+		snprintf(c->line + used, sizeof(c->line) - used, " [vendor %s from MEMCG_LAB_C2C_VENDOR]", assume);
+	}
 	free(cpuinfo);
 	free(vendor);
 	free(elist);
@@ -434,7 +449,10 @@ struct c2c_collector *c2c_collector_start(const struct c2c_caps *caps, const str
 	}
 	c->dir = xstrdup(dir);
 	c->data = xasprintf("%s/perf.c2c.data", dir);
-	argv = c2c_record_argv(&c->caps, o, c->win.len_s, c->data);
+	/* perf writes under another name until it has finished (wait_perf). */
+	c->part = xasprintf("%s.part", c->data);
+	unlink(c->data);
+	argv = c2c_record_argv(&c->caps, o, c->win.len_s, c->part);
 	raise_rate(c);
 	c->t0 = now_s();
 	c->pid = fork();
@@ -479,9 +497,52 @@ struct c2c_collector *c2c_collector_start(const struct c2c_caps *caps, const str
 	return c;
 }
 
+/* perf's last words: its last (up to three) non-empty log lines, joined by " | ". */
+static void log_tail(const char *text, char *out, size_t n)
+{
+	const char *starts[3] = { 0 };
+	size_t lens[3] = { 0 }, o = 0;
+	int k = 0;
+
+	for (const char *p = text; *p;) {
+		size_t len;
+
+		p += strspn(p, " \t");
+		len = strcspn(p, "\n");
+		if (len) {
+			memmove(starts, starts + 1, 2 * sizeof(*starts));
+			memmove(lens, lens + 1, 2 * sizeof(*lens));
+			starts[2] = p;
+			lens[2] = len;
+			k += k < 3;
+		}
+		p += len + (p[len] == '\n');
+	}
+	out[0] = '\0';
+	for (int i = 3 - k; i < 3 && o + 1 < n; i++)
+		o += snprintf(out + o, n - o, "%s%.*s", i > 3 - k ? " | " : "", (int)lens[i], starts[i]);
+}
+
+/*
+ * How perf record ends (tools/perf/builtin-record.c): after its workload
+ * (the sleep) exits, with its exit status; stopped by SIGINT, it sends its
+ * workload SIGTERM, writes the data, and then re-raises the signal its
+ * workload died of (out_child: signr = WTERMSIG(exit_status)) or, with no
+ * workload left, the SIGINT itself (record__sig_exit).  So once the lab
+ * has sent SIGINT, death by SIGINT or SIGTERM is perf finishing normally;
+ * any other end, or a signal the lab did not send, is a failure, and
+ * perf's log says why.
+ */
+static bool perf_finished(int st, int sent)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st) == 0;
+	return sent && WIFSIGNALED(st) && (WTERMSIG(st) == sent || WTERMSIG(st) == SIGTERM);
+}
+
 static int wait_perf(struct c2c_collector *c)
 {
-	int st;
+	int st, sent = 0;
 	pid_t r = waitpid(c->pid, &st, WNOHANG);
 
 	if (r == 0) {
@@ -492,12 +553,14 @@ static int wait_perf(struct c2c_collector *c)
 			kill(c->pid, SIGKILL);
 			waitpid(c->pid, &st, 0);
 			c->pid = 0;
+			unlink(c->part);
 			snprintf(c->status, sizeof(c->status), "the driver ended at %.1f s, before the c2c window "
 				 "(%.1f s): nothing recorded", t, c->win.start_s);
 			return -1;
 		}
 		/* perf stops its workload and writes the data on SIGINT. */
-		kill(c->pid, SIGINT);
+		sent = SIGINT;
+		kill(c->pid, sent);
 		while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR)
 			;
 	} else if (r < 0) {
@@ -506,16 +569,28 @@ static int wait_perf(struct c2c_collector *c)
 		return -1;
 	}
 	c->pid = 0;
-	if (!WIFEXITED(st) || (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 130)) {
-		char *log = xasprintf("%s/perf-record.log", c->dir), *text = read_text(log, NULL), fail[200] = "";
+	if (!perf_finished(st, sent)) {
+		char *log = xasprintf("%s/perf-record.log", c->dir), *text = read_text(log, NULL), last[400] = "";
+		char *usage = text ? strstr(text, "\n Usage: ") : NULL;
 
+		/* An option perf refused: its message comes before its usage text. */
+		if (usage)
+			*usage = '\0';
 		if (text)
-			first_failure(text, fail, sizeof(fail));
-		snprintf(c->status, sizeof(c->status), "perf c2c record failed (%s %d)%s%s",
+			log_tail(text, last, sizeof(last));
+		snprintf(c->status, sizeof(c->status), "perf c2c record failed (%s %d%s)%s%s",
 			 WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
-			 fail[0] ? ": " : "", fail);
+			 WIFSIGNALED(st) ? (sent ? ", not the lab's SIGINT" : ", not sent by the lab") : "",
+			 last[0] ? ": " : ": no output in ", last[0] ? last : log);
 		free(text);
 		free(log);
+		/* What perf left is not a complete recording: keep it as *.part. */
+		return -1;
+	}
+	/* Only a recording perf finished gets the name reports read. */
+	if (rename(c->part, c->data) < 0) {
+		snprintf(c->status, sizeof(c->status), "c2c: %s: cannot rename to %s: %s", c->part, c->data,
+			 strerror(errno));
 		return -1;
 	}
 	c->recorded = true;
@@ -622,6 +697,7 @@ void c2c_collector_free(struct c2c_collector *c)
 	restore_rate(c);
 	free(c->dir);
 	free(c->data);
+	free(c->part);
 	free(c);
 }
 

@@ -95,7 +95,8 @@ struct c2c_collector {
 	struct c2c_opts opts;
 	struct c2c_window win;
 	char *dir;		/* where perf data, reports and TSVs go */
-	char *data;		/* dir/perf.c2c.data */
+	char *data;		/* dir/perf.c2c.data, once perf has finished it */
+	char *part;		/* dir/perf.c2c.data.part, while perf writes it */
 	pid_t pid;		/* the delayed perf c2c record, 0 when none */
 	double t0;		/* CLOCK_MONOTONIC at start */
 	long saved_rate;	/* perf_event_max_sample_rate before the window, -1: unchanged */

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +13,6 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fileio.h"
-
-extern char **environ;
 
 void perf_info_probe(struct perf_info *pi)
 {
@@ -41,23 +38,51 @@ bool perf_has_csv(const struct perf_info *pi)
 	return pi->major > 6 || (pi->major == 6 && pi->minor >= 5);
 }
 
-/* posix_spawn with stdout and stderr into log. */
+/*
+ * argv with stdout and stderr into log, stdin from /dev/null.  perf dies
+ * with the lab, SIGKILL included (worker_detach_from_parent: the death
+ * signal, set before exec and checked against a parent that died first),
+ * so a killed run leaves no `perf lock record -a` running.
+ */
 static pid_t spawn(char *const argv[], const char *log, char *err, size_t errlen)
 {
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int e;
+	pid_t parent = getpid(), pid;
+	int fds[2], e = 0;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (e) {
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "cannot run %s: pipe: %s", argv[0], strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot run %s: fork: %s", argv[0], strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int o = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644), in = open("/dev/null", O_RDONLY);
+
+		close(fds[0]);
+		if (worker_detach_from_parent(parent) < 0 || o < 0 || in < 0 || dup2(o, 1) < 0 ||
+		    dup2(o, 2) < 0 || dup2(in, 0) < 0)
+			e = errno;
+		else
+			execvp(argv[0], argv);
+		e = e ? e : errno;
+		/* The parent reads why exec failed; a full pipe cannot happen. */
+		if (write(fds[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(fds[1]);
+	if (read(fds[0], &e, sizeof(e)) == (ssize_t)sizeof(e)) {
+		close(fds[0]);
+		waitpid(pid, NULL, 0);
 		snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(e));
 		return -1;
 	}
+	close(fds[0]);
 	return pid;
 }
 

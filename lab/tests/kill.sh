@@ -1,11 +1,19 @@
 #!/bin/bash
-# SIGKILL of `memcg-lab run` at random points (probe, tree creation,
-# mid-driver, between steps, while writing results), then checks what a
-# user would: no process of the run left, `memcg-lab cleanup` removes every
-# cgroup tree and tracefs instance the run made (and nothing else: a
-# cgroup the test made itself survives), the perf sample-rate setting is
-# what it was, no memcg-lab-* file is left in /tmp, and the results
-# directory is marked incomplete unless the run had finished.  KILL_ITERATIONS (default 5; `make killtest` runs 100).
+# SIGKILL of `memcg-lab run` (with c2c windows on) and of `memcg-lab lock
+# record --perf`, at random points (probe, tree creation, mid-driver,
+# inside a perf window, between steps, while writing results), then checks
+# what a user would: no process of the run left (perf included: it dies
+# with the lab), `memcg-lab cleanup` removes every cgroup tree and tracefs
+# instance the run made (and nothing else: a cgroup the test made itself
+# survives), the perf sample-rate setting is what it was, no memcg-lab-*
+# file is left in /tmp, no c2c data file of a killed perf under the name
+# reports read, and the results directory is marked incomplete unless the
+# run had finished.  KILL_ITERATIONS (default 5; `make killtest` runs 100).
+#
+# perf c2c record goes through lib/perf-c2c-cpu-clock.sh (real perf record
+# -e cpu-clock, by exec), so this runs where no memory PMU is.  The sample
+# rate limit is lowered below the c2c windows' -F 60000 for the test, so
+# that every window raises it and a killed run must have it restored.
 set -u
 . "$(dirname "$0")/lib/tap.sh"
 
@@ -21,6 +29,7 @@ if [ -z "$memroot" ]; then
 	exit 0
 fi
 tracefs=$(awk '$3 == "tracefs" { print $2; exit }' /proc/self/mounts)
+command -v perf >/dev/null || { echo "1..0 # SKIP no perf in PATH (Debian package linux-perf)"; exit 0; }
 
 cat > "$T/k.exp" <<'X'
 [experiment]
@@ -28,6 +37,8 @@ name = killed
 repeats = 2
 [collect]
 runtime_probe = yes
+c2c = yes
+c2c_window = 500ms
 [driver anon]
 command = charge
 mode = anon
@@ -48,13 +59,30 @@ export MEMCG_LAB_RESULTS=$T/results
 # A cgroup that is not the lab's: it must survive every cleanup.
 mine=$memroot/killtest-sentinel-$$
 mkdir "$mine"
-trap 'rmdir "$mine" 2>/dev/null; rm -rf "$T"' EXIT
-rate0=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+rate_path=/proc/sys/kernel/perf_event_max_sample_rate
+host_rate=$(cat $rate_path)
+trap 'echo "$host_rate" > $rate_path; rmdir "$mine" 2>/dev/null; rm -rf "$T"' EXIT
+echo 40000 > $rate_path
+rate0=$(cat $rate_path)
+# A journal of its own: another lab run on this host (another test) that
+# journals the same sysctl would otherwise make cleanup leave it to that run.
+export MEMCG_LAB_STATE_DIR=$T/state
+# perf c2c record as real perf record on cpu-clock, first in PATH.
+mkdir -p "$T/bin"
+ln -s "$PWD/lab/tests/lib/perf-c2c-cpu-clock.sh" "$T/bin/perf"
+export REAL_PERF=$(command -v perf) PATH=$T/bin:$PATH MEMCG_LAB_C2C_VENDOR=GenuineIntel
 
 # Processes carrying this run's marker in their environment (other runs,
 # e.g. tests running at the same time, carry none or another one).
 marked_pids() {
 	grep -l "MEMCG_LAB_KILLTEST=$1" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3
+}
+# The perf processes among them (the lab's perf record, perf lock record).
+marked_perfs() {
+	local p
+	for p in $(marked_pids "$1"); do
+		[ "$(cat /proc/$p/comm 2>/dev/null)" = perf ] && echo $p
+	done
 }
 # How many of the pids in file $1 still run (zombies count as gone).
 running() {
@@ -70,29 +98,64 @@ owned_in() {
 	for p in $(sort -u "$2"); do ls "$1" 2>/dev/null | grep "^memcg-lab-$p-"; done
 }
 
-# One whole run first: how long it takes, so the kills land anywhere in it.
-t0=$(date +%s.%N)
-"$LAB" run "$T/k.exp" >/dev/null 2>&1
-st=$?
-span=$(awk -v t0="$t0" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.2f", t1 - t0 }')
+# The two commands killed in turn.
+cmd_run=("$LAB" run "$T/k.exp")
+cmd_lock=("$LAB" lock record --perf -d 2)
+# One whole run of each first: how long it takes, so the kills land anywhere in it.
+# whole_run CMD...: sets st (its exit status) and span (its seconds).
+whole_run() {
+	local t0=$(date +%s.%N)
+	"$@" >"$T/whole.out" 2>&1
+	st=$?
+	span=$(awk -v t0="$t0" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.2f", t1 - t0 }')
+}
+whole_run "${cmd_run[@]}"
+span_run=$span
 ok '[ $st = 0 ] && grep -q "\"status\":\"complete\"" "$T"/results/*-killed*/meta.json' \
-	"the experiment runs to completion when left alone (${span} s)"
+	"the experiment runs to completion when left alone (${span_run} s)"
+ok 'ls "$T"/results/*-killed*/data/c2c.*/perf.c2c.data >/dev/null 2>&1 &&
+    grep -q "c2c .*window 0.5 s" "$T"/results/*-killed*/log' \
+	"and records its c2c windows (through the cpu-clock wrapper)$(grep -ho "c2c-report:.*" "$T"/results/*-killed*/log 2>/dev/null | head -1)"
+rm -rf "$T/results"
+whole_run "${cmd_lock[@]}"
+span_lock=$span
+ok '[ $st = 0 ] && [ -s "$(ls -d "$T"/results/*-lock | tail -1)/data/perf-lock.data" ]' \
+	"lock record --perf runs to completion with its perf lock record when left alone (${span_lock} s)"
 rm -rf "$T/results"
 
-bad_procs=0 bad_trees=0 bad_inst=0 bad_rate=0 bad_status=0 bad_sentinel=0 bad_tmp=0 finished=0
+bad_procs=0 bad_perf=0 bad_trees=0 bad_inst=0 bad_rate=0 bad_status=0 bad_sentinel=0 bad_tmp=0 bad_data=0 finished=0
 # The lab's files in /tmp before the kills (a run makes only files there;
 # the directories are other tests' and vm's, which may run meanwhile).
 lab_tmp() { find /tmp -maxdepth 1 -type f -name 'memcg-lab-*' 2>/dev/null | sort; }
 tmp0=$(lab_tmp)
+perfs_seen=0 windows_hit=0
 for i in $(seq "$iters"); do
-	MEMCG_LAB_KILLTEST=$$.$i setsid "$LAB" run "$T/k.exp" >/dev/null 2>&1 &
+	# Odd runs: the experiment (every other one killed inside a c2c
+	# window, with the sample rate raised); even runs: lock record --perf.
+	in_window=
+	if [ $((i % 2)) = 1 ]; then
+		cmd=("${cmd_run[@]}") span=$span_run
+		[ $((i % 4)) = 3 ] && in_window=yes
+	else
+		cmd=("${cmd_lock[@]}") span=$span_lock
+	fi
+	MEMCG_LAB_KILLTEST=$$.$i setsid "${cmd[@]}" >/dev/null 2>&1 &
 	pid=$!
 	echo $pid > "$T/pids"
-	# A random point in the run; meanwhile note every process of it.
-	end=$(awk -v s=$RANDOM -v span="$span" -v now="$(date +%s.%N)" \
-		'BEGIN { srand(s); printf "%.2f", now + rand() * span }')
+	: > "$T/perfs"
+	# A random point in the run (or in its first c2c window); meanwhile
+	# note every process of it.
+	end=$(awk -v s=$RANDOM -v span="$span" -v now="$(date +%s.%N)" -v w="$in_window" \
+		'BEGIN { srand(s); printf "%.2f", now + (w ? span : rand() * span) }')
 	while awk -v e="$end" -v now="$(date +%s.%N)" 'BEGIN { exit !(now < e) }'; do
 		marked_pids $$.$i >> "$T/pids"
+		marked_perfs $$.$i >> "$T/perfs"
+		if [ -n "$in_window" ] && [ "$(cat $rate_path)" != "$rate0" ]; then
+			sleep "0.$((RANDOM % 3))"
+			marked_perfs $$.$i >> "$T/perfs"
+			windows_hit=$((windows_hit + 1))
+			break
+		fi
 		sleep 0.1
 	done
 	if kill -0 $pid 2>/dev/null; then
@@ -107,16 +170,26 @@ for i in $(seq "$iters"); do
 	marked_pids $$.$i >> "$T/pids"
 	for _ in $(seq 50); do [ "$(running "$T/pids")" = 0 ] && break; sleep 0.1; done
 	[ "$(running "$T/pids")" = 0 ] || bad_procs=$((bad_procs + 1))
+	[ "$(running "$T/perfs")" = 0 ] || { bad_perf=$((bad_perf + 1)); echo "# perf left: $(sort -u "$T/perfs" | tr '\n' ' ')"; }
+	perfs_seen=$((perfs_seen + $(sort -u "$T/perfs" | grep -c .)))
 	"$LAB" cleanup >/dev/null 2>&1
 	left=$(owned_in "$memroot" "$T/pids")
 	[ -z "$left" ] || { bad_trees=$((bad_trees + 1)); echo "# trees left: $left"; }
 	left=$([ -n "$tracefs" ] && owned_in "$tracefs/instances" "$T/pids")
 	[ -z "$left" ] || { bad_inst=$((bad_inst + 1)); echo "# instances left: $left"; }
-	[ "$(cat /proc/sys/kernel/perf_event_max_sample_rate)" = "$rate0" ] || bad_rate=$((bad_rate + 1))
+	rate=$(cat $rate_path)
+	[ "$rate" = "$rate0" ] || { bad_rate=$((bad_rate + 1)); echo "# sample rate $rate after run $i (${cmd[*]:1})"; }
 	[ -d "$mine" ] || bad_sentinel=$((bad_sentinel + 1))
 	left=$(comm -13 <(echo "$tmp0") <(lab_tmp))
 	[ -z "$left" ] || { bad_tmp=$((bad_tmp + 1)); echo "# left in /tmp: $left"; tmp0=$(lab_tmp); }
-	dir=$(ls -d "$T/results"/*-killed* 2>/dev/null | tail -1)
+	# A c2c window's data under its final name is one perf finished
+	# (perf writes perf.c2c.data.part until then; a killed perf's file
+	# has no data size in its header).
+	for f in $(find "$T/results" -name perf.c2c.data 2>/dev/null); do
+		"$REAL_PERF" report -i "$f" --header-only 2>/dev/null | grep -Eq "^# data size *: *[1-9]" ||
+			{ bad_data=$((bad_data + 1)); echo "# not a finished recording: $f"; }
+	done
+	dir=$(ls -d "$T/results"/*/ 2>/dev/null | tail -1)
 	if [ -n "$dir" ] && [ -f "$dir/meta.json" ]; then
 		# "complete" only with its report (report_finish writes it
 		# first), and only for a run that was not killed before its end.
@@ -126,8 +199,10 @@ for i in $(seq "$iters"); do
 	fi
 	rm -rf "$T/results"
 done
-echo "# $iters runs killed at random points ($finished had already finished)"
+echo "# $iters runs killed at random points ($finished had already finished; $windows_hit inside a c2c window; $perfs_seen perf processes seen)"
 ok '[ $bad_procs = 0 ]' "no process of a killed run is left ($bad_procs of $iters runs left some)"
+ok '[ $bad_perf = 0 ]' "no perf of a killed run is left: perf dies with the lab ($bad_perf of $iters runs left one)"
+ok '[ $bad_data = 0 ]' "no unfinished c2c recording under the name reports read ($bad_data files)"
 ok '[ $bad_trees = 0 ]' "cleanup removes every cgroup tree a killed run made ($bad_trees failures)"
 ok '[ $bad_inst = 0 ]' "cleanup removes every tracefs instance a killed run made ($bad_inst failures)"
 ok '[ $bad_rate = 0 ]' "perf_event_max_sample_rate is what it was ($bad_rate failures)"
