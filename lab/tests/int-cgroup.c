@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "kernel/cgroup.h"
 #include "kernel/leftovers.h"
+#include "kernel/tracefs_dir.h"
 #include "tests/tap.h"
 #include "util/cleanup.h"
 #include "util/fileio.h"
