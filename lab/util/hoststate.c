@@ -93,8 +93,8 @@ static int read_journal(const char *file, char *path, size_t pn, char *orig, siz
  * "mount:<mount namespace inode>:<mount point>" with the original
  * "<fstype> <mount id>": the namespace makes runs in different mount
  * namespaces different settings (a private namespace's mount is not the
- * host's), the mount id (statx STATX_MNT_ID) makes sure that only the very
- * mount a lab run made is ever unmounted, never one someone made later.
+ * host's), the mount id (statx, see mount_id_of()) makes sure that only the
+ * very mount a lab run made is ever unmounted, never one someone made later.
  * Everything here may run from a signal handler: syscalls and no malloc.
  */
 #define MOUNT_PREFIX "mount:"
@@ -145,13 +145,23 @@ static unsigned long long mount_ns(void)
 	return stat("/proc/self/ns/mnt", &st) ? 0 : (unsigned long long)st.st_ino;
 }
 
-/* The id of the mount path is on (0 if path does not exist). */
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U	/* Linux 6.8 */
+#endif
+
+/*
+ * The id of the mount path is on (0 if path does not exist): the unique
+ * one where the kernel has it (6.8+), else the old one, which the kernel
+ * hands out again once a mount is gone (so before 6.8 a tracefs mounted
+ * anew in the same place can pass for the lab's).
+ */
 static unsigned long long mount_id_of(const char *path)
 {
 	struct statx stx;
 
-	if (statx(AT_FDCWD, path, AT_NO_AUTOMOUNT | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) ||
-	    !(stx.stx_mask & STATX_MNT_ID))
+	if (statx(AT_FDCWD, path, AT_NO_AUTOMOUNT | AT_SYMLINK_NOFOLLOW,
+		  STATX_MNT_ID | STATX_MNT_ID_UNIQUE, &stx) ||
+	    !(stx.stx_mask & (STATX_MNT_ID | STATX_MNT_ID_UNIQUE)))
 		return 0;
 	return stx.stx_mnt_id;
 }
