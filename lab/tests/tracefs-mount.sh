@@ -56,15 +56,42 @@ check $? "probe --json: tracefs_state mountable"
 check $? "probe mounted nothing"
 
 # A run to its end.
-(statread end 2) >"$T/end.out" 2>&1
+(statread end 3) >"$T/end.out" 2>&1
 check $? "a stat-read run without tracefs mounted exits 0"
 res=$(ls -d "$MEMCG_LAB_RESULTS"/*-end 2>/dev/null | head -1)
 lock_data "$res"
 check $? "it has lock data: flush counts ($(sed -n 2p "$res/data/lock-flush.tsv" 2>/dev/null)) and rstat holds"
+lock_data "$res" || diag "$(grep -E 'memory.stat|flushes|missed|tracer' "$T/end.out")"
 ! grep -q 'lock collector' "$T/end.out" && ! grep -q 'Skipped: kernel flush counts' "$res/report.txt"
 check $? "no lock collector warning, no skipped flush counts"
 ! tracefs_mounted && [ "$(journal)" = 0 ]
 check $? "tracefs is unmounted afterwards, the journal empty"
+
+# `memcg-lab run` of a tiny experiment: lock data in its report.txt.
+cat >"$T/tiny.exp" <<'X'
+[experiment]
+name = tiny-lock
+repeats = 1
+[driver]
+command = statread
+top = 1
+children = 2
+allocators = 1
+duration = 2s
+warmup = 1s
+interval = 10ms
+X
+$LAB run "$T/tiny.exp" >"$T/run.out" 2>&1
+check $? "memcg-lab run of a tiny stat-read experiment exits 0"
+res=$(ls -d "$MEMCG_LAB_RESULTS"/*-tiny-lock 2>/dev/null | head -1)
+grep -Eq 'flushes \(memcg:memcg_flush_stats, .*\): [1-9][0-9]* calls' "$res/report.txt" &&
+	grep -q 'hold time of the rstat flush lock: method rstat-tracepoints' "$res/report.txt" &&
+	! grep -q 'Skipped' "$res/report.txt"
+check $? "its report.txt has flush counts and rstat holds, nothing skipped"
+grep -Eq '"tracefs_state": ?"mounted"' "$res/meta.json"
+check $? "its probe in meta.json saw the tracefs the run mounted"
+! tracefs_mounted && [ "$(journal)" = 0 ]
+check $? "tracefs is unmounted after the run, the journal empty"
 
 # SIGTERM mid-run.
 (statread term 30) >"$T/term.out" 2>&1 &

@@ -618,10 +618,14 @@ static int stale_entry(const char *dir, const char *name, bool is_dir, void *arg
 static int stale_owner(const char *dir, const char *name, bool is_dir, void *arg)
 {
 	struct stale_ctx *s = arg;
-	char odir[HS_PATH];
+	char odir[HS_PATH], me[64];
 	unsigned long long start;
 
 	if (!is_dir || !lab_owner_parse(name, &s->pid, &start))
+		return 0;
+	/* Our own (cleanup mounts tracefs to look): undone at our exit. */
+	lab_owner_name(me, sizeof(me));
+	if (!strcmp(name, me))
 		return 0;
 	s->owner_alive = lab_owner_alive(name);
 	if (s->owner_alive && !s->force)
