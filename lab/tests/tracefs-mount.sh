@@ -130,6 +130,16 @@ check $? "tracefs is unmounted, the journal empty"
 ! instance_left $pid && ! ls -d /sys/fs/cgroup/memory/memcg-lab-$pid-* /sys/fs/cgroup/memcg-lab-$pid-* 2>/dev/null
 check $? "the killed run's instance and cgroups are gone"
 
+# A run where the mount fails (no /sys/kernel/tracing to mount it on, in a
+# namespace of its own): a skip line naming the mount point, the run goes on.
+unshare -m --propagation private sh -c 'mount -t tmpfs none /sys/kernel && exec "$@"' - \
+	$LAB statread --top 1 --children 1 --allocators 1 --interval 10ms --duration 1 --warmup 0 \
+	--results nomount >"$T/nomount.out" 2>&1
+st=$?
+res=$(ls -d "$MEMCG_LAB_RESULTS"/*-nomount 2>/dev/null | head -1)
+[ $st = 0 ] && grep -A3 "^Skipped" "$res/report.txt" 2>/dev/null | grep -q "the lock collector did not start: cannot mount tracefs at /sys/kernel/tracing: No such file or directory"
+check $? "a failed mount in a run: exit 0 with a skip line naming the mount point ($(grep 'skipping' "$T/nomount.out"))"
+
 # A mount refused (a user namespace: as root there, but no tracefs).
 if unshare -U -r -m true 2>/dev/null; then
 	unshare -U -r -m $LAB lock record -n refused -d 1 >"$T/ref.out" 2>"$T/ref.err"
