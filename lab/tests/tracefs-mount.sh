@@ -17,7 +17,8 @@ unmount_tracefs || skip_all "cannot unmount tracefs in a private mount namespace
 export MEMCG_LAB_STATE_DIR=$T/state
 out=$($LAB statread --dry-run --allocators 0 2>&1) || skip_all "$(echo "$out" | head -1)"
 
-journal() { find "$MEMCG_LAB_STATE_DIR" -type f 2>/dev/null | wc -l; }
+# Journal entries (not the lock file .mounts.lock).
+journal() { find "$MEMCG_LAB_STATE_DIR" -type f ! -name '.*' 2>/dev/null | wc -l; }
 # A lab instance left in tracefs by pid $1 (tracefs is mounted to look).
 instance_left() {
 	mount -t tracefs nodev /sys/kernel/tracing || return 2

@@ -68,9 +68,16 @@ struct run {
 	int holder;	/* "runns": the process left in its namespace */
 };
 
+static int run_spawn(struct run *r, const char *mode);
+static int run_ready(struct run *r);
+
 static int run_start(struct run *r, const char *mode)
 {
-	char line[32];
+	return run_spawn(r, mode) ? -1 : run_ready(r);
+}
+
+static int run_spawn(struct run *r, const char *mode)
+{
 	int p[2];
 
 	if (pipe(p))
@@ -88,6 +95,13 @@ static int run_start(struct run *r, const char *mode)
 	close(p[1]);
 	r->out = fdopen(p[0], "r");
 	r->got = -1;
+	return 0;
+}
+
+static int run_ready(struct run *r)
+{
+	char line[32];
+
 	if (!fgets(line, sizeof(line), r->out) || sscanf(line, "ready %d %d", &r->got, &r->holder) != 2)
 		return -1;
 	return 0;
@@ -124,6 +138,23 @@ static bool mounted(void)
 	return mounted_in(0);
 }
 
+/* How many tracefs are mounted at target here (stacked ones too). */
+static int mounts_at_target(void)
+{
+	char *text = read_text("/proc/self/mounts", NULL), *line, *save = NULL;
+	int n = 0;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+		char dev[256], mnt[256], type[64];
+
+		if (sscanf(line, "%255s %255s %63s", dev, mnt, type) == 3 && !strcmp(mnt, target) &&
+		    !strcmp(type, "tracefs"))
+			n++;
+	}
+	free(text);
+	return n;
+}
+
 static char *stale(bool force, bool dry_run, int *n)
 {
 	char *text = NULL;
@@ -140,7 +171,8 @@ static int journal_entries(void)
 	char cmd[512], *out;
 	int n;
 
-	snprintf(cmd, sizeof(cmd), "find %s -type f | wc -l", state);
+	/* journal entries, not the lock file .mounts.lock */
+	snprintf(cmd, sizeof(cmd), "find %s -type f ! -name '.*' | wc -l", state);
 	out = run_capture(cmd, NULL);
 	n = out ? atoi(out) : -1;
 	free(out);
@@ -244,6 +276,29 @@ int main(int argc, char **argv)
 	ok(mounted(), "the first run ends while the second still runs: tracefs stays mounted");
 	run_end(&b, SIGTERM);
 	ok(!mounted() && journal_entries() == 0, "the second ends: unmounted");
+
+	/* Runs that start at the same moment mount once, not stacked. */
+	for (int round = 0; round < 20; round++) {
+		struct run many[4];
+		int got = 0, stacked;
+
+		for (int i = 0; i < 4; i++)
+			run_spawn(&many[i], "run");
+		for (int i = 0; i < 4; i++)
+			got += run_ready(&many[i]) == 0 && many[i].got == 1;
+		stacked = mounts_at_target();
+		for (int i = 0; i < 4; i++)
+			run_end(&many[i], SIGTERM);
+		if (got != 4 || stacked != 1 || mounted() || journal_entries()) {
+			ok(0, "4 runs started at once, round %d: %d mounts, %d of them holding it, %d left after",
+			   round, stacked, got, mounts_at_target());
+			while (mounts_at_target())
+				umount(target);
+			break;
+		}
+		if (round == 19)
+			ok(1, "4 runs started at once, 20 times: one mount each time, unmounted by the last");
+	}
 
 	/* A stale owner next to a live one. */
 	run_start(&a, "run");

@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/magic.h>
 #include "util/cleanup.h"
@@ -231,6 +233,44 @@ static const char *describe(const char *path, const char *orig, char *buf, size_
 }
 
 /*
+ * Runs that start or end at the same time must not both mount (two
+ * stacked tracefs: the lower one would be left) nor unmount under one that
+ * is joining: deciding and mounting, deciding and unmounting, happen under
+ * one lock on <state dir>/.mounts.lock (flock: a syscall, fine in a
+ * signal handler; held for a few syscalls only).  -1 when it cannot be
+ * had within 3 s: then it goes on without.
+ */
+static int mounts_lock(void)
+{
+	char file[HS_PATH];
+	int fd;
+
+	if (path_join(file, sizeof(file), hoststate_dir(), ".mounts.lock"))
+		return -1;
+	fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	/* Bounded: a signal's undo step must not wait forever for a lock
+	 * this very process holds (a signal in the middle of a mount). */
+	for (int i = 0; fd >= 0 && i < 300; i++) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return fd;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+static void mounts_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
  * Looks for another owner's journal entry for the same setting.  Sets
  * *live when one of them still runs, and copies an original value found
  * into orig (when not NULL).
@@ -273,11 +313,12 @@ static void restore_entry(void *arg)
 	struct hs_entry *e = arg;
 	struct others_ctx o = { 0 };
 	char key[HS_PATH], me[64];
-	int r;
+	int r, lock;
 
 	if (!e->active || owner_pid != getpid())
 		return;
 	e->active = false;
+	lock = e->mount ? mounts_lock() : -1;
 	path_key(e->path, key, sizeof(key));
 	lab_owner_name(me, sizeof(me));
 	o.key = key;
@@ -294,11 +335,13 @@ static void restore_entry(void *arg)
 					 strerror(-r));
 
 			if (write(STDERR_FILENO, msg, n > 0 && n < (int)sizeof(msg) ? n : 0) < 0)
-				return;
+				n = 0;
+			mounts_unlock(lock);
 			return;	/* keep the journal: cleanup retries */
 		}
 	}
 	unlink(e->journal);
+	mounts_unlock(lock);
 	rmdir(owner_dir);	/* fails while other entries remain: fine */
 }
 
@@ -418,10 +461,13 @@ int hoststate_set(const char *path, const char *value, char *err, size_t errlen)
 	return 0;
 }
 
+static int mount_locked(const char *fstype, const char *target, const char *path, char *err,
+			size_t errlen);
+
 int hoststate_mount(const char *fstype, const char *target, char *err, size_t errlen)
 {
-	char path[HS_PATH], orig[64];
-	unsigned long long id;
+	char path[HS_PATH];
+	int lock = -1, r;
 
 	if (!fs_magic(fstype)) {
 		snprintf(err, errlen, "cannot mount %s: not a file system the lab mounts", fstype);
@@ -430,6 +476,19 @@ int hoststate_mount(const char *fstype, const char *target, char *err, size_t er
 	snprintf(path, sizeof(path), MOUNT_PREFIX "%llu:%s", mount_ns(), target);
 	if (find_entry(path))
 		return 1;
+	if (mkdir_p(hoststate_dir(), 0700) == 0)
+		lock = mounts_lock();
+	r = mount_locked(fstype, target, path, err, errlen);
+	mounts_unlock(lock);
+	return r;
+}
+
+static int mount_locked(const char *fstype, const char *target, const char *path, char *err,
+			size_t errlen)
+{
+	char orig[64];
+	unsigned long long id;
+
 	id = mounted_at(target, fstype);
 	if (id) {
 		/* Mounted: by an overlapping lab run (share its journal, so
@@ -569,7 +628,8 @@ static int stale_entry(const char *dir, const char *name, bool is_dir, void *arg
 	const char *why = s->owner_alive ? "still running, --force" : "gone";
 	char what[HS_PATH + 32];
 	struct mount_key m;
-	int r;
+	bool is_mount;
+	int r, lock;
 
 	(void)dir;
 	if (is_dir || strstr(name, ".tmp."))	/* write_file_atomic()'s temp files */
@@ -580,6 +640,8 @@ static int stale_entry(const char *dir, const char *name, bool is_dir, void *arg
 		fprintf(s->out, "skipped unreadable host-state journal %s\n", file);
 		return 0;
 	}
+	is_mount = parse_mount(path, orig, &m);
+	lock = is_mount ? mounts_lock() : -1;
 	path_key(path, key, sizeof(key));
 	o.key = key;
 	o.skip = s->owner;
@@ -591,10 +653,12 @@ static int stale_entry(const char *dir, const char *name, bool is_dir, void *arg
 		fprintf(s->out, "%s journal of %s (owner pid %d gone): a running lab run restores it\n",
 			s->dry_run ? "would drop" : "dropped", describe(path, orig, what, sizeof(what)),
 			(int)s->pid);
+		mounts_unlock(lock);
 		return 0;
 	}
-	if (parse_mount(path, orig, &m)) {
+	if (is_mount) {
 		stale_mount(s, file, &m, why);
+		mounts_unlock(lock);
 		return 0;
 	}
 	if (s->dry_run) {
