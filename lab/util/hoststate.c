@@ -579,7 +579,7 @@ static int undo_mount_in(pid_t holder, const struct mount_key *m)
 static void stale_mount(struct stale_ctx *s, const char *file, const struct mount_key *m, const char *why)
 {
 	char where[96] = "";
-	int r;
+	int r = 0;
 
 	if (m->ns != mount_ns()) {
 		unsigned long long ns = m->ns;
