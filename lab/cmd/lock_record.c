@@ -38,7 +38,8 @@ static const char record_usage[] =
 	"      --no-tracer      only the hold method and perf\n"
 	"      --buffer-kb N    tracefs ring buffer per CPU (default: sized from memory)\n"
 	"      --stacks N       kernel stacks to take to name locks by caller (default 256)\n"
-	"      --tracefs DIR    tracefs mount (default: the mounted one)\n";
+	"      --tracefs DIR    tracefs mount (default: the mounted one; as root the lab\n"
+	"                       mounts it at /sys/kernel/tracing for the run if none is)\n";
 
 /* Runs argv, waiting with the window open; returns its exit status. */
 static int run_command(char **argv)
@@ -146,7 +147,8 @@ int cmd_lock_record(int argc, char **argv)
 	}
 	if (getuid() != 0)
 		die("lock record: needs root (tracefs instances, BPF, perf -a)");
-	if (co.tracefs_dir) {
+	if (!co.no_tracer) {
+		/* A bad --tracefs, or a refused mount, fails before anything is made. */
 		struct lock_tracer_opts to = { .tracefs_dir = co.tracefs_dir };
 
 		if (lock_tracer_find_tracefs(&to, err, sizeof(err)))

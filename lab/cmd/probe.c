@@ -194,7 +194,8 @@ void probe_print(FILE *f, const struct probe_report *p)
 		const struct kf_tracepoint *tp = &ft->tracepoints[i];
 
 		fprintf(f, "  %-40s %-4s %s\n", tp->name, yes_no(tp->in_btf),
-			tp->in_tracefs < 0 ? (p->running ? "not mounted" : "offline") : yes_no(tp->in_tracefs));
+			tp->in_tracefs >= 0 ? yes_no(tp->in_tracefs) : !p->running ? "offline" :
+			!strcmp(p->sys.tracefs_state, "mountable") ? "mountable" : "not mounted");
 	}
 	if (!p->running)
 		return;
@@ -206,7 +207,8 @@ void probe_print(FILE *f, const struct probe_report *p)
 		p->cg.mode == CG_NONE ? "controller not mounted" : p->cg.memory_v2 ? "on v2 at " : "on v1 at ",
 		p->cg.memory_root, p->cg.unified_root[0] && !p->cg.memory_v2 ? "; cgroup2 without memory" : "", "",
 		p->cg.evidence);
-	fprintf(f, "  %-18s %s\n", "tracefs", p->sys.tracefs[0] ? p->sys.tracefs : "not mounted");
+	fprintf(f, "  %-18s %s\n  %-18s      (%s)\n", "tracefs",
+		p->sys.tracefs[0] ? p->sys.tracefs : p->sys.tracefs_state, "", p->sys.tracefs_evidence);
 	print_cap(f, "bpf_tracepoint", &p->sys.bpf_tracepoint);
 	print_cap(f, "kprobes", &p->sys.kprobes);
 	print_cap(f, "fentry", &p->sys.fentry);

@@ -29,6 +29,7 @@
 #include "collect/around.h"
 #include "kernel/cgroup.h"
 #include "kernel/leftovers.h"
+#include "kernel/tracefs_dir.h"
 #include "kernel/runtime_probe.h"
 #include "kernel/sysinfo.h"
 #include "util/cleanup.h"
@@ -823,6 +824,16 @@ int cmd_run(int argc, char **argv)
 	}
 	if (x.scaled[0])
 		results_meta_set(r, "scaled", json_object_new_string(x.scaled));
+	if (geteuid() == 0) {
+		/* Once for every step's collectors, before the probe records
+		 * what the run had; unmounted when the run ends. */
+		char tdir[256], err[512];
+
+		if (lab_tracefs_find(tdir, sizeof(tdir), err, sizeof(err))) {
+			note("run: %s: no tracefs data in this run", err);
+			results_skip(r, "tracefs data (lock holds, flush counts)", err);
+		}
+	}
 	probe_collect(&p, NULL, NULL);
 	results_meta_set(r, "probe", probe_json(&p));
 	results_log(r, "probe: kernel %s, split %d, stock slots %d", p.kbtf.release, p.feat.cacheline_split,

@@ -357,11 +357,14 @@ int cmd_statread(int argc, char **argv)
 
 	statread_report_text(stdout, &plan, &res);
 	if (!lock_statread_finish(&lockc, &res, r, stdout)) {
+		char why[600];
+
+		snprintf(why, sizeof(why), "the lock collector did not start: %s",
+			 lockc.err[0] ? lockc.err : "see its warning");
 		if (r)
-			results_skip(r, "kernel flush counts (memcg:memcg_flush_stats)",
-				     "the lock collector did not start (see its warning)");
+			results_skip(r, "kernel flush counts (memcg:memcg_flush_stats)", why);
 		else
-			printf("kernel flushes: not counted (the lock collector did not start)\n");
+			printf("kernel flushes: not counted (%s)\n", why);
 	}
 	if (res.oom_killed || res.died_other || res.first_errno || !statread_measured_reads(&res))
 		status = 1;

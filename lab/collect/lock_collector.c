@@ -103,6 +103,7 @@ static void start_hold(struct lock_collector *c)
 struct lock_collector *lock_collector_start(const struct lock_collector_opts *o, char *err, size_t errlen)
 {
 	struct lock_collector *c = xcalloc(1, sizeof(*c));
+	const char *tracefs_dir = o->tracefs_dir;
 	char kerr[256];
 
 	c->o = *o;
@@ -112,7 +113,18 @@ struct lock_collector *lock_collector_start(const struct lock_collector_opts *o,
 	c->have_ks = ksyms_load(&c->ks, NULL, kerr, sizeof(kerr)) == 0;
 	if (!c->have_ks)
 		add_note(c, "no kernel symbols (%s): locks stay unnamed", kerr);
-	lock_env_probe(&c->env, c->have_ks ? &c->ks : NULL, o->tracefs_dir);
+	if (!o->no_tracer) {
+		/* Before the probe: on a fresh machine this mounts tracefs, and
+		 * the probe must see its events (the rstat tracepoints). */
+		struct lock_tracer_opts to = { .tracefs_dir = o->tracefs_dir };
+
+		if (lock_tracer_find_tracefs(&to, err, errlen)) {
+			lock_collector_free(c);
+			return NULL;
+		}
+		tracefs_dir = lock_tracer_tracefs_dir();
+	}
+	lock_env_probe(&c->env, c->have_ks ? &c->ks : NULL, tracefs_dir);
 	hold_plan_choose(&c->hold.plan, o->hold, &c->env, c->have_ks ? &c->ks : NULL);
 
 	if (!o->no_tracer) {

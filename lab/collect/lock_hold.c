@@ -5,6 +5,7 @@
 #include <bpf/libbpf.h>
 #include "collect/bpf_log.h"
 #include "collect/lock_hold.h"
+#include "kernel/tracefs_dir.h"
 #include "util/fileio.h"
 
 const char *hold_method_name(enum hold_method m)
@@ -27,13 +28,19 @@ bool hold_is_rstat_name(const char *s)
 
 void lock_env_probe(struct lock_env *e, const struct ksyms *ks, const char *tracefs_dir)
 {
-	char path[512];
-	const char *tdir = tracefs_dir ? tracefs_dir : "/sys/kernel/tracing";
+	char path[512], mounted[256];
+	const char *tdir = tracefs_dir;
 	const struct ksym *m = ks ? ksyms_find(ks, USER_FLUSH_MUTEX) : NULL;
 	const struct ksym *f = ks ? ksyms_find(ks, USER_FLUSH_FUNC) : NULL;
 	void *log;
 
 	memset(e, 0, sizeof(*e));
+	if (!tdir) {
+		/* Not mounted: the tracefs events read as absent (they are,
+		 * for a collector without its tracer). */
+		tracefs_mount_point(mounted, sizeof(mounted));
+		tdir = mounted[0] ? mounted : "/nonexistent";
+	}
 	snprintf(path, sizeof(path), "%s/kprobe_events", tdir);
 	e->kprobes = path_exists("/sys/bus/event_source/devices/kprobe/type") || path_exists(path);
 	log = bpf_log_quiet();

@@ -62,7 +62,7 @@ struct hold_plan {
 #define USER_FLUSH_MUTEX "stats_user_flush_mutex"
 #define USER_FLUSH_FUNC "mem_cgroup_user_flush_stats"
 
-/* tracefs_dir: where events/ is; NULL: /sys/kernel/tracing. */
+/* tracefs_dir: where events/ is; NULL: the mounted tracefs, if any. */
 void lock_env_probe(struct lock_env *e, const struct ksyms *ks, const char *tracefs_dir);
 /* symbol: --hold SYMBOL, or NULL for the default target. */
 void hold_plan_choose(struct hold_plan *p, const char *symbol, const struct lock_env *e,

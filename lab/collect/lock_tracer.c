@@ -18,6 +18,7 @@
 #include "analyze/tp_field.h"
 #include "collect/flush_count.h"
 #include "collect/lock_tracer.h"
+#include "kernel/tracefs_dir.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -145,7 +146,7 @@ static void undo_instance(void *arg)
 
 int lock_tracer_find_tracefs(const struct lock_tracer_opts *o, char *err, size_t errlen)
 {
-	const char *path = NULL;
+	char dir[PATH_MAX];
 	struct statfs sfs;
 
 	if (o->tracefs_dir) {
@@ -171,12 +172,16 @@ not_tracefs:
 			 "'mount -t tracefs nodev %s')", o->tracefs_dir, o->tracefs_dir);
 		return -1;
 	}
-	if (!tracefs_tracing_dir_is_mounted(false, &path) || !path) {
-		snprintf(err, errlen, "tracefs is not mounted: mount it with "
-			 "'mount -t tracefs nodev /sys/kernel/tracing' (or pass --tracefs DIR)");
+	/* The mounted one, or mounted now for this run (kernel/tracefs_dir.h). */
+	if (lab_tracefs_find(dir, sizeof(dir), err, errlen))
 		return -1;
-	}
+	tracefs_set_tracing_dir(dir);
 	return 0;
+}
+
+const char *lock_tracer_tracefs_dir(void)
+{
+	return tracefs_tracing_dir();
 }
 
 static void read_cgroup_roots(struct lock_tracer *t)

@@ -91,11 +91,14 @@ struct lock_tracer_stats {
 
 struct lock_tracer;
 
-/* Finds the tracefs the tracer will use (o->tracefs_dir or the mounted
- * one); 0, or -1 with one line in err.  lock_tracer_start calls it; a
+/* Finds the tracefs the tracer will use (o->tracefs_dir, or the mounted
+ * one, mounted for this run where it is not: kernel/tracefs_dir.h); 0, or
+ * -1 with one line in err.  lock_tracer_start calls it; a
  * command calls it first too so a bad --tracefs fails before it creates
  * anything. */
 int lock_tracer_find_tracefs(const struct lock_tracer_opts *o, char *err, size_t errlen);
+/* The tracefs directory lock_tracer_find_tracefs() found (or mounted). */
+const char *lock_tracer_tracefs_dir(void);
 /* Creates the instance and starts tracing; NULL with one line in err. */
 struct lock_tracer *lock_tracer_start(const struct lock_tracer_opts *o, char *err, size_t errlen);
 /* Stops, drains everything, removes the instance. 0 or -1 with err. */

@@ -7,31 +7,12 @@
 #include <unistd.h>
 #include "kernel/cgroup.h"
 #include "kernel/leftovers.h"
+#include "kernel/tracefs_dir.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/hoststate.h"
 #include "util/rawdir.h"
 #include "util/stale.h"
-
-void tracefs_mount_point(char *buf, size_t n)
-{
-	char *text = read_text("/proc/self/mounts", NULL), *line, *save = NULL;
-
-	buf[0] = '\0';
-	if (!text)
-		return;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char dev[256], mnt[256], type[64];
-
-		if (sscanf(line, "%255s %255s %63s", dev, mnt, type) == 3 && !strcmp(type, "tracefs")) {
-			snprintf(buf, n, "%s", mnt);
-			/* The canonical mount wins over debugfs's automount. */
-			if (!strcmp(mnt, "/sys/kernel/tracing"))
-				break;
-		}
-	}
-	free(text);
-}
 
 static int remove_instance(const char *path)
 {
@@ -44,9 +25,21 @@ int tracefs_cleanup_stale(FILE *out, const char *tracefs_dir, bool force, bool d
 	char mnt[256], inst[512];
 
 	if (!tracefs_dir) {
+		char err[256];
+
+		/* Instances outlive an unmount (tracefs has one superblock):
+		 * to find them, mount it, for this cleanup only. */
 		tracefs_mount_point(mnt, sizeof(mnt));
-		if (!mnt[0])
-			return 0;	/* not mounted: no instance can exist */
+		if (!mnt[0] && !dry_run && lab_tracefs_find(mnt, sizeof(mnt), err, sizeof(err))) {
+			/* No run here could have made one either. */
+			fprintf(out, "tracefs instances not looked for: %s\n", err);
+			return 0;
+		}
+		if (!mnt[0]) {
+			fprintf(out, "tracefs is not mounted: tracefs instances not looked for (a cleanup "
+				"without --dry-run mounts it to look)\n");
+			return 0;
+		}
 		tracefs_dir = mnt;
 	}
 	if (path_join(inst, sizeof(inst), tracefs_dir, "instances"))

@@ -31,12 +31,11 @@ int leftovers_cleanup(FILE *out, bool force, bool dry_run, struct leftovers *n);
 void leftovers_cleanup_dead(void);
 
 /* tracefs instances named memcg-lab-<pid>-<start>; count or -errno.
- * tracefs_dir NULL: the mounted tracefs, if any. */
+ * tracefs_dir NULL: the mounted tracefs, or (not with dry_run) tracefs
+ * mounted for this process through kernel/tracefs_dir.h. */
 int tracefs_cleanup_stale(FILE *out, const char *tracefs_dir, bool force, bool dry_run);
 /* Directories named memcg-lab-<pid>-<start> in tmpdir (NULL: $TMPDIR or
  * /tmp), removed with their contents; count or -errno. */
 int tmpdir_cleanup_stale(FILE *out, const char *tmpdir, bool force, bool dry_run);
-/* Where tracefs is mounted ("" if nowhere), from /proc/self/mounts. */
-void tracefs_mount_point(char *buf, size_t n);
 
 #endif

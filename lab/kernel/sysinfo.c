@@ -12,6 +12,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "kernel/leftovers.h"
+#include "kernel/tracefs_dir.h"
 #include "kernel/sysinfo.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -200,7 +201,9 @@ void lab_sysinfo_read(struct lab_sysinfo *s)
 
 	memset(s, 0, sizeof(*s));
 	lab_topology_read(&s->topo);
-	tracefs_mount_point(s->tracefs, sizeof(s->tracefs));
+	s->tracefs_state = lab_tracefs_state_name(lab_tracefs_state(s->tracefs, sizeof(s->tracefs),
+								      s->tracefs_evidence,
+								      sizeof(s->tracefs_evidence)));
 	probe_bpf(s);
 	s->lock_stat.ok = path_exists("/proc/lock_stat");
 	snprintf(s->lock_stat.evidence, sizeof(s->lock_stat.evidence), "%s",
@@ -246,6 +249,8 @@ json_object *lab_sysinfo_json(const struct lab_sysinfo *s)
 	json_object_object_add(t, "evidence", json_object_new_string(s->topo.evidence));
 	json_object_object_add(o, "topology", t);
 	json_object_object_add(o, "tracefs", s->tracefs[0] ? json_object_new_string(s->tracefs) : NULL);
+	json_object_object_add(o, "tracefs_state", json_object_new_string(s->tracefs_state));
+	json_object_object_add(o, "tracefs_evidence", json_object_new_string(s->tracefs_evidence));
 	json_object_object_add(o, "bpf_tracepoint", cap_json(&s->bpf_tracepoint));
 	json_object_object_add(o, "kprobes", cap_json(&s->kprobes));
 	json_object_object_add(o, "fentry", cap_json(&s->fentry));

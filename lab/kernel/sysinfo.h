@@ -31,6 +31,8 @@ struct lab_capability {
 struct lab_sysinfo {
 	struct lab_topology topo;
 	char tracefs[256];		/* mounted tracefs, "" if none */
+	const char *tracefs_state;	/* "mounted", "mountable", "unavailable" */
+	char tracefs_evidence[256];
 	struct lab_capability bpf_tracepoint;
 	struct lab_capability kprobes;
 	struct lab_capability fentry;

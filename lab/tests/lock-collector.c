@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "collect/lock_bpf.h"
 #include "collect/lock_collector.h"
+#include "kernel/tracefs_dir.h"
 #include "tests/tap.h"
 #include "util/cleanup.h"
 #include "util/fileio.h"
@@ -169,11 +170,16 @@ int main(void)
 
 	if (getuid())
 		tap_skip_all("needs root (tracefs instance, cgroups, BPF)");
-	if (!path_exists("/sys/kernel/tracing/events/cgroup/cgroup_rstat_locked"))
+	cleanup_init();
+	/* Where tracefs is, mounted for this test as a run would (and
+	 * unmounted at its end) on a machine that has it unmounted. */
+	if (lab_tracefs_find(p, sizeof(p), err, sizeof(err)))
+		tap_skip_all(err);
+	snprintf(root, sizeof(root), "%.200s/events/cgroup/cgroup_rstat_locked", p);
+	if (!path_exists(root))
 		tap_skip_all("no cgroup_rstat_* tracepoints on this kernel (6.10+)");
 	if (!find_memory_root(root, sizeof(root), &v2))
 		tap_skip_all("no memory cgroup controller mounted");
-	cleanup_init();
 	lab_owner_name(p, sizeof(p));
 	snprintf(tree, sizeof(tree), "%.200s/%.200s", root, p);
 	if (mkdir(tree, 0755))

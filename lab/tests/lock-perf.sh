@@ -10,6 +10,10 @@
 
 [ "$(id -u)" = 0 ] || skip_all "needs root (perf lock record -a)"
 command -v perf >/dev/null || skip_all "no perf in PATH"
+# perf mounts tracefs itself where none is, and leaves it mounted: here
+# only in a mount namespace of the test's own.
+in_private_mount_ns "$@"
+mount_tracefs || skip_all "cannot mount tracefs at /sys/kernel/tracing (see tracefs-mount.sh)"
 [ -d /sys/kernel/tracing/events/lock/contention_begin ] ||
 	skip_all "no lock:contention_begin tracepoint on this kernel (5.19+)"
 

@@ -10,7 +10,11 @@
 . "$(dirname "$0")/lib/tap.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root (tracefs instances, cgroups)"
-[ -d /sys/kernel/tracing/instances ] || skip_all "tracefs is not mounted at /sys/kernel/tracing"
+# The test looks at tracefs instances itself: tracefs mounted in a mount
+# namespace of its own where the machine has none (tracefs-mount.sh tests
+# the lab's own mounting).
+in_private_mount_ns "$@"
+mount_tracefs || skip_all "cannot mount tracefs at /sys/kernel/tracing (see tracefs-mount.sh)"
 mem=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/self/mounts)
 if [ -z "$mem" ]; then
 	mem=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)

@@ -12,6 +12,12 @@
  * SIGTERM); after a SIGKILL `memcg-lab cleanup` (or the next run) restores
  * it from the journal.
  *
+ * Mounts the lab makes (tracefs where a run needs it) are journaled the
+ * same way with hoststate_mount(), and unmounted like a setting is
+ * restored: at the end, on a signal, by cleanup after a SIGKILL; overlapping
+ * runs share the mount and the last one unmounts it.  See "mounts" in
+ * hoststate.c for how a journaled mount is told from one made by others.
+ *
  * Runs that overlap share the host's true original: a second run that
  * changes the same file journals the first one's original, and whichever
  * finishes while another live run still journals the file leaves the value
@@ -27,6 +33,13 @@
 /* Writes value to path, journaling and registering the restore first.
  * 0, or -1 with a one-line reason naming the file in err. */
 int hoststate_set(const char *path, const char *value, char *err, size_t errlen);
+/* Mounts fstype ("tracefs", "debugfs") at target unless it is mounted
+ * there: 1 when this run holds a lab-made mount there now (made here, or
+ * shared with an overlapping lab run), journaled and unmounted at the end;
+ * 0 when it was mounted by someone else (left alone); -1 with a one-line
+ * reason naming the mount point in err ("cannot mount tracefs at
+ * /sys/kernel/tracing: Operation not permitted"). */
+int hoststate_mount(const char *fstype, const char *target, char *err, size_t errlen);
 /* Restores what this process changed (the undo steps do it too). */
 void hoststate_restore_all(void);
 /* Restores one setting this process changed, now (e.g. after a bounded

@@ -27,3 +27,28 @@ lab_owner_name_of() {
 }
 # A test on an exit status: cmd; check $? "description".
 check() { local st=$1; shift; ok "[ $st -eq 0 ]" "$*"; }
+# Re-runs the test in a mount namespace of its own (call it right after
+# sourcing this file, with "$@"), so that it may unmount or mount tracefs
+# without touching the host's; skips when the namespace cannot be made.
+in_private_mount_ns() {
+	[ -n "${LAB_TEST_PRIVATE_NS:-}" ] && return 0
+	command -v unshare >/dev/null || skip_all "no unshare (util-linux) for a private mount namespace"
+	unshare -m --propagation private true 2>/dev/null ||
+		skip_all "cannot make a private mount namespace here (unshare -m refused)"
+	rm -rf "$T"
+	trap - EXIT
+	LAB_TEST_PRIVATE_NS=1 exec unshare -m --propagation private "$0" "$@"
+}
+# In such a namespace: every tracefs mount gone, as on a fresh machine.
+unmount_tracefs() {
+	awk '$3 == "tracefs" { print $2 }' /proc/self/mounts | sort -r | while read -r m; do
+		umount "$m" || return 1
+	done
+}
+tracefs_mounted() { awk '$3 == "tracefs" { f = 1 } END { exit !f }' /proc/self/mounts; }
+# In such a namespace: tracefs at /sys/kernel/tracing, for a test that
+# looks at its instances (the namespace's mount goes with the test).
+mount_tracefs() {
+	[ -d /sys/kernel/tracing/instances ] && return 0
+	mount -t tracefs nodev /sys/kernel/tracing
+}
