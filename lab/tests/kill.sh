@@ -28,7 +28,6 @@ if [ -z "$memroot" ]; then
 	echo "1..0 # SKIP no memory controller mounted"
 	exit 0
 fi
-tracefs=$(awk '$3 == "tracefs" { print $2; exit }' /proc/self/mounts)
 command -v perf >/dev/null || { echo "1..0 # SKIP no perf in PATH (Debian package linux-perf)"; exit 0; }
 
 cat > "$T/k.exp" <<'X'
@@ -92,10 +91,23 @@ running() {
 	done
 	echo $k
 }
-# Cgroup trees (or tracefs instances) in directory $1 named after a pid in file $2.
+# Cgroup trees in directory $1 named after a pid in file $2.
 owned_in() {
 	local p
 	for p in $(sort -u "$2"); do ls "$1" 2>/dev/null | grep "^memcg-lab-$p-"; done
+}
+# The tracefs instances named after a pid in file $1.  Instances outlive
+# their mount, and where tracefs was not mounted before the run (a fresh
+# machine) nothing is mounted once the lab has unmounted its own: look
+# through a tracefs mount of the test's own, in a mount namespace of its
+# own, which the lab never sees.  Not being able to look is a failure.
+instances_owned() {
+	local p
+	mkdir -p "$T/tracefs"
+	unshare -m --propagation private sh -c \
+		'mount -t tracefs nodev "$1" && ls "$1/instances"' sh "$T/tracefs" >"$T/instances" 2>&1 ||
+		{ echo "(cannot mount tracefs to look: $(tail -1 "$T/instances"))"; return; }
+	for p in $(sort -u "$1"); do grep "^memcg-lab-$p-" "$T/instances"; done
 }
 
 # The two commands killed in turn.
@@ -175,7 +187,7 @@ for i in $(seq "$iters"); do
 	"$LAB" cleanup >/dev/null 2>&1
 	left=$(owned_in "$memroot" "$T/pids")
 	[ -z "$left" ] || { bad_trees=$((bad_trees + 1)); echo "# trees left: $left"; }
-	left=$([ -n "$tracefs" ] && owned_in "$tracefs/instances" "$T/pids")
+	left=$(instances_owned "$T/pids")
 	[ -z "$left" ] || { bad_inst=$((bad_inst + 1)); echo "# instances left: $left"; }
 	rate=$(cat $rate_path)
 	[ "$rate" = "$rate0" ] || { bad_rate=$((bad_rate + 1)); echo "# sample rate $rate after run $i (${cmd[*]:1})"; }
