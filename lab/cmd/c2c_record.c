@@ -12,6 +12,7 @@
 #include "collect/c2c.h"
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/outfile.h"
 #include "util/results.h"
 
 static const char record_usage[] =
@@ -114,7 +115,7 @@ int c2c_record_cmd(int argc, char **argv)
 		FILE *f = results_open_data(res, "c2c-objects.tsv");
 
 		c2c_objects_write_tsv(&objs, f);
-		fclose(f);
+		outfile_close(f);
 	}
 
 	col = caps.supported ? c2c_collector_start(&caps, &o, duration, out, why, sizeof(why)) : NULL;

@@ -31,6 +31,7 @@
 #include "util/err.h"
 #include "util/expfile.h"
 #include "util/metrics.h"
+#include "util/outfile.h"
 #include "util/results.h"
 #include "util/topology.h"
 #include "util/humanize.h"
@@ -759,10 +760,8 @@ static void write_data_text(struct results *res, const char *file, const char *t
 {
 	FILE *f = results_open_data(res, file);
 
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
+	fputs(text, f);
+	outfile_close(f);
 }
 
 struct outputs {
@@ -786,7 +785,7 @@ static void outputs_close(struct outputs *out)
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (*all[i]) {
-			fclose(*all[i]);
+			outfile_close(*all[i]);
 			*all[i] = NULL;
 		}
 }
@@ -1161,7 +1160,7 @@ static int run_stock(const struct opts *o, struct plan *pl, struct results *res)
 	}
 	free(text);
 	if (tsv)
-		fclose(tsv);
+		outfile_close(tsv);
 	outputs_close(&out);
 	evidence_free(&ev);
 	placement_destroy(&p);

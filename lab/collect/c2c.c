@@ -20,6 +20,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/hoststate.h"
+#include "util/outfile.h"
 
 #define SAMPLE_RATE_PATH "/proc/sys/kernel/perf_event_max_sample_rate"
 
@@ -566,16 +567,17 @@ static int report_and_parse(struct c2c_collector *c, bool double_cl, const struc
 			snprintf(sum, sumlen, "%s", err);
 		} else {
 			char *p = xasprintf("%s/attribution.txt", sub);
-			FILE *f = fopen(p, "we");
+			FILE *f = outfile_open(p, "w");
 
-			if (f) {
-				c2c_print_attribution(&r, rows, nrows, objs, f);
-				fclose(f);
+			c2c_print_attribution(&r, rows, nrows, objs, f);
+			if (outfile_close(f)) {
+				snprintf(sum, sumlen, "%s: %s", name, outfile_first_failure());
+			} else {
+				snprintf(sum, sumlen, "%s: %zu cachelines, %zu offset rows, %zu named to a field "
+					 "(%zu parse warnings)", name, r.ncls, nrows, named, r.nwarns);
+				ret = 0;
 			}
 			free(p);
-			snprintf(sum, sumlen, "%s: %zu cachelines, %zu offset rows, %zu named to a field "
-				 "(%zu parse warnings)", name, r.ncls, nrows, named, r.nwarns);
-			ret = 0;
 		}
 		free(rows);
 		c2c_report_free(&r);
