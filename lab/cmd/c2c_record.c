@@ -129,7 +129,14 @@ int c2c_record_cmd(int argc, char **argv)
 	if (pid < 0)
 		die("c2c record: fork: %s", strerror(errno));
 	if (pid == 0) {
-		worker_detach_from_parent(getppid());
+		int e = worker_detach_from_parent(getppid());
+
+		if (e < 0) {
+			/* A command that would outlive a killed recorder is not started. */
+			fprintf(stderr, "memcg-lab: c2c record: cannot tie %s to the recorder (PR_SET_PDEATHSIG): %s\n",
+				argv[optind], strerror(-e));
+			_exit(EXIT_LAB_ERR);
+		}
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "memcg-lab: c2c record: cannot run %s: %s\n", argv[optind], strerror(errno));
 		_exit(127);

@@ -1099,7 +1099,10 @@ static int run_stock(const struct opts *o, struct plan *pl, struct results *res)
 				break;
 			die("charge: stock K=%d: %s", k, err);
 		}
-		stock_holders_cleanup(p.tree.root, k, o->stock_rounds);
+		if (stock_holders_cleanup(p.tree.root, k, o->stock_rounds, err, sizeof(err))) {
+			stock_ctl_free(x.stock);
+			die("charge: stock K=%d: %s", k, err);
+		}
 		stock_ctl_free(x.stock);
 		row[k - 1] = (struct stock_row){ k, r.total_rate,
 			r.total_ops ? (r.workers_user_s + r.workers_sys_s) * 1e9 / r.total_ops : NAN, x.holders,
