@@ -148,8 +148,24 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/whole.txt", dir);
 	ok(outfile_write(path, "whole\n", 6) == 0, "an atomic write that can succeed does");
 
+	/* What another program printed (perf, which exits 0 on a full disk). */
+	{
+		int cap = outfile_capture("unit-outfile");
+		char *t = NULL;
+
+		ok(cap >= 0 && write(cap, "perf said\n", 10) == 10, "a capture takes what is written to it");
+		snprintf(path, sizeof(path), "%s/perf.txt", dir);
+		ok(outfile_save_capture(cap, path) == 0 && (t = read_text(path, NULL)) && !strcmp(t, "perf said\n"),
+		   "... and saves it whole");
+		free(t);
+		unlink(path);
+		cap = outfile_capture("unit-outfile");
+		ok(cap >= 0 && write(cap, "perf said\n", 10) == 10 && outfile_save_capture(cap, "/dev/full") == -1,
+		   "a capture saved to a full disk fails");
+	}
+
 	outfile_failure("/r/x/data/c2c-fields.txt", "cannot read", ENOENT);
-	is_int(outfile_nfailures(), 5, "every failure is counted");
+	is_int(outfile_nfailures(), 6, "every failure is counted");
 	ok(!strcmp(outfile_first_failure(), "/dev/full: cannot write: No space left on device"),
 	   "the first failure stays the one reported");
 	dup2(saved, 2);

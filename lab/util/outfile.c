@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "util/err.h"
@@ -165,6 +166,37 @@ void outfile_die(const char *err)
 	if (outfile_failed() && !strcmp(err, first_failure))
 		exit(EXIT_LAB_ERR);	/* that line is on stderr already */
 	die("%s", err);
+}
+
+int outfile_capture(const char *name)
+{
+	return memfd_create(name, MFD_CLOEXEC);
+}
+
+int outfile_save_capture(int fd, const char *path)
+{
+	FILE *f = outfile_open(path, "w");
+	char buf[65536];
+	off_t off = 0;
+	int ret = 0;
+
+	for (;;) {
+		ssize_t n = pread(fd, buf, sizeof(buf), off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			outfile_failure(path, "cannot read what was captured for it", errno);
+			ret = -1;
+			break;
+		}
+		if (n == 0)
+			break;
+		fwrite(buf, 1, (size_t)n, f);
+		off += n;
+	}
+	close(fd);
+	return outfile_close(f) ? -1 : ret;
 }
 
 int outfile_write(const char *path, const char *data, size_t len)

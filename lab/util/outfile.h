@@ -38,6 +38,15 @@ int outfile_close(FILE *f);
 /* A whole file written atomically (temp file, fsync, rename); 0, or -1
  * with errno. */
 int outfile_write(const char *path, const char *data, size_t len);
+/*
+ * For a file another program writes on its stdout: perf exits 0 when it
+ * could not write it (a full disk), so it writes into memory instead
+ * (outfile_capture: a memfd, close-on-exec; -1 with errno) and
+ * outfile_save_capture() writes what it wrote to path, checked, and closes
+ * the memfd.  0 or -1 (reported).
+ */
+int outfile_capture(const char *name);
+int outfile_save_capture(int fd, const char *path);
 /* Records a failure found elsewhere ("PATH: cannot read: ERROR"): path,
  * verb, err an errno; prints the line when it is the first of the process. */
 void outfile_failure(const char *path, const char *verb, int err);
