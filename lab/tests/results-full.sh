@@ -102,6 +102,14 @@ make_results() { # dir
 	} > "$1/data/metrics.tsv"
 	printf 'low_ns\thigh_ns\tcount\n496\t503\t7\n4096\t4223\t2\n' > "$1/data/hist-lock.wait.tsv"
 }
+# Every PNG ends with its IEND chunk, every SVG with its closing tag, every
+# text rendering has its 24 lines.
+plots_whole() { # dir
+	local p
+	for p in "$1"/*.png; do [ -e "$p" ] || continue; [ "$(tail -c 8 "$p" | od -An -tx1 | tr -d ' \n')" = 49454e44ae426082 ] || return 1; done
+	for p in "$1"/*.svg; do [ -e "$p" ] || continue; tail -c 16 "$p" | grep -q '</svg>' || return 1; done
+	for p in "$1"/*.txt; do [ -e "$p" ] || continue; [ "$(wc -l < "$p")" -ge 24 ] || return 1; done
+}
 if ! command -v gnuplot >/dev/null; then
 	skip "plot on a full disk" "gnuplot not installed (make deps)"
 else
@@ -115,6 +123,7 @@ else
 	ok 'grep -q "\"status\":\"incomplete\"" "$T/plot/r/meta.json" && nothing_complete "$T/plot/r"' \
 		"plot: the run whose plots/ is short says incomplete"
 	ok '[ -n "$f" ] && [ ! -e "$f" ]' "plot: the plot named is not left cut short (${f#$T/})"
+	ok 'plots_whole "$T/plot/r/plots"' "plot: every rendering left in plots/ is whole ($(ls "$T/plot/r/plots" | tr '\n' ' '))"
 	rm -f "$T/plot/r/plots/fill"
 	$LAB plot "$T/plot/r" >/dev/null 2>"$T/plot2.err"; st=$?
 	ok '[ $st = 0 ] && grep -q "\"status\":\"complete\"" "$T/plot/r/meta.json" && ! grep -q unwritten "$T/plot/r/meta.json"' \
