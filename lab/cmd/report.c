@@ -230,6 +230,7 @@ static int write_report(struct results *r, const char *final, const char *status
 void report_finish(struct results *r, const char *status)
 {
 	char *final = xasprintf("%s/report.txt", r->dir), when[32];
+	bool reported;
 
 	if (r->attached) {
 		results_finish(r, status);
@@ -238,14 +239,9 @@ void report_finish(struct results *r, const char *status)
 	iso_time_now(when, sizeof(when));
 	results_meta_set(r, "end", json_object_new_string(when));
 	status = results_final_status(status);
-	if (write_report(r, final, status) == 0 && strcmp(results_final_status(status), status)) {
-		/* Something failed while the report was written (or just before):
-		 * the report says so, like meta.json will. */
-		status = results_final_status(status);
-		write_report(r, final, status);
-	}
+	reported = write_report(r, final, status) == 0;
 	results_finish(r, status);
-	if (strcmp(results_final_status(status), status)) {
+	if (reported && strcmp(results_final_status(status), status)) {
 		/* meta.json could not take the status and still says
 		 * "incomplete": no report may say otherwise. */
 		unlink(final);
