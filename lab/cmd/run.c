@@ -640,10 +640,9 @@ static int run_child(char **av, const char *out_path, const char *dir, const cha
 		die("run: fork: %s", strerror(errno));
 	if (!pid) {
 		char rep[16];
-		int fd;
+		int fd, e;
 
-		int e = worker_detach_from_parent(getppid());
-
+		e = worker_detach_from_parent(getppid());
 		if (e < 0) {
 			/* A driver that would outlive a killed runner is not started. */
 			fprintf(stderr, "memcg-lab: run: cannot tie %s %s to the runner (PR_SET_PDEATHSIG): %s\n",
