@@ -899,11 +899,18 @@ int cmd_run(int argc, char **argv)
 	probe_release(&p);
 	if (x.layout_check) {
 		char *lav[] = { "memcg-lab", "layout", "--check", NULL, NULL };
-		char *out = xasprintf("%s/data/layout-check.txt", r->dir), line[512];
-		int st;
+		char *out = xasprintf("%s/data/layout-check.txt", r->dir), line[512], cap_path[64];
+		/* The verdicts are data, printed by layout on its stdout: into a
+		 * memfd (the child opens it by its /proc path), then written to
+		 * the file checked: a full disk does not leave them cut short. */
+		int st, cap = outfile_capture("memcg-lab-layout-check");
 
+		if (cap < 0)
+			die("run: cannot create a memfd for the layout verdicts: %s", strerror(errno));
+		snprintf(cap_path, sizeof(cap_path), "/proc/self/fd/%d", cap);
 		lav[3] = xasprintf("--out=%s/data/layout", r->dir);
-		st = run_child(lav, out, NULL, "-", 0, NULL);
+		st = run_child(lav, cap_path, NULL, "-", 0, NULL);
+		outfile_save_capture(cap, out);
 		if (st == 2) {
 			first_line(out, line, sizeof(line));
 			results_skip(r, "layout check", line);
