@@ -12,6 +12,7 @@
 #include "cmd/builtin.h"
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/outfile.h"
 
 struct cmd {
 	const char *name;
@@ -72,6 +73,7 @@ static void print_help(FILE *f)
 int main(int argc, char **argv)
 {
 	const char *name;
+	int rc;
 
 	if (argc < 2) {
 		print_help(stderr);
@@ -98,7 +100,11 @@ int main(int argc, char **argv)
 			cmd_argv = argv + 1;
 			cmd_argc = argc - 1;
 			opterr = 0;
-			return cmds[i].fn(argc - 1, argv + 1);
+			rc = cmds[i].fn(argc - 1, argv + 1);
+			/* A file left unclosed is flushed here, still checked; a
+			 * command whose output was not written in full failed. */
+			fflush(NULL);
+			return outfile_failed() ? EXIT_LAB_ERR : rc;
 		}
 	}
 	die("unknown command '%s' (see 'memcg-lab help')", name);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "analyze/c2c_attr.h"
 #include "util/err.h"
+#include "util/outfile.h"
 
 int c2c_objects_add(struct c2c_objects *o, const struct kbtf *k, const char *type, uint64_t base,
 		    const char *label, const char *source, char *err, size_t errlen)
@@ -472,11 +473,7 @@ static int write_one(const char *dir, const char *name, const struct c2c_attr_ro
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "we");
-	if (!f) {
-		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-		return -1;
-	}
+	f = outfile_open(path, "w");
 	switch (what) {
 	case 0: c2c_write_fields_tsv(rows, n, f); break;
 	case 1: c2c_write_symbols_tsv(rows, n, f); break;
@@ -484,8 +481,8 @@ static int write_one(const char *dir, const char *name, const struct c2c_attr_ro
 	case 3: c2c_write_fieldmap_tsv(rows, n, type, f); break;
 	default: c2c_write_offsetmap_tsv(rows, n, type, f); break;
 	}
-	if (fclose(f)) {
-		snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
+	if (outfile_close(f)) {
+		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;

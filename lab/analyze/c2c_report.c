@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/outfile.h"
 #include "util/strfmt.h"
 #include "analyze/c2c_report.h"
 #include "util/err.h"
@@ -1477,22 +1478,21 @@ bool c2c_report_is_empty(const struct c2c_report *r)
 	return !r->nstats && !r->ncls && !r->noffs_seen;
 }
 
+/* Checked (util/outfile.h): a file that cannot be opened fails at close_in. */
 static FILE *open_in(const char *dir, const char *file, char *err, size_t errlen)
 {
 	char path[4096];
-	FILE *f;
 
+	(void)err;
+	(void)errlen;
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "we");
-	if (!f)
-		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-	return f;
+	return outfile_open(path, "w");
 }
 
 static int close_in(FILE *f, const char *dir, const char *file, char *err, size_t errlen)
 {
-	if (fclose(f) != 0) {
-		snprintf(err, errlen, "%s/%s: write failed: %s", dir, file, strerror(errno));
+	if (outfile_close(f)) {
+		snprintf(err, errlen, "%s/%s: cannot write: %s", dir, file, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -1526,7 +1526,7 @@ int c2c_parse_to_dir(const char *path, const char *dir, struct c2c_report *r, ch
 	c2c_write_offsets_header(f);
 	if (c2c_parse_file(r, in, path, offset_to_tsv, f) < 0) {
 		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-		fclose(f);
+		outfile_close(f);
 		goto fail_in;
 	}
 	if (in != stdin)

@@ -13,6 +13,7 @@
 #include "util/err.h"
 #include "util/expfile.h"
 #include "util/fileio.h"
+#include "util/outfile.h"
 
 const char *const layout_struct_names[LAYOUT_NSTRUCTS] = {
 	"mem_cgroup", "page_counter", "memcg_stock_pcp", "obj_stock_pcp", "memcg_vmstats_percpu",
@@ -227,18 +228,19 @@ void layout_free(struct layout *lay)
 static FILE *open_out(const char *dir, const char *name, char *err, size_t errlen)
 {
 	char *path = xasprintf("%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
+	/* Checked (util/outfile.h): a file that cannot be opened fails at close_out. */
+	FILE *f = outfile_open(path, "w");
 
-	if (!f)
-		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+	(void)err;
+	(void)errlen;
 	free(path);
 	return f;
 }
 
 static int close_out(FILE *f, const char *dir, const char *name, char *err, size_t errlen)
 {
-	if (ferror(f) | fclose(f)) {
-		snprintf(err, errlen, "%s/%s: write failed: %s", dir, name, strerror(errno));
+	if (outfile_close(f)) {
+		snprintf(err, errlen, "%s/%s: cannot write: %s", dir, name, strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -14,6 +14,7 @@
 #include "cmd/builtin.h"
 #include "cmd/c2c_sub.h"
 #include "util/err.h"
+#include "util/outfile.h"
 
 static const char c2c_usage[] =
 	"usage: memcg-lab c2c <caps|parse|report|record> [options]\n"
@@ -50,7 +51,7 @@ int c2c_parse_or_die(const char *path, const char *dir, bool quiet, struct c2c_r
 	char err[512];
 
 	if (c2c_parse_to_dir(path, dir, r, err, sizeof(err)) < 0)
-		die("%s", err);
+		outfile_die(err);
 	if (!quiet)
 		c2c_print_warnings(r);
 	return 0;

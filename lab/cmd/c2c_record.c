@@ -12,6 +12,7 @@
 #include "collect/c2c.h"
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/outfile.h"
 #include "util/results.h"
 
 static const char record_usage[] =
@@ -114,7 +115,7 @@ int c2c_record_cmd(int argc, char **argv)
 		FILE *f = results_open_data(res, "c2c-objects.tsv");
 
 		c2c_objects_write_tsv(&objs, f);
-		fclose(f);
+		outfile_close(f);
 	}
 
 	col = caps.supported ? c2c_collector_start(&caps, &o, duration, out, why, sizeof(why)) : NULL;
@@ -128,7 +129,14 @@ int c2c_record_cmd(int argc, char **argv)
 	if (pid < 0)
 		die("c2c record: fork: %s", strerror(errno));
 	if (pid == 0) {
-		worker_detach_from_parent(getppid());
+		int e = worker_detach_from_parent(getppid());
+
+		if (e < 0) {
+			/* A command that would outlive a killed recorder is not started. */
+			fprintf(stderr, "memcg-lab: c2c record: cannot tie %s to the recorder (PR_SET_PDEATHSIG): %s\n",
+				argv[optind], strerror(-e));
+			_exit(EXIT_LAB_ERR);
+		}
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "memcg-lab: c2c record: cannot run %s: %s\n", argv[optind], strerror(errno));
 		_exit(127);

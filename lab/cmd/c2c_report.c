@@ -10,6 +10,7 @@
 #include "cmd/c2c_sub.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/outfile.h"
 
 static const char report_usage[] =
 	"usage: memcg-lab c2c report FILE [--struct S --base ADDR]... [--objects TSV]\n"
@@ -123,7 +124,7 @@ int c2c_report_cmd(int argc, char **argv)
 	       r.double_cl ? "; 128-byte (--double-cl) groups" : "");
 	c2c_print_attribution(&r, rows, n, &objs, stdout);
 	if (out && c2c_write_attribution_dir(out, rows, n, &objs, err, sizeof(err)) < 0)
-		die("%s", err);
+		outfile_die(err);
 
 	free(rows);
 	c2c_report_free(&r);

@@ -31,6 +31,7 @@
 #include "util/err.h"
 #include "util/expfile.h"
 #include "util/metrics.h"
+#include "util/outfile.h"
 #include "util/results.h"
 #include "util/topology.h"
 #include "util/humanize.h"
@@ -759,10 +760,8 @@ static void write_data_text(struct results *res, const char *file, const char *t
 {
 	FILE *f = results_open_data(res, file);
 
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
+	fputs(text, f);
+	outfile_close(f);
 }
 
 struct outputs {
@@ -786,7 +785,7 @@ static void outputs_close(struct outputs *out)
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (*all[i]) {
-			fclose(*all[i]);
+			outfile_close(*all[i]);
 			*all[i] = NULL;
 		}
 }
@@ -1100,7 +1099,10 @@ static int run_stock(const struct opts *o, struct plan *pl, struct results *res)
 				break;
 			die("charge: stock K=%d: %s", k, err);
 		}
-		stock_holders_cleanup(p.tree.root, k, o->stock_rounds);
+		if (stock_holders_cleanup(p.tree.root, k, o->stock_rounds, err, sizeof(err))) {
+			stock_ctl_free(x.stock);
+			die("charge: stock K=%d: %s", k, err);
+		}
 		stock_ctl_free(x.stock);
 		row[k - 1] = (struct stock_row){ k, r.total_rate,
 			r.total_ops ? (r.workers_user_s + r.workers_sys_s) * 1e9 / r.total_ops : NAN, x.holders,
@@ -1161,7 +1163,7 @@ static int run_stock(const struct opts *o, struct plan *pl, struct results *res)
 	}
 	free(text);
 	if (tsv)
-		fclose(tsv);
+		outfile_close(tsv);
 	outputs_close(&out);
 	evidence_free(&ev);
 	placement_destroy(&p);

@@ -21,6 +21,7 @@
 #include "kernel/btf.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/outfile.h"
 #include "util/results.h"
 #include "util/strfmt.h"
 
@@ -87,9 +88,10 @@ static void write_pahole(const struct kbtf *k, const struct layout *lay, const c
 		end = end ? strchr(end + 1, '\n') : NULL;
 		end = end ? end + 1 : p + strlen(p);
 		path = xasprintf("%s/%s.txt", dir, name);
-		f = fopen(path, "w");
-		if (!f || fwrite(p, 1, end - p, f) != (size_t)(end - p) || fclose(f))
-			die("%s: cannot write: %s", path, strerror(errno));
+		f = outfile_open(path, "w");
+		fwrite(p, 1, end - p, f);
+		if (outfile_close(f))
+			exit(EXIT_LAB_ERR);	/* its one line is printed */
 		free(path);
 		p = end;
 	}
@@ -265,7 +267,7 @@ int cmd_layout(int argc, char **argv)
 			die("layout: %s: the kernel release is unknown (%s); name the capture directory with --out DIR",
 			    k.path, k.release_evidence ? k.release_evidence : "no evidence");
 		if (layout_write_capture(&lay, &rs.tags, out_dir, err, sizeof(err)))
-			die("layout: %s", err);
+			outfile_die(err);
 		write_pahole(&k, &lay, out_dir);
 		if (!check && !against) {
 			printf("layout of %s (%s) captured in %s:\n", lay.release ? lay.release : "release unknown",

@@ -22,6 +22,7 @@
 #include "cmd/lock.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/outfile.h"
 
 static const char lock_usage[] =
 	"usage: memcg-lab lock record [options] [-- COMMAND...]\n"
@@ -179,9 +180,7 @@ static int cmd_lock_report(int argc, char **argv)
 	if (optind < argc || (!input && !perf_text))
 		usage_exit(report_usage, EXIT_LAB_ERR);
 	if (output) {
-		out = fopen(output, "w");
-		if (!out)
-			die("%s: cannot write", output);
+		out = outfile_open(output, "w");
 	}
 	if (perf_text)
 		return report_perf_text(perf_text, tsv, out);
@@ -215,8 +214,8 @@ static int cmd_lock_report(int argc, char **argv)
 		lockcon_print_tsv(out, &lc, comm_of, &f);
 	else
 		lockcon_print_text(out, &lc, comm_of, &f);
-	if (out != stdout && fclose(out))
-		die("%s: write failed", output);
+	if (out != stdout && outfile_close(out))
+		exit(EXIT_LAB_ERR);	/* its one line is printed */
 	lockcon_free(&lc);
 	lockcon_file_close(&f);
 	psyms_free(&syms);

@@ -31,6 +31,7 @@
 #include "util/fileio.h"
 #include "util/gnuplot.h"
 #include "util/metrics.h"
+#include "util/outfile.h"
 
 static const char usage_text[] =
 "usage: memcg-lab plot DIR [DIR...] [--out DIR] [--size WIDTHxHEIGHT]\n"
@@ -89,6 +90,90 @@ static void label_of(struct pdir *d, char tag, const char *status_as)
 	free(mp);
 }
 
+/*
+ * The results directory whose own plots/ this plot rewrites (NULL when the
+ * runner started it, --status: the runner owns meta.json, or --out is
+ * elsewhere), and its meta.json.  While plots/ is being rewritten the run
+ * says "incomplete" (its status before is kept in "status_before_plot"),
+ * and only once every plot was written in full does it get that status
+ * back: a plot cut short by a full disk, or killed, leaves no "complete"
+ * run behind it.
+ */
+static const char *plots_of_run;
+static json_object *run_meta;
+
+static int run_meta_write(void)
+{
+	const char *s = json_object_to_json_string_ext(run_meta, JSON_C_TO_STRING_PRETTY |
+						       JSON_C_TO_STRING_NOSLASHESCAPE);
+	char *mp = xasprintf("%s/meta.json", plots_of_run), *text = xasprintf("%s\n", s);
+	int r = outfile_write(mp, text, strlen(text));
+
+	free(mp);
+	free(text);
+	return r;
+}
+
+static void plots_begin(const char *dir)
+{
+	char *mp = xasprintf("%s/meta.json", dir);
+	json_object *st, *before;
+
+	plots_of_run = dir;
+	run_meta = json_object_from_file(mp);
+	if (!run_meta)
+		die("%s: cannot read or parse (not a results directory?)", mp);
+	free(mp);
+	if (!json_object_object_get_ex(run_meta, "status_before_plot", &before)) {
+		if (!json_object_object_get_ex(run_meta, "status", &st))
+			return;		/* a directory without a status: nothing to guard */
+		json_object_object_add(run_meta, "status_before_plot", json_object_get(st));
+	}
+	json_object_object_add(run_meta, "status", json_object_new_string("incomplete"));
+	if (run_meta_write())
+		exit(EXIT_LAB_ERR);	/* nothing is rewritten yet; the line is printed */
+}
+
+static void plots_end(void)
+{
+	json_object *before;
+
+	if (!run_meta || !json_object_object_get_ex(run_meta, "status_before_plot", &before))
+		return;
+	/* A run that was complete: what an earlier plot left unwritten is
+	 * written now. */
+	if (!strcmp(json_object_get_string(before), "complete"))
+		json_object_object_del(run_meta, "unwritten");
+	json_object_object_add(run_meta, "status", json_object_get(before));
+	json_object_object_del(run_meta, "status_before_plot");
+	run_meta_write();	/* if this fails, the run stays "incomplete" */
+}
+
+/*
+ * A file of the plots could not be written; its one line is printed
+ * (util/outfile.h).  The file cut short is removed; the run's status stays
+ * "incomplete" (plots_begin).  The plots after it would go to the same
+ * full disk: plot stops here.
+ */
+static void __attribute__((noreturn)) plots_unwritten(const char *partial)
+{
+	if (partial)
+		unlink(partial);
+	if (run_meta) {
+		json_object_object_add(run_meta, "unwritten", json_object_new_string(outfile_first_failure()));
+		run_meta_write();	/* best effort: the status on disk says incomplete already */
+	}
+	exit(EXIT_LAB_ERR);
+}
+
+/* gnuplot_render's err: a plot it could not write is a file unwritten. */
+static void __attribute__((noreturn)) render_failed(const char *err)
+{
+	if (outfile_failed())
+		plots_unwritten(NULL);
+	die("plot: %s", err);
+}
+
 static char *safe_name(const char *s)
 {
 	char *o = xstrdup(s);
@@ -103,12 +188,10 @@ static char *safe_name(const char *s)
 /* Writes "step_value mean stddev" rows of one metric; false if none. */
 static bool write_series(const struct pdir *d, const char *metric, const char *path, char *xname, size_t xn)
 {
-	FILE *f = fopen(path, "we");
+	FILE *f = outfile_open(path, "w");
 	double steps[256];
 	size_t nsteps = 0;
 
-	if (!f)
-		die("%s: cannot write: %s", path, strerror(errno));
 	fprintf(f, "step\tmean\tstddev\n");
 	for (size_t i = 0; i < d->m.n && nsteps < 256; i++) {
 		double x;
@@ -135,7 +218,8 @@ static bool write_series(const struct pdir *d, const char *metric, const char *p
 		sample_stats(v, n, &st);
 		fprintf(f, "%.17g\t%.17g\t%.17g\n", steps[s], st.mean, st.stddev);
 	}
-	fclose(f);
+	if (outfile_close(f))
+		plots_unwritten(path);
 	return nsteps > 0;
 }
 
@@ -196,7 +280,7 @@ static int plot_series(struct pdir *dirs, int ndirs, const char *out, int w, int
 		}
 		base = xasprintf("%s/series-%s", out, sm);
 		if (gnuplot_render("series", vars, base, w, h, err, sizeof(err)))
-			die("plot: %s", err);
+			render_failed(err);
 		printf("plot: %s.{png,svg,txt}\n", base);
 		nplots++;
 		free(base);
@@ -232,11 +316,9 @@ static char *read_hist(const char *hist_path, struct hist *h)
 /* "value cumulative_fraction" rows of a histogram. */
 static void write_cdf(const struct hist *h, const char *out_path)
 {
-	FILE *out = fopen(out_path, "we");
+	FILE *out = outfile_open(out_path, "w");
 	uint64_t seen = 0;
 
-	if (!out)
-		die("%s: cannot write: %s", out_path, strerror(errno));
 	fprintf(out, "value_ns\tcdf\n");
 	for (int i = 0; i < HIST_NBUCKETS && h->count; i++) {
 		if (!h->bucket[i])
@@ -245,7 +327,8 @@ static void write_cdf(const struct hist *h, const char *out_path)
 		fprintf(out, "%llu\t%.9f\n", (unsigned long long)hist_bucket_high(i) + (i == HIST_NBUCKETS - 1 ? 0 : 1),
 			(double)seen / (double)h->count);
 	}
-	fclose(out);
+	if (outfile_close(out))
+		plots_unwritten(out_path);
 }
 
 /* The series of hist-<group>.<series>.tsv without a trailing ".r<repeat>":
@@ -366,7 +449,7 @@ static int plot_cdfs(struct pdir *dirs, int ndirs, const char *out, int w, int h
 		}
 		base = xasprintf("%s/cdf-%s", out, groups[g]);
 		if (gnuplot_render("cdf", vars, base, w, h, err, sizeof(err)))
-			die("plot: %s", err);
+			render_failed(err);
 		printf("plot: %s.{png,svg,txt}\n", base);
 		nplots++;
 		free(base);
@@ -415,8 +498,8 @@ static void emit_cachelines(const char *st, int size, int lines, const char *tsv
 	char *title = xasprintf("struct %s: %d B, %d cachelines (%s)", st, size, lines, m->label);
 	char *vars = NULL, err[512];
 
-	if (write_file_atomic(data, tsv, strlen(tsv)))
-		die("%s: cannot write", data);
+	if (outfile_write(data, tsv, strlen(tsv)))
+		plots_unwritten(NULL);
 	gnuplot_var(&vars, "title", title);
 	gnuplot_var(&vars, "file", data);
 	gnuplot_var_int(&vars, "nlines", lines);
@@ -424,7 +507,7 @@ static void emit_cachelines(const char *st, int size, int lines, const char *tsv
 	/* Tall enough for a readable row per cacheline (mem_cgroup has ~35). */
 	if (gnuplot_render("cachelines", vars, base, m->w, m->h > 60 + 22 * lines ? m->h : 60 + 22 * lines,
 			   err, sizeof(err)))
-		die("plot: %s", err);
+		render_failed(err);
 	printf("plot: %s.{png,svg,txt}\n", base);
 	m->nplots++;
 	free(data);
@@ -468,8 +551,8 @@ static int plot_fieldmaps(struct pdir *d, const char *out, int w, int h)
 		/* One plot per struct and window: the window's directory tags it. */
 		data = xasprintf("%s/falsesharing-%s.%d.tsv", out, st, i);
 		base = xasprintf("%s/falsesharing-%s%s%.0d", out, st, i ? "." : "", i);
-		if (write_file_atomic(data, tsv, strlen(tsv)))
-			die("%s: cannot write", data);
+		if (outfile_write(data, tsv, strlen(tsv)))
+			plots_unwritten(NULL);
 		title = xasprintf("struct %s: %s per field, by reading and writing functions (%s)", st, metric,
 				  d->label + 3);
 		ylabel = xasprintf("%s (perf c2c)", metric);
@@ -477,7 +560,7 @@ static int plot_fieldmaps(struct pdir *d, const char *out, int w, int h)
 		gnuplot_var(&vars, "file", data);
 		gnuplot_var(&vars, "ylabel", ylabel);
 		if (gnuplot_render("fieldmap", vars, base, w, h, err, sizeof(err)))
-			die("plot: %s", err);
+			render_failed(err);
 		printf("plot: %s.{png,svg,txt}\n", base);
 		nplots++;
 		free(st);
@@ -543,6 +626,8 @@ int cmd_plot(int argc, char **argv)
 	outdir = out ? xstrdup(out) : xasprintf("%s/plots", dirs[0].dir);
 	if (mkdir_p(outdir, 0755))
 		die("%s: cannot create: %s", outdir, strerror(errno));
+	if (!out && !status_as)
+		plots_begin(dirs[0].dir);
 	nplots = plot_series(dirs, ndirs, outdir, w, h);
 	nplots += plot_cdfs(dirs, ndirs, outdir, w, h);
 	nplots += plot_layout_maps(&dirs[0], outdir, w, h);
@@ -550,6 +635,8 @@ int cmd_plot(int argc, char **argv)
 	if (!nplots)
 		printf("plot: nothing to plot in %s (no stepped metrics in data/metrics.tsv, no data/hist-*.tsv)\n",
 		       dirs[0].dir);
+	plots_end();
+	json_object_put(run_meta);
 	for (int i = 0; i < ndirs; i++)
 		metrics_free(&dirs[i].m);
 	free(dirs);

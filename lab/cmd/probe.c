@@ -17,6 +17,7 @@
 #include "kernel/kallsyms.h"
 #include "kernel/sysinfo.h"
 #include "util/err.h"
+#include "util/outfile.h"
 #include "util/results.h"
 
 static const char usage_text[] =
@@ -295,9 +296,9 @@ int cmd_probe(int argc, char **argv)
 		int e = json_write_file(path, o);
 
 		if (e)
-			die("%s: cannot write: %s", path, strerror(-e));
+			outfile_failure(path, "cannot write", -e);
 		probe_print(txt, &p);
-		fclose(txt);
+		outfile_close(txt);
 		results_meta_set(r, "probe", json_object_get(o));
 		if (p.have_runtime)
 			results_meta_set(r, "runtime", probe_runtime_json(&p));

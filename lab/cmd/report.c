@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <json-c/json.h>
 #include "analyze/stats.h"
 #include "cmd/builtin.h"
@@ -20,6 +21,7 @@
 #include "util/fileio.h"
 #include "util/humanize.h"
 #include "util/metrics.h"
+#include "util/outfile.h"
 #include "util/results.h"
 
 static const char usage_text[] =
@@ -143,6 +145,9 @@ static int report_write_as(const char *dir, FILE *out, const char *final_status,
 	if (!status || strcmp(status, "complete"))
 		fprintf(out, "** INCOMPLETE RUN (status: %s): the numbers below may be partial **\n",
 			status ? status : "unknown");
+	/* The file a run could not write (meta.json's, or this process's). */
+	if ((v = final_status && outfile_failed() ? outfile_first_failure() : jstr(meta, "unwritten")))
+		fprintf(out, "** not written in full: %s **\n", v);
 	fprintf(out, "experiment %s, started %s, ended %s, lab %s\n", jstr(meta, "name") ? jstr(meta, "name") : "?",
 		jstr(meta, "start") ? jstr(meta, "start") : "?", jstr(meta, "end") ? jstr(meta, "end") : "(not finished)",
 		jstr(meta, "lab_revision") ? jstr(meta, "lab_revision") : "?");
@@ -198,11 +203,34 @@ int report_write(const char *dir, FILE *out, char *err, size_t errlen)
 	return report_write_as(dir, out, NULL, err, errlen);
 }
 
+/* report.txt as the run stands with status, through a temporary file, so
+ * that a report is there in full or not at all; 0 or -1 (reported). */
+static int write_report(struct results *r, const char *final, const char *status)
+{
+	char *tmp = xasprintf("%s.tmp", final), err[512];
+	FILE *f = outfile_open(tmp, "w");
+	int ret = 0;
+
+	if (report_write_as(r->dir, f, status, err, sizeof(err))) {
+		outfile_failure_line(err);
+		ret = -1;
+	}
+	if (outfile_close(f))
+		ret = -1;
+	if (!ret && rename(tmp, final)) {
+		outfile_failure(final, "cannot rename into place", errno);
+		ret = -1;
+	}
+	if (ret)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}
+
 void report_finish(struct results *r, const char *status)
 {
-	char *tmp = xasprintf("%s/report.txt.tmp", r->dir), *final = xasprintf("%s/report.txt", r->dir);
-	char err[512], when[32];
-	FILE *f;
+	char *final = xasprintf("%s/report.txt", r->dir), when[32];
+	bool reported;
 
 	if (r->attached) {
 		results_finish(r, status);
@@ -210,12 +238,16 @@ void report_finish(struct results *r, const char *status)
 	}
 	iso_time_now(when, sizeof(when));
 	results_meta_set(r, "end", json_object_new_string(when));
-	f = fopen(tmp, "we");
-	if (!f || report_write_as(r->dir, f, status, err, sizeof(err)) || fclose(f) || rename(tmp, final))
-		warnx_lab("%s: cannot write the report", final);
+	status = results_final_status(status);
+	reported = write_report(r, final, status) == 0;
 	results_finish(r, status);
+	if (reported && strcmp(results_final_status(status), status)) {
+		/* meta.json could not take the status and still says
+		 * "incomplete": no report may say otherwise. */
+		unlink(final);
+		write_report(r, final, results_final_status(status));
+	}
 out:
-	free(tmp);
 	free(final);
 }
 
@@ -240,11 +272,11 @@ int cmd_report(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		die("report: needs exactly one results directory");
-	if (outp && !(out = fopen(outp, "we")))
-		die("%s: cannot write: %s", outp, strerror(errno));
+	if (outp)
+		out = outfile_open(outp, "w");
 	if (report_write(argv[optind], out, err, sizeof(err)))
 		die("%s", err);
 	if (outp)
-		fclose(out);
+		outfile_close(out);
 	return 0;
 }

@@ -38,6 +38,7 @@
 #include "util/fileio.h"
 #include "util/gnuplot.h"
 #include "util/metrics.h"
+#include "util/outfile.h"
 #include "util/results.h"
 #include "util/strfmt.h"
 #include "util/topology.h"
@@ -344,7 +345,7 @@ static void derive_metrics(const struct exp *x, struct results *r)
 		metrics_free(&m);
 	}
 	if (f)
-		fclose(f);
+		outfile_close(f);
 }
 
 /* "driver charge" -> "driver"; the phase name after the space, if any. */
@@ -602,6 +603,32 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * Where the children say which results file they could not write
+ * (util/outfile.h): their stderr goes to the run's log, which may be on
+ * the disk that is full; a memfd is not.
+ */
+static int child_errors_fd = -1;
+
+/* A child's failure line, if it wrote one, becomes the run's (printed
+ * when it is the first); the memfd is emptied for the next child. */
+static void collect_child_errors(void)
+{
+	char buf[1024];
+	ssize_t n;
+
+	if (child_errors_fd < 0)
+		return;
+	n = pread(child_errors_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	outfile_failure_line(buf);
+	if (ftruncate(child_errors_fd, 0) || lseek(child_errors_fd, 0, SEEK_SET) < 0)
+		die("run: cannot empty the memfd of the drivers' write errors: %s", strerror(errno));
+}
+
 /* Runs bin/memcg-lab with av; its output goes to out_path; exit status. */
 static int run_child(char **av, const char *out_path, const char *dir, const char *step, int repeat,
 		     struct around *around)
@@ -614,9 +641,22 @@ static int run_child(char **av, const char *out_path, const char *dir, const cha
 		die("run: fork: %s", strerror(errno));
 	if (!pid) {
 		char rep[16];
-		int fd;
+		int fd, e;
 
-		worker_detach_from_parent(getppid());
+		e = worker_detach_from_parent(getppid());
+		if (e < 0) {
+			/* A driver that would outlive a killed runner is not started. */
+			fprintf(stderr, "memcg-lab: run: cannot tie %s %s to the runner (PR_SET_PDEATHSIG): %s\n",
+				av[0], av[1] ? av[1] : "", strerror(-e));
+			_exit(EXIT_LAB_ERR);
+		}
+		if (child_errors_fd >= 0) {
+			int keep = dup(child_errors_fd);	/* without close-on-exec */
+
+			snprintf(rep, sizeof(rep), "%d", keep);
+			if (keep >= 0)
+				setenv(OUTFILE_ENV_FD, rep, 1);
+		}
 		fd = open(out_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			dup2(fd, 1);
@@ -647,6 +687,7 @@ static int run_child(char **av, const char *out_path, const char *dir, const cha
 			nanosleep(&tick, NULL);
 		}
 	}
+	collect_child_errors();
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -752,6 +793,16 @@ static void progress(struct results *r, bool tty, int i, int n, const char *step
 	results_log(r, "step %d/%d %s repeat %d/%d", i + 1, n, step, rep + 1, nrep);
 }
 
+/* A file of the run could not be written (its one line is printed): what
+ * follows could not be kept either.  The status stays "incomplete". */
+static void stop_if_unwritten(struct results *r)
+{
+	if (!outfile_failed())
+		return;
+	report_finish(r, "incomplete");
+	exit(EXIT_LAB_ERR);
+}
+
 static void reload_meta(struct results *r)
 {
 	json_object *m = json_object_from_file(r->meta_path);
@@ -813,12 +864,17 @@ int cmd_run(int argc, char **argv)
 	cleanup_set_polling(true);
 	/* What runs killed earlier left behind must not skew this one. */
 	leftovers_cleanup_dead();
+	child_errors_fd = memfd_create("memcg-lab-write-errors", MFD_CLOEXEC);
+	if (child_errors_fd < 0)
+		die("run: cannot create a memfd for the drivers' write errors: %s", strerror(errno));
 	r = results_create(x.name, NULL, argc + 1, argv - 1);
 	{
 		char *copy = xasprintf("%s/experiment.exp", r->dir), *text = read_text(x.f.path, NULL);
 
-		if (text)
-			write_file_atomic(copy, text, strlen(text));
+		if (!text)
+			outfile_failure(x.f.path, "cannot read", errno);
+		else
+			outfile_write(copy, text, strlen(text));
 		free(text);
 		free(copy);
 	}
@@ -854,11 +910,18 @@ int cmd_run(int argc, char **argv)
 	probe_release(&p);
 	if (x.layout_check) {
 		char *lav[] = { "memcg-lab", "layout", "--check", NULL, NULL };
-		char *out = xasprintf("%s/data/layout-check.txt", r->dir), line[512];
-		int st;
+		char *out = xasprintf("%s/data/layout-check.txt", r->dir), line[512], cap_path[64];
+		/* The verdicts are data, printed by layout on its stdout: into a
+		 * memfd (the child opens it by its /proc path), then written to
+		 * the file checked: a full disk does not leave them cut short. */
+		int st, cap = outfile_capture("memcg-lab-layout-check");
 
+		if (cap < 0)
+			die("run: cannot create a memfd for the layout verdicts: %s", strerror(errno));
+		snprintf(cap_path, sizeof(cap_path), "/proc/self/fd/%d", cap);
 		lav[3] = xasprintf("--out=%s/data/layout", r->dir);
-		st = run_child(lav, out, NULL, "-", 0, NULL);
+		st = run_child(lav, cap_path, NULL, "-", 0, NULL);
+		outfile_save_capture(cap, out);
 		if (st == 2) {
 			first_line(out, line, sizeof(line));
 			results_skip(r, "layout check", line);
@@ -868,6 +931,7 @@ int cmd_run(int argc, char **argv)
 		free(lav[3]);
 		free(out);
 	}
+	stop_if_unwritten(r);
 	aenv = around_env_open(&x.around, r);
 
 	nsteps = 0;
@@ -893,6 +957,9 @@ int cmd_run(int argc, char **argv)
 				st = run_child(av, out, r->dir, step, rep, around);
 				around_finish(around);
 				free_argv(av);
+				/* A driver that could not write its results: its line
+				 * is the run's, and the run ends here. */
+				stop_if_unwritten(r);
 				reload_meta(r);
 				if (lab_stop_requested())
 					die("run: interrupted by signal %d; %s stays incomplete", lab_stop_signal(), r->dir);
@@ -909,6 +976,7 @@ int cmd_run(int argc, char **argv)
 					}
 				}
 				free(out);
+				stop_if_unwritten(r);
 			}
 		}
 	}

@@ -10,6 +10,7 @@
 #include "kernel/cgroup.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/outfile.h"
 #include "util/owner.h"
 
 struct around_env {
@@ -159,7 +160,10 @@ void around_finish(struct around *a)
 				FILE *f = results_open_data(a->e->r, name);
 
 				fputs(text, f);
-				fclose(f);
+				outfile_close(f);
+			} else {
+				/* The table report shows is missing: the run is not complete. */
+				outfile_failure(src, "cannot read", errno);
 			}
 			results_log(a->e->r, "c2c %s: %s", a->tag, a->c2c->status);
 			free(src);

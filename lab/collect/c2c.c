@@ -20,6 +20,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/hoststate.h"
+#include "util/outfile.h"
 
 #define SAMPLE_RATE_PATH "/proc/sys/kernel/perf_event_max_sample_rate"
 
@@ -393,16 +394,22 @@ static void restore_rate(struct c2c_collector *c)
 	c->saved_rate = -1;
 }
 
-/* Runs argv with stdout and stderr to files; returns the exit status or -1. */
+/* Runs argv with stdout and stderr to files; returns the exit status or -1.
+ * perf exits 0 when it cannot write its stdout (a full disk): the report
+ * goes to a memfd and is written to out here, checked (util/outfile.h). */
 static int run_to_files(char *const *argv, const char *out, const char *errf)
 {
-	pid_t parent = getpid(), pid = fork();
-	int st;
+	pid_t parent = getpid(), pid;
+	int st, o = outfile_capture(argv[0]);
 
-	if (pid < 0)
+	if (o < 0)
 		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(o);
+		return -1;
+	}
 	if (pid == 0) {
-		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		int e = open(errf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 		worker_detach_from_parent(parent);
@@ -412,8 +419,12 @@ static int run_to_files(char *const *argv, const char *out, const char *errf)
 		_exit(127);
 	}
 	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			close(o);
 			return -1;
+		}
+	if (outfile_save_capture(o, out))
+		return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -641,16 +652,17 @@ static int report_and_parse(struct c2c_collector *c, bool double_cl, const struc
 			snprintf(sum, sumlen, "%s", err);
 		} else {
 			char *p = xasprintf("%s/attribution.txt", sub);
-			FILE *f = fopen(p, "we");
+			FILE *f = outfile_open(p, "w");
 
-			if (f) {
-				c2c_print_attribution(&r, rows, nrows, objs, f);
-				fclose(f);
+			c2c_print_attribution(&r, rows, nrows, objs, f);
+			if (outfile_close(f)) {
+				snprintf(sum, sumlen, "%s: %s", name, outfile_first_failure());
+			} else {
+				snprintf(sum, sumlen, "%s: %zu cachelines, %zu offset rows, %zu named to a field "
+					 "(%zu parse warnings)", name, r.ncls, nrows, named, r.nwarns);
+				ret = 0;
 			}
 			free(p);
-			snprintf(sum, sumlen, "%s: %zu cachelines, %zu offset rows, %zu named to a field "
-				 "(%zu parse warnings)", name, r.ncls, nrows, named, r.nwarns);
-			ret = 0;
 		}
 		free(rows);
 		c2c_report_free(&r);

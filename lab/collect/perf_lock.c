@@ -13,6 +13,7 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/outfile.h"
 
 void perf_info_probe(struct perf_info *pi)
 {
@@ -39,33 +40,41 @@ bool perf_has_csv(const struct perf_info *pi)
 }
 
 /*
- * argv with stdout and stderr into log, stdin from /dev/null.  perf dies
- * with the lab, SIGKILL included (worker_detach_from_parent: the death
- * signal, set before exec and checked against a parent that died first),
- * so a killed run leaves no `perf lock record -a` running.
+ * argv with stdout and stderr into *out, a memfd, stdin from /dev/null:
+ * perf exits 0 when it cannot write its output (a full disk), so what it
+ * prints is written to its file by save_output(), checked
+ * (util/outfile.h).  perf dies with the lab, SIGKILL included
+ * (worker_detach_from_parent: the death signal, set before exec and
+ * checked against a parent that died first), so a killed run leaves no
+ * `perf lock record -a` running.
  */
-static pid_t spawn(char *const argv[], const char *log, char *err, size_t errlen)
+static pid_t spawn(char *const argv[], int *out, char *err, size_t errlen)
 {
 	pid_t parent = getpid(), pid;
 	int fds[2], e = 0;
 
+	*out = outfile_capture(argv[0]);
+	if (*out < 0) {
+		snprintf(err, errlen, "cannot run %s: a memfd for its output: %s", argv[0], strerror(errno));
+		return -1;
+	}
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "cannot run %s: pipe: %s", argv[0], strerror(errno));
-		return -1;
+		goto fail;
 	}
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "cannot run %s: fork: %s", argv[0], strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
-		return -1;
+		goto fail;
 	}
 	if (pid == 0) {
-		int o = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644), in = open("/dev/null", O_RDONLY);
+		int in = open("/dev/null", O_RDONLY);
 
 		close(fds[0]);
-		if (worker_detach_from_parent(parent) < 0 || o < 0 || in < 0 || dup2(o, 1) < 0 ||
-		    dup2(o, 2) < 0 || dup2(in, 0) < 0)
+		if (worker_detach_from_parent(parent) < 0 || in < 0 || dup2(*out, 1) < 0 ||
+		    dup2(*out, 2) < 0 || dup2(in, 0) < 0)
 			e = errno;
 		else
 			execvp(argv[0], argv);
@@ -80,10 +89,29 @@ static pid_t spawn(char *const argv[], const char *log, char *err, size_t errlen
 		close(fds[0]);
 		waitpid(pid, NULL, 0);
 		snprintf(err, errlen, "cannot run %s: %s", argv[0], strerror(e));
-		return -1;
+		goto fail;
 	}
 	close(fds[0]);
 	return pid;
+fail:
+	close(*out);
+	*out = -1;
+	return -1;
+}
+
+/* perf's output into its file; 0, or -1 with err (the file is named). */
+static int save_output(int *out, const char *path, char *err, size_t errlen)
+{
+	int fd = *out;
+
+	*out = -1;
+	if (fd < 0)
+		return 0;
+	if (outfile_save_capture(fd, path)) {
+		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* Undo step (signal-safe): stop perf so that it writes its header. */
@@ -108,7 +136,7 @@ int perf_lock_record_start(struct perf_lock_rec *r, const char *path, const char
 	snprintf(r->path, sizeof(r->path), "%s", path);
 	snprintf(r->log, sizeof(r->log), "%s", log);
 	unlink(path);
-	r->pid = spawn(argv, log, err, errlen);
+	r->pid = spawn(argv, &r->out_fd, err, errlen);
 	if (r->pid < 0)
 		return -1;
 	r->cleanup_handle = cleanup_push(undo_record, r, "perf lock record");
@@ -119,10 +147,13 @@ int perf_lock_record_start(struct perf_lock_rec *r, const char *path, const char
 		int status;
 
 		if (waitpid(r->pid, &status, WNOHANG) == r->pid) {
-			char *text = read_text(log, NULL);
+			char *text;
 
 			r->pid = 0;
 			cleanup_pop(r->cleanup_handle, false);
+			if (save_output(&r->out_fd, log, err, errlen))
+				return -1;
+			text = read_text(log, NULL);
 			snprintf(err, errlen, "perf lock record exited early: %.300s",
 				 text && *text ? text : "(no output)");
 			free(text);
@@ -136,6 +167,8 @@ int perf_lock_record_start(struct perf_lock_rec *r, const char *path, const char
 	}
 	undo_record(r);
 	cleanup_pop(r->cleanup_handle, false);
+	if (save_output(&r->out_fd, log, err, errlen))
+		return -1;
 	snprintf(err, errlen, "perf lock record did not start writing %s within 10 s", path);
 	return -1;
 }
@@ -151,6 +184,8 @@ int perf_lock_record_stop(struct perf_lock_rec *r, char *err, size_t errlen)
 		;
 	r->pid = 0;
 	cleanup_pop(r->cleanup_handle, false);
+	if (save_output(&r->out_fd, r->log, err, errlen))
+		return -1;
 	/* perf exits with 130 (or 0) after SIGINT once the file is complete. */
 	if (WIFSIGNALED(status) && WTERMSIG(status) != SIGINT) {
 		snprintf(err, errlen, "perf lock record was killed by signal %d (see %s)",
@@ -164,7 +199,7 @@ int perf_lock_contention(const struct perf_info *pi, const char *path, bool thre
 			 const char *out_txt, struct lct_table **t, size_t *nt, char *err, size_t errlen)
 {
 	char *argv[12];
-	int n = 0, status;
+	int n = 0, status, out;
 	pid_t pid;
 	char *text;
 
@@ -180,11 +215,13 @@ int perf_lock_contention(const struct perf_info *pi, const char *path, bool thre
 		argv[n++] = ";";
 	}
 	argv[n] = NULL;
-	pid = spawn(argv, out_txt, err, errlen);
+	pid = spawn(argv, &out, err, errlen);
 	if (pid < 0)
 		return -1;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (save_output(&out, out_txt, err, errlen))
+		return -1;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		text = read_text(out_txt, NULL);
 		snprintf(err, errlen, "perf lock contention -i %s failed: %.300s", path, text ? text : "");
@@ -205,7 +242,7 @@ int perf_lock_live_start(struct perf_lock_rec *r, const struct perf_info *pi, co
 	snprintf(r->log, sizeof(r->log), "%s", out_txt);
 	if (!perf_has_csv(pi))
 		argv[5] = NULL;
-	r->pid = spawn(argv, out_txt, err, errlen);
+	r->pid = spawn(argv, &r->out_fd, err, errlen);
 	if (r->pid < 0)
 		return -1;
 	r->cleanup_handle = cleanup_push(undo_record, r, "perf lock contention -b");
@@ -213,10 +250,13 @@ int perf_lock_live_start(struct perf_lock_rec *r, const struct perf_info *pi, co
 	for (int i = 0; i < 5; i++) {
 		nanosleep(&ts, NULL);
 		if (waitpid(r->pid, &status, WNOHANG) == r->pid) {
-			char *text = read_text(out_txt, NULL);
+			char *text;
 
 			r->pid = 0;
 			cleanup_pop(r->cleanup_handle, false);
+			if (save_output(&r->out_fd, out_txt, err, errlen))
+				return -1;
+			text = read_text(out_txt, NULL);
 			snprintf(err, errlen, "perf lock contention -b exited early: %.300s",
 				 text && *text ? text : "(no output)");
 			free(text);

@@ -30,6 +30,7 @@ bool perf_has_csv(const struct perf_info *pi);	/* -x, 6.5+ */
 struct perf_lock_rec {
 	pid_t pid;
 	int cleanup_handle;
+	int out_fd;		/* perf's stdout until it is written to log */
 	char path[512];
 	char log[512];
 };

@@ -12,6 +12,7 @@
 #include "util/err.h"
 #include "util/humanize.h"
 #include "util/metrics.h"
+#include "util/outfile.h"
 #include "util/results.h"
 
 /* Rows of the latency table: each level with readers, then all of them. */
@@ -306,7 +307,7 @@ static void write_latency(struct results *r, FILE *m, const struct statread_plan
 					p->nallocators ? "while reclaim runs" : "(no allocators)");
 				fprintf(tsv, "# level: %s (each read() timed with CLOCK_MONOTONIC)\n", lvn);
 				hist_write_tsv(&h, tsv);
-				fclose(tsv);
+				outfile_close(tsv);
 				free(name);
 			}
 			/* With one level read, "all" would only repeat it. */
@@ -329,7 +330,7 @@ static void write_latency(struct results *r, FILE *m, const struct statread_plan
 			json_object_array_add(levels, o);
 		}
 	}
-	fclose(sum);
+	outfile_close(sum);
 }
 
 static void write_allocators(struct results *r, FILE *m, const struct statread_plan *p,
@@ -343,13 +344,13 @@ static void write_allocators(struct results *r, FILE *m, const struct statread_p
 	fprintf(f, "t_s\tmib_per_s\n");
 	for (int i = 0; i < res->nsamples; i++)
 		fprintf(f, "%.3f\t%.1f\n", res->sample_t[i], res->sample_mib_s[i]);
-	fclose(f);
+	outfile_close(f);
 	f = results_open_data(r, "statread-allocation.tsv");
 	fprintf(f, "allocators\treal_s\tuser_s\tsys_s\tmeasured_bytes\tmeasured_s\toom_killed\tfailed\n");
 	fprintf(f, "%d\t%.3f\t%.3f\t%.3f\t%" PRIu64 "\t%.3f\t%d\t%d\n", p->nallocators,
 		res->alloc_real_s, res->alloc_user_s, res->alloc_sys_s, res->alloc_bytes_measured,
 		res->measured_s, res->oom_killed, res->died_other);
-	fclose(f);
+	outfile_close(f);
 	if (res->measured_s > 0)
 		emit(m, r, "%s%s.alloc.mib_s", "statread", "",
 		     (double)res->alloc_bytes_measured / (1 << 20) / res->measured_s, "MiB/s", "higher");
@@ -382,7 +383,7 @@ static void write_allocators(struct results *r, FILE *m, const struct statread_p
 				fprintf(f, "\t%lld", l->reclaim[k]);
 		fprintf(f, "\t%lld\n", l->oom_kills);
 	}
-	fclose(f);
+	outfile_close(f);
 }
 
 void statread_report_results(struct results *r, const struct statread_plan *p,
@@ -392,7 +393,7 @@ void statread_report_results(struct results *r, const struct statread_plan *p,
 	FILE *f = results_open_data(r, "statread.txt"), *m = metrics_open(r->dir);
 
 	statread_report_text(f, p, res);
-	fclose(f);
+	outfile_close(f);
 	if (r->attached) {
 		json_object_object_add(o, "step", json_object_new_string(r->step));
 		json_object_object_add(o, "repeat", json_object_new_int(r->repeat));
@@ -401,7 +402,7 @@ void statread_report_results(struct results *r, const struct statread_plan *p,
 	write_latency(r, m, p, res, levels);
 	json_object_object_add(o, "latency", levels);
 	write_allocators(r, m, p, res, o);
-	fclose(m);
+	outfile_close(m);
 	json_object_object_add(o, "measured_s", json_object_new_double(res->measured_s));
 	json_object_object_add(o, "missed_periods", json_object_new_int64((int64_t)res->missed_ticks));
 	json_object_object_add(o, "tree_root", json_object_new_string(res->tree_root));

@@ -280,13 +280,22 @@ int stock_holders_measure(struct stock_ctl *c, const struct cg_env *env, const c
 	return 0;
 }
 
-void stock_holders_cleanup(const char *root, int k, int rounds)
+int stock_holders_cleanup(const char *root, int k, int rounds, char *err, size_t errlen)
 {
+	int ret = 0;
+
 	for (int r = 0; r < rounds; r++)
 		for (int i = 0; i < k; i++) {
 			char *cg = fresh_name(root, k, r, i);
+			int e = cg_destroy(cg);
 
-			cg_destroy(cg);
+			/* One left behind would skew the next K's holders: the
+			 * first is named, the rest still removed. */
+			if (e < 0 && !ret) {
+				snprintf(err, errlen, "cannot remove the fresh memcg %s: %s", cg, strerror(-e));
+				ret = -1;
+			}
 			free(cg);
 		}
+	return ret;
 }

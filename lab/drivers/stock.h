@@ -59,6 +59,7 @@ struct stock_holders {
  */
 int stock_holders_measure(struct stock_ctl *ctl, const struct cg_env *env, const char *root, int rounds,
 			  long page, struct stock_holders *h);
-void stock_holders_cleanup(const char *root, int k, int rounds);
+/* Removes them; 0, or -1 with err naming the first that stays. */
+int stock_holders_cleanup(const char *root, int k, int rounds, char *err, size_t errlen);
 
 #endif

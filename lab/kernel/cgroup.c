@@ -606,8 +606,20 @@ int cg_killall(const char *cg)
 	if (k.self_inside)
 		move_self_home(cg);
 	/* v2 (5.14+): kills the subtree atomically, even tasks forking now. */
-	if (!k.self_inside && !cg_control(path, sizeof(path), cg, "cgroup.kill") && path_exists(path))
-		write_text(path, "1");
+	if (!k.self_inside && !cg_control(path, sizeof(path), cg, "cgroup.kill") && path_exists(path)) {
+		int e = write_text(path, "1");
+
+		if (e < 0 && e != -ENOENT) {	/* ENOENT: the cgroup is gone already */
+			static bool said;
+
+			/* cg_destroy retries this: say it once. */
+			if (!said)
+				say("cannot write 1 to %s: %s (a task forking now may escape the kill)", path,
+				    strerror(-e));
+			said = true;
+			return e;
+		}
+	}
 	return k.killed;
 }
 

@@ -6,11 +6,15 @@
  * Needs neither root nor a memory controller.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "kernel/cgroup.h"
 #include "kernel/runtime_probe.h"
 #include "tests/tap.h"
+#include "util/err.h"
 #include "util/fileio.h"
 
 static char *fixture(const char *name)
@@ -120,6 +124,40 @@ int main(void)
 		ok(said && strstr(said, "refusing to remove '/sys/fs/cgroup/memory/user.slice': not inside a memcg-lab-"),
 		   "and says so in one line naming the cgroup");
 		free(said);
+	}
+	{
+		/* A cgroup.kill the kernel refuses (here: a directory, EISDIR) is
+		 * an error, said once, not a kill that silently did not happen. */
+		char top[] = "/tmp/unit-cgroup-kill.XXXXXX", errpath[] = "/tmp/unit-cgroup-stderr.XXXXXX";
+		char cg[128], p[192], *said = NULL, *rm;
+		int fd = -1, saved = dup(2), k1 = 0, k2 = 0;
+
+		if (mkdtemp(top) && (fd = mkstemp(errpath)) >= 0) {
+			snprintf(cg, sizeof(cg), "%s/memcg-lab-1-2", top);
+			snprintf(p, sizeof(p), "%s/cgroup.kill", cg);
+			mkdir(cg, 0755);
+			mkdir(p, 0755);
+			snprintf(p, sizeof(p), "%s/cgroup.procs", cg);
+			close(open(p, O_WRONLY | O_CREAT, 0644));
+			fflush(stderr);
+			dup2(fd, 2);
+			k1 = cg_killall(cg);
+			k2 = cg_killall(cg);
+			fflush(stderr);
+			dup2(saved, 2);
+			close(fd);
+			said = read_text(errpath, NULL);
+			unlink(errpath);
+		}
+		close(saved);
+		is_int(k1, -EISDIR, "cg_killall returns a refused cgroup.kill write");
+		ok(said && strstr(said, "/memcg-lab-1-2/cgroup.kill: Is a directory") && !strchr(strchr(said, '\n') + 1, '\n') &&
+		   k2 == -EISDIR, "and says so once, naming the file, though cg_destroy's retries call it again");
+		free(said);
+		rm = xasprintf("rm -rf '%s'", top);
+		if (system(rm))
+			tap_diag("%s failed", rm);
+		free(rm);
 	}
 	{
 		char *n = cg_name_indexed("/a/memcg-lab-1-2", "w", 3);

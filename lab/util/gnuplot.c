@@ -7,6 +7,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/gnuplot.h"
+#include "util/outfile.h"
 #include "util/results.h"
 
 bool gnuplot_available(char *why, size_t n)
@@ -67,6 +68,34 @@ static void script_output(FILE *f, const char *term, const char *out, const char
 	free(qout);
 }
 
+/*
+ * gnuplot exits 0 when it could not write an output (a full disk leaves it
+ * empty or cut short): an output is there in full when it ends the way its
+ * format ends: PNG's IEND chunk, SVG's closing tag, the dumb terminal's 24
+ * lines.
+ */
+static bool output_complete(const char *path, int kind)
+{
+	static const char png_end[] = "IEND\xae\x42\x60\x82";
+	size_t len = 0, lines = 0;
+	char *t = read_text(path, &len);
+	bool ok = false;
+
+	if (!t)
+		return false;
+	if (kind == 0)
+		ok = len >= 8 && !memcmp(t + len - 8, png_end, 8);
+	else if (kind == 1)
+		ok = len >= 16 && memmem(t + len - 16, 16, "</svg>", 6);
+	else {
+		for (size_t i = 0; i < len; i++)
+			lines += t[i] == '\n';
+		ok = lines >= 24;
+	}
+	free(t);
+	return ok;
+}
+
 int gnuplot_render(const char *template_name, const char *vars, const char *out_base, int width, int height,
 		   char *err, size_t errlen)
 {
@@ -88,16 +117,12 @@ int gnuplot_render(const char *template_name, const char *vars, const char *out_
 	/* The script stays beside the plot, not in /tmp: a killed run leaves
 	 * nothing behind outside its results, and a user can edit and rerun
 	 * it (gnuplot plots/NAME.gp) for a mail or a slide. */
-	f = fopen(script, "w");
-	if (!f) {
-		snprintf(err, errlen, "cannot write the gnuplot script %s: %s", script, strerror(errno));
-		goto out;
-	}
+	f = outfile_open(script, "w");
 	fprintf(f, "# Drawn by memcg-lab from %s; rerun with: gnuplot %s\n%s\n", tmpl, script, vars ? vars : "");
 	for (int i = 0; i < 3; i++)
 		script_output(f, terms[i], outs[i], qtmpl);
-	if (fclose(f)) {
-		snprintf(err, errlen, "cannot write the gnuplot script %s: %s", script, strerror(errno));
+	if (outfile_close(f)) {
+		snprintf(err, errlen, "%s: cannot write: %s", script, strerror(errno));
 		goto out;
 	}
 	qs = shell_quote(script);
@@ -112,6 +137,17 @@ int gnuplot_render(const char *template_name, const char *vars, const char *out_
 			line[strcspn(line, "\n")] = '\0';
 		snprintf(err, errlen, "gnuplot failed on %s: %s", tmpl, line ? line : (log && log[0] ? log : "no output"));
 		goto out;
+	}
+	for (int i = 0; i < 3; i++) {
+		if (!output_complete(outs[i], i)) {
+			snprintf(err, errlen, "%s: cannot write: gnuplot left it cut short (disk full?)", outs[i]);
+			outfile_failure_line(err);
+			/* Nothing half-written stays: not this plot's other renderings
+			 * either, which gnuplot wrote to the same full disk. */
+			for (int j = 0; j < 3; j++)
+				unlink(outs[j]);
+			goto out;
+		}
 	}
 	r = 0;
 out:

@@ -16,7 +16,8 @@ bool gnuplot_available(char *why, size_t n);
 /*
  * Writes <out_base>.png, .svg (width x height pixels) and .txt (79x24),
  * and <out_base>.gp, the script that drew them (one gnuplot run).
- * 0, or -1 with gnuplot's first error line in err.
+ * 0, or -1 with gnuplot's first error line in err, or with the output it
+ * left cut short (a full disk; reported as util/outfile.h does).
  */
 int gnuplot_render(const char *template_name, const char *vars, const char *out_base, int width, int height,
 		   char *err, size_t errlen);

@@ -6,16 +6,15 @@
 #include <sys/stat.h>
 #include "util/err.h"
 #include "util/metrics.h"
+#include "util/outfile.h"
 
 FILE *metrics_open(const char *dir)
 {
 	char *path = xasprintf("%s/" METRICS_FILE, dir);
 	struct stat st;
 	bool fresh = stat(path, &st) || st.st_size == 0;
-	FILE *f = fopen(path, "ae");
+	FILE *f = outfile_open(path, "a");
 
-	if (!f)
-		die("%s: cannot write: %s", path, strerror(errno));
 	if (fresh)
 		fputs(METRICS_HEADER, f);
 	free(path);

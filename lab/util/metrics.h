@@ -35,7 +35,8 @@ struct metrics {
 	size_t n;
 };
 
-/* Opens <dir>/data/metrics.tsv for appending, writing the header when new. */
+/* Opens <dir>/data/metrics.tsv for appending, writing the header when new;
+ * checked (util/outfile.h): close it with outfile_close() or fclose(). */
 FILE *metrics_open(const char *results_dir);
 void metrics_emit(FILE *f, const char *step, int repeat, const char *metric, double value,
 		  const char *unit, const char *better);

@@ -11,6 +11,7 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/outfile.h"
 #include "util/results.h"
 
 const char *lab_root_dir(void)
@@ -67,12 +68,14 @@ int json_write_file(const char *path, json_object *obj)
 	return r;
 }
 
+/* A meta.json that cannot be written stays as it was: "incomplete" until
+ * results_finish(), and the failure marks the run (util/outfile.h). */
 static void meta_write(struct results *r)
 {
 	int e = json_write_file(r->meta_path, r->meta);
 
 	if (e < 0)
-		die("%s: cannot write: %s", r->meta_path, strerror(-e));
+		outfile_failure(r->meta_path, "cannot write", -e);
 }
 
 static char *first_line_of(const char *cmd)
@@ -153,9 +156,7 @@ struct results *results_create(const char *name, const char *base, int argc, cha
 	{
 		char *lp = xasprintf("%s/log", r->dir);
 
-		r->log = fopen(lp, "ae");
-		if (!r->log)
-			die("%s: cannot open: %s", lp, strerror(errno));
+		r->log = outfile_open(lp, "a");
 		setvbuf(r->log, NULL, _IOLBF, 0);
 		free(lp);
 	}
@@ -198,10 +199,8 @@ struct results *results_create(const char *name, const char *base, int argc, cha
 	{
 		char *rp = xasprintf("%s/reproduce.sh", r->dir);
 
-		e = write_file_atomic(rp, repro, strlen(repro));
-		if (e < 0)
-			die("%s: cannot write: %s", rp, strerror(-e));
-		chmod(rp, 0755);
+		if (!outfile_write(rp, repro, strlen(repro)))
+			chmod(rp, 0755);
 		free(rp);
 	}
 	free(repro);
@@ -209,6 +208,10 @@ struct results *results_create(const char *name, const char *base, int argc, cha
 	free(cmdline);
 	r->cleanup_handle = cleanup_push(mark_incomplete, r, "results directory");
 	results_log(r, "results directory %s created", r->dir);
+	/* Nothing is measured yet: a directory that cannot hold its first
+	 * files ends the command here, with the one line already printed. */
+	if (outfile_failed())
+		exit(EXIT_LAB_ERR);
 	return r;
 }
 
@@ -231,9 +234,7 @@ struct results *results_attach(const char *name, int argc, char **argv)
 	snprintf(r->step, sizeof(r->step), "%s", step && step[0] ? step : "-");
 	r->repeat = rep ? atoi(rep) : 0;
 	lp = xasprintf("%s/log", dir);
-	r->log = fopen(lp, "ae");
-	if (!r->log)
-		die("%s: cannot open: %s", lp, strerror(errno));
+	r->log = outfile_open(lp, "a");
 	setvbuf(r->log, NULL, _IOLBF, 0);
 	free(lp);
 	r->cleanup_handle = -1;
@@ -308,24 +309,32 @@ FILE *results_open_data(struct results *r, const char *file)
 	} else {
 		p = xasprintf("%s/data/%s", r->dir, file);
 	}
-	FILE *f = fopen(p, "we");
+	FILE *f = outfile_open(p, "w");
 
-	if (!f)
-		die("%s: cannot write: %s", p, strerror(errno));
 	free(p);
 	return f;
+}
+
+const char *results_final_status(const char *status)
+{
+	return outfile_failed() ? "incomplete" : status;
 }
 
 void results_finish(struct results *r, const char *status)
 {
 	char when[32];
 
+	status = results_final_status(status);
 	if (r->attached) {
 		results_log(r, "step %s repeat %d %s", r->step, r->repeat, status);
 		return;
 	}
 	iso_time_now(when, sizeof(when));
 	json_object_object_add(r->meta, "end", json_object_new_string(when));
+	if (outfile_failed())
+		json_object_object_add(r->meta, "unwritten", json_object_new_string(outfile_first_failure()));
+	/* Last, and atomically: a status of "complete" is never on disk
+	 * before everything else was written. */
 	json_object_object_add(r->meta, "status", json_object_new_string(status));
 	meta_write(r);
 	results_log(r, "run %s", status);
@@ -338,7 +347,7 @@ void results_free(struct results *r)
 		return;
 	cleanup_pop(r->cleanup_handle, false);
 	if (r->log)
-		fclose(r->log);
+		outfile_close(r->log);
 	json_object_put(r->meta);
 	free(r->dir);
 	free(r->meta_path);

@@ -60,13 +60,18 @@ void results_meta_set(struct results *r, const char *key, json_object *val);
 void results_skip(struct results *r, const char *what, const char *why);
 /* Appends a timestamped line to log (and nothing to the terminal). */
 void results_log(struct results *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Opens data/<file> for writing; when attached, the step and repeat are put
- * before the extension ("x.tsv" -> "x.tasks=4.r0.tsv"). */
+/* Opens data/<file> for writing, checked (util/outfile.h: a failed write or
+ * close, even by a plain fclose, is reported and marks the run); when
+ * attached, the step and repeat are put before the extension
+ * ("x.tsv" -> "x.tasks=4.r0.tsv"). */
 FILE *results_open_data(struct results *r, const char *file);
 /* <dir>/<rel> (malloc'd), e.g. results_path(r, "plots/x.png"). */
 char *results_path(struct results *r, const char *rel);
-/* Writes end time and status ("complete" only when everything finished);
- * when attached only the log line (the runner owns the status). */
+/* status, or "incomplete" once any file of the run was not written in full. */
+const char *results_final_status(const char *status);
+/* Writes end time and status ("complete" only when everything finished and
+ * every file was written: results_final_status), the status last; when
+ * attached only the log line (the runner owns the status). */
 void results_finish(struct results *r, const char *status);
 void results_free(struct results *r);
 
