@@ -173,9 +173,23 @@ static void print_cap(FILE *f, const char *name, const struct lab_capability *c)
 	fprintf(f, "  %-18s %-4s %s\n", name, yes_no(c->ok), c->evidence);
 }
 
+/* "memcg stock (memcg_stock_pcp), 7 slots" or "per-page_counter stock (page_counter.stock)". */
+static const char *stock_class_text(const struct kfeatures *ft, char *buf, size_t n)
+{
+	if (!strcmp(ft->stock_class, "memcg_stock_pcp"))
+		snprintf(buf, n, "memcg stock (per-CPU memcg_stock_pcp), %d slot%s", ft->stock_slots,
+			 ft->stock_slots == 1 ? "" : "s");
+	else if (!strcmp(ft->stock_class, "page_counter"))
+		snprintf(buf, n, "per-page_counter stock (page_counter.stock)");
+	else
+		snprintf(buf, n, "none");
+	return buf;
+}
+
 void probe_print(FILE *f, const struct probe_report *p)
 {
 	const struct kfeatures *ft = &p->feat;
+	char cls[96];
 
 	fprintf(f, "kernel               %s   (%s)\n", p->kbtf.release ? p->kbtf.release : "unknown",
 		p->kbtf.release_evidence);
@@ -185,9 +199,17 @@ void probe_print(FILE *f, const struct probe_report *p)
 	fprintf(f, "  %-18s %-4d %s\n", "cacheline_size", ft->cacheline_size, ft->cacheline_size_evidence);
 	fprintf(f, "  %-18s %-4s %s\n", "cacheline_split", yes_no(ft->cacheline_split), ft->cacheline_split_evidence);
 	fprintf(f, "  %-18s %-4d %s\n", "stock_slots", ft->stock_slots, ft->stock_slots_evidence);
+	fprintf(f, "  %-18s %s\n  %-18s      (%s)\n", "stock_class", stock_class_text(ft, cls, sizeof(cls)), "",
+		ft->stock_class_evidence);
+	if (ft->obj_stock_slots < 0)
+		fprintf(f, "  %-18s %-4s %s\n", "obj_stock_slots", "none", ft->obj_stock_slots_evidence);
+	else
+		fprintf(f, "  %-18s %-4d %s\n", "obj_stock_slots", ft->obj_stock_slots, ft->obj_stock_slots_evidence);
 	fprintf(f, "  %-18s %-4s %s\n", "user_flush_mutex", yes_no(ft->user_flush_mutex), ft->user_flush_mutex_evidence);
 	fprintf(f, "  %-18s %-4s %s\n", "obj_stock_split", yes_no(ft->obj_stock_split), ft->obj_stock_split_evidence);
 	fprintf(f, "  %-18s %-4s %s\n", "lock_debug", yes_no(ft->lock_debug), ft->lock_debug_evidence);
+	fprintf(f, "  %-18s %-4s %s\n", "lock_rt", yes_no(ft->lock_rt), ft->lock_rt ?
+		"the stock's lock is PREEMPT_RT's spinlock_t: stock rules use its real size" : "not a PREEMPT_RT lock");
 	fprintf(f, "  %-18s %s\n  %-18s      (%s)\n", "flush_scheme", ft->flush_scheme, "", ft->flush_evidence);
 	fprintf(f, "\ntracepoints                               btf  tracefs\n");
 	for (int i = 0; i < ft->ntracepoints; i++) {
