@@ -55,7 +55,7 @@ static const char usage_text[] =
 "          stock's slots (BTF): throughput and the memcgs keeping a precharge\n"
 "  objstock  the same through the per-CPU obj stock: each turn an open()+close()\n"
 "          of /dev/null, K = 1 .. 2 x its objcg slots + 2 (BTF); the holders are\n"
-"          read from memory.kmem.usage_in_bytes (v1; v2: the cliff only)\n"
+"          read from memory.kmem.usage_in_bytes (v1) or memory.stat's kernel (v2)\n"
 "\n"
 "Placement:\n"
 "  --tasks N|steps      workers (default 1); steps: 1, an SMT sibling set, an\n"
@@ -310,8 +310,10 @@ static void check_stock_cpu(const struct opts *o, struct plan *pl)
 
 static void stock_slots_from_btf(struct plan *pl, bool obj)
 {
+	struct kbtf_field fld;
 	struct kfeatures f;
 	struct kbtf k;
+	int st;
 	char err[256];
 
 	pl->stock_slots = 0;
@@ -323,6 +325,10 @@ static void stock_slots_from_btf(struct plan *pl, bool obj)
 	pl->stock_slots = obj ? (f.obj_stock_slots > 0 ? f.obj_stock_slots : 0) : f.stock_slots;
 	snprintf(pl->stock_evidence, sizeof(pl->stock_evidence), "%s",
 		 obj ? f.obj_stock_slots_evidence : f.stock_slots_evidence);
+	/* Before 6.16 the objcg stock is memcg_stock_pcp.cached_objcg: one objcg. */
+	if (obj && f.obj_stock_slots < 0 && (st = kbtf_find_struct(&k, "memcg_stock_pcp")) > 0 &&
+	    !kbtf_member(&k, st, "cached_objcg", &fld))
+		pl->stock_slots = 1;
 	kbtf_close(&k);
 }
 
@@ -1030,8 +1036,9 @@ static void print_stock(FILE *f, const struct opts *o, const struct plan *pl, co
 	else
 		fprintf(f, "  per-CPU %s from BTF: unknown (%s); K swept to %d\n", what, pl->stock_evidence, o->stock_max);
 	if (obj)
-		fprintf(f, "  holders: memcgs still holding the page their first charge took, read from "
-			"memory.kmem.usage_in_bytes after a round of one turn each (v1: exact)\n");
+		fprintf(f, "  holders: memcgs still holding the page their first charge took after a round of one "
+			"turn each, read from %s\n", pl->env.memory_v2 ? "memory.stat's kernel once the periodic "
+			"stats flush (2 s) shows the round's last charge (v2)" : "memory.kmem.usage_in_bytes (v1)");
 	fprintf(f, "  %4s %12s %14s %9s  %s\n", "K", "charges/s", "CPU ns/charge", "holders", "per round");
 	for (int i = 0; i < n; i++) {
 		char a[32], rounds[128] = "", held[16] = "-";

@@ -248,7 +248,60 @@ const struct hloop loop_objstock = {
 
 const char *stock_holders_file(const struct stock_ctl *c, const struct cg_env *env)
 {
-	return c->obj ? "memory.kmem.usage_in_bytes" : cg_file_usage(env);
+	if (!c->obj)
+		return cg_file_usage(env);
+	return env->memory_v2 ? "memory.stat" : "memory.kmem.usage_in_bytes";
+}
+
+/* v2 obj stock: memory.stat's "kernel" (MEMCG_KMEM, bytes), re-read through fd. */
+#define STAT_KEY "kernel"
+#define FLUSH_WAIT_S 5		/* the periodic rstat flush runs every 2 s */
+
+static int read_holder_value(const struct stock_ctl *c, const struct cg_env *env, int fd, long long *out)
+{
+	char buf[16384], *p;
+	ssize_t n;
+
+	if (!c->obj || !env->memory_v2)
+		return cg_read_fd_ll(fd, out);
+	do
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	for (p = buf; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, STAT_KEY " ", sizeof(STAT_KEY))) {
+			char *end;
+
+			errno = 0;
+			*out = strtoll(p + sizeof(STAT_KEY), &end, 10);
+			return end == p + sizeof(STAT_KEY) || errno ? -EINVAL : 0;
+		}
+	return -ENOENT;
+}
+
+/*
+ * v2 flushes memcg stats lazily; the periodic flush (forced, every 2 s)
+ * brings them up to date.  The round's last memcg charged last, so the
+ * stock holds it: once its "kernel" shows that page, the round is flushed.
+ * False when it did not show within FLUSH_WAIT_S (it was evicted, or no
+ * periodic flush): the round is not read.
+ */
+static bool wait_flushed(const struct stock_ctl *c, const struct cg_env *env, int fd, long long before, long page)
+{
+	double end = now_s() + FLUSH_WAIT_S;
+	struct timespec ts = { 0, 20 * 1000 * 1000L };
+	long long v;
+
+	if (!c->obj || !env->memory_v2)
+		return true;
+	while (now_s() < end && !lab_stop_requested()) {
+		if (!read_holder_value(c, env, fd, &v) && v - before >= page / 2)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
 }
 
 struct stock_ctl *stock_ctl_new(int k, bool hold, bool obj)
@@ -307,11 +360,11 @@ static int one_round(struct stock_ctl *c, const struct cg_env *env, const char *
 			e = fd[i] = cg_open_file(cg, stock_holders_file(c, env));
 		/* The first read allocates the file's buffer: later ones do not charge. */
 		if (e >= 0)
-			e = cg_read_fd_ll(fd[i], &charged[i]);
+			e = read_holder_value(c, env, fd[i], &charged[i]);
 		if (e >= 0)
 			e = cg_enter(env, cg, c->w[i].pid);
 		if (e >= 0)
-			e = cg_read_fd_ll(fd[i], &charged[i]);
+			e = read_holder_value(c, env, fd[i], &charged[i]);
 		if (e < 0) {
 			snprintf(err, errlen, "fresh cgroup %s for worker %d: %s", cg, i, strerror(-e));
 			free(cg);
@@ -324,8 +377,14 @@ static int one_round(struct stock_ctl *c, const struct cg_env *env, const char *
 		snprintf(err, errlen, "the workers did not charge their round in %d s", STEP_TIMEOUT_S);
 		goto out;
 	}
+	if (!wait_flushed(c, env, fd[k - 1], charged[k - 1], page)) {
+		futex_word_store_wake(&c->read_done, r + 1);
+		*holders = -1;	/* not read: see stock_holders_measure */
+		ret = 0;
+		goto out;
+	}
 	for (int i = 0; i < k; i++) {
-		e = cg_read_fd_ll(fd[i], &usage[i]);
+		e = read_holder_value(c, env, fd[i], &usage[i]);
 		if (e < 0) {
 			futex_word_store_wake(&c->read_done, r + 1);
 			snprintf(err, errlen, "cannot read a fresh cgroup's usage: %s", strerror(-e));
@@ -354,11 +413,6 @@ int stock_holders_measure(struct stock_ctl *c, const struct cg_env *env, const c
 {
 	memset(h, 0, sizeof(*h));
 	h->best = -1;
-	if (c->obj && env->memory_v2) {
-		snprintf(h->err, sizeof(h->err), "not measured: cgroup v2 has no kmem counter (memory.stat's kernel "
-			 "is flushed lazily); the cliff is in CPU ns per charge");
-		return -1;
-	}
 	if (rounds < 1 || rounds > STOCK_MAX_ROUNDS || c->k < 1 || c->k > STOCK_MAX_K) {
 		snprintf(h->err, sizeof(h->err), "holders: %d rounds of %d memcgs is out of range", rounds, c->k);
 		return -1;
@@ -375,6 +429,11 @@ int stock_holders_measure(struct stock_ctl *c, const struct cg_env *env, const c
 		h->rounds = r + 1;
 		if (h->holders[r] > h->best)
 			h->best = h->holders[r];
+	}
+	if (h->best < 0) {
+		snprintf(h->err, sizeof(h->err), "not read: memory.stat's %s never showed the round's last charge "
+			 "within %d s (no periodic stats flush?)", STAT_KEY, FLUSH_WAIT_S);
+		return -1;
 	}
 	return 0;
 }

@@ -19,8 +19,11 @@
  * page); an evicted one has it uncharged when its slot is drained.  On
  * cgroup v1 memory.kmem.usage_in_bytes changes only at those page-level
  * charges and drains, so the holders after a round are read exactly there:
- * min(K, obj stock slots).  Cgroup v2 has no such counter (memory.stat's
- * kernel is flushed lazily): there only the throughput cliff is measured.
+ * min(K, obj stock slots).  Cgroup v2 has no kmem counter; memory.stat's
+ * "kernel" counts the same page charges but is flushed lazily, so there a
+ * round is read once the periodic flush (every 2 s) shows the round's last
+ * charge, which the stock holds by construction.  holders[r] is -1 for a
+ * round that could not be read that way.
  */
 #ifndef LAB_DRIVERS_STOCK_H
 #define LAB_DRIVERS_STOCK_H

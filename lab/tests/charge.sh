@@ -150,21 +150,16 @@ ok '[ "$most" = "$slots" ] && grep -q "matches the $slots slots BTF gives" "$T/s
 grep -E '^ +[0-9]+ ' "$T/stock.out" | diag
 ok '! left_behind' "stock: no cgroup or worker left"
 
-# ---- the obj stock's slots (exact on v1: memory.kmem.usage_in_bytes) ----
+# ---- the obj stock's slots (v1: memory.kmem.usage_in_bytes; v2: memory.stat's kernel) ----
 charge objstock --mode objstock --duration 1 --warmup 0 --stock-rounds 5
 oslots=$(awk -F'\t' 'NR == 2 { print $6 }' "$dir/data/objstock.tsv")
 kmax=$(awk -F'\t' 'NR > 1 { k = $1 } END { print k + 0 }' "$dir/data/objstock.tsv")
 ok '[ $rc = 0 ] && [ "${oslots:-0}" -ge 1 ] && [ "$kmax" = $((2 * oslots + 2)) ]' \
 	"objstock: runs over K = 1..2x+2 the BTF objcg slots ($oslots, K up to $kmax)"
-if [ -f "$memroot/memory.kmem.usage_in_bytes" ]; then
-	over=$(awk -F'\t' -v s="$oslots" 'NR > 1 && ($4 > $1 || $4 > s) { k++ } END { print k + 0 }' "$dir/data/objstock.tsv")
-	most=$(awk -F'\t' 'NR > 1 && $4 > m { m = $4 } END { print m + 0 }' "$dir/data/objstock.tsv")
-	ok '[ "$over" = 0 ] && [ "$most" = "$oslots" ] && grep -q "matches the $oslots objcg slot" "$T/objstock.out"' \
-		"objstock: the kmem holders stop at the obj stock's size ($most of $oslots)"
-else
-	ok 'grep -q "not measured: cgroup v2 has no kmem counter" "$T/objstock.out"' \
-		"objstock: without memory.kmem.usage_in_bytes the holders say why they are not measured"
-fi
+over=$(awk -F'\t' -v s="$oslots" 'NR > 1 && ($4 > $1 || $4 > s) { k++ } END { print k + 0 }' "$dir/data/objstock.tsv")
+most=$(awk -F'\t' 'NR > 1 && $4 > m { m = $4 } END { print m + 0 }' "$dir/data/objstock.tsv")
+ok '[ "$over" = 0 ] && [ "$most" = "$oslots" ] && grep -q "matches the $oslots objcg slot" "$T/objstock.out"' \
+	"objstock: the holders stop at the obj stock's size ($most of $oslots)"
 grep -E '^ +[0-9]+ ' "$T/objstock.out" | diag
 ok '! left_behind' "objstock: no cgroup or worker left"
 
