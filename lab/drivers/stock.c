@@ -248,60 +248,13 @@ const struct hloop loop_objstock = {
 
 const char *stock_holders_file(const struct stock_ctl *c, const struct cg_env *env)
 {
-	if (!c->obj)
-		return cg_file_usage(env);
-	return env->memory_v2 ? "memory.stat" : "memory.kmem.usage_in_bytes";
+	return c->obj ? runtime_kmem_file(env) : cg_file_usage(env);
 }
 
-/* v2 obj stock: memory.stat's "kernel" (MEMCG_KMEM, bytes), re-read through fd. */
-#define STAT_KEY "kernel"
-#define FLUSH_WAIT_S 5		/* the periodic rstat flush runs every 2 s */
-
+/* The holders' counter through an open fd: usage, or the obj stock's kmem. */
 static int read_holder_value(const struct stock_ctl *c, const struct cg_env *env, int fd, long long *out)
 {
-	char buf[16384], *p;
-	ssize_t n;
-
-	if (!c->obj || !env->memory_v2)
-		return cg_read_fd_ll(fd, out);
-	do
-		n = pread(fd, buf, sizeof(buf) - 1, 0);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	for (p = buf; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, STAT_KEY " ", sizeof(STAT_KEY))) {
-			char *end;
-
-			errno = 0;
-			*out = strtoll(p + sizeof(STAT_KEY), &end, 10);
-			return end == p + sizeof(STAT_KEY) || errno ? -EINVAL : 0;
-		}
-	return -ENOENT;
-}
-
-/*
- * v2 flushes memcg stats lazily; the periodic flush (forced, every 2 s)
- * brings them up to date.  The round's last memcg charged last, so the
- * stock holds it: once its "kernel" shows that page, the round is flushed.
- * False when it did not show within FLUSH_WAIT_S (it was evicted, or no
- * periodic flush): the round is not read.
- */
-static bool wait_flushed(const struct stock_ctl *c, const struct cg_env *env, int fd, long long before, long page)
-{
-	double end = now_s() + FLUSH_WAIT_S;
-	struct timespec ts = { 0, 20 * 1000 * 1000L };
-	long long v;
-
-	if (!c->obj || !env->memory_v2)
-		return true;
-	while (now_s() < end && !lab_stop_requested()) {
-		if (!read_holder_value(c, env, fd, &v) && v - before >= page / 2)
-			return true;
-		nanosleep(&ts, NULL);
-	}
-	return false;
+	return c->obj ? runtime_read_kmem(env, fd, out) : cg_read_fd_ll(fd, out);
 }
 
 struct stock_ctl *stock_ctl_new(int k, bool hold, bool obj)
@@ -377,7 +330,8 @@ static int one_round(struct stock_ctl *c, const struct cg_env *env, const char *
 		snprintf(err, errlen, "the workers did not charge their round in %d s", STEP_TIMEOUT_S);
 		goto out;
 	}
-	if (!wait_flushed(c, env, fd[k - 1], charged[k - 1], page)) {
+	/* v2: the round's last memcg, held by construction, shows when the flush came. */
+	if (c->obj && !runtime_wait_kmem(env, fd[k - 1], charged[k - 1], page)) {
 		futex_word_store_wake(&c->read_done, r + 1);
 		*holders = -1;	/* not read: see stock_holders_measure */
 		ret = 0;
@@ -431,8 +385,8 @@ int stock_holders_measure(struct stock_ctl *c, const struct cg_env *env, const c
 			h->best = h->holders[r];
 	}
 	if (h->best < 0) {
-		snprintf(h->err, sizeof(h->err), "not read: memory.stat's %s never showed the round's last charge "
-			 "within %d s (no periodic stats flush?)", STAT_KEY, FLUSH_WAIT_S);
+		snprintf(h->err, sizeof(h->err), "not read: memory.stat's kernel never showed the round's last charge "
+			 "within %d s (no periodic stats flush?)", RP_FLUSH_WAIT_S);
 		return -1;
 	}
 	return 0;
