@@ -219,6 +219,11 @@ static void test_parse_errors(void)
 		{ "rule 9lives\n", 1, "expected 'rule NAME'" },
 		{ "tag hot page_counter.usage\n", 1, "expected 'hot-written' or 'read-mostly'" },
 		{ "tag hot-written usage\n", 1, "expected STRUCT.FIELD" },
+		{ "pending page_counter.stock\n", 1, "expected 'pending STRUCT.FIELD... " },
+		{ "pending page_counter.stock page_counter.batch\n", 1, "expected the series' name (quoted)" },
+		{ "pending task_struct.x \"s\"\n", 1, "struct task_struct is not one the lab captures" },
+		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant fewest-lines usage\n", 4,
+		  "expected 'fewest-lines FIELD FIELD...'" },
 		{ "# only comments\n\n", 0, "no rules" },
 	};
 
@@ -281,6 +286,18 @@ static void test_validation(void)
 		rules_free(&rs);
 		free(text);
 	}
+
+	/* A pending series' field is valid before any kernel has it, and only then. */
+	parse_text("rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant apart usage from stock\n", &rs, path,
+		   sizeof(path));
+	ok(rules_validate(&rs, all, NK, err, sizeof(err)) && strstr(err, "'stock'"),
+	   "page_counter.stock is unknown without a 'pending' line");
+	rules_free(&rs);
+	parse_text("pending page_counter.stock \"a series\"\n"
+		   "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant apart usage from stock\n", &rs, path,
+		   sizeof(path));
+	ok(!rules_validate(&rs, all, NK, err, sizeof(err)), "page_counter.stock is valid once declared pending");
+	rules_free(&rs);
 
 	/* A field is valid when any known kernel has it: kmem is not in 6.12. */
 	parse_text("rule a\n\tstruct mem_cgroup\n\tseverity hard\n\tinvariant aligned kmem\n", &rs, path, sizeof(path));
