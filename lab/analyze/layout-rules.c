@@ -181,6 +181,31 @@ static int parse_tag(struct parser *p, char **tok, int n)
 	return 0;
 }
 
+/* pending STRUCT.FIELD... "series": fields a rule may name before any kernel has them. */
+static int parse_pending(struct parser *p, char **tok, int n)
+{
+	if (n < 3)
+		return perr(p, p->line, "expected 'pending STRUCT.FIELD... \"the series that adds them\"'");
+	for (int i = 1; i < n - 1; i++) {
+		struct rule_pending *e;
+		char *dot = strchr(tok[i], '.');
+
+		if (!dot || !is_name(tok[i], true))
+			return perr(p, p->line, "expected STRUCT.FIELD, got '%s'", tok[i]);
+		*dot = '\0';
+		if (!known_struct(tok[i]))
+			return perr(p, p->line, "struct %s is not one the lab captures", tok[i]);
+		p->rs->pending = xrealloc(p->rs->pending, (p->rs->npending + 1) * sizeof(*e));
+		e = &p->rs->pending[p->rs->npending++];
+		snprintf(e->strukt, sizeof(e->strukt), "%s", tok[i]);
+		snprintf(e->field, sizeof(e->field), "%s", dot + 1);
+	}
+	if (strchr(tok[n - 1], '.') && !strchr(tok[n - 1], ' '))
+		return perr(p, p->line, "pending: expected the series' name (quoted) after the fields, got '%s'",
+			    tok[n - 1]);
+	return 0;
+}
+
 static const struct {
 	const char *word;
 	enum inv_op op;
@@ -200,6 +225,7 @@ static const struct {
 	{ "same-length", INV_SAME_LENGTH, "same-length FIELD FIELD..." },
 	{ "elem-size", INV_ELEM_SIZE, "elem-size FIELD N" },
 	{ "percpu-aligned", INV_PERCPU_ALIGNED, "percpu-aligned VAR" },
+	{ "fewest-lines", INV_FEWEST_LINES, "fewest-lines FIELD FIELD..." },
 };
 
 static int want_field(struct parser *p, const char *form, const char *s)
@@ -249,7 +275,7 @@ static int parse_invariant(struct parser *p, struct rule *r, char **tok, int n)
 	if (i == (int)(sizeof(inv_ops) / sizeof(inv_ops[0])))
 		return perr(p, p->line, "unknown predicate '%s' (expected offset, aligned, alone, apart, together, "
 			    "on-line, not-on-line, after, between, distance, size, same-length, elem-size, "
-			    "percpu-aligned)", tok[1]);
+			    "percpu-aligned, fewest-lines)", tok[1]);
 	inv->op = inv_ops[i].op;
 	form = inv_ops[i].form;
 	tok += 2;
@@ -268,6 +294,7 @@ static int parse_invariant(struct parser *p, struct rule *r, char **tok, int n)
 		return take_list(p, inv, form, tok, n, 1);
 	case INV_TOGETHER:
 	case INV_SAME_LENGTH:
+	case INV_FEWEST_LINES:
 		return take_list(p, inv, form, tok, n, 2);
 	case INV_ALONE:
 		if (n < 1 || n == 2 || (n > 2 && strcmp(tok[1], "allow")))
@@ -341,8 +368,10 @@ static int parse_when(struct parser *p, struct rule *r, char **tok, int n)
 		{ "has", COND_HAS, true }, { "lacks", COND_LACKS, true },
 		{ "array", COND_ARRAY, true }, { "scalar", COND_SCALAR, true },
 		{ "no-lock-debug", COND_NO_LOCK_DEBUG, false },
+		{ "rt-lock", COND_RT_LOCK, false }, { "no-rt-lock", COND_NO_RT_LOCK, false },
 	};
-	const char *form = "when has|lacks|array|scalar FIELD [\"reason\"] or when no-lock-debug [\"reason\"]";
+	const char *form = "when has|lacks|array|scalar FIELD [\"reason\"] or when no-lock-debug|rt-lock|no-rt-lock "
+			   "[\"reason\"]";
 	struct rule_cond *c;
 	size_t i;
 
@@ -458,6 +487,11 @@ static int parse_line(struct parser *p, char *text)
 			return -1;
 		return parse_tag(p, tok, n);
 	}
+	if (!strcmp(tok[0], "pending")) {
+		if (finish_rule(p))
+			return -1;
+		return parse_pending(p, tok, n);
+	}
 	if (!strcmp(tok[0], "rule")) {
 		struct rule *r;
 
@@ -550,11 +584,20 @@ void rules_free(struct rules *rs)
 	}
 	free(rs->r);
 	free(rs->tags.e);
+	free(rs->pending);
 	free(rs->path);
 	memset(rs, 0, sizeof(*rs));
 }
 
 /* ---- validation against the known kernels -------------------------------- */
+
+static bool field_pending(const struct rules *rs, const char *strukt, const char *field)
+{
+	for (int i = 0; i < rs->npending; i++)
+		if (!strcmp(rs->pending[i].strukt, strukt) && !strcmp(rs->pending[i].field, field))
+			return true;
+	return false;
+}
 
 static bool field_known(const struct layout *const *known, int nknown, const char *strukt, const char *field)
 {
@@ -607,7 +650,7 @@ static int check_field(const struct rules *rs, const struct rule *r, int line, c
 		       const struct layout *const *known, int nknown, char *err, size_t errlen)
 {
 	for (int i = 0; i < r->nstructs; i++)
-		if (field_known(known, nknown, r->structs[i], field))
+		if (field_known(known, nknown, r->structs[i], field) || field_pending(rs, r->structs[i], field))
 			return 0;
 	return unknown_field(rs, line, r, field, err, errlen);
 }
@@ -618,7 +661,7 @@ int rules_validate(const struct rules *rs, const struct layout *const *known, in
 	for (int i = 0; i < rs->tags.n; i++) {
 		const struct lay_tag_entry *e = &rs->tags.e[i];
 
-		if (!tag_known(known, nknown, e)) {
+		if (!tag_known(known, nknown, e) && !field_pending(rs, e->strukt, e->field)) {
 			snprintf(err, errlen, "%s:%d: tag: field '%s.%s' exists in no known kernel "
 				 "(checked this kernel and the captures under layouts/)", rs->path, e->line,
 				 e->strukt, e->field);
@@ -1120,6 +1163,48 @@ static enum verdict eval_percpu(struct ctx *c, const struct rule_inv *inv, char 
 	return V_FAIL;
 }
 
+/*
+ * The fields (their own bytes, holes not counted) lie on no more cachelines
+ * than those bytes need, placed as the struct really is: with a 1-byte lock
+ * that is one line for the stocks, with PREEMPT_RT's 32-byte lock two; a
+ * cold member between them, or a misplaced start, makes a third.
+ */
+static enum verdict eval_fewest_lines(struct ctx *c, const struct rule_inv *inv, char *na, size_t nal,
+				      char *ok, size_t okl)
+{
+	const struct lay_field *fs[64];
+	char absent[256], names[RESULT_TEXT / 2];
+	int n = present_list(c, inv, fs, absent, sizeof(absent));
+	uint64_t lo = UINT64_MAX, hi = 0, bytes = 0, need, first, last;
+
+	if (n < 2) {
+		str_setf(na, nal, "%s has %d of the %d fields (absent: %s)", c->s->name, n, inv->nlist, absent);
+		return V_NA;
+	}
+	for (int i = 0; i < n; i++) {
+		lo = fs[i]->offset < lo ? fs[i]->offset : lo;
+		hi = fs[i]->offset + fs[i]->size > hi ? fs[i]->offset + fs[i]->size : hi;
+		bytes += fs[i]->size;
+	}
+	need = (bytes + c->L - 1) / c->L;
+	first = (c->base + lo) / c->L;
+	last = (c->base + hi - 1) / c->L;
+	names_text(fs, n, names, sizeof(names));
+	if (last - first + 1 <= need) {
+		str_setf(ok, okl, "%s: %" PRIu64 " B in bytes %" PRIu64 "-%" PRIu64 " on cacheline%s %" PRIu64,
+			 names, bytes, lo, hi - 1, need > 1 ? "s" : "", first);
+		if (last > first)
+			str_appendf(ok, okl, "-%" PRIu64, last);
+		str_appendf(ok, okl, ", the fewest %" PRIu64 " B can take", bytes);
+		if (absent[0])
+			str_appendf(ok, okl, " (absent: %s)", absent);
+		return V_PASS;
+	}
+	detail(c, "struct %s: %s: %" PRIu64 " B in bytes %" PRIu64 "-%" PRIu64 " span cachelines %" PRIu64 "-%" PRIu64
+	       ", %" PRIu64 " would do", c->s->name, names, bytes, lo, hi - 1, first, last, need);
+	return V_FAIL;
+}
+
 static enum verdict eval_inv(struct ctx *c, const struct rule_inv *inv, char *na, size_t nal, char *ok, size_t okl)
 {
 	char nt[64];
@@ -1145,6 +1230,8 @@ static enum verdict eval_inv(struct ctx *c, const struct rule_inv *inv, char *na
 		return eval_same_length(c, inv, na, nal, ok, okl);
 	case INV_PERCPU_ALIGNED:
 		return eval_percpu(c, inv, na, nal, ok, okl);
+	case INV_FEWEST_LINES:
+		return eval_fewest_lines(c, inv, na, nal, ok, okl);
 	case INV_SIZE:
 		if ((long)c->s->size == num_bytes(c, inv->num)) {
 			str_setf(ok, okl, "%" PRIu64 " B", c->s->size);
@@ -1188,7 +1275,15 @@ static bool conds_hold(struct ctx *c, char *na, size_t n)
 		case COND_NO_LOCK_DEBUG:
 			if ((hold = !c->lay->lock_debug) == false)
 				str_setf(na, n, "lock-debugging build: %s; the stock invariants assume a "
-					 "0/1-byte lock", c->lay->lock_debug_evidence);
+					 "non-debug lock (0/1 byte, or PREEMPT_RT's spinlock_t)", c->lay->lock_debug_evidence);
+			break;
+		case COND_RT_LOCK:
+			if ((hold = c->lay->lock_rt) == false)
+				str_setf(na, n, "not a PREEMPT_RT build (%s)", c->lay->lock_debug_evidence);
+			break;
+		case COND_NO_RT_LOCK:
+			if ((hold = !c->lay->lock_rt) == false)
+				str_setf(na, n, "PREEMPT_RT build: %s", c->lay->lock_debug_evidence);
 			break;
 		}
 		if (!hold) {

@@ -37,6 +37,7 @@ enum inv_op {
 	INV_SAME_LENGTH,	/* same-length F G... */
 	INV_ELEM_SIZE,		/* elem-size F N */
 	INV_PERCPU_ALIGNED,	/* percpu-aligned VAR */
+	INV_FEWEST_LINES,	/* fewest-lines F...: they span no more lines than their bytes need */
 };
 
 struct rule_inv {
@@ -49,7 +50,7 @@ struct rule_inv {
 	int nlist;
 };
 
-enum cond_op { COND_HAS, COND_LACKS, COND_ARRAY, COND_SCALAR, COND_NO_LOCK_DEBUG };
+enum cond_op { COND_HAS, COND_LACKS, COND_ARRAY, COND_SCALAR, COND_NO_LOCK_DEBUG, COND_RT_LOCK, COND_NO_RT_LOCK };
 
 struct rule_cond {
 	int line;
@@ -81,11 +82,19 @@ struct rule {
 	struct rule_inv invs[RULE_MAX_PARTS];
 };
 
+/* A field of a pending series no known kernel has yet ("pending STRUCT.FIELD..."). */
+struct rule_pending {
+	char strukt[64];
+	char field[128];
+};
+
 struct rules {
 	char *path;
 	int n;
 	struct rule *r;
 	struct lay_tags tags;
+	int npending;
+	struct rule_pending *pending;
 };
 
 /*

@@ -211,6 +211,8 @@ void layout_from_btf(struct layout *lay, const struct kbtf *k)
 	lay->cacheline = kf.cacheline_size;
 	snprintf(lay->cacheline_evidence, LAY_EVIDENCE, "%s", kf.cacheline_size_evidence);
 	lay->lock_debug = kf.lock_debug;
+	lay->lock_rt = kf.lock_rt;
+	lay->lock_size = kf.lock_size;
 	snprintf(lay->lock_debug_evidence, LAY_EVIDENCE, "%s", kf.lock_debug_evidence);
 }
 
@@ -266,6 +268,8 @@ int layout_write_capture(const struct layout *lay, const struct lay_tags *tags, 
 	fprintf(f, "cacheline_evidence\t%s\n", lay->cacheline_evidence);
 	fprintf(f, "lock_debug\t%d\n", lay->lock_debug);
 	fprintf(f, "lock_debug_evidence\t%s\n", lay->lock_debug_evidence);
+	fprintf(f, "lock_rt\t%d\n", lay->lock_rt);
+	fprintf(f, "lock_size\t%d\n", lay->lock_size);
 	fprintf(f, "percpu_datasec\t%d\n", lay->percpu_datasec);
 	if (close_out(f, dir, "meta.tsv", err, errlen))
 		return -1;
@@ -439,6 +443,14 @@ static int read_meta_row(char **col, struct row_ctx *c)
 		if (num(c, "lock_debug", col[1], 0, 1, &v))
 			return -1;
 		lay->lock_debug = v;
+	} else if (!strcmp(col[0], "lock_rt")) {	/* absent from captures before 7.x support */
+		if (num(c, "lock_rt", col[1], 0, 1, &v))
+			return -1;
+		lay->lock_rt = v;
+	} else if (!strcmp(col[0], "lock_size")) {
+		if (num(c, "lock_size", col[1], -1, 4096, &v))
+			return -1;
+		lay->lock_size = (int)v;
 	} else if (!strcmp(col[0], "lock_debug_evidence")) {
 		snprintf(lay->lock_debug_evidence, LAY_EVIDENCE, "%s", col[1]);
 	} else if (!strcmp(col[0], "percpu_datasec")) {
@@ -544,6 +556,7 @@ int layout_parse_capture(struct layout *lay, const char *dir, const char *meta, 
 	struct row_ctx c = { .lay = lay };
 
 	memset(lay, 0, sizeof(*lay));
+	lay->lock_size = -1;	/* captures made before lock_size was written */
 	lay->origin = xasprintf("capture %s", dir);
 	for (int i = 0; i < LAYOUT_NSTRUCTS; i++) {
 		lay->s[i].name = layout_struct_names[i];

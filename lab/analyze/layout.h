@@ -60,7 +60,9 @@ struct layout {
 	char *release;		/* kernel release, NULL when unknown */
 	int cacheline;		/* L in bytes */
 	char cacheline_evidence[LAY_EVIDENCE];
-	bool lock_debug;	/* lockdep/RT-sized locks in the per-cpu stocks */
+	bool lock_debug;	/* lockdep-sized locks in the per-cpu stocks */
+	bool lock_rt;		/* PREEMPT_RT: the stock's lock is a 32-byte spinlock_t */
+	int lock_size;		/* bytes of the stock's lock, -1 when none or unknown */
 	char lock_debug_evidence[LAY_EVIDENCE];
 	bool percpu_datasec;	/* BTF carries the .data..percpu DATASEC */
 	struct lay_struct s[LAYOUT_NSTRUCTS];

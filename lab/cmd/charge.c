@@ -4,7 +4,7 @@
  * the machine before anything starts; then the cgroup tree is built, the
  * harness (drivers/harness.h) runs the mode's loop once per task count, and
  * the summary goes to stdout (and, with a results directory, to data/ and
- * metrics.tsv).  The stock mode sweeps K memcgs on one CPU instead.
+ * metrics.tsv).  The stock and objstock modes sweep K memcgs on one CPU instead.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -54,6 +54,9 @@ static const char usage_text[] =
 "          TCP_SENDFILE's shape); rates in Mbps\n"
 "  stock   K memcgs taking turns on one CPU, K = 1 .. twice the per-CPU\n"
 "          stock's slots (BTF): throughput and the memcgs keeping a precharge\n"
+"  objstock  the same through the per-CPU obj stock: each turn an open()+close()\n"
+"          of /dev/null, K = 1 .. 2 x its objcg slots + 2 (BTF); the holders are\n"
+"          read from memory.kmem.usage_in_bytes (v1) or memory.stat's kernel (v2)\n"
 "\n"
 "Placement:\n"
 "  --tasks N|steps      workers (default 1); steps: 1, an SMT sibling set, an\n"
@@ -84,8 +87,9 @@ static const char usage_text[] =
 "  --tcp-limit SIZE     sock, cgroup v1: memory.kmem.tcp.limit_in_bytes of each\n"
 "                       cgroup; without it v1 does not charge sockets at all\n"
 "  --tmpfs DIR          file: a directory on tmpfs (/dev/shm)\n"
-"  --stock-max K        stock: the largest K (default twice the slots)\n"
-"  --stock-rounds N     stock: precharge readings per K, largest kept (3)\n"
+"  --stock-max K        stock, objstock: the largest K (default twice the slots;\n"
+"                       objstock: twice plus 2)\n"
+"  --stock-rounds N     stock, objstock: holder readings per K, largest kept (3)\n"
 "Output:\n"
 "  --results NAME       write results/<date>-NAME/ (under `memcg-lab run`: its\n"
 "                       directory, tagged with the step)\n"
@@ -133,9 +137,15 @@ struct plan {
 	const char *step_names[TOPO_MAX_STEPS];
 	long page;
 	int ncg;
-	int stock_cpu, stock_slots;
+	int stock_cpu, stock_slots;	/* stock: memcg slots; objstock: objcg slots */
 	char stock_evidence[KF_EVIDENCE];
 };
+
+/* The modes that rotate K memcgs through one CPU's stock. */
+static bool is_stock_mode(const char *mode)
+{
+	return !strcmp(mode, "stock") || !strcmp(mode, "objstock");
+}
 
 static void bad(const char *opt, const char *val, const char *fmt, ...) __attribute__((noreturn, format(printf, 3, 4)));
 static void bad(const char *opt, const char *val, const char *fmt, ...)
@@ -299,10 +309,12 @@ static void check_stock_cpu(const struct opts *o, struct plan *pl)
 		}
 }
 
-static void stock_slots_from_btf(struct plan *pl)
+static void stock_slots_from_btf(struct plan *pl, bool obj)
 {
+	struct kbtf_field fld;
 	struct kfeatures f;
 	struct kbtf k;
+	int st;
 	char err[256];
 
 	pl->stock_slots = 0;
@@ -311,15 +323,21 @@ static void stock_slots_from_btf(struct plan *pl)
 		return;
 	}
 	kfeatures_detect(&f, &k, NULL, NULL);
-	pl->stock_slots = f.stock_slots;
-	snprintf(pl->stock_evidence, sizeof(pl->stock_evidence), "%s", f.stock_slots_evidence);
+	pl->stock_slots = obj ? (f.obj_stock_slots > 0 ? f.obj_stock_slots : 0) : f.stock_slots;
+	snprintf(pl->stock_evidence, sizeof(pl->stock_evidence), "%s",
+		 obj ? f.obj_stock_slots_evidence : f.stock_slots_evidence);
+	/* Before 6.16 the objcg stock is memcg_stock_pcp.cached_objcg: one objcg. */
+	if (obj && f.obj_stock_slots < 0 && (st = kbtf_find_struct(&k, "memcg_stock_pcp")) > 0 &&
+	    !kbtf_member(&k, st, "cached_objcg", &fld))
+		pl->stock_slots = 1;
 	kbtf_close(&k);
 }
 
 static void check(struct opts *o, struct plan *pl)
 {
 	struct meminfo mi;
-	bool stock = !strcmp(o->mode, "stock"), sock = !strcmp(o->mode, "sock");
+	bool stock = is_stock_mode(o->mode), sock = !strcmp(o->mode, "sock");
+	bool obj = !strcmp(o->mode, "objstock");
 	long leaves, need, per_process;
 	char err[512];
 	struct rlimit rl;
@@ -346,9 +364,9 @@ static void check(struct opts *o, struct plan *pl)
 		if (!o->duration_set)
 			o->duration = STOCK_DEFAULT_DURATION;
 		check_stock_cpu(o, pl);
-		stock_slots_from_btf(pl);
+		stock_slots_from_btf(pl, obj);
 		if (!o->stock_max)
-			o->stock_max = pl->stock_slots > 0 ? 2 * pl->stock_slots : 16;
+			o->stock_max = pl->stock_slots > 0 ? 2 * pl->stock_slots + (obj ? 2 : 0) : 16;
 		if (o->stock_max > STOCK_MAX_K)
 			o->stock_max = STOCK_MAX_K;
 		pl->nsteps = 1;
@@ -1002,43 +1020,58 @@ static double mean_rate(const struct stock_row *row, int n, bool below, int clif
 static void print_stock(FILE *f, const struct opts *o, const struct plan *pl, const struct stock_row *row, int n,
 			int *cliff_out, int *most_out)
 {
+	bool obj = !strcmp(o->mode, "objstock"), measured = false;
+	const char *what = obj ? "obj stock" : "stock", *unit = obj ? "objcg slot" : "slot";
+	const char *keeps = obj ? "keeps its objcg in the obj stock" : "keeps its precharge";
 	int cliff, most;
 	double r1, r2, n1, n2;
 
-	fprintf(f, "charge stock: K memcgs taking turns on CPU %d (%s), K = 1..%d; %d s per K after %d s warm-up\n",
-		pl->stock_cpu, cg_version(pl), o->stock_max, o->duration, o->warmup);
+	fprintf(f, "charge %s: K memcgs taking turns on CPU %d (%s), K = 1..%d; %d s per K after %d s warm-up\n",
+		o->mode, pl->stock_cpu, cg_version(pl), o->stock_max, o->duration, o->warmup);
 	fprintf(f, "  op: %s\n", o->loop->what);
 	if (pl->stock_slots > 0)
-		fprintf(f, "  per-CPU stock from BTF: %d slot%s (%s)\n", pl->stock_slots, pl->stock_slots == 1 ? "" : "s",
-			pl->stock_evidence);
+		fprintf(f, "  per-CPU %s from BTF: %d %s%s (%s)\n", what, pl->stock_slots, unit,
+			pl->stock_slots == 1 ? "" : "s", pl->stock_evidence);
 	else
-		fprintf(f, "  per-CPU stock from BTF: unknown (%s); K swept to %d\n", pl->stock_evidence, o->stock_max);
+		fprintf(f, "  per-CPU %s from BTF: unknown (%s); K swept to %d\n", what, pl->stock_evidence, o->stock_max);
+	if (obj)
+		fprintf(f, "  holders: memcgs still holding the page their first charge took after a round of one "
+			"turn each, read from %s\n", pl->env.memory_v2 ? "memory.stat's kernel once the periodic "
+			"stats flush (2 s) shows the round's last charge (v2)" : "memory.kmem.usage_in_bytes (v1)");
 	fprintf(f, "  %4s %12s %14s %9s  %s\n", "K", "charges/s", "CPU ns/charge", "holders", "per round");
 	for (int i = 0; i < n; i++) {
-		char a[32], rounds[128] = "";
+		char a[32], rounds[128] = "", held[16] = "-";
 		size_t len = 0;
 
 		format_si(a, sizeof(a), row[i].rate);
 		for (int r = 0; r < row[i].h.rounds && len < sizeof(rounds); r++)
 			len += snprintf(rounds + len, sizeof(rounds) - len, "%s%d", r ? " " : "", row[i].h.holders[r]);
-		fprintf(f, "  %4d %12s %14.0f %9d  %s%s%s\n", row[i].k, a, row[i].ns_per_charge, row[i].h.best,
+		measured |= row[i].h.best >= 0;
+		if (row[i].h.best >= 0)
+			snprintf(held, sizeof(held), "%d", row[i].h.best);
+		fprintf(f, "  %4d %12s %14.0f %9s  %s%s%s\n", row[i].k, a, row[i].ns_per_charge, held,
 			row[i].h.err[0] ? row[i].h.err : rounds, row[i].cut_short ? " (cut short)" : "",
 			row[i].h.best >= 0 && row[i].h.best < row[i].k ? "  <- fewer holders than memcgs" : "");
 	}
 	stock_cliff(row, n, &cliff, &most);
-	*cliff_out = cliff;
-	*most_out = most;
-	if (cliff < n) {
-		fprintf(f, "  cliff: every memcg keeps its precharge up to K = %d; beyond it at most %d do", cliff, most);
+	if (!measured) {
+		/* No holders (v2 objstock): split the rates at the slots BTF gives. */
+		cliff = pl->stock_slots > 0 && pl->stock_slots < n ? pl->stock_slots : n;
+		most = -1;
+		fprintf(f, "  holders not measured; the rates below are split at the %d %s%s BTF gives\n", cliff, unit,
+			cliff == 1 ? "" : "s");
+	} else if (cliff < n) {
+		fprintf(f, "  cliff: every memcg %s up to K = %d; beyond it at most %d do", keeps, cliff, most);
 		if (pl->stock_slots > 0)
-			fprintf(f, " -- %s the %d slots BTF gives", most == pl->stock_slots && cliff == pl->stock_slots ?
+			fprintf(f, " -- %s the %d %s%s BTF gives", most == pl->stock_slots && cliff == pl->stock_slots ?
 				"matches" : "does NOT match (other tasks on the CPU evict; see the rounds)",
-				pl->stock_slots);
+				pl->stock_slots, unit, pl->stock_slots == 1 ? "" : "s");
 		fputc('\n', f);
 	} else {
-		fprintf(f, "  no cliff up to K = %d: every memcg kept its precharge (the stock holds at least %d)\n",
-			n, n);
+		fprintf(f, "  no cliff up to K = %d: every memcg %s (the %s holds at least %d)\n", n, keeps, what, n);
 	}
+	*cliff_out = cliff;
+	*most_out = most;
 	r1 = mean_rate(row, n, true, cliff, false);
 	r2 = mean_rate(row, n, false, cliff, false);
 	n1 = mean_rate(row, n, true, cliff, true);
@@ -1046,12 +1079,18 @@ static void print_stock(FILE *f, const struct opts *o, const struct plan *pl, co
 	if (cliff > 1 && cliff < n && r1 > 0)
 		fprintf(f, "  K > %d against 2 <= K <= %d (K = 1 has no task to switch to): charges/s %+.1f%%, "
 			"CPU ns per charge %+.1f%%\n", cliff, cliff, 100 * (r2 - r1) / r1, 100 * (n2 - n1) / n1);
+	else if (cliff == 1 && n >= 3 && row[1].ns_per_charge > 0)
+		fprintf(f, "  one slot: every K >= 2 misses; K = 2 against K = %d (K = 1 has no task to switch to): "
+			"CPU ns per charge %+.1f%%\n", n, 100 * (row[n - 1].ns_per_charge - row[1].ns_per_charge) /
+			row[1].ns_per_charge);
 }
 
 static int run_stock(const struct opts *o, struct plan *pl, struct results *res)
 {
 	struct charge_opts lo = loop_opts(o, pl);
 	int kmax = o->stock_max, ret = 0, done = 0, cliff, most;
+	bool obj = !strcmp(o->mode, "objstock");
+	char mname[64];
 	struct stock_row *row = xcalloc(kmax, sizeof(*row));
 	int *cpu = xcalloc(kmax, sizeof(int)), *cg = xcalloc(kmax, sizeof(int));
 	cpu_set_t orig, others;
@@ -1064,10 +1103,10 @@ static int run_stock(const struct opts *o, struct plan *pl, struct results *res)
 
 	if (placement_build(&p, 1, kmax, kmax, o->limit, -1, err, sizeof(err)))
 		die("charge: %s", err);
-	evidence_init(&ev, &p.tree.env, "stock", p.ncg, p.leaf, p.label);
+	evidence_init(&ev, &p.tree.env, o->mode, p.ncg, p.leaf, p.label);
 	if (res) {
 		results_meta_set(res, "charge", config_json(o, pl, &p));
-		tsv = results_open_data(res, "stock.tsv");
+		tsv = results_open_data(res, obj ? "objstock.tsv" : "stock.tsv");
 		if (tsv)
 			fprintf(tsv, "K\tcharges_per_s\tcpu_ns_per_charge\tholders\tholders_per_round\tslots_btf\n");
 	}
@@ -1085,7 +1124,7 @@ static int run_stock(const struct opts *o, struct plan *pl, struct results *res)
 		struct harness_cfg hc;
 		char step[32], prefix[40];
 
-		x.stock = stock_ctl_new(k, CPU_COUNT(&others) > 0);
+		x.stock = stock_ctl_new(k, CPU_COUNT(&others) > 0, obj);
 		lo.stock_ctl = x.stock;
 		ev.ncg = k;
 		for (int i = 0; i < k; i++) {
@@ -1120,12 +1159,16 @@ static int run_stock(const struct opts *o, struct plan *pl, struct results *res)
 			if (out.cgroups)
 				evidence_write_tsv(&ev, NULL, out.cgroups, k > 1 ? NULL : "step\t", prefix);
 			if (out.metrics) {
-				metrics_emit(out.metrics, step, res->repeat, "stock.charges_per_s", row[k - 1].rate,
-					     "ops/s", "higher");
-				metrics_emit(out.metrics, step, res->repeat, "stock.cpu_ns_per_charge",
-					     row[k - 1].ns_per_charge, "ns", "lower");
-				metrics_emit(out.metrics, step, res->repeat, "stock.holders", x.holders.best, "memcgs",
-					     "-");
+				snprintf(mname, sizeof(mname), "%s.charges_per_s", o->mode);
+				metrics_emit(out.metrics, step, res->repeat, mname, row[k - 1].rate, "ops/s", "higher");
+				snprintf(mname, sizeof(mname), "%s.cpu_ns_per_charge", o->mode);
+				metrics_emit(out.metrics, step, res->repeat, mname, row[k - 1].ns_per_charge, "ns",
+					     "lower");
+				/* v2 objstock: no kmem counter, no holders (not a zero). */
+				snprintf(mname, sizeof(mname), "%s.holders", o->mode);
+				if (x.holders.best >= 0)
+					metrics_emit(out.metrics, step, res->repeat, mname, x.holders.best, "memcgs",
+						     "-");
 			}
 			if (tsv) {
 				fprintf(tsv, "%d\t%.6g\t%.1f\t%d\t", k, row[k - 1].rate, row[k - 1].ns_per_charge,
@@ -1159,7 +1202,7 @@ static int run_stock(const struct opts *o, struct plan *pl, struct results *res)
 		json_object_object_add(j, "cliff_k", json_object_new_int(cliff));
 		json_object_object_add(j, "matches_btf", json_object_new_boolean(pl->stock_slots > 0 &&
 						most == pl->stock_slots && cliff == pl->stock_slots));
-		results_meta_set(res, "stock", j);
+		results_meta_set(res, o->mode, j);
 	}
 	free(text);
 	if (tsv)
@@ -1195,7 +1238,7 @@ int cmd_charge(int argc, char **argv)
 		raise_nofile();
 	cleanup_set_polling(true);
 	res = results_attach(o.results, argc + 1, argv - 1);
-	ret = !strcmp(o.mode, "stock") ? run_stock(&o, &pl, res) : run_modes(&o, &pl, res);
+	ret = is_stock_mode(o.mode) ? run_stock(&o, &pl, res) : run_modes(&o, &pl, res);
 	topo_free(&pl.topo);
 	pin_free(&pl.pin);
 	if (lab_stop_requested()) {

@@ -81,6 +81,7 @@ static void print_side(const char *tag, const struct run *r)
 	const char *k = meta_str(r->meta, "probe.kernel");
 	const char *split = meta_str(r->meta, "probe.features.cacheline_split");
 	const char *slots = meta_str(r->meta, "probe.features.stock_slots");
+	const char *oslots = meta_str(r->meta, "probe.features.obj_stock_slots");
 	const char *flush = meta_str(r->meta, "probe.features.flush_scheme");
 
 	printf("%s: %s\n", tag, r->dir);
@@ -90,8 +91,8 @@ static void print_side(const char *tag, const struct run *r)
 		printf("   in a qemu guest (%s)%s\n", meta_str(r->meta, "vm.accel"),
 		       meta_str(r->meta, "vm.note") ? ": throughput and latency mean nothing, counts do" : "");
 	if (split || slots)
-		printf("   cacheline split %s, stock slots %s\n", split ? (!strcmp(split, "true") ? "yes" : "no") : "?",
-		       slots ? slots : "?");
+		printf("   cacheline split %s, stock slots %s%s%s\n", split ? (!strcmp(split, "true") ? "yes" : "no") : "?",
+		       slots ? slots : "?", oslots ? ", obj stock slots " : "", oslots ? oslots : "");
 	/* The flush scheme, wrapped at a comma to stay within 80 columns. */
 	for (bool first = true; flush && *flush; first = false) {
 		size_t len = strlen(flush), cut = len;

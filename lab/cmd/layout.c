@@ -138,13 +138,22 @@ static void print_class(const struct layout *lay)
 	const struct lay_struct *st = layout_struct(lay, "memcg_stock_pcp");
 	const struct lay_struct *ob = layout_struct(lay, "obj_stock_pcp");
 	const struct lay_field *cached = st->present ? lay_find(st, "cached") : NULL;
+	const struct lay_field *ocached = ob->present ? lay_find(ob, "cached") : NULL;
 
 	printf("class: %s page_counter", !pc->present ? "no" : lay_find(pc, "_pad1_") ? "split" : "pre-split");
 	if (cached)
 		printf("; %u-slot memcg stock", cached->nelems ? cached->nelems : 1);
+	else if (!st->present && pc->present && lay_find(pc, "stock"))
+		printf("; per-page_counter stock (page_counter.stock, no memcg_stock_pcp)");
 	else
 		printf("; %s", st->present ? "memcg stock without cached" : "no memcg_stock_pcp");
-	printf("; %s\n", ob->present ? "separate obj_stock_pcp" : "no obj_stock_pcp");
+	if (ocached && ocached->nelems)
+		printf("; separate obj_stock_pcp, %u objcg slots", ocached->nelems);
+	else
+		printf("; %s", ob->present ? "separate obj_stock_pcp" : "no obj_stock_pcp");
+	if (lay->lock_rt)
+		printf("; PREEMPT_RT stock lock (%d B)", lay->lock_size);
+	putchar('\n');
 }
 
 static int run_check(const struct rules *rs, const struct layout *lay)

@@ -30,7 +30,9 @@ static const char usage_text[] =
 "  --vmlinux FILE   an ELF vmlinux: .BTF if present, else DWARF converted with pahole;\n"
 "                   its symbol table answers the symbol questions\n"
 "  --runtime        also measure what BTF cannot say (running kernel, root): the\n"
-"                   charge batch and the per-CPU stock slots, over several rounds\n"
+"                   charge batch, the per-CPU stock slots and the obj stock's objcg\n"
+"                   slots (kmem: v1 kmem usage, v2 memory.stat after its flush),\n"
+"                   over several rounds\n"
 "  --rounds N       rounds of the runtime probes (default 5, at most 64)\n"
 "  --json           JSON with stable keys: kernel, types, features.*, tracepoints,\n"
 "                   machine and runtime.* (running kernel only)\n"
@@ -44,6 +46,21 @@ static const char usage_text[] =
 static const char *yes_no(bool b)
 {
 	return b ? "yes" : "no";
+}
+
+/*
+ * The objcg slots BTF implies: obj_stock_pcp's, or before 6.16 the one
+ * memcg_stock_pcp.cached_objcg (features report null there: no obj_stock_pcp).
+ */
+static int btf_objcg_slots(const struct probe_report *p)
+{
+	struct kbtf_field f;
+	int st;
+
+	if (p->feat.obj_stock_slots > 0)
+		return p->feat.obj_stock_slots;
+	st = kbtf_find_struct(&p->kbtf, "memcg_stock_pcp");
+	return st > 0 && !kbtf_member(&p->kbtf, st, "cached_objcg", &f) ? 1 : -1;
 }
 
 void probe_collect(struct probe_report *p, const char *btf_file, const char *vmlinux)
@@ -86,6 +103,9 @@ void probe_runtime(struct probe_report *p, int rounds)
 	if (p->rt.stock_slots.mode != p->feat.stock_slots)
 		warnx_lab("runtime stock slots %d disagree with BTF's %d (%s)", p->rt.stock_slots.mode,
 			  p->feat.stock_slots, p->feat.stock_slots_evidence);
+	if (p->rt.obj_stock_slots.nsamples && p->rt.obj_stock_slots.mode != btf_objcg_slots(p))
+		warnx_lab("runtime obj stock slots %d disagree with BTF's %d (%s)", p->rt.obj_stock_slots.mode,
+			  btf_objcg_slots(p), p->feat.obj_stock_slots_evidence);
 }
 
 static json_object *stat_json(const struct runtime_probe_stat *s, int rounds)
@@ -113,6 +133,13 @@ json_object *probe_runtime_json(const struct probe_report *p)
 	json_object_object_add(o, "charge_batch_rounds", stat_json(&p->rt.charge_batch, p->rt.rounds));
 	json_object_object_add(o, "stock_slots_rounds", stat_json(&p->rt.stock_slots, p->rt.rounds));
 	json_object_object_add(o, "stock_slots_saturated", json_object_new_boolean(p->rt.stock_saturated));
+	json_object_object_add(o, "obj_stock_slots", p->rt.obj_stock_slots.nsamples ?
+			       json_object_new_int(p->rt.obj_stock_slots.mode) : NULL);
+	json_object_object_add(o, "obj_stock_slots_agree_with_btf", json_object_new_boolean(
+			       p->rt.obj_stock_slots.nsamples && p->rt.obj_stock_slots.mode == btf_objcg_slots(p)));
+	json_object_object_add(o, "obj_stock_slots_rounds", stat_json(&p->rt.obj_stock_slots, p->rt.rounds));
+	json_object_object_add(o, "obj_stock_slots_saturated", json_object_new_boolean(p->rt.obj_stock_saturated));
+	json_object_object_add(o, "obj_method", json_object_new_string(p->rt.obj_method));
 	json_object_object_add(o, "cpu", json_object_new_int(p->rt.cpu));
 	json_object_object_add(o, "page_size", json_object_new_int64(p->rt.page_size));
 	json_object_object_add(o, "method", json_object_new_string(p->rt.method));
@@ -174,9 +201,23 @@ static void print_cap(FILE *f, const char *name, const struct lab_capability *c)
 	fprintf(f, "  %-18s %-4s %s\n", name, yes_no(c->ok), c->evidence);
 }
 
+/* "memcg stock (memcg_stock_pcp), 7 slots" or "per-page_counter stock (page_counter.stock)". */
+static const char *stock_class_text(const struct kfeatures *ft, char *buf, size_t n)
+{
+	if (!strcmp(ft->stock_class, "memcg_stock_pcp"))
+		snprintf(buf, n, "memcg stock (per-CPU memcg_stock_pcp), %d slot%s", ft->stock_slots,
+			 ft->stock_slots == 1 ? "" : "s");
+	else if (!strcmp(ft->stock_class, "page_counter"))
+		snprintf(buf, n, "per-page_counter stock (page_counter.stock)");
+	else
+		snprintf(buf, n, "none");
+	return buf;
+}
+
 void probe_print(FILE *f, const struct probe_report *p)
 {
 	const struct kfeatures *ft = &p->feat;
+	char cls[96];
 
 	fprintf(f, "kernel               %s   (%s)\n", p->kbtf.release ? p->kbtf.release : "unknown",
 		p->kbtf.release_evidence);
@@ -186,9 +227,17 @@ void probe_print(FILE *f, const struct probe_report *p)
 	fprintf(f, "  %-18s %-4d %s\n", "cacheline_size", ft->cacheline_size, ft->cacheline_size_evidence);
 	fprintf(f, "  %-18s %-4s %s\n", "cacheline_split", yes_no(ft->cacheline_split), ft->cacheline_split_evidence);
 	fprintf(f, "  %-18s %-4d %s\n", "stock_slots", ft->stock_slots, ft->stock_slots_evidence);
+	fprintf(f, "  %-18s %s\n  %-18s      (%s)\n", "stock_class", stock_class_text(ft, cls, sizeof(cls)), "",
+		ft->stock_class_evidence);
+	if (ft->obj_stock_slots < 0)
+		fprintf(f, "  %-18s %-4s %s\n", "obj_stock_slots", "none", ft->obj_stock_slots_evidence);
+	else
+		fprintf(f, "  %-18s %-4d %s\n", "obj_stock_slots", ft->obj_stock_slots, ft->obj_stock_slots_evidence);
 	fprintf(f, "  %-18s %-4s %s\n", "user_flush_mutex", yes_no(ft->user_flush_mutex), ft->user_flush_mutex_evidence);
 	fprintf(f, "  %-18s %-4s %s\n", "obj_stock_split", yes_no(ft->obj_stock_split), ft->obj_stock_split_evidence);
 	fprintf(f, "  %-18s %-4s %s\n", "lock_debug", yes_no(ft->lock_debug), ft->lock_debug_evidence);
+	fprintf(f, "  %-18s %-4s %s\n", "lock_rt", yes_no(ft->lock_rt), ft->lock_rt ?
+		"the stock's lock is PREEMPT_RT's spinlock_t: stock rules use its real size" : "not a PREEMPT_RT lock");
 	fprintf(f, "  %-18s %s\n  %-18s      (%s)\n", "flush_scheme", ft->flush_scheme, "", ft->flush_evidence);
 	fprintf(f, "\ntracepoints                               btf  tracefs\n");
 	for (int i = 0; i < ft->ntracepoints; i++) {
@@ -236,7 +285,17 @@ void probe_print(FILE *f, const struct probe_report *p)
 		p->rt.stock_slots.mode, p->rt.stock_slots.min, p->rt.stock_slots.max, p->rt.stock_slots.nsamples,
 		p->rt.rounds, p->rt.stock_saturated ? ", saturated: at least this many" : "",
 		p->rt.stock_slots.mode == p->feat.stock_slots ? "agrees with" : "DISAGREES with", p->feat.stock_slots);
+	if (p->rt.obj_stock_slots.nsamples)
+		fprintf(f, "  %-18s %-4d (value seen most; min %d, max %d; %d of %d rounds)%s; %s BTF (%d)\n",
+			"obj_stock_slots", p->rt.obj_stock_slots.mode, p->rt.obj_stock_slots.min,
+			p->rt.obj_stock_slots.max, p->rt.obj_stock_slots.nsamples, p->rt.rounds,
+			p->rt.obj_stock_saturated ? ", saturated: at least this many" : "",
+			p->rt.obj_stock_slots.mode == btf_objcg_slots(p) ? "agrees with" : "DISAGREES with",
+			btf_objcg_slots(p));
+	else
+		fprintf(f, "  %-18s none (every round disturbed)\n", "obj_stock_slots");
 	fprintf(f, "  %-18s %s\n", "method", p->rt.method);
+	fprintf(f, "  %-18s %s\n", "", p->rt.obj_method);
 }
 
 int cmd_probe(int argc, char **argv)

@@ -155,14 +155,21 @@ static int report_write_as(const char *dir, FILE *out, const char *final_status,
 	section(out, "Kernel");
 	fprintf(out, "  release          %s\n", (v = jstr(meta, "probe.kernel")) ? v : "unknown (no probe)");
 	if (json_object_object_get_ex(meta, "probe", &feat) && json_object_object_get_ex(feat, "features", &feat)) {
-		static const char *const keys[] = { "cacheline_split", "stock_slots", "user_flush_mutex",
-						    "obj_stock_split", "cacheline_size", "flush_scheme" };
+		static const char *const keys[] = { "cacheline_split", "stock_slots", "stock_class", "user_flush_mutex",
+						    "obj_stock_split", "obj_stock_slots", "cacheline_size", "flush_scheme" };
 
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 			char ev[128];
 
 			snprintf(ev, sizeof(ev), "evidence.%s", keys[i]);
-			fprintf(out, "  %-16s %s\n", keys[i], (v = jstr(feat, keys[i])) ? v : "?");
+			json_object *val;
+			bool has = json_object_object_get_ex(feat, keys[i], &val);
+
+			/* Keys added with 7.x support are left out of older runs' reports;
+			 * obj_stock_slots is null without obj_stock_pcp. */
+			if (!has && (!strcmp(keys[i], "stock_class") || !strcmp(keys[i], "obj_stock_slots")))
+				continue;
+			fprintf(out, "  %-16s %s\n", keys[i], !has ? "?" : val ? json_object_get_string(val) : "none");
 			if ((v = jstr(feat, ev)) && strcmp(keys[i], "flush_scheme"))
 				fprintf(out, "  %-16s   (%s)\n", "", v);
 		}
@@ -172,6 +179,10 @@ static int report_write_as(const char *dir, FILE *out, const char *final_status,
 	if ((v = jstr(meta, "runtime.stock_slots")))
 		fprintf(out, "  stock slots      %s (runtime probe; agrees with BTF: %s)\n", v,
 			jstr(meta, "runtime.agrees_with_btf") ? jstr(meta, "runtime.agrees_with_btf") : "?");
+	if ((v = jstr(meta, "runtime.obj_stock_slots")))
+		fprintf(out, "  obj stock slots  %s (runtime probe; agrees with BTF: %s)\n", v,
+			jstr(meta, "runtime.obj_stock_slots_agree_with_btf") ?
+			jstr(meta, "runtime.obj_stock_slots_agree_with_btf") : "?");
 	if ((v = jstr(meta, "scaled")))
 		fprintf(out, "  scaled down      %s\n", v);
 	if ((v = jstr(meta, "vm.kernel_spec")))

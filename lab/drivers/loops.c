@@ -2,9 +2,10 @@
 #include <string.h>
 #include "drivers/loops.h"
 
-static const struct hloop *const all[] = { &loop_anon, &loop_file, &loop_kmem, &loop_sock, &loop_stock };
+static const struct hloop *const all[] = { &loop_anon, &loop_file, &loop_kmem, &loop_sock, &loop_stock,
+					   &loop_objstock };
 
-const char loop_names[] = "anon, file, kmem, sock, stock";
+const char loop_names[] = "anon, file, kmem, sock, stock, objstock";
 
 const struct hloop *loop_by_name(const char *name)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The charging workloads of `memcg-lab charge`, one loop body per file
- * (anon.c, file.c, kmem.c, sock.c, stock.c), all run by the harness.
+ * (anon.c, file.c, kmem.c, sock.c, stock.c with objstock), all run by the harness.
  */
 #ifndef LAB_DRIVERS_LOOPS_H
 #define LAB_DRIVERS_LOOPS_H
@@ -34,11 +34,11 @@ struct anon_region {
 int anon_region_setup(struct hworker *w, size_t size, void **state);
 void anon_region_teardown(void *state);
 
-extern const struct hloop loop_anon, loop_file, loop_kmem, loop_sock, loop_stock;
+extern const struct hloop loop_anon, loop_file, loop_kmem, loop_sock, loop_stock, loop_objstock;
 
 /* The loop of a mode name, or NULL. */
 const struct hloop *loop_by_name(const char *name);
-/* "anon, file, kmem, sock, stock" */
+/* "anon, file, kmem, sock, stock, objstock" */
 extern const char loop_names[];
 
 /* The slab cache the kmem loop charges (its object is struct file). */

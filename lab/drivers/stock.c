@@ -10,7 +10,14 @@
  *
  * After the window the parent counts the memcgs holding a precharge
  * (stock.h); the workers take part through the shared struct stock_ctl.
+ *
+ * objstock is the same rotation through the per-CPU obj stock: a turn is
+ * one open() and close() of /dev/null (a struct file from the "filp" slab
+ * cache, SLAB_ACCOUNT, charged in bytes), so while K <= the obj stock's
+ * objcg slots every turn is served from its memcg's slot, and beyond it a
+ * turn drains a victim slot (its page uncharged) and charges a fresh page.
  */
+#include <fcntl.h>
 #include <errno.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -40,7 +47,8 @@ static void wait_change(int *w, int v)
 }
 
 struct stock_state {
-	struct anon_region *a;
+	struct anon_region *a;	/* stock: the pages faulted in turn */
+	int dev;		/* objstock: /dev, to open null from */
 	struct stock_ctl *ctl;
 	int idx;
 };
@@ -58,11 +66,46 @@ static int stock_setup(struct hworker *w, void **state)
 		free(s);
 		return e;
 	}
+	s->dev = -1;
 	s->ctl = o->stock_ctl;
 	s->idx = w->index;
 	if (s->ctl)
 		s->ctl->w[w->index].pid = getpid();
 	*state = s;
+	return 0;
+}
+
+static int objstock_setup(struct hworker *w, void **state)
+{
+	const struct charge_opts *o = w->cfg;
+	struct stock_state *s = calloc(1, sizeof(*s));
+	int e;
+
+	if (!s)
+		return -ENOMEM;
+	s->dev = open("/dev", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (s->dev < 0) {
+		e = errno;
+		snprintf(w->err, sizeof(w->err), "/dev: %s", strerror(e));
+		free(s);
+		return -e;
+	}
+	s->ctl = o->stock_ctl;
+	s->idx = w->index;
+	if (s->ctl)
+		s->ctl->w[w->index].pid = getpid();
+	*state = s;
+	return 0;
+}
+
+/* One struct file through the obj stock: charged in bytes, freed at once. */
+static int objstock_turn(struct stock_state *s)
+{
+	int fd = openat(s->dev, "null", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
 	return 0;
 }
 
@@ -103,10 +146,17 @@ static int stock_park(struct stock_state *s, const int *stop)
 			wait_change(&me->cmd, cmd);
 			continue;
 		}
-		/* Last round's page goes back (an uncharge: the stock is untouched). */
-		if (done && madvise(s->a->p, s->a->page, MADV_DONTNEED) < 0)
-			return -errno;
-		((volatile char *)s->a->p)[0] = 1;
+		if (s->a) {
+			/* Last round's page goes back (an uncharge: the stock is untouched). */
+			if (done && madvise(s->a->p, s->a->page, MADV_DONTNEED) < 0)
+				return -errno;
+			((volatile char *)s->a->p)[0] = 1;
+		} else {
+			int e = objstock_turn(s);
+
+			if (e < 0)
+				return e;
+		}
 		done = cmd;
 		futex_word_store_wake(&me->done, done);
 		if (s->idx + 1 < c->k) {
@@ -140,11 +190,33 @@ static int stock_loop(void *state, uint64_t *count, const int *stop)
 	return 0;
 }
 
+static int objstock_loop(void *state, uint64_t *count, const int *stop)
+{
+	struct stock_state *s = state;
+
+	while (!hstop(stop)) {
+		int e;
+
+		if (s->ctl && futex_word_load(&s->ctl->park))
+			return stock_park(s, stop);
+		e = objstock_turn(s);
+		if (e < 0)
+			return e;
+		hcount_add(count, 1);
+		/* Hand the CPU to the next memcg's worker. */
+		sched_yield();
+	}
+	return 0;
+}
+
 static void stock_teardown(void *state)
 {
 	struct stock_state *s = state;
 
-	anon_region_teardown(s->a);
+	if (s->a)
+		anon_region_teardown(s->a);
+	if (s->dev >= 0)
+		close(s->dev);
 	free(s);
 }
 
@@ -160,9 +232,32 @@ const struct hloop loop_stock = {
 	.teardown = stock_teardown,
 };
 
+const struct hloop loop_objstock = {
+	.name = "objstock",
+	.what = "open()+close() of /dev/null taking turns on one CPU, one memcg per worker "
+		"(each: a struct file charged from an obj stock slot, or a slot drained and a page charged)",
+	.unit = "charges",
+	.rate_unit = "ops/s",
+	.rate_scale = 1,
+	.setup = objstock_setup,
+	.loop = objstock_loop,
+	.teardown = stock_teardown,
+};
+
 /* ---- the parent's side ---- */
 
-struct stock_ctl *stock_ctl_new(int k, bool hold)
+const char *stock_holders_file(const struct stock_ctl *c, const struct cg_env *env)
+{
+	return c->obj ? runtime_kmem_file(env) : cg_file_usage(env);
+}
+
+/* The holders' counter through an open fd: usage, or the obj stock's kmem. */
+static int read_holder_value(const struct stock_ctl *c, const struct cg_env *env, int fd, long long *out)
+{
+	return c->obj ? runtime_read_kmem(env, fd, out) : cg_read_fd_ll(fd, out);
+}
+
+struct stock_ctl *stock_ctl_new(int k, bool hold, bool obj)
 {
 	struct stock_ctl *c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
@@ -171,6 +266,7 @@ struct stock_ctl *stock_ctl_new(int k, bool hold)
 	memset(c, 0, sizeof(*c));
 	c->k = k;
 	c->hold = hold;
+	c->obj = obj;
 	return c;
 }
 
@@ -214,14 +310,14 @@ static int one_round(struct stock_ctl *c, const struct cg_env *env, const char *
 
 		e = cg_create(env, cg);
 		if (!e)
-			e = fd[i] = cg_open_file(cg, cg_file_usage(env));
+			e = fd[i] = cg_open_file(cg, stock_holders_file(c, env));
 		/* The first read allocates the file's buffer: later ones do not charge. */
 		if (e >= 0)
-			e = cg_read_fd_ll(fd[i], &charged[i]);
+			e = read_holder_value(c, env, fd[i], &charged[i]);
 		if (e >= 0)
 			e = cg_enter(env, cg, c->w[i].pid);
 		if (e >= 0)
-			e = cg_read_fd_ll(fd[i], &charged[i]);
+			e = read_holder_value(c, env, fd[i], &charged[i]);
 		if (e < 0) {
 			snprintf(err, errlen, "fresh cgroup %s for worker %d: %s", cg, i, strerror(-e));
 			free(cg);
@@ -234,19 +330,30 @@ static int one_round(struct stock_ctl *c, const struct cg_env *env, const char *
 		snprintf(err, errlen, "the workers did not charge their round in %d s", STEP_TIMEOUT_S);
 		goto out;
 	}
+	/* v2: the round's last memcg, held by construction, shows when the flush came. */
+	if (c->obj && !runtime_wait_kmem(env, fd[k - 1], charged[k - 1], page)) {
+		futex_word_store_wake(&c->read_done, r + 1);
+		*holders = -1;	/* not read: see stock_holders_measure */
+		ret = 0;
+		goto out;
+	}
 	for (int i = 0; i < k; i++) {
-		e = cg_read_fd_ll(fd[i], &usage[i]);
+		e = read_holder_value(c, env, fd[i], &usage[i]);
 		if (e < 0) {
 			futex_word_store_wake(&c->read_done, r + 1);
 			snprintf(err, errlen, "cannot read a fresh cgroup's usage: %s", strerror(-e));
 			goto out;
 		}
-		charged[i] += page;
+		if (!c->obj)
+			charged[i] += page;	/* the page the turn faulted in */
 	}
 	futex_word_store_wake(&c->read_done, r + 1);
 	/* Half a 32-page batch: a cached memcg keeps batch - 1 pages (31 or 63),
-	 * an evicted one none, on kernels with either batch size. */
-	*holders = runtime_count_precharged(usage, charged, k, runtime_precharge_threshold(32, page), NULL);
+	 * an evicted one none, on kernels with either batch size.  The obj
+	 * stock: a held objcg keeps the page its first charge took (its file
+	 * was freed back into the slot), an evicted one had it uncharged. */
+	*holders = runtime_count_precharged(usage, charged, k, c->obj ? page / 2 : runtime_precharge_threshold(32, page),
+					    NULL);
 	ret = 0;
 out:
 	for (int i = 0; i < k; i++)
@@ -276,6 +383,11 @@ int stock_holders_measure(struct stock_ctl *c, const struct cg_env *env, const c
 		h->rounds = r + 1;
 		if (h->holders[r] > h->best)
 			h->best = h->holders[r];
+	}
+	if (h->best < 0) {
+		snprintf(h->err, sizeof(h->err), "not read: memory.stat's kernel never showed the round's last charge "
+			 "within %d s (no periodic stats flush?)", RP_FLUSH_WAIT_S);
+		return -1;
 	}
 	return 0;
 }

@@ -28,10 +28,30 @@ const char *kbtf_source_name(enum kbtf_source s)
 	return "?";
 }
 
+/* The BTF kind libbpf last refused ("Unsupported BTF_KIND:%u"), or -1. */
+static int unsupported_kind = -1;
+
+/* libbpf stays quiet; the one message worth keeping is the kind it does not know. */
 static int silent_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	(void)level; (void)fmt; (void)ap;
+	(void)level;
+	if (strstr(fmt, "Unsupported BTF_KIND"))
+		unsupported_kind = va_arg(ap, int);
 	return 0;
+}
+
+/*
+ * A newer kernel's BTF may carry a kind this libbpf predates: say which
+ * kind and which libbpf, not just "damaged".  False when that was not why.
+ */
+static bool unknown_kind_reason(const char *path, char *err, size_t errlen)
+{
+	if (unsupported_kind < 0)
+		return false;
+	snprintf(err, errlen, "%s: BTF kind %d is unknown to the system libbpf %s: "
+		 "a newer libbpf (libbpf-dev) is needed for this kernel's BTF", path, unsupported_kind,
+		 libbpf_version_string());
+	return true;
 }
 
 /* What an ELF file carries: .BTF, .debug_info, and the "Linux version" banner. */
@@ -199,9 +219,13 @@ int kbtf_open(struct kbtf *k, const char *btf_file, const char *vmlinux, char *e
 				 "use --btf FILE or --vmlinux FILE", RUNNING_BTF);
 			return -1;
 		}
+		unsupported_kind = -1;
 		k->btf = btf__load_vmlinux_btf();
 		if (!k->btf) {
-			snprintf(err, errlen, "%s: cannot load: %s", RUNNING_BTF, strerror(errno));
+			int e = errno;
+
+			if (!unknown_kind_reason(RUNNING_BTF, err, errlen))
+				snprintf(err, errlen, "%s: cannot load: %s", RUNNING_BTF, strerror(e));
 			return -1;
 		}
 		uname(&u);
@@ -226,9 +250,11 @@ int kbtf_open(struct kbtf *k, const char *btf_file, const char *vmlinux, char *e
 
 	if (n >= 2 && magic[0] == 0x9f && magic[1] == 0xeb) {
 		k->source = KBTF_RAW;
+		unsupported_kind = -1;
 		k->btf = btf__parse_raw(path);
 		if (!k->btf) {
-			snprintf(err, errlen, "%s: BTF magic but the BTF is damaged or truncated", path);
+			if (!unknown_kind_reason(path, err, errlen))
+				snprintf(err, errlen, "%s: BTF magic but the BTF is damaged or truncated", path);
 			return -1;
 		}
 		k->release = release_from_name(path);
@@ -250,9 +276,11 @@ int kbtf_open(struct kbtf *k, const char *btf_file, const char *vmlinux, char *e
 		}
 		if (f.has_btf) {
 			k->source = KBTF_ELF;
+			unsupported_kind = -1;
 			k->btf = btf__parse_elf(path, NULL);
 			if (!k->btf) {
-				snprintf(err, errlen, "%s: .BTF section is unreadable", path);
+				if (!unknown_kind_reason(path, err, errlen))
+					snprintf(err, errlen, "%s: .BTF section is unreadable", path);
 				return -1;
 			}
 			return 0;

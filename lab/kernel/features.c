@@ -99,23 +99,96 @@ static void detect_split(struct kfeatures *f, const struct kbtf *k)
 		   kbtf_type_size(k, pc), l.names);
 }
 
+/* A dep_map anywhere inside the lock: lockdep (CONFIG_DEBUG_LOCK_ALLOC). */
+static int find_dep_map(const struct kbtf_field *fd, void *arg)
+{
+	(void)arg;
+	return strstr(fd->name, "dep_map") != NULL;
+}
+
+/*
+ * The stock's lock, by what it is rather than by its size alone:
+ * local_trylock_t is 1 byte (local_lock_t empty) on a non-debug build; on
+ * PREEMPT_RT it is a spinlock_t over struct rt_mutex_base (32 B on
+ * x86-64), which is not debugging; lockdep adds a struct lockdep_map.
+ */
+static void classify_lock(struct kfeatures *f, const struct kbtf *k, const char *owner, int st)
+{
+	struct kbtf_field lock, inner;
+	char tl[128], tr[128] = "", ti[128] = "";
+	int r;
+
+	f->lock_debug = f->lock_rt = false;
+	f->lock_size = -1;
+	if (kbtf_member(k, st, "lock", &lock) && kbtf_member(k, st, "stock_lock", &lock)) {
+		ev(f->lock_debug_evidence, "%s has no lock member (pre-5.19)", owner);
+		return;
+	}
+	kbtf_type_name(k, lock.type_id, tl, sizeof(tl));
+	r = kbtf_resolve(k, lock.type_id);
+	kbtf_type_name(k, r, tr, sizeof(tr));
+	if (!kbtf_member(k, r, "lock", &inner))
+		kbtf_type_name(k, inner.resolved_id, ti, sizeof(ti));
+	f->lock_size = (int)lock.size;
+	f->lock_rt = strstr(ti, "rt_mutex") != NULL;
+	if (kbtf_walk_fields(k, r, 4, find_dep_map, NULL) > 0)
+		f->lock_debug = true;
+	else if (!f->lock_rt)	/* Non-debug: local_trylock_t is 1 byte, local_lock_t is empty. */
+		f->lock_debug = strstr(tl, "trylock") ? lock.size > 1 : lock.size > 0;
+	ev(f->lock_debug_evidence, "%s.%s is %s of %llu B", owner, lock.name, tl, (unsigned long long)lock.size);
+	if (f->lock_rt)
+		ev_add(f->lock_debug_evidence, " (%s over %s: PREEMPT_RT, not debugging%s)", tr, ti,
+		       f->lock_debug ? "; with lockdep's dep_map: the stock rules do not apply" : "");
+	else
+		ev_add(f->lock_debug_evidence, " (%s)", f->lock_debug ? "lockdep or another debug option: layout "
+		       "rules on the stock do not apply" : "non-debug");
+}
+
 static void detect_stock(struct kfeatures *f, const struct kbtf *k)
 {
 	int st = kbtf_find_struct(k, "memcg_stock_pcp");
-	struct kbtf_field cached, nr, lock;
+	int pc = kbtf_find_struct(k, "page_counter");
+	struct kbtf_field cached, nr, pstock, batch;
 	char tc[128], tn[128];
-	int pc;
 
-	f->lock_debug = false;
 	if (st < 0) {
+		int os = kbtf_find_struct(k, "obj_stock_pcp");
+
 		f->stock_slots = 0;
-		pc = kbtf_find_struct(k, "page_counter");
-		if (pc > 0 && !kbtf_member(k, pc, "stock", &cached))
+		if (pc > 0 && !kbtf_member(k, pc, "stock", &pstock)) {
+			int ps = kbtf_resolve(k, pstock.resolved_id);
+			const struct btf_type *t = btf__type_by_id(k->btf, ps);
+
+			/* The percpu pointer's target: struct page_counter_stock{,_pcp}. */
+			if (t && btf_is_ptr(t))
+				ps = kbtf_resolve(k, t->type);
+			f->stock_class = "page_counter";
+			kbtf_type_name(k, pstock.type_id, tc, sizeof(tc));
+			ev(f->stock_class_evidence, "struct memcg_stock_pcp absent; page_counter.stock is %s @%llu", tc,
+			   (unsigned long long)pstock.offset);
+			if (!kbtf_member(k, pc, "batch", &batch))
+				ev_add(f->stock_class_evidence, ", page_counter.batch @%llu",
+				       (unsigned long long)batch.offset);
+			ev_add(f->stock_class_evidence, " (per-page_counter stock)");
 			ev(f->stock_slots_evidence, "struct memcg_stock_pcp absent; page_counter.stock exists "
-			   "(per-page_counter stock design)");
-		else
+			   "(per-page_counter stock design: no memcg slots)");
+			/* v1 of the series locks the per-CPU stock; v4 uses atomics. */
+			if (ps > 0 && btf_is_composite(btf__type_by_id(k->btf, ps)) &&
+			    !kbtf_member(k, ps, "lock", &batch)) {
+				kbtf_type_name(k, ps, tn, sizeof(tn));
+				classify_lock(f, k, tn, ps);
+				return;
+			}
+			ev_add(f->stock_class_evidence, "; its per-CPU stock has no lock (atomics)");
+		} else {
+			f->stock_class = "none";
+			ev(f->stock_class_evidence, "struct memcg_stock_pcp absent and page_counter has no stock member");
 			ev(f->stock_slots_evidence, "struct memcg_stock_pcp absent from BTF");
-		ev(f->lock_debug_evidence, "no memcg_stock_pcp to inspect");
+		}
+		if (os > 0)
+			classify_lock(f, k, "obj_stock_pcp", os);
+		else
+			ev(f->lock_debug_evidence, "no memcg_stock_pcp or obj_stock_pcp to inspect");
 		return;
 	}
 	if (kbtf_member(k, st, "cached", &cached)) {
@@ -131,21 +204,13 @@ static void detect_stock(struct kfeatures *f, const struct kbtf *k)
 		ev(f->stock_slots_evidence, "memcg_stock_pcp.cached is %s, nr_pages is %s%s", tc, tn,
 		   cached.nelems && nr.nelems != cached.nelems ? " (lengths differ!)" : "");
 	}
-	if (!kbtf_member(k, st, "lock", &lock) || !kbtf_member(k, st, "stock_lock", &lock)) {
-		char tl[128];
-
-		kbtf_type_name(k, lock.type_id, tl, sizeof(tl));
-		/* Non-debug: local_trylock_t is 1 byte, local_lock_t is empty. */
-		if (strstr(tl, "trylock"))
-			f->lock_debug = lock.size > 1;
-		else
-			f->lock_debug = lock.size > 0;
-		ev(f->lock_debug_evidence, "memcg_stock_pcp.%s is %s of %llu B (%s)", lock.name, tl,
-		   (unsigned long long)lock.size,
-		   f->lock_debug ? "lockdep or PREEMPT_RT: layout rules on the stock do not apply" : "non-debug");
-	} else {
-		ev(f->lock_debug_evidence, "memcg_stock_pcp has no lock member (pre-5.19)");
-	}
+	f->stock_class = "memcg_stock_pcp";
+	ev(f->stock_class_evidence, "per-CPU struct memcg_stock_pcp (%ld B%s), a memcg stock of %d slot%s",
+	   kbtf_type_size(k, st), kbtf_has_datasec_var(k, ".data..percpu", "memcg_stock") ?
+	   ", VAR memcg_stock" : "", f->stock_slots, f->stock_slots == 1 ? "" : "s");
+	if (pc > 0 && !kbtf_member(k, pc, "stock", &pstock))
+		ev_add(f->stock_class_evidence, "; page_counter.stock too (both designs?)");
+	classify_lock(f, k, "memcg_stock_pcp", st);
 }
 
 static const char *const ufm_symbols[] = {
@@ -178,7 +243,9 @@ static void detect_user_flush_mutex(struct kfeatures *f, const struct kbtf *k, c
 
 static void detect_obj_stock(struct kfeatures *f, const struct kbtf *k)
 {
-	int os = kbtf_find_struct(k, "obj_stock_pcp");
+	int os = kbtf_find_struct(k, "obj_stock_pcp"), st = kbtf_find_struct(k, "memcg_stock_pcp");
+	struct kbtf_field cached, nr;
+	char tc[128], tn[128] = "absent";
 
 	f->obj_stock_split = os > 0 && kbtf_has_datasec_var(k, ".data..percpu", "obj_stock");
 	if (os > 0)
@@ -187,6 +254,31 @@ static void detect_obj_stock(struct kfeatures *f, const struct kbtf *k)
 									  : "; no per-cpu VAR obj_stock");
 	else
 		ev(f->obj_stock_split_evidence, "no struct obj_stock_pcp: the objcg stock lives in memcg_stock_pcp");
+
+	f->obj_stock_slots = -1;
+	if (os < 0) {
+		if (st > 0 && !kbtf_member(k, st, "cached_objcg", &cached))
+			ev(f->obj_stock_slots_evidence, "no struct obj_stock_pcp: one objcg in memcg_stock_pcp.cached_objcg "
+			   "(before 6.16), not counted as an obj stock");
+		else
+			ev(f->obj_stock_slots_evidence, "no struct obj_stock_pcp%s", st > 0 ?
+			   " and no memcg_stock_pcp.cached_objcg" : "");
+		return;
+	}
+	if (!kbtf_member(k, os, "nr_bytes", &nr))
+		kbtf_type_name(k, nr.type_id, tn, sizeof(tn));
+	if (!kbtf_member(k, os, "cached", &cached) && cached.nelems) {
+		kbtf_type_name(k, cached.type_id, tc, sizeof(tc));
+		f->obj_stock_slots = (int)cached.nelems;
+		ev(f->obj_stock_slots_evidence, "obj_stock_pcp.cached is %s, nr_bytes is %s%s (multi-objcg obj stock)",
+		   tc, tn, nr.nelems != cached.nelems ? " (lengths differ!)" : "");
+	} else if (!kbtf_member(k, os, "cached_objcg", &cached)) {
+		kbtf_type_name(k, cached.type_id, tc, sizeof(tc));
+		f->obj_stock_slots = 1;
+		ev(f->obj_stock_slots_evidence, "obj_stock_pcp.cached_objcg is %s, nr_bytes is %s (one objcg)", tc, tn);
+	} else {
+		ev(f->obj_stock_slots_evidence, "obj_stock_pcp has neither cached[] nor cached_objcg");
+	}
 }
 
 static bool has_sym(const struct kbtf *k, const struct ksyms *syms, const char *name)
@@ -340,6 +432,11 @@ json_object *kfeatures_json(const struct kfeatures *f)
 	json_object_object_add(o, "obj_stock_split", json_object_new_boolean(f->obj_stock_split));
 	json_object_object_add(o, "cacheline_size", json_object_new_int(f->cacheline_size));
 	json_object_object_add(o, "lock_debug", json_object_new_boolean(f->lock_debug));
+	json_object_object_add(o, "lock_rt", json_object_new_boolean(f->lock_rt));
+	json_object_object_add(o, "lock_size", f->lock_size < 0 ? NULL : json_object_new_int(f->lock_size));
+	json_object_object_add(o, "stock_class", json_object_new_string(f->stock_class));
+	json_object_object_add(o, "obj_stock_slots", f->obj_stock_slots < 0 ? NULL :
+			       json_object_new_int(f->obj_stock_slots));
 	json_object_object_add(o, "memcg_v1_counters", json_object_new_boolean(f->memcg_v1_counters));
 	json_object_object_add(o, "flush_scheme", json_object_new_string(f->flush_scheme));
 	fl = json_object_new_object();
@@ -356,6 +453,8 @@ json_object *kfeatures_json(const struct kfeatures *f)
 	json_object_object_add(e, "obj_stock_split", json_object_new_string(f->obj_stock_split_evidence));
 	json_object_object_add(e, "cacheline_size", json_object_new_string(f->cacheline_size_evidence));
 	json_object_object_add(e, "lock_debug", json_object_new_string(f->lock_debug_evidence));
+	json_object_object_add(e, "stock_class", json_object_new_string(f->stock_class_evidence));
+	json_object_object_add(e, "obj_stock_slots", json_object_new_string(f->obj_stock_slots_evidence));
 	json_object_object_add(e, "flush_scheme", json_object_new_string(f->flush_evidence));
 	json_object_object_add(o, "evidence", e);
 	return o;

@@ -39,7 +39,19 @@ struct kfeatures {
 	bool obj_stock_split;		/* struct obj_stock_pcp exists (6.16+) */
 	char obj_stock_split_evidence[KF_EVIDENCE];
 
-	bool lock_debug;		/* lockdep/RT-sized locks in the stock */
+	/* Where the per-CPU charge stock lives: "memcg_stock_pcp" (a memcg
+	 * stock of stock_slots slots), "page_counter" (the per-page_counter
+	 * stock: memcg_stock_pcp gone, page_counter.stock), or "none". */
+	const char *stock_class;
+	char stock_class_evidence[KF_EVIDENCE];
+
+	/* obj_stock_pcp's objcg slots: 1 (cached_objcg), N (cached[N]), -1 none. */
+	int obj_stock_slots;
+	char obj_stock_slots_evidence[KF_EVIDENCE];
+
+	bool lock_debug;		/* lockdep-sized locks in the stock */
+	bool lock_rt;			/* PREEMPT_RT: local_trylock_t is a sleeping spinlock_t */
+	int lock_size;			/* bytes of the stock's lock, -1 when it has none */
 	char lock_debug_evidence[KF_EVIDENCE];
 
 	bool memcg_v1_counters;		/* mem_cgroup has kmem/tcpmem (CONFIG_MEMCG_V1) */

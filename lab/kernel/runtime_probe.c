@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Charge-batch and stock-slot probes (see kernel/runtime_probe.h).
+ * Charge-batch, stock-slot and obj-stock-slot probes (see kernel/runtime_probe.h).
  *
  * Each charging worker is a forked process pinned to the probed CPU.  Before
  * it enters its cgroup it maps its own 2 MiB-aligned region (no THP), touches
@@ -11,6 +11,7 @@
  * charges nothing either.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -25,12 +26,14 @@
 #include <time.h>
 #include <unistd.h>
 #include "kernel/runtime_probe.h"
+#include "util/cleanup.h"
 #include "util/err.h"
 #include "util/futexword.h"
 
 #define REGION (2UL << 20)	/* one PMD: one page table for all touches */
 #define MAX_TOUCH 8		/* pages a worker may be told to touch */
 #define ACK_TIMEOUT_MS 10000
+#define SETTLE_US (300 * 1000)	/* for the RCU callbacks of exited workers */
 
 /* One cache line per worker in a MAP_SHARED page. */
 struct rp_ctl {
@@ -50,6 +53,7 @@ struct rp_shared {
 	 * or drains it (drain work is a kworker) while the parent reads.
 	 */
 	int hold __attribute__((aligned(64)));
+	int obj;	/* a touch is an open()+close() of /dev/null (obj stock) */
 };
 
 struct rp_worker_arg {
@@ -110,7 +114,7 @@ static int rp_worker_main(void *p)
 	struct rp_worker_arg *a = p;
 	struct rp_ctl *c = &a->sh->ctl[a->idx];
 	char *map, *region;
-	int touched = 0, e;
+	int touched = 0, e, dev;
 
 	map = mmap(NULL, 2 * REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (map == MAP_FAILED) {
@@ -120,6 +124,12 @@ static int rp_worker_main(void *p)
 	region = (char *)(((uintptr_t)map + REGION - 1) & ~(REGION - 1));
 	madvise(region, REGION, MADV_NOHUGEPAGE);
 	region[0] = 1;
+	/* Opened before entering: only the struct files of the touches charge there. */
+	dev = open("/dev", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dev < 0 && a->sh->obj) {
+		futex_word_store_wake(&c->ready, -errno);
+		return EXIT_LAB_ERR;
+	}
 	if (a->realtime)
 		set_fifo(true);
 	now_ns();
@@ -137,8 +147,17 @@ static int rp_worker_main(void *p)
 		if (cmd < 0)
 			return 0;
 		if (cmd > touched) {
-			for (int i = touched + 1; i <= cmd && i < MAX_TOUCH; i++)
-				((volatile char *)region)[i * a->page] = 1;
+			for (int i = touched + 1; i <= cmd && i < MAX_TOUCH; i++) {
+				int fd;
+
+				if (!a->sh->obj) {
+					((volatile char *)region)[i * a->page] = 1;
+					continue;
+				}
+				fd = openat(dev, "null", O_RDONLY | O_CLOEXEC);
+				if (fd >= 0)
+					close(fd);
+			}
 			touched = cmd;
 			futex_word_store_wake(&c->done, touched);
 			/* The next worker is queued behind us on this CPU. */
@@ -185,18 +204,6 @@ static int wait_ack(int *word, int unset, pid_t pid, const char *cg, char *err, 
 	return -1;
 }
 
-static int read_usage(struct rp_worker *w, long long *out, char *err, size_t errlen)
-{
-	int e = cg_read_fd_ll(w->usage_fd, out);
-
-	if (e) {
-		snprintf(err, errlen, "cannot read the usage of cgroup %s: %s%s", w->cg, strerror(-e),
-			 e == -ENODEV || e == -ENOENT ? " (removed under our feet?)" : "");
-		return -1;
-	}
-	return 0;
-}
-
 struct probe_ctx {
 	const struct cg_env *env;
 	struct cg_tree tree;
@@ -209,6 +216,19 @@ struct probe_ctx {
 	bool can_hold;	/* realtime, and the parent has a CPU of its own */
 	int disturbed;	/* rounds retried because a worker stopped holding */
 };
+
+static int read_usage(const struct probe_ctx *p, struct rp_worker *w, long long *out, char *err, size_t errlen)
+{
+	int e = p->sh->obj ? runtime_read_kmem(p->env, w->usage_fd, out) : cg_read_fd_ll(w->usage_fd, out);
+
+	if (e) {
+		snprintf(err, errlen, "cannot read the usage of cgroup %s: %s%s", w->cg, strerror(-e),
+			 e == -ENODEV || e == -ENOENT ? " (removed under our feet?)" : "");
+		return -1;
+	}
+	return 0;
+}
+
 
 /* Ends every worker of the round and removes its cgroups. */
 static void round_end(struct probe_ctx *p)
@@ -245,9 +265,10 @@ static void round_end(struct probe_ctx *p)
 }
 
 /* Creates n fresh cgroups with a parked worker pinned to p->cpu in each. */
-static int round_start(struct probe_ctx *p, const char *what, int round, int n, char *err, size_t errlen)
+static int round_start(struct probe_ctx *p, const char *what, int round, int n, bool obj, char *err, size_t errlen)
 {
 	memset(p->sh, 0, sizeof(*p->sh));
+	p->sh->obj = obj;
 	p->nw = 0;
 	for (int i = 0; i < n; i++) {
 		struct rp_worker *w = &p->w[p->nw++];
@@ -267,13 +288,14 @@ static int round_start(struct probe_ctx *p, const char *what, int round, int n, 
 			w->cg = NULL;
 			return -1;
 		}
-		e = w->usage_fd = cg_open_file(w->cg, cg_file_usage(p->env));
+		e = w->usage_fd = cg_open_file(w->cg, p->sh->obj ? runtime_kmem_file(p->env) : cg_file_usage(p->env));
 		if (e < 0) {
-			snprintf(err, errlen, "cannot open %s/%s: %s", w->cg, cg_file_usage(p->env), strerror(-e));
+			snprintf(err, errlen, "cannot open %s/%s: %s", w->cg,
+				 p->sh->obj ? runtime_kmem_file(p->env) : cg_file_usage(p->env), strerror(-e));
 			return -1;
 		}
 		/* The first read allocates the file's buffer; later ones reuse it. */
-		if (read_usage(w, &w->usage0, err, errlen))
+		if (read_usage(p, w, &w->usage0, err, errlen))
 			return -1;
 		arg.cg = w->cg;
 		w->pid = cg_spawn(p->env, NULL, p->cpu, rp_worker_main, &arg);
@@ -295,7 +317,7 @@ static int round_start(struct probe_ctx *p, const char *what, int round, int n, 
 	}
 	/* Parked: read what entering the cgroup charged (nothing, normally). */
 	for (int i = 0; i < n; i++)
-		if (read_usage(&p->w[i], &p->w[i].usage0, err, errlen))
+		if (read_usage(p, &p->w[i], &p->w[i].usage0, err, errlen))
 			return -1;
 	return 0;
 }
@@ -321,13 +343,13 @@ static int batch_round(struct probe_ctx *p, int round, struct runtime_probe_resu
 	long long u1, u3;
 	int ret = -1;
 
-	if (round_start(p, "batch", round, 1, err, errlen))
+	if (round_start(p, "batch", round, 1, false, err, errlen))
 		goto out;
 	__atomic_store_n(&p->sh->hold, p->can_hold, __ATOMIC_SEQ_CST);
-	if (command(p, 0, 0, 1, err, errlen) || read_usage(w, &u1, err, errlen))
+	if (command(p, 0, 0, 1, err, errlen) || read_usage(p, w, &u1, err, errlen))
 		goto out;
 	/* Pages 2 and 3 must come from the stock the first one filled. */
-	if (command(p, 0, 0, 3, err, errlen) || read_usage(w, &u3, err, errlen))
+	if (command(p, 0, 0, 3, err, errlen) || read_usage(p, w, &u3, err, errlen))
 		goto out;
 	if (futex_word_load(&p->sh->ctl[0].spin_timeout)) {
 		ret = 1;
@@ -354,7 +376,7 @@ static int slots_round(struct probe_ctx *p, int round, int k, int batch, int *ho
 	long long usage[RP_MAX_K], charged[RP_MAX_K];
 	int ret = -1;
 
-	if (round_start(p, "slots", round, k, err, errlen))
+	if (round_start(p, "slots", round, k, false, err, errlen))
 		goto out;
 	for (int i = 0; i + 1 < k; i++)
 		p->sh->ctl[i].next = i + 1;
@@ -363,7 +385,7 @@ static int slots_round(struct probe_ctx *p, int round, int k, int batch, int *ho
 		goto out;
 	/* Every worker has charged; the last one holds the CPU while we read. */
 	for (int i = 0; i < k; i++) {
-		if (read_usage(&p->w[i], &usage[i], err, errlen))
+		if (read_usage(p, &p->w[i], &usage[i], err, errlen))
 			goto out;
 		charged[i] = p->w[i].usage0 + p->page;
 	}
@@ -377,6 +399,98 @@ static int slots_round(struct probe_ctx *p, int round, int k, int batch, int *ho
 out:
 	round_end(p);
 	return ret;
+}
+
+/*
+ * k fresh memcgs allocate and free one struct file each, in turn, on one
+ * CPU; afterwards the ones the obj stock still holds keep a page of kmem.
+ * Returns 1 when the round was disturbed (the last worker stopped holding,
+ * or on v2 the flush never showed the last memcg's page).
+ */
+static int objslots_round(struct probe_ctx *p, int round, int k, int *holders, char *err, size_t errlen)
+{
+	long long usage[RP_MAX_K], charged[RP_MAX_K];
+	int ret = -1;
+
+	/* The last round's workers exited just now; their tasks' and files' RCU-deferred
+	 * frees refill this CPU's obj stock with their objcgs.  Let those land first. */
+	usleep(SETTLE_US);
+	if (round_start(p, "objslots", round, k, true, err, errlen))
+		goto out;
+	for (int i = 0; i + 1 < k; i++)
+		p->sh->ctl[i].next = i + 1;
+	/* v2 waits seconds for the flush: the last worker cannot hold that long. */
+	__atomic_store_n(&p->sh->hold, p->can_hold && !p->env->memory_v2, __ATOMIC_SEQ_CST);
+	if (command(p, 0, k - 1, 1, err, errlen))
+		goto out;
+	if (!runtime_wait_kmem(p->env, p->w[k - 1].usage_fd, p->w[k - 1].usage0, p->page)) {
+		ret = 1;
+		goto out;
+	}
+	for (int i = 0; i < k; i++) {
+		if (read_usage(p, &p->w[i], &usage[i], err, errlen))
+			goto out;
+		charged[i] = p->w[i].usage0;	/* the file was freed again */
+	}
+	if (futex_word_load(&p->sh->ctl[k - 1].spin_timeout)) {
+		ret = 1;
+		goto out;
+	}
+	*holders = runtime_count_precharged(usage, charged, k, p->page / 2, NULL);
+	ret = 0;
+out:
+	round_end(p);
+	return ret;
+}
+
+const char *runtime_kmem_file(const struct cg_env *env)
+{
+	return env->memory_v2 ? "memory.stat" : "memory.kmem.usage_in_bytes";
+}
+
+int runtime_read_kmem(const struct cg_env *env, int fd, long long *out)
+{
+	static const char key[] = "kernel ";
+	char buf[16384], *p;
+	ssize_t n;
+
+	if (!env->memory_v2)
+		return cg_read_fd_ll(fd, out);
+	do
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	for (p = buf; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, sizeof(key) - 1)) {
+			char *end;
+
+			errno = 0;
+			*out = strtoll(p + sizeof(key) - 1, &end, 10);
+			return end == p + sizeof(key) - 1 || errno ? -EINVAL : 0;
+		}
+	return -ENOENT;
+}
+
+/*
+ * v2 flushes memcg stats lazily; the periodic flush (forced, every 2 s)
+ * brings them up to date.  The caller's memcg charged a page the stock
+ * holds: once it shows, everything charged before it is flushed too.
+ */
+bool runtime_wait_kmem(const struct cg_env *env, int fd, long long before, long page)
+{
+	long long end = now_ns() + RP_FLUSH_WAIT_S * 1000000000LL, v;
+	struct timespec ts = { 0, 20 * 1000 * 1000L };
+
+	if (!env->memory_v2)
+		return true;
+	while (now_ns() < end && !lab_stop_requested()) {
+		if (!runtime_read_kmem(env, fd, &v) && v - before >= page / 2)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
 }
 
 int runtime_count_precharged(const long long *usage, const long long *charged, int n,
@@ -479,6 +593,24 @@ static int one_round(struct probe_ctx *p, int r, struct runtime_probe_result *ou
 	out->stock_slots.samples[r] = holders;
 	if (holders == out->stock_k)
 		out->stock_saturated = true;
+	holders = -1;
+	for (int t = 0;;) {
+		ret = objslots_round(p, r, out->obj_stock_k, &holders, err, errlen);
+		if (ret < 0)
+			return -1;
+		if (ret == 1) {
+			p->disturbed++;
+			if (t++ == MAX_RETRIES)
+				return 0;
+			continue;
+		}
+		if (holders < out->obj_stock_k || out->obj_stock_k * 2 > RP_MAX_K)
+			break;
+		out->obj_stock_k *= 2;
+	}
+	out->obj_stock_slots.samples[r] = holders;
+	if (holders == out->obj_stock_k)
+		out->obj_stock_saturated = true;
 	return 0;
 }
 
@@ -539,15 +671,18 @@ int runtime_probe_run(const struct cg_env *env, int rounds, struct runtime_probe
 	out->cpu = p->cpu;
 	out->page_size = p->page;
 	out->stock_k = 16;
+	out->obj_stock_k = 8;
 	for (int r = 0; r < rounds; r++) {
 		out->charge_batch.samples[r] = -1;
 		out->stock_slots.samples[r] = -1;
+		out->obj_stock_slots.samples[r] = -1;
 	}
 	for (int r = 0; r < rounds; r++)
 		if (one_round(p, r, out, err, errlen))
 			goto out;
 	runtime_stat_finish(&out->charge_batch, rounds);
 	runtime_stat_finish(&out->stock_slots, rounds);
+	runtime_stat_finish(&out->obj_stock_slots, rounds);
 	if (!out->charge_batch.nsamples || !out->stock_slots.nsamples) {
 		snprintf(err, errlen, "every runtime probe round on CPU %d was disturbed by other tasks", p->cpu);
 		goto out;
@@ -565,6 +700,9 @@ int runtime_probe_run(const struct cg_env *env, int rounds, struct runtime_probe
 		 cg_mode_name(env->mode), cg_file_usage(env), out->orchestrator_cpu, how,
 		 p->cpu, out->stock_k, runtime_precharge_threshold(out->charge_batch.mode, p->page) >> 10,
 		 rounds, p->disturbed);
+	snprintf(out->obj_method, sizeof(out->obj_method), "obj slots = memcgs of %d opening /dev/null in turn "
+		 "that keep >= %ld KiB of kmem in %s%s", out->obj_stock_k, p->page / 2 >> 10, runtime_kmem_file(env),
+		 env->memory_v2 ? " (kernel, after the periodic stats flush)" : "");
 	ret = 0;
 out:
 	if (ret)

@@ -10,6 +10,13 @@
  *   charge one page in turn; afterwards only the memcgs still cached in that
  *   CPU's stock hold a precharge (usage well above what they use).  Their
  *   number is the length of memcg_stock_pcp.cached[] (7 on 6.16+, 1 before).
+ * - Obj stock slots: the same rotation through the per-CPU obj stock, each
+ *   turn an open()+close() of /dev/null (a struct file charged in bytes).
+ *   A memcg whose objcg the stock still holds keeps the page its first
+ *   charge took; an evicted one had it uncharged when its slot drained.
+ *   That page shows in memory.kmem.usage_in_bytes (v1) at once, and in
+ *   memory.stat's kernel (v2) after the periodic stats flush, which the
+ *   round's last memcg (held by construction) tells.  5 on 7.2+, 1 before.
  *
  * Usage is always read by the parent, outside the probed cgroups and on
  * another CPU when there is one, through files opened and read once before
@@ -49,6 +56,11 @@ struct runtime_probe_result {
 	int stock_k;		/* memcgs charged in turn (the largest K used) */
 	bool stock_saturated;	/* every one of K kept its precharge: slots >= K */
 
+	struct runtime_probe_stat obj_stock_slots;
+	int obj_stock_k;	/* memcgs allocating in turn (the largest K used) */
+	bool obj_stock_saturated;
+	char obj_method[256];	/* where the obj stock's holders were read */
+
 	char method[384];	/* one line: how it was measured, for the evidence */
 };
 
@@ -72,6 +84,18 @@ int runtime_count_precharged(const long long *usage, const long long *charged, i
 /* The min_excess for a batch of batch_pages: half a batch (a drained
  * memcg keeps none, a cached one keeps up to batch - 1 pages). */
 long long runtime_precharge_threshold(int batch_pages, long page_size);
+
+/*
+ * The kmem page charges of a memcg, for the obj stock probes (here and the
+ * charge driver's objstock mode): the file to open (memory.kmem.usage_in_bytes
+ * on v1, memory.stat on v2), its value in bytes through an open fd (v2: the
+ * "kernel" line), and, on v2, a wait until the lazily flushed value of fd
+ * has reached before + page / 2 (at most RP_FLUSH_WAIT_S; false if not).
+ */
+#define RP_FLUSH_WAIT_S 5
+const char *runtime_kmem_file(const struct cg_env *env);
+int runtime_read_kmem(const struct cg_env *env, int fd, long long *out);
+bool runtime_wait_kmem(const struct cg_env *env, int fd, long long before, long page);
 
 /* Fills mode/min/max/nsamples from samples[0..n) (-1 entries skipped). */
 void runtime_stat_finish(struct runtime_probe_stat *s, int n);

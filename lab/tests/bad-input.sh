@@ -14,6 +14,10 @@ cd "$F" || exit 1
 
 # Fixtures named by the examples.
 head -c 100 "$OLDPWD/build/btf/vmlinux-6.18.44.btf" > trunc.btf
+# A well-formed raw BTF (header, one type, the empty string) whose only type
+# has kind 25, which no libbpf knows: what a newer kernel's new kind looks like.
+printf '\x9f\xeb\x01\x00\x18\x00\x00\x00\x00\x00\x00\x00\x0c\x00\x00\x00\x0c\x00\x00\x00\x01\x00\x00\x00' > newkind.btf
+printf '\x00\x00\x00\x00\x00\x00\x00\x19\x00\x00\x00\x00\x00' >> newkind.btf
 printf '[experiment]\nname = x\nrepeat = 3\n' > unknown-key.exp
 printf '[experiment]\nname = x\nrepeats = 0\n' > bad-value.exp
 printf '[experiment]\nname = x\n[driver]\ncommand = statread\ninterval = 0\n' > driver-refuses.exp

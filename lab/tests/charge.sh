@@ -150,6 +150,19 @@ ok '[ "$most" = "$slots" ] && grep -q "matches the $slots slots BTF gives" "$T/s
 grep -E '^ +[0-9]+ ' "$T/stock.out" | diag
 ok '! left_behind' "stock: no cgroup or worker left"
 
+# ---- the obj stock's slots (v1: memory.kmem.usage_in_bytes; v2: memory.stat's kernel) ----
+charge objstock --mode objstock --duration 1 --warmup 0 --stock-rounds 5
+oslots=$(awk -F'\t' 'NR == 2 { print $6 }' "$dir/data/objstock.tsv")
+kmax=$(awk -F'\t' 'NR > 1 { k = $1 } END { print k + 0 }' "$dir/data/objstock.tsv")
+ok '[ $rc = 0 ] && [ "${oslots:-0}" -ge 1 ] && [ "$kmax" = $((2 * oslots + 2)) ]' \
+	"objstock: runs over K = 1..2x+2 the BTF objcg slots ($oslots, K up to $kmax)"
+over=$(awk -F'\t' -v s="$oslots" 'NR > 1 && ($4 > $1 || $4 > s) { k++ } END { print k + 0 }' "$dir/data/objstock.tsv")
+most=$(awk -F'\t' 'NR > 1 && $4 > m { m = $4 } END { print m + 0 }' "$dir/data/objstock.tsv")
+ok '[ "$over" = 0 ] && [ "$most" = "$oslots" ] && grep -q "matches the $oslots objcg slot" "$T/objstock.out"' \
+	"objstock: the holders stop at the obj stock's size ($most of $oslots)"
+grep -E '^ +[0-9]+ ' "$T/objstock.out" | diag
+ok '! left_behind' "objstock: no cgroup or worker left"
+
 # ---- OOM kills ----
 charge oomstop --mode anon --tasks 2 --cgroups 2 --limit 1M --size 8M --duration 5 --warmup 0
 ok '[ $rc = 1 ] && grep -q "killed by the OOM killer in cgroup cg-" "$T/oomstop.out"' \

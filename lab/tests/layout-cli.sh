@@ -21,13 +21,13 @@ $LAB layout --help >"$T/help" 2>&1
 ok $? "layout --help exits 0"
 has "$T/help" "--against DIR_OR_BTF"; ok $? "--help documents --against"
 
-# --check on the four kernels: exit status and the lines a reviewer reads.
-for k in 5.10.262 6.1.192 6.12.117 6.18.44; do
+# --check on the eight kernels: exit status and the lines a reviewer reads.
+for k in 5.10.262 6.1.192 6.12.117 6.18.44 6.16.12 7.1.13 7.2.12 7.3.4-rt; do
 	$LAB layout --btf "$(btf $k)" --check >"$T/check-$k" 2>"$T/err-$k"
 	echo $? >"$T/rc-$k"
 done
 [ "$(cat "$T/rc-5.10.262")" = 1 ]; ok $? "5.10.262 --check exits 1 (a hard rule failed)"
-for k in 6.1.192 6.12.117 6.18.44; do
+for k in 6.1.192 6.12.117 6.18.44 6.16.12 7.1.13 7.2.12 7.3.4-rt; do
 	[ "$(cat "$T/rc-$k")" = 0 ] && ! grep -q '^FAIL' "$T/check-$k"
 	ok $? "$k --check exits 0 with no FAIL line"
 done
@@ -40,13 +40,25 @@ has "$T/check-6.18.44" "class: split page_counter; 7-slot memcg stock; separate 
 ok $? "6.18.44 is classed split, 7 slots, obj_stock_pcp"
 grep -q '^n/a   memcg-kmem-aligned .*CONFIG_MEMCG_V1' "$T/check-6.12.117"; ok $? "6.12.117: kmem rule n/a naming CONFIG_MEMCG_V1"
 grep -q '^warn  sometimes-written-one-line' "$T/check-6.12.117"; ok $? "6.12.117: the watermark spill is a soft warn"
-grep -q '^result: 16 pass, 0 FAIL, 0 warn, 1 n/a$' "$T/check-6.18.44"; ok $? "6.18.44: 16 pass, 1 n/a"
-for k in 5.10.262 6.1.192 6.12.117 6.18.44; do
+grep -q '^result: 16 pass, 0 FAIL, 0 warn, 6 n/a$' "$T/check-6.18.44"; ok $? "6.18.44: 16 pass, 6 n/a"
+has "$T/check-7.2.12" "class: split page_counter; 7-slot memcg stock; separate obj_stock_pcp, 5 objcg slots"
+ok $? "7.2.12 is classed with a 5-slot obj stock"
+grep -q '^result: 16 pass, 0 FAIL, 0 warn, 6 n/a$' "$T/check-7.2.12"; ok $? "7.2.12: 16 pass, 6 n/a"
+grep -q '^pass  obj-stock-slots-one-line ' "$T/check-7.2.12"; ok $? "7.2.12: the obj stock's hot block is on one line"
+has "$T/check-7.3.4-rt" "lock debugging: no (memcg_stock_pcp.lock is local_trylock_t of 32 B (struct spinlock over struct rt_mutex_base: PREEMPT_RT"
+ok $? "7.3.4-rt: the 32-byte lock is PREEMPT_RT's, not lock debugging"
+has "$T/check-7.3.4-rt" "; PREEMPT_RT stock lock (32 B)"; ok $? "7.3.4-rt is classed PREEMPT_RT"
+grep -q '^pass  stock-slots-rt-lines .*95 B in bytes 0-95 on cachelines 0-1' "$T/check-7.3.4-rt" &&
+	grep -q '^pass  obj-stock-rt-lines .*89 B in bytes 0-95 on cachelines 0-1' "$T/check-7.3.4-rt"
+ok $? "7.3.4-rt: both stocks' hot blocks take lines 0-1, checked with the 32-byte lock"
+grep -q '^result: 16 pass, 0 FAIL, 0 warn, 6 n/a$' "$T/check-7.3.4-rt"; ok $? "7.3.4-rt: 16 pass, 6 n/a"
+grep -q '^result: 14 pass, 0 FAIL, 0 warn, 8 n/a$' "$T/check-6.16.12"; ok $? "6.16.12: 14 pass, 8 n/a"
+for k in 5.10.262 6.1.192 6.12.117 6.18.44 6.16.12 7.1.13 7.2.12 7.3.4-rt; do
 	[ ! -s "$T/err-$k" ]; ok $? "$k --check writes nothing on stderr"
 done
 
 # The committed references are what the lab captures today.
-for k in 5.10.262 6.1.192 6.12.117 6.18.44; do
+for k in 5.10.262 6.1.192 6.12.117 6.18.44 6.16.12 7.1.13 7.2.12 7.3.4-rt; do
 	$LAB layout --btf "$(btf $k)" --out "$T/cap-$k" >/dev/null 2>&1
 	diff -r "layouts/$k" "$T/cap-$k" >"$T/diff-$k" 2>&1
 	ok $? "layouts/$k matches a fresh capture (regenerate: bin/memcg-lab layout --btf $(btf $k))"

@@ -3,7 +3,8 @@
 # (lab/tests/data/layout/kernel-shapes.c) are converted by pahole
 # --btf_encode_detached inside `layout --vmlinux`, and every rule's failure
 # path is taken on that real DWARF->BTF input: pre-split, split, broken and
-# lockdep shapes.  The same object with pahole -J covers the ELF+.BTF input.
+# lockdep shapes, PREEMPT_RT's 32-byte stock lock, and the pending
+# per-page_counter stock (page_counter.stock/batch, no memcg_stock_pcp).  The same object with pahole -J covers the ELF+.BTF input.
 set -u
 LAB=bin/memcg-lab
 SRC=lab/tests/data/layout/kernel-shapes.c
@@ -21,7 +22,7 @@ CC=${CC:-cc}
 command -v "$CC" >/dev/null 2>&1 || { echo "1..0 # SKIP no C compiler ($CC) to build the DWARF fixture"; exit 0; }
 command -v pahole >/dev/null 2>&1 || { echo "1..0 # SKIP pahole missing (apt-get install dwarves): it converts DWARF to BTF"; exit 0; }
 
-for shape in PRESPLIT SPLIT BROKEN LOCKDEP; do
+for shape in PRESPLIT SPLIT BROKEN LOCKDEP RT RT_BROKEN PCSTOCK PCSTOCK_BROKEN; do
 	# -fno-toplevel-reorder keeps the per-cpu variables in declaration order.
 	"$CC" -g -O0 -fno-toplevel-reorder -c "-DSHAPE_$shape" -o "$T/$shape.o" "$SRC"
 	ok $? "$shape: fixture compiles with -g"
@@ -65,8 +66,51 @@ verdicts BROKEN "usage-alone FAIL" "limits-off-usage-line FAIL" "limits-after-pa
 verdicts LOCKDEP "usage-alone pass" "stock-slots n/a" "stock-slots-one-line n/a" "stock-cold-off-line n/a" \
 	"obj-stock-hot-one-line n/a" "stock-percpu-aligned pass" "obj-stock-percpu-aligned pass"
 
-[ "$(cat "$T/PRESPLIT.rc")" = 1 ] && [ "$(cat "$T/BROKEN.rc")" = 1 ]; ok $? "failing shapes exit 1"
-[ "$(cat "$T/SPLIT.rc")" = 0 ] && [ "$(cat "$T/LOCKDEP.rc")" = 0 ]; ok $? "passing shapes exit 0"
+verdicts RT "stock-slots pass" "stock-slots-one-line n/a" "stock-slots-rt-lines pass" "stock-cold-off-line pass" \
+	"obj-stock-slots pass" "obj-stock-slots-one-line n/a" "obj-stock-rt-lines pass" "obj-stock-cold-off-line pass" \
+	"obj-stock-hot-one-line n/a"
+verdicts RT_BROKEN "stock-slots pass" "stock-slots-rt-lines FAIL" "stock-cold-off-line warn" "obj-stock-rt-lines pass"
+verdicts PCSTOCK "usage-alone pass" "limits-off-usage-line pass" "limits-after-pad2 pass" "stock-slots n/a" \
+	"stock-slots-one-line n/a" "stock-slots-rt-lines n/a" "stock-percpu-aligned n/a" "stock-cold-off-line n/a" \
+	"stock-single-slot n/a" "obj-stock-slots pass" "obj-stock-slots-one-line pass" "obj-stock-rt-lines n/a"
+verdicts PCSTOCK_BROKEN "usage-alone FAIL" "limits-off-usage-line FAIL" "limits-after-pad2 FAIL" "stock-slots n/a"
+
+[ "$(cat "$T/PRESPLIT.rc")" = 1 ] && [ "$(cat "$T/BROKEN.rc")" = 1 ] && [ "$(cat "$T/RT_BROKEN.rc")" = 1 ] &&
+	[ "$(cat "$T/PCSTOCK_BROKEN.rc")" = 1 ]; ok $? "failing shapes exit 1"
+[ "$(cat "$T/SPLIT.rc")" = 0 ] && [ "$(cat "$T/LOCKDEP.rc")" = 0 ] && [ "$(cat "$T/RT.rc")" = 0 ] &&
+	[ "$(cat "$T/PCSTOCK.rc")" = 0 ]; ok $? "passing shapes exit 0"
+
+# PREEMPT_RT: the lock's real size, and what breaks the invariant there.
+has "$T/RT.out" "lock debugging: no (memcg_stock_pcp.lock is local_trylock_t of 32 B (struct spinlock over struct rt_mutex_base: PREEMPT_RT, not debugging))"
+ok $? "RT: a 32-byte spinlock_t over rt_mutex_base is PREEMPT_RT, not lock debugging"
+has "$T/RT.out" "lock, nr_pages, cached: 95 B in bytes 0-95 on cachelines 0-1, the fewest 95 B can take"
+ok $? "RT: the memcg stock's lock, counts and pointers take the two lines their 95 B need"
+has "$T/RT.out" "89 B in bytes 0-95 on cachelines 0-1"; ok $? "RT: the obj stock's hot block, 89 B on lines 0-1"
+has "$T/RT_BROKEN.out" "struct memcg_stock_pcp: lock, nr_pages, cached: 95 B in bytes 0-135 span cachelines 0-2, 2 would do"
+ok $? "RT_BROKEN: work and flags between the lock and the slots make a third line"
+
+# The per-page_counter stock: the stock rules n/a with that reason, page_counter's rules name stock and batch.
+grep -q "^n/a   stock-slots-one-line .*no struct memcg_stock_pcp in this kernel (per-page_counter stock kernel" "$T/PCSTOCK.out"
+ok $? "PCSTOCK: the memcg stock rules are n/a: the stock moved into page_counter"
+has "$T/PCSTOCK.out" "class: split page_counter; per-page_counter stock (page_counter.stock, no memcg_stock_pcp)"
+ok $? "PCSTOCK: classed as a per-page_counter stock"
+has "$T/PCSTOCK.out" "none of min, low, high, max, parent, protection_support, track_failcnt, stock, batch on usage's cacheline 0"
+ok $? "PCSTOCK: limits-off-usage-line checks page_counter.stock and .batch"
+has "$T/PCSTOCK_BROKEN.out" "usage@0 (hot-written) shares it with stock@16 (read-mostly) batch@24 (read-mostly)"
+ok $? "PCSTOCK_BROKEN: stock and batch on usage's line are named with their offsets"
+has "$T/PCSTOCK_BROKEN.out" "stock@16 (read-mostly) is before _pad2_@128"; ok $? "PCSTOCK_BROKEN: stock before _pad2_"
+$LAB probe --vmlinux "$T/PCSTOCK.o" --json >"$T/pc-probe.json" 2>"$T/pc-probe.err"
+python3 - "$T/pc-probe.json" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))["features"]
+ok = (f["stock_class"] == "page_counter" and f["stock_slots"] == 0 and f["obj_stock_slots"] == 5
+      and "page_counter.stock" in f["evidence"]["stock_class"] and "no lock (atomics)" in f["evidence"]["stock_class"])
+sys.exit(0 if ok else 1)
+PY
+ok $? "PCSTOCK: probe says stock_class page_counter (evidence names page_counter.stock), obj_stock_slots 5"
+$LAB probe --vmlinux "$T/RT.o" >"$T/rt-probe.txt" 2>&1
+grep -q "^  lock_rt  *yes " "$T/rt-probe.txt" && grep -q "^  lock_debug  *no " "$T/rt-probe.txt"
+ok $? "RT: probe says lock_rt yes, lock_debug no"
 
 # What the failures say.
 o=$T/BROKEN.out
@@ -89,7 +133,7 @@ has "$T/PRESPLIT.out" "mem_cgroup has no kmem (kernel built without CONFIG_MEMCG
 ok $? "PRESPLIT: kmem n/a with its reason"
 has "$T/LOCKDEP.out" "lock debugging: yes (memcg_stock_pcp.lock is local_trylock_t of 56 B"
 ok $? "LOCKDEP: lock debugging detected (a 56-byte local_trylock_t with lockdep's dep_map)"
-grep -q "^n/a   stock-slots .*lock-debugging build: memcg_stock_pcp.lock is local_trylock_t of 56 B.*; the stock invariants assume a 0/1-byte lock" "$T/LOCKDEP.out"
+grep -q "^n/a   stock-slots .*lock-debugging build: memcg_stock_pcp.lock is local_trylock_t of 56 B.*; the stock invariants assume a non-debug lock" "$T/LOCKDEP.out"
 ok $? "LOCKDEP: the stock rules say why they are skipped"
 
 # The capture of a DWARF input: release from the "Linux version" banner, pahole text.

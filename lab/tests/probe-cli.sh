@@ -66,6 +66,7 @@ if [ "$(id -u)" = 0 ] && grep -qE ' cgroup2? .*(memory|cgroup2)' /proc/self/moun
 	ok '[ $st = 0 ] && echo "$out" | grep -q "\"charge_batch\":[0-9]"' "JSON runtime.charge_batch is an int"
 	ok 'echo "$out" | grep -q "\"stock_slots\":[0-9]"' "JSON runtime.stock_slots is an int"
 	ok 'echo "$out" | grep -q "\"agrees_with_btf\":true"' "runtime stock slots agree with BTF on this kernel"
+	ok 'echo "$out" | grep -q "\"obj_stock_slots_agree_with_btf\":true"' "runtime obj stock slots agree with BTF on this kernel"
 	if command -v setpriv >/dev/null; then
 		err=$(setpriv --reuid=65534 --regid=65534 --clear-groups $LAB probe --runtime 2>&1 >/dev/null); st=$?
 		ok '[ $st = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ]' "not root: --runtime fails with one line, exit 2 ($err)"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The layout checker on the four real kernels' BTF: every rule of
+ * The layout checker on eight real kernels' BTF: every rule of
  * layouts/rules.conf with its expected verdict, the failure messages a
  * reviewer reads, rules-file errors with FILE:LINE, a capture written and
  * read back, and the cacheline-aware diffs 6.1 -> 6.12 -> 6.18.
@@ -16,36 +16,46 @@
 
 #define RULES "layouts/rules.conf"
 
-static const char *const kernels[] = { "5.10.262", "6.1.192", "6.12.117", "6.18.44" };
-#define NK 4
+static const char *const kernels[] = { "5.10.262", "6.1.192", "6.12.117", "6.18.44",
+				       "6.16.12", "7.1.13", "7.2.12", "7.3.4-rt" };
+#define NK 8
 
 /*
  * Expected verdicts, one column per kernel above.  5.10 predates the
  * split: usage shares line 0 with the limits, and its page_counters in
  * mem_cgroup start mid-line (memory@208, kmem@432, tcpmem@544; swap@320
  * happens to be aligned).  6.12 spills the watermark group (soft).
+ * The 7.x columns: 7.2 has the 5-slot obj stock on one line; 7.3-rt has
+ * PREEMPT_RT's 32-byte lock, so its one-line rules are n/a and the
+ * fewest-lines rules check it instead.  Debian builds 6.16+ without
+ * CONFIG_MEMCG_V1 (no kmem/tcpmem).
  */
 static const struct {
 	const char *rule;
 	const char *v[NK];
 } expected[] = {
-	{ "usage-alone",                { "FAIL", "pass", "pass", "pass" } },
-	{ "limits-off-usage-line",      { "FAIL", "pass", "pass", "pass" } },
-	{ "limits-after-pad2",          { "n/a",  "pass", "pass", "pass" } },
-	{ "padding-lines",              { "n/a",  "pass", "pass", "pass" } },
-	{ "sometimes-written-one-line", { "n/a",  "pass", "warn", "pass" } },
-	{ "size-three-lines",           { "n/a",  "pass", "warn", "pass" } },
-	{ "memcg-memory-aligned",       { "FAIL", "pass", "pass", "pass" } },
-	{ "memcg-swap-aligned",         { "pass", "pass", "pass", "pass" } },
-	{ "memcg-kmem-aligned",         { "FAIL", "pass", "n/a",  "pass" } },
-	{ "memcg-tcpmem-aligned",       { "FAIL", "pass", "n/a",  "pass" } },
-	{ "stock-slots",                { "n/a",  "n/a",  "n/a",  "pass" } },
-	{ "stock-slots-one-line",       { "n/a",  "n/a",  "n/a",  "pass" } },
-	{ "stock-percpu-aligned",       { "n/a",  "n/a",  "n/a",  "pass" } },
-	{ "stock-cold-off-line",        { "n/a",  "n/a",  "n/a",  "pass" } },
-	{ "stock-single-slot",          { "pass", "pass", "pass", "n/a"  } },
-	{ "obj-stock-hot-one-line",     { "n/a",  "n/a",  "n/a",  "pass" } },
-	{ "obj-stock-percpu-aligned",   { "n/a",  "n/a",  "n/a",  "pass" } },
+	{ "usage-alone",                 { "FAIL", "pass", "pass", "pass", "pass", "pass", "pass", "pass" } },
+	{ "limits-off-usage-line",       { "FAIL", "pass", "pass", "pass", "pass", "pass", "pass", "pass" } },
+	{ "limits-after-pad2",           { "n/a",  "pass", "pass", "pass", "pass", "pass", "pass", "pass" } },
+	{ "padding-lines",               { "n/a",  "pass", "pass", "pass", "pass", "pass", "pass", "pass" } },
+	{ "sometimes-written-one-line",  { "n/a",  "pass", "warn", "pass", "pass", "pass", "pass", "pass" } },
+	{ "size-three-lines",            { "n/a",  "pass", "warn", "pass", "pass", "pass", "pass", "pass" } },
+	{ "memcg-memory-aligned",        { "FAIL", "pass", "pass", "pass", "pass", "pass", "pass", "pass" } },
+	{ "memcg-swap-aligned",          { "pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass" } },
+	{ "memcg-kmem-aligned",          { "FAIL", "pass", "n/a",  "pass", "n/a",  "n/a",  "n/a",  "n/a" } },
+	{ "memcg-tcpmem-aligned",        { "FAIL", "pass", "n/a",  "pass", "n/a",  "n/a",  "n/a",  "n/a" } },
+	{ "stock-slots",                 { "n/a",  "n/a",  "n/a",  "pass", "pass", "pass", "pass", "pass" } },
+	{ "stock-slots-one-line",        { "n/a",  "n/a",  "n/a",  "pass", "pass", "pass", "pass", "n/a" } },
+	{ "stock-slots-rt-lines",        { "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "pass" } },
+	{ "stock-percpu-aligned",        { "n/a",  "n/a",  "n/a",  "pass", "pass", "pass", "pass", "pass" } },
+	{ "stock-cold-off-line",         { "n/a",  "n/a",  "n/a",  "pass", "pass", "pass", "pass", "pass" } },
+	{ "stock-single-slot",           { "pass", "pass", "pass", "n/a",  "n/a",  "n/a",  "n/a",  "n/a" } },
+	{ "obj-stock-hot-one-line",      { "n/a",  "n/a",  "n/a",  "pass", "pass", "pass", "n/a",  "n/a" } },
+	{ "obj-stock-percpu-aligned",    { "n/a",  "n/a",  "n/a",  "pass", "pass", "pass", "pass", "pass" } },
+	{ "obj-stock-slots",             { "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "pass", "pass" } },
+	{ "obj-stock-slots-one-line",    { "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "pass", "n/a" } },
+	{ "obj-stock-rt-lines",          { "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "pass" } },
+	{ "obj-stock-cold-off-line",     { "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "pass", "pass" } },
 };
 #define NRULES (int)(sizeof(expected) / sizeof(expected[0]))
 
@@ -146,6 +156,20 @@ static void test_messages(const struct rules *rs)
 
 	ok(!lay[0].lock_debug && !lay[1].lock_debug && !lay[2].lock_debug && !lay[3].lock_debug,
 	   "none of the four is a lock-debugging build");
+	ok(!lay[7].lock_debug && lay[7].lock_rt && lay[7].lock_size == 32 && !lay[6].lock_rt && lay[6].lock_size == 1,
+	   "7.3-rt: a 32-byte PREEMPT_RT lock, not lock debugging; 7.2: a 1-byte lock");
+	eval(rs, 7, "stock-slots-rt-lines", &res);
+	ok(strstr(res.summary, "95 B in bytes 0-95 on cachelines 0-1, the fewest 95 B can take"),
+	   "7.3-rt: lock, nr_pages and cached take lines 0-1, the fewest their 96 B allow");
+	eval(rs, 7, "stock-slots-one-line", &res);
+	ok(strstr(res.summary, "PREEMPT_RT build") && strstr(res.summary, "32 B"),
+	   "7.3-rt: the one-line rule is n/a, naming the RT lock and its size");
+	eval(rs, 6, "obj-stock-slots-one-line", &res);
+	ok(strstr(res.summary, "lock, index, node_id, nr_slab_reclaimable_b, nr_slab_unreclaimable_b, nr_bytes, cached "
+			       "on cacheline 0"), "7.2: the obj stock's hot block on line 0");
+	eval(rs, 6, "obj-stock-slots", &res);
+	ok(strstr(res.summary, "5 slots: nr_bytes uint16_t[5], cached struct obj_cgroup *[5]"),
+	   "7.2: five obj stock slots");
 	is_int(lay[3].cacheline, 64, "cacheline size from page_counter._pad1_");
 }
 
@@ -195,6 +219,11 @@ static void test_parse_errors(void)
 		{ "rule 9lives\n", 1, "expected 'rule NAME'" },
 		{ "tag hot page_counter.usage\n", 1, "expected 'hot-written' or 'read-mostly'" },
 		{ "tag hot-written usage\n", 1, "expected STRUCT.FIELD" },
+		{ "pending page_counter.stock\n", 1, "expected 'pending STRUCT.FIELD... " },
+		{ "pending page_counter.stock page_counter.batch\n", 1, "expected the series' name (quoted)" },
+		{ "pending task_struct.x \"s\"\n", 1, "struct task_struct is not one the lab captures" },
+		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant fewest-lines usage\n", 4,
+		  "expected 'fewest-lines FIELD FIELD...'" },
 		{ "# only comments\n\n", 0, "no rules" },
 	};
 
@@ -216,7 +245,7 @@ static void test_parse_errors(void)
 
 static void test_validation(void)
 {
-	const struct layout *all[NK] = { &lay[0], &lay[1], &lay[2], &lay[3] };
+	const struct layout *all[NK] = { &lay[0], &lay[1], &lay[2], &lay[3], &lay[4], &lay[5], &lay[6], &lay[7] };
 	const struct layout *only612[1] = { &lay[2] };
 	static const struct {
 		const char *text;
@@ -257,6 +286,18 @@ static void test_validation(void)
 		rules_free(&rs);
 		free(text);
 	}
+
+	/* A pending series' field is valid before any kernel has it, and only then. */
+	parse_text("rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant apart usage from stock\n", &rs, path,
+		   sizeof(path));
+	ok(rules_validate(&rs, all, NK, err, sizeof(err)) && strstr(err, "'stock'"),
+	   "page_counter.stock is unknown without a 'pending' line");
+	rules_free(&rs);
+	parse_text("pending page_counter.stock \"a series\"\n"
+		   "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant apart usage from stock\n", &rs, path,
+		   sizeof(path));
+	ok(!rules_validate(&rs, all, NK, err, sizeof(err)), "page_counter.stock is valid once declared pending");
+	rules_free(&rs);
 
 	/* A field is valid when any known kernel has it: kmem is not in 6.12. */
 	parse_text("rule a\n\tstruct mem_cgroup\n\tseverity hard\n\tinvariant aligned kmem\n", &rs, path, sizeof(path));

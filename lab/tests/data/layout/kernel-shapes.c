@@ -14,6 +14,15 @@
  *                   usage's line, _pad2_ on _pad1_, misaligned page_counters,
  *                   6 pointers for 7 u16 counts, 32-byte aligned per-cpu stocks
  *   SHAPE_LOCKDEP   SHAPE_SPLIT with lockdep's dep_map in the stock locks
+ *   SHAPE_RT        a 7.3-rt-like kernel: PREEMPT_RT's local_trylock_t is a
+ *                   spinlock_t over struct rt_mutex_base (32 B), 7-slot stock
+ *                   and the 7.2 multi-objcg obj stock (cached[5])
+ *   SHAPE_RT_BROKEN SHAPE_RT with work and flags between the memcg stock's
+ *                   lock and its slots: the hot block takes three lines
+ *   SHAPE_PCSTOCK   the pending per-page_counter stock (Joshua Hahn's series,
+ *                   v4): page_counter gains a percpu `stock` pointer and
+ *                   `batch` after parent, memcg_stock_pcp is gone
+ *   SHAPE_PCSTOCK_BROKEN  the same with stock and batch on usage's line
  *
  * The "Linux version" banner gives the capture its release, as in a vmlinux.
  * Per-cpu variables go to .data..percpu, which pahole encodes as a DATASEC;
@@ -224,8 +233,107 @@ PERCPU __attribute__((aligned(64))) char percpu_head[32];
 PERCPU __attribute__((aligned(32))) struct memcg_stock_pcp memcg_stock;
 PERCPU __attribute__((aligned(32))) struct obj_stock_pcp obj_stock;
 
+#elif defined(SHAPE_RT) || defined(SHAPE_RT_BROKEN) || defined(SHAPE_PCSTOCK) || defined(SHAPE_PCSTOCK_BROKEN)
+# if defined(SHAPE_RT) || defined(SHAPE_RT_BROKEN)
+const char linux_banner[] = "Linux version 7.3.0-fixture-rt (fixture@lab) (gcc) #1 SMP PREEMPT_RT";
+struct rb_root_cached { void *rb_root, *rb_leftmost; };
+struct raw_spinlock { unsigned int raw_lock; };
+struct rt_mutex_base {			/* 32 B, as on x86-64 */
+	struct raw_spinlock wait_lock;
+	struct rb_root_cached waiters;
+	struct task_struct *owner;
+};
+struct spinlock { struct rt_mutex_base lock; };
+typedef struct spinlock spinlock_t;
+typedef spinlock_t local_trylock_t;	/* PREEMPT_RT */
+# else
+const char linux_banner[] = "Linux version 7.4.0-fixture-pcstock (fixture@lab) (gcc) #1 SMP";
+typedef struct { uint8_t acquired; } local_trylock_t;
+typedef struct { int counter; } atomic_t;
+struct page_counter_stock {		/* the series' v4: one atomic per CPU */
+	atomic_t nr_pages;
+};
+# endif
+
+struct cacheline_padding { char x[0]; } __attribute__((aligned(64)));
+
+struct page_counter {
+	atomic_long_t usage;
+	unsigned long failcnt;
+# ifdef SHAPE_PCSTOCK_BROKEN
+	struct page_counter_stock *stock;	/* read on every charge, on usage's line */
+	unsigned int batch;
+# endif
+	struct cacheline_padding _pad1_;
+	unsigned long emin;
+	atomic_long_t min_usage;
+	atomic_long_t children_min_usage;
+	unsigned long elow;
+	atomic_long_t low_usage;
+	atomic_long_t children_low_usage;
+	unsigned long watermark;
+	unsigned long local_watermark;
+	struct cacheline_padding _pad2_;
+	bool protection_support;
+	bool track_failcnt;
+	unsigned long min;
+	unsigned long low;
+	unsigned long high;
+	unsigned long max;
+	struct page_counter *parent;
+# ifdef SHAPE_PCSTOCK
+	struct page_counter_stock *stock;	/* __percpu in the kernel */
+	unsigned int batch;
+# endif
+};
+
+struct mem_cgroup {
+	struct cgroup_subsys_state css;
+	struct mem_cgroup_id id;
+	struct page_counter memory;
+	union {
+		struct page_counter swap;
+		struct page_counter memsw;
+	};
+	struct work_struct high_work;
+};
+
+# if defined(SHAPE_RT) || defined(SHAPE_RT_BROKEN)
+struct memcg_stock_pcp {
+	local_trylock_t lock;		/* 0..31 */
+#  ifdef SHAPE_RT_BROKEN
+	struct work_struct work;	/* 32..63: cold, before the slots */
+	unsigned long flags;		/* 64 */
+#  endif
+	uint8_t nr_pages[7];
+	struct mem_cgroup *cached[7];
+#  ifndef SHAPE_RT_BROKEN
+	struct work_struct work;
+	unsigned long flags;
+#  endif
+	uint8_t drain_idx;
+};
+
+PERCPU __attribute__((aligned(64))) struct memcg_stock_pcp memcg_stock;
+# endif
+
+struct obj_stock_pcp {			/* 7.2: the multi-objcg obj stock */
+	local_trylock_t lock;
+	int8_t index;
+	int16_t node_id;
+	int16_t nr_slab_reclaimable_b;
+	int16_t nr_slab_unreclaimable_b;
+	uint16_t nr_bytes[5];
+	struct obj_cgroup *cached[5];
+	struct work_struct work;
+	unsigned long flags;
+	uint8_t drain_idx;
+};
+
+PERCPU __attribute__((aligned(64))) struct obj_stock_pcp obj_stock;
+
 #else
-#error "build with -DSHAPE_PRESPLIT, -DSHAPE_SPLIT, -DSHAPE_BROKEN or -DSHAPE_LOCKDEP"
+#error "build with -DSHAPE_PRESPLIT, -DSHAPE_SPLIT, -DSHAPE_BROKEN, -DSHAPE_LOCKDEP, -DSHAPE_RT, -DSHAPE_RT_BROKEN, -DSHAPE_PCSTOCK or -DSHAPE_PCSTOCK_BROKEN"
 #endif
 
 struct memcg_vmstats_percpu {
