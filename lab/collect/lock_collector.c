@@ -33,6 +33,7 @@ struct lock_collector {
 	size_t perf_ntables[3];
 	struct lock_hold_result hold;
 	char notes[2048];
+	bool enabled;			/* lock_collector_enable ran */
 	bool stopped;
 };
 
@@ -100,7 +101,7 @@ static void start_hold(struct lock_collector *c)
 	}
 }
 
-struct lock_collector *lock_collector_start(const struct lock_collector_opts *o, char *err, size_t errlen)
+struct lock_collector *lock_collector_prepare(const struct lock_collector_opts *o, char *err, size_t errlen)
 {
 	struct lock_collector *c = xcalloc(1, sizeof(*c));
 	char kerr[256];
@@ -126,13 +127,11 @@ struct lock_collector *lock_collector_start(const struct lock_collector_opts *o,
 			to.learn_func = USER_FLUSH_FUNC;
 			to.learn_name = USER_FLUSH_MUTEX;
 		}
-		c->tracer = lock_tracer_start(&to, err, errlen);
+		c->tracer = lock_tracer_prepare(&to, err, errlen);
 		if (!c->tracer) {
 			lock_collector_free(c);
 			return NULL;
 		}
-		if (lock_tracer_missing(c->tracer)[0])
-			add_note(c, "not traced on this kernel: %s", lock_tracer_missing(c->tracer));
 		if (c->hold.plan.method == HOLD_RSTAT_TP && !lock_tracer_has_rstat(c->tracer)) {
 			/* The kernel has the events' files but the tracer could not
 			 * use them: the next method down the list. */
@@ -144,6 +143,23 @@ struct lock_collector *lock_collector_start(const struct lock_collector_opts *o,
 		add_note(c, "hold time of %s: the rstat tracepoints need the tracer (--no-tracer given)",
 			 c->hold.plan.target);
 	}
+	return c;
+}
+
+int lock_collector_enable(struct lock_collector *c, char *err, size_t errlen)
+{
+	const struct lock_collector_opts *o = &c->o;
+	char kerr[256];
+
+	if (c->enabled)
+		return 0;
+	if (c->tracer) {
+		if (lock_tracer_enable(c->tracer, err, errlen))
+			return -1;
+		if (lock_tracer_missing(c->tracer)[0])
+			add_note(c, "not traced on this kernel: %s", lock_tracer_missing(c->tracer));
+	}
+	c->enabled = true;
 	start_hold(c);
 	if (o->perf) {
 		perf_info_probe(&c->perf);
@@ -171,6 +187,17 @@ struct lock_collector *lock_collector_start(const struct lock_collector_opts *o,
 					 "alongside (tracepoint mode only)", c->perf.version);
 			}
 		}
+	}
+	return 0;
+}
+
+struct lock_collector *lock_collector_start(const struct lock_collector_opts *o, char *err, size_t errlen)
+{
+	struct lock_collector *c = lock_collector_prepare(o, err, errlen);
+
+	if (c && lock_collector_enable(c, err, errlen)) {
+		lock_collector_free(c);
+		return NULL;
 	}
 	return c;
 }
@@ -285,6 +312,12 @@ int lock_collector_stop(struct lock_collector *c, char *err, size_t errlen)
 	if (c->stopped)
 		return 0;
 	c->stopped = true;
+	if (!c->enabled) {
+		/* Prepared only (the run ended before its window): nothing was
+		 * measured; the instance goes. */
+		add_note(c, "the window never opened: nothing was measured");
+		return c->tracer && lock_tracer_stop(c->tracer, err, errlen) ? -1 : 0;
+	}
 	if (c->hold.plan.method == HOLD_LOCK_STAT)
 		have_after = snapshot_lock_stat(&after, perr, sizeof(perr));
 	if (c->tracer && lock_tracer_stop(c->tracer, err, errlen))
