@@ -62,7 +62,27 @@ static bool snapshot_lock_stat(struct lockstat *ls, char *err, size_t errlen)
 	return r == 0;
 }
 
-static void start_hold(struct lock_collector *c)
+/* BPF could not measure the holds (why): the next method down the list. */
+static void hold_fall_back(struct lock_collector *c, const char *why)
+{
+	struct hold_plan *p = &c->hold.plan;
+
+	add_note(c, "hold time of %s: %s failed: %s", p->target, hold_method_name(p->method), why);
+	if (c->env.lock_stat) {
+		p->method = HOLD_LOCK_STAT;
+		snprintf(p->lock_stat_class, sizeof(p->lock_stat_class), "%s", p->target);
+		snprintf(p->reason, sizeof(p->reason), "%s: /proc/lock_stat holdtime columns (BPF failed)",
+			 p->target);
+	} else {
+		p->method = HOLD_NONE;
+		snprintf(p->reason, sizeof(p->reason), "%s: no method can measure holds: BPF failed (%s) "
+			 "and there is no /proc/lock_stat; only the readers' read() latency bounds it",
+			 p->target, why);
+	}
+}
+
+/* Before the window: the BPF programs loaded (the verifier), not attached. */
+static void prepare_hold(struct lock_collector *c)
 {
 	struct hold_plan *p = &c->hold.plan;
 	char err[512];
@@ -74,23 +94,22 @@ static void start_hold(struct lock_collector *c)
 			.holder_func = p->holder_func[0] ? p->holder_func : NULL, .addr = p->addr,
 		};
 
-		c->bpf = lock_bpf_start(&bo, err, sizeof(err));
-		if (c->bpf)
-			return;
-		add_note(c, "hold time of %s: %s failed: %s", p->target, hold_method_name(p->method), err);
-		/* The next method down the list. */
-		if (c->env.lock_stat) {
-			p->method = HOLD_LOCK_STAT;
-			snprintf(p->lock_stat_class, sizeof(p->lock_stat_class), "%s", p->target);
-			snprintf(p->reason, sizeof(p->reason), "%s: /proc/lock_stat holdtime columns (BPF failed)",
-				 p->target);
-		} else {
-			p->method = HOLD_NONE;
-			snprintf(p->reason, sizeof(p->reason), "%s: no method can measure holds: BPF failed (%s) "
-				 "and there is no /proc/lock_stat; only the readers' read() latency bounds it",
-				 p->target, err);
-			return;
-		}
+		c->bpf = lock_bpf_load(&bo, err, sizeof(err));
+		if (!c->bpf)
+			hold_fall_back(c, err);
+	}
+}
+
+/* At the window's start: BPF attached, or lock_stat's first snapshot. */
+static void enable_hold(struct lock_collector *c)
+{
+	struct hold_plan *p = &c->hold.plan;
+	char err[512];
+
+	if (c->bpf && lock_bpf_attach(c->bpf, err, sizeof(err))) {
+		lock_bpf_free(c->bpf);
+		c->bpf = NULL;
+		hold_fall_back(c, err);
 	}
 	if (p->method == HOLD_LOCK_STAT) {
 		c->have_ls_before = snapshot_lock_stat(&c->ls_before, err, sizeof(err));
@@ -143,6 +162,7 @@ struct lock_collector *lock_collector_prepare(const struct lock_collector_opts *
 		add_note(c, "hold time of %s: the rstat tracepoints need the tracer (--no-tracer given)",
 			 c->hold.plan.target);
 	}
+	prepare_hold(c);
 	return c;
 }
 
@@ -160,7 +180,7 @@ int lock_collector_enable(struct lock_collector *c, char *err, size_t errlen)
 			add_note(c, "not traced on this kernel: %s", lock_tracer_missing(c->tracer));
 	}
 	c->enabled = true;
-	start_hold(c);
+	enable_hold(c);
 	if (o->perf) {
 		perf_info_probe(&c->perf);
 		if (!c->perf.found) {

@@ -56,10 +56,11 @@ struct lock_collector;
 /*
  * Two steps, so that a measured phase is traced from its first moment:
  * prepare does what takes long (kernel symbols, the tracer's instance,
- * event formats and BPF counter: seconds on a loaded machine) and records
- * nothing; enable opens the window (the tracer's few writes, then the hold
- * method and perf, which start only here since they record from their
- * start).  start is both at once.  NULL / -1 with one line in err; a
+ * event formats, the BPF flush counter and hold programs loaded: seconds on
+ * a loaded machine) and records nothing; enable opens the window (the
+ * tracer's few writes, the BPF attach, lock_stat's first snapshot, and
+ * perf lock record when asked for, which starts only here since it records
+ * from its start and takes that long itself).  start is both at once.  NULL / -1 with one line in err; a
  * collector only prepared is stopped and freed as any other.
  */
 struct lock_collector *lock_collector_prepare(const struct lock_collector_opts *o, char *err, size_t errlen);
