@@ -3,11 +3,18 @@
 #  - ops/s of `memcg-lab charge` next to plain-anon.c, a bare C loop doing
 #    the same faults without the harness (target: ratio >= 0.95); also per
 #    CPU second of the worker, which other tasks on a busy box disturb less;
-#  - the user CPU share of the worker's CPU time (target <= 5%: the time
-#    should go into the kernel path under test), with the bare loop's own
-#    share beside it, since user-mode faults themselves cost user time
-#    (the exception and the retried store); and the share with --populate,
-#    where MADV_POPULATE_WRITE takes the same fault path from the kernel.
+#  - the harness's user CPU share of the worker's CPU time in excess of the
+#    bare loop's, per round (target <= 1 point).  What this guards is that
+#    the harness does not measure itself: its counting and stop checks are
+#    the user time it adds.  A user-mode fault costs user time of its own
+#    (the exception entry and the retried store, which a VM's exits make
+#    larger): the bare loop alone shows ~7% here, so an absolute bound on
+#    the harness's share would measure the machine, not the harness; the
+#    two run alike, interleaved, so their difference is the harness's
+#    part.  Both shares are printed per round.  And the absolute share
+#    with --populate (<= 5%), where MADV_POPULATE_WRITE takes the same
+#    fault path from the kernel, so no user-mode fault is left to excuse
+#    user time.
 # Both run pinned to the same CPU, each in a memcg of its own so that both
 # take the same charge path (the harness in its run's cgroup, the plain
 # loop in one this script makes, named like every lab object so cleanup
@@ -25,7 +32,8 @@ SECS=${BENCH_SECONDS:-5}
 memroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/self/mounts)
 [ -z "$memroot" ] && memroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 if [ -z "$memroot" ] || [ "$(id -u)" != 0 ]; then
-	for m in "charge anon ops/s, harness/plain loop|>= 0.95" "charge anon user share of worker CPU|<= 5%" \
+	for m in "charge anon ops/s, harness/plain loop|>= 0.95" \
+		 "charge anon user share of worker CPU, harness minus plain loop|<= 1 point" \
 		 "charge anon --populate user share|<= 5%"; do
 		bench_skip "${m%|*}" "${m#*|}" "needs root and a memory controller"
 	done
@@ -58,7 +66,7 @@ lab_run() {
 echo "charge anon, 1 worker on CPU $cpu in a memcg of its own: $ROUNDS rounds of (1 s warm-up + $SECS s), interleaved"
 printf '%5s %13s %13s %7s %13s %13s %7s %8s %8s\n' round harness_ops/s plain_ops/s ratio \
 	harness_op/cpu plain_op/cpu ratio h_user p_user
-: >"$T/ratio"; : >"$T/cratio"; : >"$T/huser"; : >"$T/puser"
+: >"$T/ratio"; : >"$T/cratio"; : >"$T/huser"; : >"$T/puser"; : >"$T/xuser"
 for r in $(seq "$ROUNDS"); do
 	if [ $((r % 2)) = 1 ]; then
 		h=$(lab_run) || exit 2; p=$(plain) || exit 2
@@ -72,12 +80,14 @@ for r in $(seq "$ROUNDS"); do
 	echo "$3 $6" | awk '{ print $1 / $2 }' >>"$T/cratio"
 	echo "$2" >>"$T/huser"
 	echo "$5" >>"$T/puser"
+	echo "$2 $5" | awk '{ print $1 - $2 }' >>"$T/xuser"
 	awk -v r="$r" -v h="$1" -v hu="$2" -v hc="$3" -v p="$4" -v pu="$5" -v pc="$6" 'BEGIN {
 		printf "%5d %13.0f %13.0f %7.3f %13.0f %13.0f %7.3f %7.1f%% %7.1f%%\n", r, h, p, h / p, hc, pc, hc / pc, hu, pu }'
 done
-echo "ops per CPU second, harness / plain loop: median $(bench_median <"$T/cratio"); the plain loop's own user share: median $(bench_median <"$T/puser")%"
+echo "ops per CPU second, harness / plain loop: median $(bench_median <"$T/cratio"); user share of worker CPU: harness median $(bench_median <"$T/huser")%, the plain loop's own median $(bench_median <"$T/puser")%"
 bench_target "charge anon ops/s, harness/plain loop" '>=' 0.95 "$(bench_median <"$T/ratio" | awk '{ printf "%.3f", $1 }')"
-bench_target "charge anon user share of worker CPU" '<=' 5 "$(bench_median <"$T/huser" | awk '{ printf "%.1f", $1 }')" %
+bench_target "charge anon user share of worker CPU, harness minus plain loop" '<=' 1 \
+	"$(bench_median <"$T/xuser" | awk '{ printf "%.1f", $1 }')" " point"
 pop=$(lab_run --populate) || exit 2
 three "$pop" || { echo "bench charge: --populate: the harness printed '$pop', not its figures" >&2; exit 2; }
 echo "with --populate (MADV_POPULATE_WRITE): $(echo "$pop" | awk '{ printf "%.0f", $1 }') ops/s"

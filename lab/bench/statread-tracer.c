@@ -47,16 +47,14 @@ struct figures {
  * A hook around the measured phase in both runs, with the lock hook inside
  * it in the traced one: it takes this process's CPU time (the readers'
  * threads and the tracer's, whose cost per read is what others' load on
- * the machine moves least) over the measured phase, and the time the
- * tracer really ran.  The driver starts hooks when the warm-up ends, and
- * the collector's start (tracefs instance, BPF, kallsyms) can take
- * seconds on a loaded machine, so the tracer may run in only part of the
- * measured phase: the share it covered is reported and checked, since a
- * traced run that was mostly untraced would flatter the tracer.
+ * the machine moves least) over the measured phase.  The collector's
+ * expensive set-up runs in prepare, before the warm-up, and is not
+ * charged; its start, at the phase's first moment, is.  The share of the
+ * measured phase the tracer ran in is the driver's (traced_share): a traced
+ * run that was mostly untraced would flatter the tracer.
  */
 struct timed_hook {
 	struct statread_hook inner;	/* .start NULL: nothing inside */
-	uint64_t running_ns, stopped_ns;
 	double cpu0_s, cpu_s;
 };
 
@@ -68,6 +66,13 @@ static double self_cpu_s(void)
 	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
+static int timed_prepare(void *ctx, const struct statread_run_info *info)
+{
+	struct timed_hook *t = ctx;
+
+	return t->inner.prepare ? t->inner.prepare(t->inner.ctx, info) : 0;
+}
+
 static int timed_start(void *ctx, const struct statread_run_info *info)
 {
 	struct timed_hook *t = ctx;
@@ -76,7 +81,6 @@ static int timed_start(void *ctx, const struct statread_run_info *info)
 	t->cpu0_s = self_cpu_s();
 	if (t->inner.start)
 		e = t->inner.start(t->inner.ctx, info);
-	t->running_ns = mono_ns();
 	return e;
 }
 
@@ -84,7 +88,6 @@ static void timed_stop(void *ctx, const struct statread_run_info *info)
 {
 	struct timed_hook *t = ctx;
 
-	t->stopped_ns = mono_ns();
 	t->cpu_s = self_cpu_s() - t->cpu0_s;
 	if (t->inner.stop)
 		t->inner.stop(t->inner.ctx, info);
@@ -102,6 +105,7 @@ static void run_once(const struct statread_plan *plan, bool traced, struct figur
 	if (traced)
 		lock_statread_hook(&timed.inner, &ls);
 	hook.name = traced ? timed.inner.name : "timer";
+	hook.prepare = timed_prepare;
 	hook.start = timed_start;
 	hook.stop = timed_stop;
 	hook.ctx = &timed;
@@ -124,7 +128,7 @@ static void run_once(const struct statread_plan *plan, bool traced, struct figur
 			die("the traced run traced nothing (%s)", !ls.c ? "the lock collector did not start" :
 			    "memcg:memcg_flush_stats not traced");
 		fig->flush_calls = fc->calls;
-		fig->covered = (timed.stopped_ns - timed.running_ns) / 1e9 / res.measured_s;
+		fig->covered = res.traced_share;
 		/* Readers back to back flush (or skip) on every read. */
 		if (!fc->calls && fig->covered > 0.5)
 			die("the tracer counted no memcg_flush_stats call in %.1f s of reads",

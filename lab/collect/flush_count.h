@@ -14,9 +14,18 @@
 
 struct flush_count;
 
-/* Offsets of the force and needs_flush fields in the event record. */
-struct flush_count *flush_count_start(int force_off, int needs_off, char *err, size_t errlen);
-/* counts[force << 1 | needs_flush], summed over CPUs; detaches. */
+/*
+ * Loads the program (the expensive part: verifier, maps) with the offsets
+ * of the force and needs_flush fields in the event record, and attaches it
+ * once to prove it can, so that a kernel where it cannot falls back before
+ * the window opens; it is left detached.
+ */
+struct flush_count *flush_count_load(int force_off, int needs_off, char *err, size_t errlen);
+/* Zeroes the counts and attaches: the window opens (cheap). 0 or -1 with err. */
+int flush_count_attach(struct flush_count *f, char *err, size_t errlen);
+/* Detaches: the window closes.  Idempotent. */
+void flush_count_detach(struct flush_count *f);
+/* counts[force << 1 | needs_flush], summed over CPUs; detaches first. */
 void flush_count_stop(struct flush_count *f, uint64_t counts[4]);
 void flush_count_free(struct flush_count *f);
 

@@ -27,6 +27,7 @@ static const char *const fentry_progs[P_NKPROBE] = {
 
 struct lock_bpf {
 	enum lock_bpf_mode mode;
+	struct lock_bpf_opts o;		/* its strings are the caller's, until free */
 	void *log;			/* libbpf's printer while we run */
 	struct bpf_object *obj;
 	struct bpf_program *kp[P_NKPROBE], *fe[P_NKPROBE], *rstat_locked, *rstat_unlock;
@@ -190,7 +191,7 @@ static int select_programs(struct lock_bpf *b, const struct lock_bpf_opts *o)
 	return 0;
 }
 
-struct lock_bpf *lock_bpf_start(const struct lock_bpf_opts *o, char *err, size_t errlen)
+struct lock_bpf *lock_bpf_load(const struct lock_bpf_opts *o, char *err, size_t errlen)
 {
 	struct lock_bpf *b = xcalloc(1, sizeof(*b));
 	struct lockhold_cfg cfg = { .target_addr = o->addr, .learn = !o->addr && o->holder_func };
@@ -201,6 +202,7 @@ struct lock_bpf *lock_bpf_start(const struct lock_bpf_opts *o, char *err, size_t
 	lock_bpf_results_init(&b->res);
 	b->res.addr = o->addr;
 	b->mode = o->mode;
+	b->o = *o;
 	b->counters_fd = -1;
 	b->log = bpf_log_quiet();
 	b->obj = bpf_object__open_mem(bpf_obj_lockhold, bpf_obj_lockhold_end - bpf_obj_lockhold, NULL);
@@ -228,24 +230,54 @@ struct lock_bpf *lock_bpf_start(const struct lock_bpf_opts *o, char *err, size_t
 		goto fail;
 	}
 	b->counters_fd = bpf_map__fd(counters);
-	if (attach_all(b, o, err, errlen))
-		goto fail;
 	b->rb = ring_buffer__new(bpf_map__fd(events), on_event, &b->res, NULL);
 	if (!b->rb) {
 		snprintf(err, errlen, "cannot open the BPF ring buffer: %s", strerror(errno));
 		goto fail;
 	}
-	if (pthread_create(&b->thread, NULL, poller, b)) {
-		snprintf(err, errlen, "cannot start the BPF poller thread");
-		goto fail;
-	}
-	b->running = true;
 	bpf_log_restore(b->log);
 	return b;
 fail:
 	bpf_log_restore(b->log);
 	lock_bpf_free(b);
 	return NULL;
+}
+
+int lock_bpf_attach(struct lock_bpf *b, char *err, size_t errlen)
+{
+	int r = -1;
+
+	if (b->running)
+		return 0;
+	b->log = bpf_log_quiet();
+	if (attach_all(b, &b->o, err, errlen))
+		goto out;
+	if (pthread_create(&b->thread, NULL, poller, b)) {
+		snprintf(err, errlen, "cannot start the BPF poller thread");
+		goto out;
+	}
+	b->running = true;
+	r = 0;
+out:
+	if (r) {
+		/* Nothing half attached stays. */
+		for (int i = 0; i < b->nlinks; i++)
+			bpf_link__destroy(b->links[i]);
+		b->nlinks = 0;
+	}
+	bpf_log_restore(b->log);
+	return r;
+}
+
+struct lock_bpf *lock_bpf_start(const struct lock_bpf_opts *o, char *err, size_t errlen)
+{
+	struct lock_bpf *b = lock_bpf_load(o, err, errlen);
+
+	if (b && lock_bpf_attach(b, err, errlen)) {
+		lock_bpf_free(b);
+		return NULL;
+	}
+	return b;
 }
 
 void lock_bpf_stop(struct lock_bpf *b)

@@ -46,7 +46,13 @@ struct lock_bpf_results {
 struct lock_bpf;
 
 const char *lock_bpf_mode_name(enum lock_bpf_mode m);
-/* Loads and attaches; NULL with one line in err (e.g. kprobes missing). */
+/* Loads the programs (the verifier: the slow part), attached to nothing;
+ * NULL with one line in err.  o's strings must live until free. */
+struct lock_bpf *lock_bpf_load(const struct lock_bpf_opts *o, char *err, size_t errlen);
+/* Attaches and starts polling: the window opens.  0, or -1 with one line
+ * in err (e.g. kprobes missing) and nothing attached. */
+int lock_bpf_attach(struct lock_bpf *b, char *err, size_t errlen);
+/* Both; NULL with one line in err. */
 struct lock_bpf *lock_bpf_start(const struct lock_bpf_opts *o, char *err, size_t errlen);
 /* Detaches after a last poll; the results stay readable until free. */
 void lock_bpf_stop(struct lock_bpf *b);

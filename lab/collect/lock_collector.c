@@ -33,6 +33,7 @@ struct lock_collector {
 	size_t perf_ntables[3];
 	struct lock_hold_result hold;
 	char notes[2048];
+	bool enabled;			/* lock_collector_enable ran */
 	bool stopped;
 };
 
@@ -61,7 +62,27 @@ static bool snapshot_lock_stat(struct lockstat *ls, char *err, size_t errlen)
 	return r == 0;
 }
 
-static void start_hold(struct lock_collector *c)
+/* BPF could not measure the holds (why): the next method down the list. */
+static void hold_fall_back(struct lock_collector *c, const char *why)
+{
+	struct hold_plan *p = &c->hold.plan;
+
+	add_note(c, "hold time of %s: %s failed: %s", p->target, hold_method_name(p->method), why);
+	if (c->env.lock_stat) {
+		p->method = HOLD_LOCK_STAT;
+		snprintf(p->lock_stat_class, sizeof(p->lock_stat_class), "%s", p->target);
+		snprintf(p->reason, sizeof(p->reason), "%s: /proc/lock_stat holdtime columns (BPF failed)",
+			 p->target);
+	} else {
+		p->method = HOLD_NONE;
+		snprintf(p->reason, sizeof(p->reason), "%s: no method can measure holds: BPF failed (%s) "
+			 "and there is no /proc/lock_stat; only the readers' read() latency bounds it",
+			 p->target, why);
+	}
+}
+
+/* Before the window: the BPF programs loaded (the verifier), not attached. */
+static void prepare_hold(struct lock_collector *c)
 {
 	struct hold_plan *p = &c->hold.plan;
 	char err[512];
@@ -73,23 +94,22 @@ static void start_hold(struct lock_collector *c)
 			.holder_func = p->holder_func[0] ? p->holder_func : NULL, .addr = p->addr,
 		};
 
-		c->bpf = lock_bpf_start(&bo, err, sizeof(err));
-		if (c->bpf)
-			return;
-		add_note(c, "hold time of %s: %s failed: %s", p->target, hold_method_name(p->method), err);
-		/* The next method down the list. */
-		if (c->env.lock_stat) {
-			p->method = HOLD_LOCK_STAT;
-			snprintf(p->lock_stat_class, sizeof(p->lock_stat_class), "%s", p->target);
-			snprintf(p->reason, sizeof(p->reason), "%s: /proc/lock_stat holdtime columns (BPF failed)",
-				 p->target);
-		} else {
-			p->method = HOLD_NONE;
-			snprintf(p->reason, sizeof(p->reason), "%s: no method can measure holds: BPF failed (%s) "
-				 "and there is no /proc/lock_stat; only the readers' read() latency bounds it",
-				 p->target, err);
-			return;
-		}
+		c->bpf = lock_bpf_load(&bo, err, sizeof(err));
+		if (!c->bpf)
+			hold_fall_back(c, err);
+	}
+}
+
+/* At the window's start: BPF attached, or lock_stat's first snapshot. */
+static void enable_hold(struct lock_collector *c)
+{
+	struct hold_plan *p = &c->hold.plan;
+	char err[512];
+
+	if (c->bpf && lock_bpf_attach(c->bpf, err, sizeof(err))) {
+		lock_bpf_free(c->bpf);
+		c->bpf = NULL;
+		hold_fall_back(c, err);
 	}
 	if (p->method == HOLD_LOCK_STAT) {
 		c->have_ls_before = snapshot_lock_stat(&c->ls_before, err, sizeof(err));
@@ -100,7 +120,7 @@ static void start_hold(struct lock_collector *c)
 	}
 }
 
-struct lock_collector *lock_collector_start(const struct lock_collector_opts *o, char *err, size_t errlen)
+struct lock_collector *lock_collector_prepare(const struct lock_collector_opts *o, char *err, size_t errlen)
 {
 	struct lock_collector *c = xcalloc(1, sizeof(*c));
 	const char *tracefs_dir = o->tracefs_dir;
@@ -138,13 +158,11 @@ struct lock_collector *lock_collector_start(const struct lock_collector_opts *o,
 			to.learn_func = USER_FLUSH_FUNC;
 			to.learn_name = USER_FLUSH_MUTEX;
 		}
-		c->tracer = lock_tracer_start(&to, err, errlen);
+		c->tracer = lock_tracer_prepare(&to, err, errlen);
 		if (!c->tracer) {
 			lock_collector_free(c);
 			return NULL;
 		}
-		if (lock_tracer_missing(c->tracer)[0])
-			add_note(c, "not traced on this kernel: %s", lock_tracer_missing(c->tracer));
 		if (c->hold.plan.method == HOLD_RSTAT_TP && !lock_tracer_has_rstat(c->tracer)) {
 			/* The kernel has the events' files but the tracer could not
 			 * use them: the next method down the list. */
@@ -156,7 +174,25 @@ struct lock_collector *lock_collector_start(const struct lock_collector_opts *o,
 		add_note(c, "hold time of %s: the rstat tracepoints need the tracer (--no-tracer given)",
 			 c->hold.plan.target);
 	}
-	start_hold(c);
+	prepare_hold(c);
+	return c;
+}
+
+int lock_collector_enable(struct lock_collector *c, char *err, size_t errlen)
+{
+	const struct lock_collector_opts *o = &c->o;
+	char kerr[256];
+
+	if (c->enabled)
+		return 0;
+	if (c->tracer) {
+		if (lock_tracer_enable(c->tracer, err, errlen))
+			return -1;
+		if (lock_tracer_missing(c->tracer)[0])
+			add_note(c, "not traced on this kernel: %s", lock_tracer_missing(c->tracer));
+	}
+	c->enabled = true;
+	enable_hold(c);
 	if (o->perf) {
 		perf_info_probe(&c->perf);
 		if (!c->perf.found) {
@@ -183,6 +219,17 @@ struct lock_collector *lock_collector_start(const struct lock_collector_opts *o,
 					 "alongside (tracepoint mode only)", c->perf.version);
 			}
 		}
+	}
+	return 0;
+}
+
+struct lock_collector *lock_collector_start(const struct lock_collector_opts *o, char *err, size_t errlen)
+{
+	struct lock_collector *c = lock_collector_prepare(o, err, errlen);
+
+	if (c && lock_collector_enable(c, err, errlen)) {
+		lock_collector_free(c);
+		return NULL;
 	}
 	return c;
 }
@@ -297,6 +344,12 @@ int lock_collector_stop(struct lock_collector *c, char *err, size_t errlen)
 	if (c->stopped)
 		return 0;
 	c->stopped = true;
+	if (!c->enabled) {
+		/* Prepared only (the run ended before its window): nothing was
+		 * measured; the instance goes. */
+		add_note(c, "the window never opened: nothing was measured");
+		return c->tracer && lock_tracer_stop(c->tracer, err, errlen) ? -1 : 0;
+	}
 	if (c->hold.plan.method == HOLD_LOCK_STAT)
 		have_after = snapshot_lock_stat(&after, perr, sizeof(perr));
 	if (c->tracer && lock_tracer_stop(c->tracer, err, errlen))

@@ -2,7 +2,8 @@
 /*
  * The lock collector an experiment runner switches on around a driver run:
  *
- *   c = lock_collector_start(&opts, err, sizeof(err));
+ *   c = lock_collector_prepare(&opts, err, sizeof(err));  (before the measured phase)
+ *   lock_collector_enable(c, err, sizeof(err));          (at its start)
  *   ... run the driver ...
  *   lock_collector_read_latency(c, &driver_read_hist);   (stat-read driver)
  *   lock_collector_stop(c, err, sizeof(err));
@@ -52,6 +53,18 @@ struct lock_hold_result {
 
 struct lock_collector;
 
+/*
+ * Two steps, so that a measured phase is traced from its first moment:
+ * prepare does what takes long (kernel symbols, the tracer's instance,
+ * event formats, the BPF flush counter and hold programs loaded: seconds on
+ * a loaded machine) and records nothing; enable opens the window (the
+ * tracer's few writes, the BPF attach, lock_stat's first snapshot, and
+ * perf lock record when asked for, which starts only here since it records
+ * from its start and takes that long itself).  start is both at once.  NULL / -1 with one line in err; a
+ * collector only prepared is stopped and freed as any other.
+ */
+struct lock_collector *lock_collector_prepare(const struct lock_collector_opts *o, char *err, size_t errlen);
+int lock_collector_enable(struct lock_collector *c, char *err, size_t errlen);
 struct lock_collector *lock_collector_start(const struct lock_collector_opts *o, char *err, size_t errlen);
 /* The stat-read driver's read() latency histogram (merged in). */
 void lock_collector_read_latency(struct lock_collector *c, const struct hist *h);

@@ -4,14 +4,30 @@
 #include "collect/lock_statread.h"
 #include "util/err.h"
 
+/* Before the warm-up: kernel symbols, the instance, formats, BPF. */
+static int hook_prepare(void *ctx, const struct statread_run_info *info)
+{
+	struct lock_statread *ls = ctx;
+
+	(void)info;
+	ls->c = lock_collector_prepare(&ls->opts, ls->err, sizeof(ls->err));
+	if (!ls->c) {
+		warnx_lab("lock collector: %s", ls->err);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* At the measured phase's start: a few writes. */
 static int hook_start(void *ctx, const struct statread_run_info *info)
 {
 	struct lock_statread *ls = ctx;
 
 	(void)info;
-	ls->c = lock_collector_start(&ls->opts, ls->err, sizeof(ls->err));
-	if (!ls->c) {
+	if (lock_collector_enable(ls->c, ls->err, sizeof(ls->err))) {
 		warnx_lab("lock collector: %s", ls->err);
+		lock_collector_free(ls->c);
+		ls->c = NULL;
 		return -ENOTSUP;
 	}
 	return 0;
@@ -32,6 +48,7 @@ void lock_statread_hook(struct statread_hook *h, struct lock_statread *ls)
 	ls->opts.caller_stacks = -1;
 	memset(h, 0, sizeof(*h));
 	h->name = "lock collector (rstat lock holds, memcg_flush_stats counts)";
+	h->prepare = hook_prepare;
 	h->start = hook_start;
 	h->stop = hook_stop;
 	h->ctx = ls;

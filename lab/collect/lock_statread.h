@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The lock collector as a stat-read hook (drivers/statread.h): it runs
- * around the measured phase only, and afterwards takes the readers' read()
+ * The lock collector as a stat-read hook (drivers/statread.h): prepared
+ * before the warm-up (lock_collector_prepare: what takes seconds), enabled
+ * at the measured phase's first moment, so it runs around the measured
+ * phase only and all of it; afterwards it takes the readers' read()
  * latency as the hold-time upper bound, prints the flush counts and the
  * rstat lock's holds, and writes data/lock-*.tsv into the run's results.
  *

@@ -93,7 +93,9 @@ struct lock_tracer {
 
 	pthread_t thread;
 	atomic_bool stop;
-	bool running;
+	bool enabled;			/* the window opened (lock_tracer_enable) */
+	bool running;			/* ... and has not closed yet */
+	bool stopped;
 	int poll_ms;
 	uint64_t seq;
 
@@ -660,16 +662,47 @@ static bool hidden(const char *list, const char *sys, const char *name)
 	return false;
 }
 
-static int enable_events(struct lock_tracer *t, const char *hide, char *err, size_t errlen)
+/*
+ * The formats of the traced events and ftrace:kernel_stack only, each
+ * parsed from its format file: tracefs_local_events_system() would parse
+ * every event of the systems and read /proc/kallsyms, saved_cmdlines and
+ * printk_formats too, for printing that the tracer never does (on a
+ * loaded 2-CPU machine, most of a second).  An event without a format
+ * file is one this kernel lacks.
+ */
+static int load_formats(struct lock_tracer *t, char *err, size_t errlen)
 {
-	static const char *const systems[] = { "lock", "cgroup", "memcg", "ftrace", NULL };
-	int traced = 0;
+	const char *tdir = tracefs_tracing_dir();
 
-	t->tep = tracefs_local_events_system(NULL, systems);
-	if (!t->tep) {
-		snprintf(err, errlen, "%s: cannot read the event formats", tracefs_tracing_dir());
+	t->tep = tep_alloc();
+	if (!t->tep || !tdir) {
+		snprintf(err, errlen, "%s: cannot read the event formats", tdir ? tdir : "tracefs");
 		return -1;
 	}
+	for (size_t i = 0; i <= NEVDEFS; i++) {
+		const char *sys = i < NEVDEFS ? evdefs[i].sys : "ftrace";
+		const char *name = i < NEVDEFS ? evdefs[i].name : "kernel_stack";
+		char path[PATH_MAX];
+		size_t len;
+		char *text;
+
+		snprintf(path, sizeof(path), "%s/events/%s/%s/format", tdir, sys, name);
+		text = read_text(path, &len);
+		if (!text)
+			continue;
+		/* A print format it cannot parse still leaves the fields. */
+		tep_parse_event(t->tep, text, len, sys);
+		free(text);
+	}
+	return 0;
+}
+
+static int enable_events(struct lock_tracer *t, const char *hide, char *err, size_t errlen)
+{
+	int traced = 0;
+
+	if (load_formats(t, err, errlen))
+		return -1;
 	for (int k = 0; k < K_NKINDS; k++)
 		t->ids[k] = -1;
 	for (size_t i = 0; i < NEVDEFS; i++) {
@@ -704,7 +737,7 @@ static int enable_events(struct lock_tracer *t, const char *hide, char *err, siz
 
 			/* One event per memory.stat read: count them in the
 			 * kernel when BPF allows, trace them otherwise. */
-			t->fcount = flush_count_start(t->f_force.offset, t->f_needs.offset, ferr, sizeof(ferr));
+			t->fcount = flush_count_load(t->f_force.offset, t->f_needs.offset, ferr, sizeof(ferr));
 			if (t->fcount) {
 				t->fc.available = true;
 				snprintf(t->st.flush_counting, sizeof(t->st.flush_counting), "BPF counter");
@@ -730,25 +763,38 @@ static int enable_events(struct lock_tracer *t, const char *hide, char *err, siz
 	}
 	if (t->ids[K_CB] >= 0 && t->caller_stacks > 0) {
 		struct tep_event *ks = tep_find_event_by_name(t->tep, "ftrace", "kernel_stack");
-		char trig[32];
-
-		snprintf(trig, sizeof(trig), "stacktrace:%d", t->caller_stacks);
 		struct tep_format_field *frames = ks ? tep_find_field(ks, "caller") : NULL;
 
-		/* The frames are an array: only their offset is needed. */
+		/* The frames are an array: only their offset is needed.  The
+		 * trigger itself is armed when the window opens: it counts down
+		 * even while tracing is off. */
 		if (frames)
 			t->f_ks_caller = (struct tp_field){ .offset = frames->offset, .size = 8 };
-		if (frames && !tp_field_lookup(ks, "size", &t->f_ks_size) &&
-		    tracefs_event_file_write(t->inst, "lock", "contention_begin", "trigger", trig) >= 0) {
+		if (frames && !tp_field_lookup(ks, "size", &t->f_ks_size))
 			t->ids[K_KS] = ks->id;
-			t->stack_rounds = 1;
-		}
 		else
 			str_appendf(t->missing, sizeof(t->missing),
 				    "%sthe stacktrace trigger (unnamed locks stay unnamed)",
 				    t->missing[0] ? ", " : "");
 	}
 	return 0;
+}
+
+/* The first stacktrace trigger; the reader re-arms it (rearm_stacks). */
+static void arm_stacks(struct lock_tracer *t)
+{
+	char trig[32];
+
+	if (t->ids[K_KS] < 0)
+		return;
+	snprintf(trig, sizeof(trig), "stacktrace:%d", t->caller_stacks);
+	if (tracefs_event_file_write(t->inst, "lock", "contention_begin", "trigger", trig) >= 0) {
+		t->stack_rounds = 1;
+		return;
+	}
+	t->ids[K_KS] = -1;
+	str_appendf(t->missing, sizeof(t->missing), "%sthe stacktrace trigger (unnamed locks stay unnamed)",
+		    t->missing[0] ? ", " : "");
 }
 
 static int open_cpus(struct lock_tracer *t, char *err, size_t errlen)
@@ -772,7 +818,7 @@ static int open_cpus(struct lock_tracer *t, char *err, size_t errlen)
 	return 0;
 }
 
-struct lock_tracer *lock_tracer_start(const struct lock_tracer_opts *o, char *err, size_t errlen)
+struct lock_tracer *lock_tracer_prepare(const struct lock_tracer_opts *o, char *err, size_t errlen)
 {
 	struct lock_tracer *t;
 	char *dir;
@@ -811,6 +857,12 @@ struct lock_tracer *lock_tracer_start(const struct lock_tracer_opts *o, char *er
 	snprintf(t->dir, sizeof(t->dir), "%s", dir ? dir : "");
 	tracefs_put_tracing_file(dir);
 	t->cleanup_handle = cleanup_push(undo_instance, t, "tracefs instance");
+	/* A new instance records from its creation: nothing may reach the
+	 * buffer before the window opens (lock_tracer_enable). */
+	if (tracefs_trace_off(t->inst) < 0) {
+		snprintf(err, errlen, "%s/tracing_on: %s", t->dir, strerror(errno));
+		goto fail;
+	}
 
 	t->st.buffer_kb = o->buffer_kb ? o->buffer_kb : default_buffer_kb(sysconf(_SC_NPROCESSORS_CONF));
 	if (tracefs_instance_set_buffer_size(t->inst, t->st.buffer_kb, -1) < 0) {
@@ -828,19 +880,46 @@ struct lock_tracer *lock_tracer_start(const struct lock_tracer_opts *o, char *er
 	t->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
 	if (!t->kbuf || enable_events(t, o->hide_events, err, errlen) || open_cpus(t, err, errlen))
 		goto fail;
-	if (tracefs_trace_on(t->inst) < 0) {
-		snprintf(err, errlen, "%s/tracing_on: %s", t->dir, strerror(errno));
-		goto fail;
-	}
-	if (pthread_create(&t->thread, NULL, reader, t)) {
-		snprintf(err, errlen, "cannot start the tracer thread");
-		goto fail;
-	}
-	t->running = true;
 	return t;
 fail:
 	lock_tracer_free(t);
 	return NULL;
+}
+
+int lock_tracer_enable(struct lock_tracer *t, char *err, size_t errlen)
+{
+	if (t->running || t->enabled)
+		return 0;
+	if (t->fcount && flush_count_attach(t->fcount, err, errlen))
+		return -1;
+	arm_stacks(t);
+	t->st.on_ns = now_mono();
+	if (tracefs_trace_on(t->inst) < 0) {
+		snprintf(err, errlen, "%s/tracing_on: %s", t->dir, strerror(errno));
+		flush_count_detach(t->fcount);
+		return -1;
+	}
+	t->enabled = true;
+	if (pthread_create(&t->thread, NULL, reader, t)) {
+		snprintf(err, errlen, "cannot start the tracer thread");
+		tracefs_trace_off(t->inst);
+		flush_count_detach(t->fcount);
+		t->enabled = false;
+		return -1;
+	}
+	t->running = true;
+	return 0;
+}
+
+struct lock_tracer *lock_tracer_start(const struct lock_tracer_opts *o, char *err, size_t errlen)
+{
+	struct lock_tracer *t = lock_tracer_prepare(o, err, errlen);
+
+	if (t && lock_tracer_enable(t, err, errlen)) {
+		lock_tracer_free(t);
+		return NULL;
+	}
+	return t;
 }
 
 static void read_cpu_stats(struct lock_tracer *t)
@@ -867,15 +946,23 @@ static void read_cpu_stats(struct lock_tracer *t)
 
 int lock_tracer_stop(struct lock_tracer *t, char *err, size_t errlen)
 {
-	if (!t->running)
+	if (t->stopped)
 		return 0;
-	tracefs_trace_off(t->inst);
-	atomic_store(&t->stop, true);
-	pthread_join(t->thread, NULL);
-	t->running = false;
-	drain(t, true);
-	read_cpu_stats(t);
-	if (t->fcount) {
+	t->stopped = true;
+	if (t->running) {
+		/* The window closes for both counters at once; draining and the
+		 * totals come after. */
+		tracefs_trace_off(t->inst);
+		if (t->fcount)
+			flush_count_detach(t->fcount);
+		t->st.off_ns = now_mono();
+		atomic_store(&t->stop, true);
+		pthread_join(t->thread, NULL);
+		t->running = false;
+		drain(t, true);
+		read_cpu_stats(t);
+	}
+	if (t->fcount && t->st.off_ns) {
 		uint64_t n[4];
 
 		flush_count_stop(t->fcount, n);

@@ -85,6 +85,9 @@ struct lock_tracer_stats {
 	uint64_t stacks;		/* kernel stacks taken by the trigger */
 	uint64_t unlock_unpaired;	/* rstat unlock without its locked */
 	char flush_counting[32];	/* "BPF counter", "tracefs events" or "" */
+	/* The window (CLOCK_MONOTONIC): tracing_on and the BPF counter
+	 * attached from on_ns to off_ns; 0 while not opened or not closed. */
+	uint64_t on_ns, off_ns;
 	int ncpus;
 	size_t buffer_kb;
 };
@@ -93,15 +96,27 @@ struct lock_tracer;
 
 /* Finds the tracefs the tracer will use (o->tracefs_dir, or the mounted
  * one, mounted for this run where it is not: kernel/tracefs_dir.h); 0, or
- * -1 with one line in err.  lock_tracer_start calls it; a
+ * -1 with one line in err.  lock_tracer_prepare calls it; a
  * command calls it first too so a bad --tracefs fails before it creates
  * anything. */
 int lock_tracer_find_tracefs(const struct lock_tracer_opts *o, char *err, size_t errlen);
 /* The tracefs directory lock_tracer_find_tracefs() found (or mounted). */
 const char *lock_tracer_tracefs_dir(void);
-/* Creates the instance and starts tracing; NULL with one line in err. */
+/*
+ * Everything that takes long (kernel symbols, the instance and its buffers,
+ * the event formats, the events enabled with tracing off, the BPF counter
+ * loaded): NULL with one line in err.  Nothing is recorded until
+ * lock_tracer_enable opens the window, which costs a few writes, so a
+ * caller prepares before its measured phase and enables at its start.
+ */
+struct lock_tracer *lock_tracer_prepare(const struct lock_tracer_opts *o, char *err, size_t errlen);
+/* Opens the window: the BPF counter attached, tracing on, the stack
+ * trigger armed, the reader thread started.  0 or -1 with err. */
+int lock_tracer_enable(struct lock_tracer *t, char *err, size_t errlen);
+/* Both at once; NULL with one line in err. */
 struct lock_tracer *lock_tracer_start(const struct lock_tracer_opts *o, char *err, size_t errlen);
-/* Stops, drains everything, removes the instance. 0 or -1 with err. */
+/* Closes the window, drains everything, removes the instance (also of a
+ * tracer only prepared). 0 or -1 with err. */
 int lock_tracer_stop(struct lock_tracer *t, char *err, size_t errlen);
 void lock_tracer_free(struct lock_tracer *t);
 

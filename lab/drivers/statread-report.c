@@ -99,6 +99,9 @@ static void describe_run(FILE *f, const struct statread_plan *p, const struct st
 		how, c->reopen ? " (open+read+close each)" : "",
 		res->measured_s, (double)c->warmup_ns / 1e9,
 		c->host_root ? "; root readers read the host's root cgroup" : "");
+	if (res->hooks_started)
+		fprintf(f, "collectors: ran in %.1f%% of the measured phase (from %.3f s to %.3f s of %.3f s)\n",
+			100 * res->traced_share, res->traced_from_s, res->traced_to_s, res->measured_s);
 }
 
 static void latency_table(FILE *f, const struct statread_plan *p, const struct statread_result *res)
@@ -404,6 +407,15 @@ void statread_report_results(struct results *r, const struct statread_plan *p,
 	write_allocators(r, m, p, res, o);
 	outfile_close(m);
 	json_object_object_add(o, "measured_s", json_object_new_double(res->measured_s));
+	if (res->hooks_started) {
+		/* What the collectors (the lock collector's flush counts) cover. */
+		json_object *tw = json_object_new_object();
+
+		json_object_object_add(tw, "from_s", json_object_new_double(res->traced_from_s));
+		json_object_object_add(tw, "to_s", json_object_new_double(res->traced_to_s));
+		json_object_object_add(tw, "share", json_object_new_double(res->traced_share));
+		json_object_object_add(o, "traced_window", tw);
+	}
 	json_object_object_add(o, "missed_periods", json_object_new_int64((int64_t)res->missed_ticks));
 	json_object_object_add(o, "tree_root", json_object_new_string(res->tree_root));
 	json_object_object_add(o, "tree_removed", json_object_new_boolean(res->tree_removed));

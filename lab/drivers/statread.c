@@ -375,12 +375,28 @@ static void read_leaf_evidence(struct run *R)
 	}
 }
 
+static void hooks_prepare(struct statread_hook *hooks, int n, const struct statread_run_info *info)
+{
+	for (int i = 0; i < n; i++) {
+		int e = hooks[i].prepare ? hooks[i].prepare(hooks[i].ctx, info) : 0;
+
+		hooks[i].prepared = e == 0;
+		if (e)
+			warnx_lab("statread: %s could not be prepared (%s); the run goes on without it",
+				  hooks[i].name, strerror(e < 0 ? -e : e));
+	}
+}
+
 static void hooks_start(struct statread_hook *hooks, int n, const struct statread_run_info *info)
 {
 	for (int i = 0; i < n; i++) {
-		int e = hooks[i].start ? hooks[i].start(hooks[i].ctx, info) : 0;
+		int e;
 
+		if (!hooks[i].prepared)
+			continue;
+		e = hooks[i].start ? hooks[i].start(hooks[i].ctx, info) : 0;
 		hooks[i].started = e == 0;
+		hooks[i].on_ns = mono_ns();
 		if (e)
 			warnx_lab("statread: %s did not start (%s); the run goes on without it",
 				  hooks[i].name, strerror(e < 0 ? -e : e));
@@ -389,9 +405,39 @@ static void hooks_start(struct statread_hook *hooks, int n, const struct statrea
 
 static void hooks_stop(struct statread_hook *hooks, int n, const struct statread_run_info *info)
 {
-	for (int i = n - 1; i >= 0; i--)
-		if (hooks[i].started && hooks[i].stop)
+	uint64_t now = mono_ns();
+
+	for (int i = n - 1; i >= 0; i--) {
+		if (!hooks[i].started)
+			continue;
+		hooks[i].off_ns = now;
+		if (hooks[i].stop)
 			hooks[i].stop(hooks[i].ctx, info);
+	}
+}
+
+/* What every started hook covered of the measured phase [from, to]. */
+static void traced_window(struct statread_result *res, const struct statread_hook *hooks, int n,
+			  uint64_t from, uint64_t to)
+{
+	uint64_t on = from, off = to;
+
+	for (int i = 0; i < n; i++) {
+		if (!hooks[i].started)
+			continue;
+		res->hooks_started++;
+		if (hooks[i].on_ns > on)
+			on = hooks[i].on_ns;
+		if (hooks[i].off_ns < off)
+			off = hooks[i].off_ns;
+	}
+	if (!res->hooks_started || to <= from)
+		return;
+	if (off < on)
+		off = on;
+	res->traced_from_s = (double)(on - from) / NS;
+	res->traced_to_s = (double)(off - from) / NS;
+	res->traced_share = (double)(off - on) / (double)(to - from);
 }
 
 /* The main thread during the run: throughput samples, reaping, the hooks
@@ -418,13 +464,14 @@ static uint64_t supervise(struct run *R, uint64_t t_go, uint64_t measure, uint64
 			wake = end;
 		sleep_until_ns(wake);
 		now = mono_ns();
-		reap(R, false);
 		if (!started && now >= measure) {
+			/* The readers measure from now: nothing comes first. */
 			for (int i = 0; i < p->nallocators; i++)
 				at_measure[i] = R->slots[i].bytes;
 			hooks_start(hooks, nhooks, info);
 			started = true;
 		}
+		reap(R, false);
 		if (now >= next_sample) {
 			uint64_t b = alloc_bytes_total(R);
 
@@ -461,6 +508,7 @@ static uint64_t supervise(struct run *R, uint64_t t_go, uint64_t measure, uint64
 	}
 	hooks_stop(hooks, nhooks, info);
 	res->measured_s = now > measure ? (double)(now - measure) / NS : 0;
+	traced_window(res, hooks, nhooks, measure, now);
 	return now;
 }
 
@@ -485,6 +533,8 @@ int statread_run(const struct statread_plan *p, struct statread_hook *hooks, int
 	spawn_allocators(&R, go);
 	close(go[0]);
 	prepare_readers(&R);
+	/* What takes long happens before the warm-up, not in the phase. */
+	hooks_prepare(hooks, nhooks, &info);
 	at_measure = xcalloc(p->nallocators ? p->nallocators : 1, sizeof(*at_measure));
 
 	cleanup_set_polling(true);

@@ -122,9 +122,19 @@ void statread_host_probe(struct statread_host *host, const struct cg_env *env,
 
 /*
  * Something to run around the measured phase only, e.g. a tracefs collector
- * counting memcg:memcg_flush_stats.  start() runs once the warm-up is over,
- * stop() when the measured phase ends, both on the main thread; a failing
- * start() is reported and the run goes on without that hook.
+ * counting memcg:memcg_flush_stats, on the main thread:
+ *
+ *   prepare()  before the warm-up begins (allocators forked, no reader
+ *              running yet): whatever takes long, recording nothing;
+ *   start()    at the measured phase's first moment: must be cheap (a
+ *              few writes), since the readers are measuring already;
+ *   stop()     when the measured phase ends.
+ *
+ * Each is optional.  A failing prepare() or start() is reported and the run
+ * goes on without that hook.  The driver times the window each started
+ * hook really ran in (on_ns .. off_ns) against the measured phase
+ * (statread_result.traced_*), so a hook that started late shows as a
+ * share below 1, never as a whole phase traced.
  */
 struct statread_run_info {
 	const struct statread_plan *plan;
@@ -133,10 +143,13 @@ struct statread_run_info {
 
 struct statread_hook {
 	const char *name;
+	int (*prepare)(void *ctx, const struct statread_run_info *info);
 	int (*start)(void *ctx, const struct statread_run_info *info);
 	void (*stop)(void *ctx, const struct statread_run_info *info);
 	void *ctx;
-	bool started;			/* set by the driver */
+	/* Set by the driver. */
+	bool prepared, started;
+	uint64_t on_ns, off_ns;		/* CLOCK_MONOTONIC: start() returned, stop() called */
 };
 
 struct statread_leaf_result {
@@ -153,6 +166,12 @@ struct statread_result {
 	int first_errno;
 	uint64_t missed_ticks;		/* periods skipped because a read overran */
 	double measured_s;		/* length of the measured phase */
+	/* The part of the measured phase every started hook ran in, in
+	 * seconds from its start (traced_from_s > 0: a hook started late),
+	 * and its share of the phase; hooks_started 0: no hook ran and these
+	 * are 0. */
+	int hooks_started;
+	double traced_from_s, traced_to_s, traced_share;
 	/* Allocators. */
 	uint64_t alloc_bytes_measured;	/* during the measured phase */
 	double alloc_real_s, alloc_user_s, alloc_sys_s;	/* the whole allocation phase */

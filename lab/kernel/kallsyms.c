@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -42,21 +43,98 @@ static void index_names(struct ksyms *s)
 	sort_base = NULL;
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * The line shape /proc/kallsyms always has, "ADDR T name" or "ADDR t
+ * name\t[module]", parsed by hand with the name and module copied into
+ * the one string table: sscanf and a malloc per symbol made the parse of
+ * 120k+ symbols take most of the collector's set-up.  Returns the bytes
+ * of the line, or 0 when the line is anything else (the general parse
+ * then takes it).
+ */
+static size_t parse_plain(const char *p, struct ksym *k, char **tab)
+{
+	const char *q = p, *name, *mod = NULL;
+	size_t nlen, mlen = 0;
+	uint64_t addr = 0;
+	int d, digits = 0;
+
+	while ((d = hexval(*q)) >= 0 && digits < 16) {
+		addr = addr << 4 | (uint64_t)d;
+		q++;
+		digits++;
+	}
+	if (!digits || q[0] != ' ' || !q[1] || isspace((unsigned char)q[1]) || q[2] != ' ')
+		return 0;
+	k->type = q[1];
+	name = q + 3;
+	for (q = name; *q && !isspace((unsigned char)*q); q++)
+		;
+	nlen = (size_t)(q - name);
+	if (!nlen || nlen > 255)
+		return 0;
+	if (*q == '\t' && q[1] == '[') {
+		mod = q + 2;
+		for (q = mod; *q && *q != ']' && *q != '\n'; q++)
+			;
+		mlen = (size_t)(q - mod);
+		if (*q != ']' || !mlen || mlen > 127)
+			return 0;
+		q++;
+	}
+	if (*q && *q != '\n')
+		return 0;
+	k->addr = addr;
+	k->name = memcpy(*tab, name, nlen);
+	k->name[nlen] = '\0';
+	*tab += nlen + 1;
+	k->module = NULL;
+	if (mod) {
+		k->module = memcpy(*tab, mod, mlen);
+		k->module[mlen] = '\0';
+		*tab += mlen + 1;
+	}
+	return (size_t)(q - p) + (*q == '\n');
+}
+
 int ksyms_parse(struct ksyms *s, const char *text, const char *source, char *err, size_t errlen)
 {
 	size_t cap = 0, lineno = 0;
 	const char *p = text;
+	char *tab;
 
 	memset(s, 0, sizeof(*s));
 	s->source = xstrdup(source);
+	/* Every name and module is a piece of a line plus a NUL, and each
+	 * line has at least two bytes more (type and separators). */
+	tab = s->strtab = xmalloc(strlen(text) + 1);
 	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		const char *nl;
+		size_t len;
 		char line[512], name[256], mod[128], type;
 		unsigned long long addr;
 		int n;
 
 		lineno++;
+		if (s->n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			s->by_addr = xrealloc(s->by_addr, cap * sizeof(*s->by_addr));
+		}
+		if ((len = parse_plain(p, &s->by_addr[s->n], &tab))) {
+			if (s->by_addr[s->n++].addr)
+				s->have_addrs = true;
+			p += len;
+			continue;
+		}
+		nl = strchr(p, '\n');
+		len = nl ? (size_t)(nl - p) : strlen(p);
 		if (len >= sizeof(line))
 			len = sizeof(line) - 1;
 		memcpy(line, p, len);
@@ -72,14 +150,13 @@ int ksyms_parse(struct ksyms *s, const char *text, const char *source, char *err
 			ksyms_free(s);
 			return -1;
 		}
-		if (s->n == cap) {
-			cap = cap ? cap * 2 : 4096;
-			s->by_addr = xrealloc(s->by_addr, cap * sizeof(*s->by_addr));
+		s->by_addr[s->n] = (struct ksym){ .addr = addr, .type = type, .name = tab };
+		tab = stpcpy(tab, name) + 1;
+		if (n == 4) {
+			s->by_addr[s->n].module = tab;
+			tab = stpcpy(tab, mod) + 1;
 		}
-		s->by_addr[s->n++] = (struct ksym){
-			.addr = addr, .type = type, .name = xstrdup(name),
-			.module = n == 4 ? xstrdup(mod) : NULL,
-		};
+		s->n++;
 		if (addr)
 			s->have_addrs = true;
 	}
@@ -204,13 +281,14 @@ fail:
 
 void ksyms_free(struct ksyms *s)
 {
-	for (size_t i = 0; i < s->n; i++) {
+	for (size_t i = 0; !s->strtab && i < s->n; i++) {
 		free(s->by_addr[i].name);
 		free(s->by_addr[i].module);
 	}
 	free(s->by_addr);
 	free(s->by_name);
 	free(s->source);
+	free(s->strtab);
 	memset(s, 0, sizeof(*s));
 }
 

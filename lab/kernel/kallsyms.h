@@ -27,6 +27,7 @@ struct ksyms {
 	size_t *by_name;	/* indexes into by_addr, sorted by name */
 	bool have_addrs;
 	char *source;		/* "/proc/kallsyms" or the vmlinux path */
+	char *strtab;		/* names and modules of parsed text; NULL: each malloc'd */
 };
 
 /* Parses kallsyms text (the format of /proc/kallsyms). 0, or -1 with err. */

@@ -155,6 +155,36 @@ static void run_workload(struct hist *shared)
 		waitpid(pids[i], NULL, 0);
 }
 
+/* The instance file holds want (first line). */
+static bool instance_file_is(const char *dir, const char *file, const char *want)
+{
+	char p[700], buf[64];
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	n = read_buf(p, buf, sizeof(buf));
+	if (n <= 0)
+		return false;
+	buf[strcspn(buf, "\n")] = '\0';
+	return !strcmp(buf, want);
+}
+
+/* A stacktrace trigger on lock:contention_begin (the file lists the
+ * available triggers in '#' lines). */
+static bool stack_trigger_armed(const char *dir)
+{
+	char p[700], *text, *line, *save = NULL;
+	bool armed = false;
+
+	snprintf(p, sizeof(p), "%s/events/lock/contention_begin/trigger", dir);
+	text = read_text(p, NULL);
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
+		if (line[0] != '#' && strstr(line, "stacktrace"))
+			armed = true;
+	free(text);
+	return armed;
+}
+
 int main(void)
 {
 	struct lock_collector_opts o = { .caller_stacks = -1 };
@@ -304,6 +334,45 @@ int main(void)
 		lock_collector_free(c);
 	}
 	o.hide_events = NULL;
+
+	/* Prepared, the collector records nothing (tracing off in its
+	 * instance, no stack trigger armed: it would count down meanwhile);
+	 * enable opens the window in a few writes, and the window is
+	 * recorded.  This is what lets a driver prepare before its warm-up and
+	 * trace its measured phase from the first moment. */
+	c = lock_collector_prepare(&o, err, sizeof(err));
+	if (ok(c != NULL, "the collector prepares")) {
+		const struct lock_tracer *t = lock_collector_tracer(c);
+		const struct lock_tracer_stats *st = lock_tracer_stats(t);
+		char dir[600];
+		uint64_t t0, t1;
+
+		snprintf(dir, sizeof(dir), "/sys/kernel/tracing/instances/%s", lock_tracer_instance(t));
+		ok(instance_file_is(dir, "tracing_on", "0") && !stack_trigger_armed(dir),
+		   "prepared: tracing is off in %s and no stack trigger is armed", dir);
+		t0 = now_ns();
+		ok(lock_collector_enable(c, err, sizeof(err)) == 0, "enable opens the window");
+		t1 = now_ns();
+		ok(t1 - t0 < 200000000ull, "enable is cheap: %.1f ms (the set-up was done in prepare)",
+		   (t1 - t0) / 1e6);
+		ok(instance_file_is(dir, "tracing_on", "1") && stack_trigger_armed(dir),
+		   "enabled: tracing on and the stack trigger armed");
+		lock_collector_stop(c, err, sizeof(err));
+		ok(st->on_ns >= t0 && st->on_ns <= t1 && st->off_ns > st->on_ns,
+		   "the window is recorded (opened %.1f ms into enable, %.1f ms long)",
+		   (st->on_ns - t0) / 1e6, (st->off_ns - st->on_ns) / 1e6);
+		lock_collector_free(c);
+	}
+	c = lock_collector_prepare(&o, err, sizeof(err));
+	if (ok(c != NULL, "a second collector prepares")) {
+		char dir[600];
+
+		snprintf(dir, sizeof(dir), "/sys/kernel/tracing/instances/%s",
+			 lock_tracer_instance(lock_collector_tracer(c)));
+		ok(lock_collector_stop(c, err, sizeof(err)) == 0 && !path_exists(dir) &&
+		   !lock_collector_flushes(c)->calls, "stopped without a window: its instance is gone, nothing counted");
+		lock_collector_free(c);
+	}
 
 	/* The kprobe method: end to end where it can run, a clean refusal
 	 * where it cannot. */

@@ -93,6 +93,33 @@ else
 	skip "kernel flush counts taken" "this kernel has no memcg:memcg_flush_stats tracepoint (6.10+)"
 fi
 
+# --- The collectors cover the measured phase, from its first moment: the
+# lock collector is prepared before the warm-up and only enabled when the
+# phase starts (a collector started then took 1-3 s here and counted a
+# fraction of the phase).  Each memory.stat read is one memcg_flush_stats
+# call, so the calls counted must match the reads measured; and the
+# recorded window must span the phase.
+if [ -d /sys/kernel/tracing/events/memcg/memcg_flush_stats ] ||
+   grep -aq btf_trace_memcg_flush_stats /sys/kernel/btf/vmlinux 2>/dev/null; then
+	$LAB statread --top 1 --children 1 --allocators 1 --interval 1ms --duration 2 --warmup 1 \
+		--results cov >"$tmp/outc" 2>"$tmp/errc"
+	rc=$?
+	ok $rc "short traced run (--duration 2) exits 0"
+	[ $rc = 0 ] || diag <"$tmp/errc"
+	dc=$(ls -d "$tmp"/results/*-cov 2>/dev/null | head -1)
+	reads=$(awk -F'\t' '$1 == "all" && $2 == "memory.stat" { print $5 }' "$dc/data/statread-summary.tsv" 2>/dev/null)
+	calls=$(awk -F'\t' 'NR == 2 && $1 == 1 { print $2 }' "$dc/data/lock-flush.tsv" 2>/dev/null)
+	share=$(sed -n '/"traced_window"/,/}/s/.*"share": *\([0-9.e+-]*\).*/\1/p' "$dc/meta.json" 2>/dev/null)
+	awk -v r="${reads:-0}" -v c="${calls:-0}" 'BEGIN { exit !(r > 0 && c >= 0.9 * r) }'
+	ok $? "flushes counted over the whole measured phase: memcg_flush_stats calls ${calls:-none} >= 90% of the ${reads:-no} reads measured"
+	awk -v s="${share:-0}" 'BEGIN { exit !(s >= 0.95 && s <= 1) }'
+	ok $? "meta.json records the traced window: ${share:-no} of the measured phase (>= 0.95)"
+	grep -q '^collectors: ran in' "$tmp/outc"
+	ok $? "the summary says how much of the phase the collectors ran in ($(grep '^collectors:' "$tmp/outc"))"
+else
+	skip "flushes counted over the whole measured phase" "this kernel has no memcg:memcg_flush_stats tracepoint (6.10+)"
+fi
+
 # --- Interrupted: SIGINT in the middle still removes everything.
 $LAB statread --top 1 --children 1 --allocators 1 --interval 100ms --duration 30 \
 	--warmup 0 --results int >"$tmp/out2" 2>&1 &

@@ -47,6 +47,30 @@ int main(void)
 	ok(ksyms_parse(&s, "ffffffff81000000 T ok\nnot a symbol line\n", "bad", err, sizeof(err)) == -1 &&
 	   strstr(err, "bad:2:"), "a malformed line is refused with file:line (%s)", err);
 
+	/* Lines off the usual shape take the general parse and mean the same. */
+	{
+		char odd[700];
+		size_t k = (size_t)snprintf(odd, sizeof(odd), "ffffffff81000000 T  spaced\n"
+					    "ffffffff81000010 t crlf\r\n"
+					    "ffffffff81000020 t modfn\t[mod]\n"
+					    "0xffffffff81000030 D prefixed\n"
+					    "ffffffff81000040 T ");
+		for (int i = 0; i < 300; i++)
+			odd[k++] = 'x';
+		snprintf(odd + k, sizeof(odd) - k, "\n");
+		err[0] = '\0';
+		ok(!ksyms_parse(&s, odd, "odd", err, sizeof(err)) && s.n == 5, "odd but valid lines: 5 symbols%s",
+		   err);
+		ok(ksyms_find(&s, "spaced") && ksyms_find(&s, "crlf") &&
+		   ksyms_find(&s, "modfn") && !strcmp(ksyms_find(&s, "modfn")->module, "mod") &&
+		   ksyms_find(&s, "prefixed") && ksyms_find(&s, "prefixed")->addr == 0xffffffff81000030ull,
+		   "two spaces, CR LF, a module and a 0x address read as sscanf reads them");
+		k = ksyms_lookup(&s, 0xffffffff81000040ull, NULL) ?
+		    strlen(ksyms_lookup(&s, 0xffffffff81000040ull, NULL)->name) : 0;
+		is_int(k, 255, "a name over 255 bytes is cut at 255");
+		ksyms_free(&s);
+	}
+
 	ok(!ksyms_parse(&s, "0000000000000000 T a\n0000000000000000 T b\n", "nonroot", err, sizeof(err)) &&
 	   !s.have_addrs && ksyms_find(&s, "b"), "zeroed addresses (non-root): names kept, no addresses");
 	ksyms_free(&s);
