@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * perf c2c report --stdio parser.  See c2c_report.h for the contract and
- * ../shared/docs/perf-formats.md section 1.5 for the rules the samples force.
+ * lab/README section 2 for the rules the samples force.
  *
  * Lines are classified after dropping the excerpt prefix (mail quotes, TABs,
  * spaces): banner ('='), dash separator ('-', optionally after '#'), '#'

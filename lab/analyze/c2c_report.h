@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Parser for `perf c2c report --stdio` of every perf version the lab has
- * seen (../shared/docs/perf-formats.md section 1; the samples in
+ * seen (lab/README section 2; the samples in
  * lab/tests/data/samples/c2c).
  *
  * What it reads:

@@ -18,7 +18,7 @@
  *
  * The default target is the user-flush mutex (stats_user_flush_mutex, taken
  * in mem_cgroup_user_flush_stats) where the kernel has it; it never reached
- * a release (../shared/docs/memcg-history.md section 3), so elsewhere the
+ * a release (lab/README section 1.4), so elsewhere the
  * default is the rstat flush lock.
  */
 #ifndef LAB_COLLECT_LOCK_HOLD_H

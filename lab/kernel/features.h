@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the kernel under test has, decided from BTF first, kernel symbols
- * second (../shared/docs/memcg-history.md section 7), each answer with the
- * evidence that decided it.  Never from `uname -r`.
+ * second, each answer with the evidence that decided it.  Never from
+ * `uname -r`.  The upstream sources of each fact: lab/README section 1.
  */
 #ifndef LAB_KERNEL_FEATURES_H
 #define LAB_KERNEL_FEATURES_H

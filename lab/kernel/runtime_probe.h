@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Runtime probes: what BTF cannot say, measured from user space
- * (../shared/docs/memcg-history.md section 7).
+ * (lab/README section 1.1 and 1.2).
  *
  * - Charge batch: a fresh memcg's usage jumps by exactly MEMCG_CHARGE_BATCH
  *   pages when a task pinned to one CPU charges its first page (the rest is
