@@ -53,7 +53,7 @@ enum { LOCKCON_BAD_ACQUIRE, LOCKCON_BAD_ACQUIRED, LOCKCON_BAD_CONTENDED, LOCKCON
 struct lockcon {
 	enum lockcon_by by;
 	int max_stack;		/* perf's --max-stack (8) */
-	int stack_skip;		/* perf's --stack-skip (3 in perf <= 6.3) */
+	int stack_skip;		/* perf's --stack-skip (3 before perf 6.2, then 4) */
 	const struct psyms *syms;
 	/* Keep finished (tid, lock) pairs as perf does, so that an end after
 	 * an end counts as "bad"; a live tracer drops them to bound memory. */

@@ -49,6 +49,15 @@ static int on_record(struct perf_file *pf, const struct perf_event_header *ev, u
 	return 0;
 }
 
+int lockcon_stack_skip_of(const char *version)
+{
+	int major, minor;
+
+	if (!version || sscanf(version, "%d.%d", &major, &minor) != 2 || major < 0 || minor < 0)
+		return -1;
+	return major > 6 || (major == 6 && minor >= 2) ? 4 : 3;
+}
+
 int lockcon_open_perfdata(struct lockcon_file *f, const char *path, char *err, size_t errlen)
 {
 	memset(f, 0, sizeof(*f));

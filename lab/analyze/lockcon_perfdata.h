@@ -33,6 +33,13 @@ int lockcon_read_perfdata(struct lockcon_file *f, const char *path, struct lockc
 /* The same in two steps, so that a caller can load symbols meanwhile. */
 int lockcon_open_perfdata(struct lockcon_file *f, const char *path, char *err, size_t errlen);
 int lockcon_walk_perfdata(struct lockcon_file *f, struct lockcon *lc, char *err, size_t errlen);
+/*
+ * perf lock contention's default --stack-skip for a perf of that version
+ * (HEADER_VERSION, "6.1.187", "7.3.4", "6.2.rc3.g1234"): 3 before 6.2,
+ * 4 from 6.2 on (commit "perf lock contention: Increase default stack skip
+ * to 4", Oct 2022); -1 when version is NULL or not "MAJOR.MINOR...".
+ */
+int lockcon_stack_skip_of(const char *version);
 /* perf's thread name for tid (":tid" when it never had a COMM). */
 const char *lockcon_comm(const struct lockcon_file *f, uint32_t tid, char *buf, size_t n);
 void lockcon_file_close(struct lockcon_file *f);

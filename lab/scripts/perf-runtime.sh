@@ -4,7 +4,7 @@
 #   perf-runtime.sh VERSION     VERSION is 7.3 (trixie-backports) or 7.2 (sid)
 #
 # Prints the path of an executable wrapper (DIR/bin/perf) that runs
-#   DIR/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 \
+#   DIR/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 --argv0 DIR/bin/perf \
 #       --library-path DIR/usr/lib/x86_64-linux-gnu DIR/usr/bin/perf "$@"
 # Debian's perf 7.x needs glibc 2.38 or later; with its own loader and
 # libraries it runs on an older host (Debian 12) all the same.  The workload
@@ -192,8 +192,12 @@ cat > "$tmp/bin/perf" <<-'EOF'
 	#!/bin/sh
 	# Debian's perf, run with the loader and libraries beside it
 	# (written by lab/scripts/perf-runtime.sh).
-	d=$(dirname "$(dirname "$(readlink -f "$0")")")
-	exec "$d/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" \
+	# argv[0] stays this wrapper: perf puts the directory of its argv[0]
+	# first in PATH, so that a "perf" it starts (perf record -- perf bench)
+	# is this one, not DIR/usr/bin/perf without its loader.
+	w=$(readlink -f "$0")
+	d=$(dirname "$(dirname "$w")")
+	exec "$d/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" --argv0 "$w" \
 		--library-path "$d/usr/lib/x86_64-linux-gnu" "$d/usr/bin/perf" "$@"
 EOF
 chmod 755 "$tmp/bin/perf"

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze/lockcon.h"
+#include "analyze/lockcon_perfdata.h"
 #include "analyze/perf_symbols.h"
 #include "tests/tap.h"
 #include "util/err.h"
@@ -157,5 +158,14 @@ int main(void)
 				      "ffffffff81003800 T __sched_text_end\n"), "k2", err, sizeof(err)))
 		ok(!ps.have_lock_ranges, "a shadowed __sched_text_start turns the lock-function test off");
 	psyms_free(&ps);
+	/* perf's default --stack-skip by the version in the file's header. */
+	ok(lockcon_stack_skip_of("6.1.187") == 3 && lockcon_stack_skip_of("5.19.0") == 3 &&
+	   lockcon_stack_skip_of("6.1.rc4.gabcdef") == 3, "perf before 6.2 skips 3 frames");
+	ok(lockcon_stack_skip_of("6.2.0") == 4 && lockcon_stack_skip_of("6.12.48") == 4 &&
+	   lockcon_stack_skip_of("7.3.4") == 4 && lockcon_stack_skip_of("6.2.rc3.g1234") == 4,
+	   "perf 6.2 and later skip 4 (6.12 is not before 6.2)");
+	ok(lockcon_stack_skip_of(NULL) == -1 && lockcon_stack_skip_of("") == -1 &&
+	   lockcon_stack_skip_of("perf") == -1 && lockcon_stack_skip_of("7") == -1,
+	   "no version, or not MAJOR.MINOR: unknown");
 	return tap_done();
 }
