@@ -12,6 +12,9 @@
  *    rows, and the wait is credited to the key of the END event;
  *  - the caller is the first frame after the skipped ones that has a symbol
  *    and is not a lock function ("Unknown" when none);
+ *  - frames are perf's callchain cursor nodes, limited to max_stack: one per
+ *    address, or (perf 7.x) one per function of a user address's inline
+ *    chain (user_nodes);
  *  - avg wait = total wait / acquisitions.
  *
  * Memory is bounded by the number of keys, threads and locks in flight,
@@ -63,6 +66,14 @@ struct lockcon {
 	 * (perf ignores it and the next end adds both waits together). */
 	bool restart_spin;
 	size_t max_hist;
+	/*
+	 * Cursor nodes of a user address (perf 7.x adds its inline frames,
+	 * analyze/user_inlines.h), looked up in process pid of the chain being
+	 * fed; NULL: one node per address, as perf 6.1.
+	 */
+	int (*user_nodes)(void *arg, uint32_t pid, uint64_t ip);
+	void *user_arg;
+	uint32_t pid;
 
 	struct u64map entries;	/* key -> struct lockcon_entry */
 	struct u64map threads;	/* tid -> per-thread lock states */

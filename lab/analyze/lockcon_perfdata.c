@@ -33,10 +33,44 @@ static int on_record(struct perf_file *pf, const struct perf_event_header *ev, u
 		u64map_put(&w->f->comms, tid, strndup(comm, max));
 		return 0;
 	}
+	if (w->f->uinl && ev->type == PERF_RECORD_MMAP2 && ev->size > sizeof(*ev) + 64) {
+		/* struct { u32 pid, tid; u64 start, len, pgoff; u32 maj, min; u64 ino,
+		 * ino_generation; u32 prot, flags; char filename[]; } + sample_id */
+		const uint8_t *p = (const uint8_t *)(ev + 1);
+		uint32_t pid;
+		uint64_t v[3];
+
+		memcpy(&pid, p, 4);
+		memcpy(v, p + 8, sizeof(v));
+		uinl_mmap(w->f->uinl, pid, v[0], v[1], v[2],
+			  strndupa((const char *)p + 64, ev->size - sizeof(*ev) - 64));
+		return 0;
+	}
+	if (w->f->uinl && ev->type == PERF_RECORD_MMAP && ev->size > sizeof(*ev) + 32) {
+		/* struct { u32 pid, tid; u64 start, len, pgoff; char filename[]; } */
+		const uint8_t *p = (const uint8_t *)(ev + 1);
+		uint32_t pid;
+		uint64_t v[3];
+
+		memcpy(&pid, p, 4);
+		memcpy(v, p + 8, sizeof(v));
+		uinl_mmap(w->f->uinl, pid, v[0], v[1], v[2],
+			  strndupa((const char *)p + 32, ev->size - sizeof(*ev) - 32));
+		return 0;
+	}
+	if (w->f->uinl && ev->type == PERF_RECORD_FORK && ev->size >= sizeof(*ev) + 8) {
+		/* struct { u32 pid, ppid, tid, ptid; u64 time; } */
+		uint32_t pp[2];
+
+		memcpy(pp, ev + 1, sizeof(pp));
+		uinl_fork(w->f->uinl, pp[1], pp[0]);
+		return 0;
+	}
 	if (ev->type != PERF_RECORD_SAMPLE)
 		return 0;
 	if (pf_parse_sample(pf, ev, &s, w->err, w->errlen))
 		return -1;
+	w->lc->pid = s.pid;
 	if (s.evsel == w->f->begin) {
 		w->f->nbegin++;
 		lockcon_begin(w->lc, s.tid, s.time, tp_field_read(s.raw, s.raw_size, &w->f->b_addr),
@@ -87,9 +121,28 @@ int lockcon_open_perfdata(struct lockcon_file *f, const char *path, char *err, s
 	return 0;
 }
 
+bool lockcon_perf_adds_inlines(const char *version)
+{
+	int major;
+
+	return version && sscanf(version, "%d.", &major) == 1 && major >= 7;
+}
+
+static int user_nodes(void *arg, uint32_t pid, uint64_t ip)
+{
+	return uinl_nodes(arg, pid, ip);
+}
+
 int lockcon_walk_perfdata(struct lockcon_file *f, struct lockcon *lc, char *err, size_t errlen)
 {
 	struct walk w = { .f = f, .lc = lc, .err = err, .errlen = errlen };
+
+	/* Only the caller view looks at frames. */
+	if (lc->by == LOCKCON_BY_CALLER && lockcon_perf_adds_inlines(f->pf.version) && !lc->user_nodes) {
+		f->uinl = uinl_new();
+		lc->user_nodes = user_nodes;
+		lc->user_arg = f->uinl;
+	}
 
 	return pf_for_each(&f->pf, on_record, &w, err, errlen) ? -1 : 0;
 }
@@ -127,5 +180,7 @@ void lockcon_file_close(struct lockcon_file *f)
 	while (u64map_next(&f->comms, &i, NULL, &v))
 		free(v);
 	u64map_free(&f->comms);
+	uinl_free(f->uinl);
+	f->uinl = NULL;
 	pf_close(&f->pf);
 }

@@ -4,7 +4,8 @@
 # memcg-lab lock report -i perf.data against perf lock contention -i on a
 # perf.data recorded here with perf lock record: the same rows (contended
 # count and total wait, as perf prints them) in the caller view and per
-# thread (-t).  Then perf.data files the lab must refuse with one line:
+# thread (-t), for the host's perf and for Debian's perf 7.3 and 7.2 (each
+# reading its own recording, with its own default --stack-skip).  Then perf.data files the lab must refuse with one line:
 # truncated, without lock events, Zstd-compressed, pipe mode, not perf.data.
 . "$(dirname "$0")/lib/tap.sh"
 
@@ -14,50 +15,70 @@ command -v perf >/dev/null || skip_all "no perf in PATH"
 	skip_all "no lock:contention_begin tracepoint on this kernel (5.19+)"
 
 tmp=$T
-
-# A short burst of lock contention: processes passing messages.
-perf lock record -a -o "$tmp/perf.data" -- perf bench sched messaging -g 2 -l 400 \
-	</dev/null >"$tmp/record.log" 2>&1
-check $? "perf lock record made a perf.data"
-
-# perf prints its table on stderr (6.1) or stdout; keep the data rows.
 rows() {
+	# perf prints its table on stderr (6.1) or stdout; keep the data rows.
 	awk '/contended/ && (/caller/ || /comm/ || /symbol/) { t = 1; next } t && /^ *[0-9]+ / { print }' | sort
 }
 
-for view in caller thread; do
-	flag=
-	[ $view = thread ] && flag=-t
-	perf lock contention $flag -i "$tmp/perf.data" >"$tmp/perf.$view" 2>&1
-	rows <"$tmp/perf.$view" >"$tmp/perf.$view.rows"
-	$LAB lock report -i "$tmp/perf.data" --by $view >"$tmp/lab.$view" 2>"$tmp/lab.$view.err"
-	check $? "lock report --by $view reads the perf.data"
-	rows <"$tmp/lab.$view" >"$tmp/lab.$view.rows"
-	nrows=$(wc -l <"$tmp/perf.$view.rows")
-	[ "$nrows" -ge 5 ]
-	check $? "perf found contention to compare ($nrows $view rows)"
-	diff "$tmp/perf.$view.rows" "$tmp/lab.$view.rows" >"$tmp/diff.$view"
-	check $? "the $view view agrees with perf lock contention${flag:+ $flag} row for row (count, total/max/avg wait, key)"
-	[ -s "$tmp/diff.$view" ] && diag "$(head -20 "$tmp/diff.$view")"
+# Every agreement test runs against each perf users have: the host's (6.1
+# here) and Debian's 7.3 and 7.2, run with their own loader
+# (lab/scripts/perf-runtime.sh fetches them into the lab's cache once).
+perfs="host:$(command -v perf)"
+for v in 7.3 7.2; do
+	if p=$(QUIET=1 lab/scripts/perf-runtime.sh $v 2>"$tmp/runtime-$v.err"); then
+		perfs="$perfs $v:$p"
+	else
+		skip "agreement with perf $v" "perf $v cannot be fetched: $(cat "$tmp/runtime-$v.err")"
+	fi
 done
 
-# perf's knobs for the caller search give the same rows with the same values.
-for opt in "--stack-skip 4" "--max-stack 5"; do
-	perf lock contention $opt -i "$tmp/perf.data" 2>&1 | rows >"$tmp/perf.opt.rows"
-	$LAB lock report $opt -i "$tmp/perf.data" | rows >"$tmp/lab.opt.rows"
-	cmp -s "$tmp/perf.opt.rows" "$tmp/lab.opt.rows"
-	check $? "with $opt the caller view still agrees with perf ($(wc -l <"$tmp/perf.opt.rows") rows)"
+# The recording perf's own view of its file, caller and thread, with its
+# default --stack-skip: the lab must take that default from the file.
+agree() {	# label perf
+	local label=$1 P=$2 d=$tmp/$1 ver nrows view flag opt
+	mkdir -p "$d"
+	ver=$("$P" version | sed 's/^perf version //')
+	# A short burst of lock contention: processes passing messages.
+	"$P" lock record -a -o "$d/perf.data" -- "$P" bench sched messaging -g 2 -l 400 \
+		</dev/null >"$d/record.log" 2>&1
+	check $? "perf $ver: perf lock record made a perf.data"
+	for view in caller thread; do
+		flag=
+		[ $view = thread ] && flag=-t
+		"$P" lock contention $flag -i "$d/perf.data" >"$d/perf.$view" 2>&1
+		rows <"$d/perf.$view" >"$d/perf.$view.rows"
+		$LAB lock report -i "$d/perf.data" --by $view >"$d/lab.$view" 2>"$d/lab.$view.err"
+		check $? "perf $ver: lock report --by $view reads its perf.data"
+		rows <"$d/lab.$view" >"$d/lab.$view.rows"
+		nrows=$(wc -l <"$d/perf.$view.rows")
+		[ "$nrows" -ge 5 ]
+		check $? "perf $ver: perf found contention to compare ($nrows $view rows)"
+		diff "$d/perf.$view.rows" "$d/lab.$view.rows" >"$d/diff.$view"
+		check $? "perf $ver: the $view view agrees with perf lock contention${flag:+ $flag} row for row (count, total/max/avg wait, key)"
+		[ -s "$d/diff.$view" ] && diag "$(head -20 "$d/diff.$view")"
+	done
+	# perf's knobs for the caller search give the same rows with the same values.
+	for opt in "--stack-skip 3" "--stack-skip 4" "--max-stack 5"; do
+		"$P" lock contention $opt -i "$d/perf.data" 2>&1 | rows >"$d/perf.opt.rows"
+		$LAB lock report $opt -i "$d/perf.data" | rows >"$d/lab.opt.rows"
+		cmp -s "$d/perf.opt.rows" "$d/lab.opt.rows"
+		check $? "perf $ver: with $opt the caller view still agrees with perf ($(wc -l <"$d/perf.opt.rows") rows)"
+	done
+}
+for p in $perfs; do
+	agree "${p%%:*}" "${p#*:}"
 done
+tmp_host=$tmp/host
 
 # TSV: a header row, and the same contended total as perf's rows.
-$LAB lock report -i "$tmp/perf.data" --by caller --tsv >"$tmp/lab.tsv"
+$LAB lock report -i "$tmp_host/perf.data" --by caller --tsv >"$tmp/lab.tsv"
 head -1 "$tmp/lab.tsv" | grep -q "^key	contended	wait_total_ns	wait_max_ns	wait_avg_ns"
 check $? "--tsv starts with the header row key contended wait_total_ns wait_max_ns wait_avg_ns"
 a=$(awk 'NR > 1 { s += $2 } END { print s }' "$tmp/lab.tsv")
-b=$(awk '{ s += $1 } END { print s }' "$tmp/perf.caller.rows")
+b=$(awk '{ s += $1 } END { print s }' "$tmp_host/perf.caller.rows")
 [ "$a" = "$b" ]
 check $? "TSV contended total $a equals perf's $b"
-$LAB lock report -i "$tmp/perf.data" --by lock --tsv >"$tmp/lab.lock.tsv"
+$LAB lock report -i "$tmp_host/perf.data" --by lock --tsv >"$tmp/lab.lock.tsv"
 [ "$(wc -l <"$tmp/lab.lock.tsv")" -gt 1 ]
 check $? "--by lock lists lock addresses"
 
@@ -71,8 +92,8 @@ refuse() {
 	check $? "$what: exit 2 and one line ($(cat "$tmp/err"))"
 }
 
-size=$(stat -c %s "$tmp/perf.data")
-head -c $((size * 6 / 10)) "$tmp/perf.data" >"$tmp/truncated.data"
+size=$(stat -c %s "$tmp_host/perf.data")
+head -c $((size * 6 / 10)) "$tmp_host/perf.data" >"$tmp/truncated.data"
 refuse "a truncated perf.data" "$tmp/truncated.data" "truncated"
 
 perf record -e sched:sched_switch -a -o "$tmp/nolock.data" -- sleep 0.2 </dev/null >/dev/null 2>&1

@@ -35,6 +35,13 @@ static const char kallsyms[] =
 	"ffffffff81007000 r rodata_sym\n"		/* not a perf symbol type */
 	"ffffffff81008000 D jiffies_lock\n";
 
+/* perf 7.x's inline frames: 0x7f0000001000 is two cursor nodes. */
+static int two_nodes_at_1000(void *arg, uint32_t pid, uint64_t ip)
+{
+	(void)arg, (void)pid;
+	return ip == 0x7f0000001000 ? 2 : 1;
+}
+
 static struct lockcon_entry *entry(struct lockcon *lc, uint64_t key)
 {
 	return u64map_get(&lc->entries, key);
@@ -76,6 +83,26 @@ int main(void)
 	ok(id1 == id2, "chains differing above bit 32 of a frame share a key (perf hashes to u32)");
 	ok(id1 == lockcon_chain_id(&lc, chain1_end, 8), "the end's chain differs only in skipped frames: same key");
 	ok(lockcon_chain_id(&lc, chain3, 5) != id1, "a different caller: another key");
+	{
+		/* chain1 with one more user frame after the inlined address. */
+		uint64_t longer[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
+				      0xffffffff81003020, 0xffffffff81001040, U, 0x7f0000001000, 0x7f0000002000 };
+		uint64_t no_user[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
+				       0xffffffff81003020, 0xffffffff81001040 };
+		uint64_t plain = lockcon_chain_id(&lc, longer, 9);
+
+		lc.user_nodes = two_nodes_at_1000;
+		ok(lockcon_chain_id(&lc, chain1, 8) == lockcon_chain_id(&lc, no_user, 6) &&
+		   lockcon_chain_id(&lc, chain1, 8) != id1,
+		   "an address that is two nodes (one inlined level) drops out of the key (hashed twice)");
+		lc.max_stack = 7;
+		ok(lockcon_chain_id(&lc, longer, 9) != lockcon_chain_id(&lc, no_user, 6),
+		   "--max-stack counts addresses, not nodes: the 7th address stays in the key");
+		lc.user_nodes = NULL;
+		ok(lockcon_chain_id(&lc, longer, 9) == plain && plain != lockcon_chain_id(&lc, no_user, 6),
+		   "without inline frames the user addresses count once each");
+		lc.max_stack = 8;
+	}
 
 	/* begin, nested begin, end: one contention, the first begin's time. */
 	lockcon_begin(&lc, 10, 1000, 0xaaaa, 1, chain1, 8);
