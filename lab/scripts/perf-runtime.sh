@@ -1,7 +1,8 @@
 #!/bin/sh
 # A newer perf than the host's, from Debian, run with its own loader.
 #
-#   perf-runtime.sh VERSION     VERSION is 7.3 (trixie-backports) or 7.2 (sid)
+#   perf-runtime.sh VERSION     VERSION is 7.3 (trixie-backports), 7.2 (sid)
+#                               or 5.10 (bullseye)
 #
 # Prints the path of an executable wrapper (DIR/bin/perf) that runs
 #   DIR/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 --argv0 DIR/bin/perf \
@@ -20,7 +21,10 @@
 #
 # Exit 2 with one line on stderr when it cannot: no apt access (apt's own
 # message), no such version, or a perf that does not run once unpacked
-# (the library the loader could not find).
+# (the library the loader could not find).  The loader searches DIR first,
+# then its built-in system directories: a library missing from DIR that the
+# host has under the same name is taken from the host, so DIR holds the
+# whole closure of perf's library dependencies.
 set -eu
 
 me=memcg-lab-perf-runtime
@@ -32,15 +36,22 @@ want=$1
 # The suites that hold each version (the first one has perf itself, the
 # others the libraries it needs; only suites that exist: no
 # trixie-backports-security, no sid-security).
+# 5.10 (bullseye's linux-perf-5.10) is an old perf for the lab's refusals:
+# it has no perf lock contention.
+pkg=linux-perf
 case $want in
 7.3) suites="trixie-backports trixie trixie-security" ;;
 7.2) suites="sid" ;;
-*) die "unknown perf version '$want': expected 7.3 (Debian trixie-backports) or 7.2 (sid)" ;;
+5.10) suites="bullseye bullseye-security" pkg=linux-perf-5.10 ;;
+*) die "unknown perf version '$want': expected 7.3 (Debian trixie-backports), 7.2 (sid) or 5.10 (bullseye)" ;;
 esac
 perf_suite=${suites%% *}
 # What linux-perf 7.x loads: these, and every library package they and
 # linux-perf depend on (lib_closure), checked at the end by running it.
-seed_libs="libc6 libdw1t64 libelf1t64 libtraceevent1 libpython3.13 libslang2
+# 5.10 needs glibc 2.31, older than the host's: it runs with the host's
+# C library and loader (bullseye's loader knows no --argv0).
+seed_libs=""
+[ "$pkg" = linux-perf-5.10 ] || seed_libs="libc6 libdw1t64 libelf1t64 libtraceevent1 libpython3.13 libslang2
 libopencsd1 libnuma1 libzstd1 liblzma5 zlib1g libstdc++6 libgcc-s1
 libcurl3t64-gnutls libunwind8 libcap2 libbz2-1.0 libexpat1 libssl3t64
 libffi8 libdebuginfod1t64"
@@ -122,10 +133,10 @@ fi
 
 # linux-perf of the wanted version from its suite (backports are not apt's
 # candidate: ask for the version).
-ver=$(apt-cache madison linux-perf 2>/dev/null |
+ver=$(apt-cache madison $pkg 2>/dev/null |
 	awk -F' [|] ' -v w="$want" -v s="$perf_suite" \
 		'{ gsub(/ /, "", $2) } index($2, w ".") == 1 && $3 ~ (" " s "/") { print $2; exit }' | tr -d ' ')
-[ -n "$ver" ] || die "Debian $perf_suite has no linux-perf $want.* (apt-cache madison linux-perf: $(apt-cache madison linux-perf 2>&1 | awk -F' [|] ' '{ printf "%s%s", sep, $2; sep = ", " }'))"
+[ -n "$ver" ] || die "Debian $perf_suite has no $pkg $want.* (apt-cache madison $pkg: $(apt-cache madison $pkg 2>&1 | awk -F' [|] ' '{ printf "%s%s", sep, $2; sep = ", " }'))"
 
 # The shared-library packages that PKGS depend on, transitively: one
 # apt-cache call per level.  Only libraries: not perl or python3 (perf
@@ -157,12 +168,13 @@ rm -rf "$tmp"
 mkdir -p "$tmp/deb" "$tmp/root"
 chown _apt "$tmp/deb" 2>/dev/null || true
 # shellcheck disable=SC2086
-libs=$(lib_closure $seed_libs $(apt-cache show "linux-perf=$ver" | sed -n 's/^Depends: //p' |
+libs=$(lib_closure $seed_libs $(apt-cache show "$pkg=$ver" | sed -n 's/^Depends: //p' |
 	tr ',' '\n' | sed 's/^ *//; s/[ :].*//' | grep -E '^(lib|zlib)'))
-note "downloading linux-perf $ver ($perf_suite) and $(echo $libs | wc -w) library packages"
+[ -n "$seed_libs" ] || libs=$(echo $libs | tr ' ' '\n' | grep -vxE 'libc6|libgcc-s1|libcrypt1' | tr '\n' ' ')
+note "downloading $pkg $ver ($perf_suite) and $(echo $libs | wc -w) library packages"
 # shellcheck disable=SC2086
-(cd "$tmp/deb" && apt-get download "linux-perf=$ver" $libs) >"$tmp/apt.log" 2>&1 ||
-	die "no apt access: apt-get download linux-perf=$ver failed: $(grep -E '^(E|Err):' "$tmp/apt.log" | head -n1)"
+(cd "$tmp/deb" && apt-get download "$pkg=$ver" $libs) >"$tmp/apt.log" 2>&1 ||
+	die "no apt access: apt-get download $pkg=$ver failed: $(grep -E '^(E|Err):' "$tmp/apt.log" | head -n1)"
 for deb in "$tmp/deb/"*.deb; do
 	dpkg-deb -x "$deb" "$tmp/root" || die "dpkg-deb -x $(basename "$deb") failed"
 done
@@ -173,12 +185,17 @@ lib=$tmp/root/usr/lib/x86_64-linux-gnu
 if [ -d "$tmp/root/lib/x86_64-linux-gnu" ] && [ ! -L "$tmp/root/lib" ]; then
 	cp -a "$tmp/root/lib/x86_64-linux-gnu/." "$lib/"
 fi
-[ -e "$lib/ld-linux-x86-64.so.2" ] || die "libc6 of Debian $perf_suite holds no ld-linux-x86-64.so.2"
+if [ -n "$seed_libs" ]; then
+	[ -e "$lib/ld-linux-x86-64.so.2" ] || die "libc6 of Debian $perf_suite holds no ld-linux-x86-64.so.2"
+else
+	mkdir -p "$lib"
+	ln -s /lib64/ld-linux-x86-64.so.2 "$lib/ld-linux-x86-64.so.2"
+fi
 [ -x "$tmp/root/usr/bin/perf" ] || {
 	# linux-perf installs perf_<major.minor> and a /usr/bin/perf dispatcher
 	# that picks it by the running kernel: use the versioned binary.
 	p=$(ls "$tmp/root/usr/bin/perf_"* 2>/dev/null | head -n1)
-	[ -n "$p" ] || die "linux-perf $ver holds no /usr/bin/perf"
+	[ -n "$p" ] || die "$pkg $ver holds no /usr/bin/perf"
 	ln -s "$(basename "$p")" "$tmp/root/usr/bin/perf"
 }
 mv "$tmp/root" "$tmp/x"
@@ -202,7 +219,7 @@ cat > "$tmp/bin/perf" <<-'EOF'
 EOF
 chmod 755 "$tmp/bin/perf"
 mv "$tmp/apt.log" "$tmp/download.log"
-echo "linux-perf $ver $perf_suite" > "$tmp/version"
+echo "$pkg $ver $perf_suite" > "$tmp/version"
 check_runs "$tmp/bin/perf" > "$tmp/perf-version"
 mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"
 tmp=""

@@ -70,6 +70,55 @@ for p in $perfs; do
 done
 tmp_host=$tmp/host
 
+# lock record --perf says which perf lock mode it used: Debian's 7.3 has no
+# BPF skeletons (bpf_skeletons: [ OFF ] in its build options), so tracepoint
+# mode, and its outputs parsed.
+p73=$(echo " $perfs" | sed -n 's/.* 7\.3:\([^ ]*\).*/\1/p')
+if [ -n "$p73" ]; then
+	PATH=$(dirname "$p73"):$PATH $LAB lock record --perf -n mode -- "$p73" bench sched messaging -g 1 -l 100 \
+		>"$tmp/mode.out" 2>"$tmp/mode.err"
+	check $? "lock record --perf with perf 7.3 exits 0"
+	grep -q "^perf lock: tracepoint mode (perf 7.3.4: .*without BPF skeletons" "$tmp/mode.out"
+	check $? "it says it used tracepoint mode, and why ($(grep '^perf lock:' "$tmp/mode.out"))"
+	res=$(ls -d "$MEMCG_LAB_RESULTS"/*-mode 2>/dev/null | head -1)
+	grep -Eq '"perf_mode": ?"tracepoint"' "$res/meta.json" 2>/dev/null &&
+		[ "$(wc -l <"$res/data/perf-lock-contention-caller.tsv")" -gt 1 ]
+	check $? "meta.json says perf_mode tracepoint, and perf's caller table was parsed"
+else
+	skip "lock record --perf with perf 7.3" "perf 7.3 could not be fetched (see above)"
+fi
+
+# A perf too old for what --perf asks: Debian bullseye's 5.10 has no perf
+# lock contention.  One line naming the subcommand and the version.
+if p510=$(QUIET=1 lab/scripts/perf-runtime.sh 5.10 2>"$tmp/runtime-5.10.err"); then
+	PATH=$(dirname "$p510"):$PATH $LAB lock record --perf -n old -d 1 >"$tmp/old.out" 2>"$tmp/old.err"
+	st=$?
+	[ $st -eq 2 ] && [ "$(wc -l <"$tmp/old.err")" -eq 1 ] && grep -q "perf 5.10.223 is too old for 'perf lock contention'" "$tmp/old.err" &&
+		[ -z "$(ls -d "$MEMCG_LAB_RESULTS"/*-old 2>/dev/null)" ]
+	check $? "lock record --perf with perf 5.10: exit 2, one line, no results ($(cat "$tmp/old.err"))"
+else
+	skip "lock record --perf with perf 5.10" "perf 5.10 cannot be fetched: $(cat "$tmp/runtime-5.10.err")"
+fi
+
+# A perf runtime that cannot run names the library the loader missed (a
+# copy of the cached 7.3 without libpython3.13, which the host lacks: the
+# loader falls back to the host's own directories for a library it has).
+if [ -n "$p73" ]; then
+	mkdir -p "$tmp/cache"
+	cp -a "$(dirname "$(dirname "$p73")")" "$tmp/cache/perf-7.3"
+	rm -f "$tmp/cache/perf-7.3/usr/lib/x86_64-linux-gnu/libpython3.13.so"*
+	MEMCG_LAB_CACHE=$tmp/cache lab/scripts/perf-runtime.sh 7.3 >"$tmp/broken.out" 2>"$tmp/broken.err"
+	st=$?
+	[ $st -eq 2 ] && [ ! -s "$tmp/broken.out" ] && [ "$(wc -l <"$tmp/broken.err")" -eq 1 ] &&
+		grep -q "the library libpython3.13.so.1.0 is missing" "$tmp/broken.err"
+	check $? "a perf runtime missing a library: exit 2 naming it ($(cat "$tmp/broken.err"))"
+	rm -rf "$tmp/cache"
+	# Cached: a second call fetches nothing, and the wrapper is perf 7.3.4.
+	out=$(QUIET= lab/scripts/perf-runtime.sh 7.3 2>"$tmp/again.err")
+	[ "$out" = "$p73" ] && [ ! -s "$tmp/again.err" ] && [ "$("$out" version)" = "perf version 7.3.4" ]
+	check $? "perf-runtime.sh 7.3 again: the cached wrapper, nothing fetched, perf version 7.3.4"
+fi
+
 # TSV: a header row, and the same contended total as perf's rows.
 $LAB lock report -i "$tmp_host/perf.data" --by caller --tsv >"$tmp/lab.tsv"
 head -1 "$tmp/lab.tsv" | grep -q "^key	contended	wait_total_ns	wait_max_ns	wait_avg_ns"
