@@ -88,7 +88,10 @@ static int report_perf_text(const char *path, bool tsv, FILE *out)
 		die("%s", err);
 	for (size_t k = 0; k < nt; k++) {
 		fprintf(out, "# table %zu (line %d): %s view, %zu rows%s\n", k + 1, t[k].header_line,
-			lct_view_name(t[k].view), t[k].n, t[k].csv ? ", CSV" : "");
+			lct_view_name(t[k].view), t[k].n - t[k].nowners, t[k].csv ? ", CSV" : "");
+		if (t[k].nowners)
+			fprintf(out, "# and %zu lock owner rows (owner section, line %d), role owner\n",
+				t[k].nowners, t[k].owner_line);
 		if (tsv) {
 			lct_write_tsv(out, &t[k]);
 			continue;
@@ -98,8 +101,8 @@ static int report_perf_text(const char *path, bool tsv, FILE *out)
 			const char *key = t[k].view == LCT_CALLER ? r->caller : t[k].view == LCT_TASK ? r->comm :
 					  t[k].view == LCT_ADDR ? r->symbol : r->cgroup;
 
-			fprintf(out, "%10" PRIu64 " %14" PRIu64 " ns  %s\n", r->v[LCT_CONTENDED],
-				r->v[LCT_WAIT_TOTAL], key);
+			fprintf(out, "%10" PRIu64 " %14" PRIu64 " ns  %s%s\n", r->v[LCT_CONTENDED],
+				r->v[LCT_WAIT_TOTAL], key, r->owner ? "  (owner)" : "");
 		}
 	}
 	lct_free(t, nt);
