@@ -30,7 +30,7 @@ struct lockcon_file {
 /*
  * Whether perf of that version (HEADER_VERSION) puts the inline frames of
  * user addresses into lock contention call chains: checked here on 7.2.13
- * and 7.3.4 (yes) and 6.1.187 (no); 7.0 and later is assumed.
+ * and 7.3.4 (yes), 6.12.117 and 6.1.187 (no); 7.0 and later is assumed.
  */
 bool lockcon_perf_adds_inlines(const char *version);
 

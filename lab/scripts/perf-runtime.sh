@@ -1,8 +1,8 @@
 #!/bin/sh
 # A newer perf than the host's, from Debian, run with its own loader.
 #
-#   perf-runtime.sh VERSION     VERSION is 7.3 (trixie-backports), 7.2 (sid)
-#                               or 5.10 (bullseye)
+#   perf-runtime.sh VERSION     VERSION is 7.3 (trixie-backports), 7.2 (sid),
+#                               6.12 (trixie) or 5.10 (bullseye)
 #
 # Prints the path of an executable wrapper (DIR/bin/perf) that runs
 #   DIR/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 --argv0 DIR/bin/perf \
@@ -42,8 +42,9 @@ pkg=linux-perf
 case $want in
 7.3) suites="trixie-backports trixie trixie-security" ;;
 7.2) suites="sid" ;;
+6.12) suites="trixie trixie-security" ;;
 5.10) suites="bullseye bullseye-security" pkg=linux-perf-5.10 ;;
-*) die "unknown perf version '$want': expected 7.3 (Debian trixie-backports), 7.2 (sid) or 5.10 (bullseye)" ;;
+*) die "unknown perf version '$want': expected 7.3 (Debian trixie-backports), 7.2 (sid), 6.12 (trixie) or 5.10 (bullseye)" ;;
 esac
 perf_suite=${suites%% *}
 # What linux-perf 7.x loads: these, and every library package they and

@@ -21,10 +21,11 @@ rows() {
 }
 
 # Every agreement test runs against each perf users have: the host's (6.1
-# here) and Debian's 7.3 and 7.2, run with their own loader
+# here) and Debian's 7.3, 7.2 and 6.12, run with their own loader
 # (lab/scripts/perf-runtime.sh fetches them into the lab's cache once).
+# 7.x adds the inline frames of user addresses to call chains, 6.x does not.
 perfs="host:$(command -v perf)"
-for v in 7.3 7.2; do
+for v in 7.3 7.2 6.12; do
 	if p=$(QUIET=1 lab/scripts/perf-runtime.sh $v 2>"$tmp/runtime-$v.err"); then
 		perfs="$perfs $v:$p"
 	else
