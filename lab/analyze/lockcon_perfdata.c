@@ -33,29 +33,23 @@ static int on_record(struct perf_file *pf, const struct perf_event_header *ev, u
 		u64map_put(&w->f->comms, tid, strndup(comm, max));
 		return 0;
 	}
-	if (w->f->uinl && ev->type == PERF_RECORD_MMAP2 && ev->size > sizeof(*ev) + 64) {
-		/* struct { u32 pid, tid; u64 start, len, pgoff; u32 maj, min; u64 ino,
-		 * ino_generation; u32 prot, flags; char filename[]; } + sample_id */
+	/* struct { u32 pid, tid; u64 start, len, pgoff; char filename[]; }, and
+	 * in MMAP2 u32 maj, min; u64 ino, ino_generation; u32 prot, flags
+	 * before the filename; then the sample_id. */
+	if (w->f->uinl && (ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2)) {
+		size_t name_off = ev->type == PERF_RECORD_MMAP2 ? 64 : 32;
 		const uint8_t *p = (const uint8_t *)(ev + 1);
+		char name[4096];
 		uint32_t pid;
 		uint64_t v[3];
 
+		if (ev->size <= sizeof(*ev) + name_off)
+			return 0;
 		memcpy(&pid, p, 4);
 		memcpy(v, p + 8, sizeof(v));
-		uinl_mmap(w->f->uinl, pid, v[0], v[1], v[2],
-			  strndupa((const char *)p + 64, ev->size - sizeof(*ev) - 64));
-		return 0;
-	}
-	if (w->f->uinl && ev->type == PERF_RECORD_MMAP && ev->size > sizeof(*ev) + 32) {
-		/* struct { u32 pid, tid; u64 start, len, pgoff; char filename[]; } */
-		const uint8_t *p = (const uint8_t *)(ev + 1);
-		uint32_t pid;
-		uint64_t v[3];
-
-		memcpy(&pid, p, 4);
-		memcpy(v, p + 8, sizeof(v));
-		uinl_mmap(w->f->uinl, pid, v[0], v[1], v[2],
-			  strndupa((const char *)p + 32, ev->size - sizeof(*ev) - 32));
+		snprintf(name, sizeof(name), "%.*s", (int)(ev->size - sizeof(*ev) - name_off),
+			 (const char *)p + name_off);
+		uinl_mmap(w->f->uinl, pid, v[0], v[1], v[2], name);
 		return 0;
 	}
 	if (w->f->uinl && ev->type == PERF_RECORD_FORK && ev->size >= sizeof(*ev) + 8) {
