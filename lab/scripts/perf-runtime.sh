@@ -129,7 +129,8 @@ if ! ls "$a/lists/"*Packages* >/dev/null 2>&1; then
 	flock "$a/update.lock" apt-get update >"$a/update.log" 2>&1 ||
 		die "no apt access to Debian $perf_suite: $(grep -E '^(E|W|Err):' "$a/update.log" | head -n1)"
 	ls "$a/lists/"*Packages* >/dev/null 2>&1 ||
-		die "no apt access to Debian $perf_suite: apt-get update fetched no package index ($a/update.log)"
+		die "no apt access to Debian $perf_suite: $({ grep -E '^(E:|W: Failed to fetch)' "$a/update.log"
+			grep -E '^W:' "$a/update.log"; } | head -n1 | sed 's/^[EW]: //')"
 fi
 
 # linux-perf of the wanted version from its suite (backports are not apt's

@@ -133,6 +133,15 @@ if [ -n "$p73" ]; then
 		grep -q "the library libpython3.13.so.1.0 is missing" "$tmp/broken.err"
 	check $? "a perf runtime missing a library: exit 2 naming it ($(cat "$tmp/broken.err"))"
 	rm -rf "$tmp/cache"
+	# No apt access (an empty cache, a proxy that refuses): apt's own words.
+	MEMCG_LAB_CACHE=$tmp/nocache http_proxy=http://127.0.0.1:9 lab/scripts/perf-runtime.sh 7.3 \
+		>"$tmp/noapt.out" 2>"$tmp/noapt.err"
+	st=$?
+	[ $st -eq 2 ] && [ ! -s "$tmp/noapt.out" ] && [ "$(grep -vc 'fetching the package index' "$tmp/noapt.err")" -eq 1 ] &&
+		grep -q "no apt access to Debian trixie-backports: .*Could not connect" "$tmp/noapt.err" &&
+		[ ! -e "$tmp/nocache/perf-7.3" ]
+	check $? "no apt access: exit 2 with apt's reason, no runtime left ($(tail -n1 "$tmp/noapt.err"))"
+	rm -rf "$tmp/nocache"
 	# Cached: a second call fetches nothing, and the wrapper is perf 7.3.4.
 	out=$(QUIET= lab/scripts/perf-runtime.sh 7.3 2>"$tmp/again.err")
 	[ "$out" = "$p73" ] && [ ! -s "$tmp/again.err" ] && [ "$("$out" version)" = "perf version 7.3.4" ]
