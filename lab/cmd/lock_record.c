@@ -134,6 +134,13 @@ int cmd_lock_record(int argc, char **argv)
 	}
 	if (getuid() != 0)
 		die("lock record: needs root (tracefs instances, BPF, perf -a)");
+	if (co.tracefs_dir) {
+		struct lock_tracer_opts to = { .tracefs_dir = co.tracefs_dir };
+
+		if (lock_tracer_find_tracefs(&to, err, sizeof(err)))
+			die("lock record: %s", err);
+	}
+	cleanup_set_polling(true);
 	if (co.perf) {
 		struct perf_info pi;
 
@@ -143,13 +150,6 @@ int cmd_lock_record(int argc, char **argv)
 			die("lock record --perf: perf %s is too old for 'perf lock contention' "
 			    "(perf 5.19 or later; lab/scripts/perf-runtime.sh 7.3 fetches Debian's 7.3)", pi.version);
 	}
-	if (co.tracefs_dir) {
-		struct lock_tracer_opts to = { .tracefs_dir = co.tracefs_dir };
-
-		if (lock_tracer_find_tracefs(&to, err, sizeof(err)))
-			die("lock record: %s", err);
-	}
-	cleanup_set_polling(true);
 	r = results_create(name, base, argc, argv);
 	data = results_path(r, "data");
 	co.perf_dir = data;
