@@ -162,6 +162,9 @@ const char *lockcon_comm(const struct lockcon_file *f, uint32_t tid, char *buf, 
 	/* perf registers the idle thread as "swapper" (machine__idle_thread). */
 	if (tid == 0)
 		return "swapper";
+	/* A sample without a task (tid -1): print_lock_stat_stdio's "Unknown". */
+	if (tid == (uint32_t)-1)
+		return "Unknown";
 	snprintf(buf, n, ":%u", tid);
 	return buf;
 }

@@ -185,6 +185,19 @@ int main(void)
 				      "ffffffff81003800 T __sched_text_end\n"), "k2", err, sizeof(err)))
 		ok(!ps.have_lock_ranges, "a shadowed __sched_text_start turns the lock-function test off");
 	psyms_free(&ps);
+	{
+		/* Thread names as perf lock contention -t prints them. */
+		struct lockcon_file f;
+		char buf[32];
+
+		memset(&f, 0, sizeof(f));
+		u64map_init(&f.comms);
+		ok(!strcmp(lockcon_comm(&f, 0, buf, sizeof(buf)), "swapper") &&
+		   !strcmp(lockcon_comm(&f, (uint32_t)-1, buf, sizeof(buf)), "Unknown") &&
+		   !strcmp(lockcon_comm(&f, 4242, buf, sizeof(buf)), ":4242"),
+		   "thread names: tid 0 swapper, tid -1 Unknown (a sample without a task), else :tid");
+		u64map_free(&f.comms);
+	}
 	/* perf's default --stack-skip by the version in the file's header. */
 	ok(lockcon_stack_skip_of("6.1.187") == 3 && lockcon_stack_skip_of("5.19.0") == 3 &&
 	   lockcon_stack_skip_of("6.1.rc4.gabcdef") == 3, "perf before 6.2 skips 3 frames");
