@@ -52,14 +52,6 @@ static int on_record(struct perf_file *pf, const struct perf_event_header *ev, u
 		uinl_mmap(w->f->uinl, pid, v[0], v[1], v[2], name);
 		return 0;
 	}
-	if (w->f->uinl && ev->type == PERF_RECORD_FORK && ev->size >= sizeof(*ev) + 8) {
-		/* struct { u32 pid, ppid, tid, ptid; u64 time; } */
-		uint32_t pp[2];
-
-		memcpy(pp, ev + 1, sizeof(pp));
-		uinl_fork(w->f->uinl, pp[1], pp[0]);
-		return 0;
-	}
 	if (ev->type != PERF_RECORD_SAMPLE)
 		return 0;
 	if (pf_parse_sample(pf, ev, &s, w->err, w->errlen))

@@ -5,8 +5,8 @@
  * analyze/lockcon.h in perf's delivery order, plus the thread names perf
  * lock contention -t would print (the last COMM record of each thread,
  * "swapper" for tid 0, ":<tid>" for threads without one: perf lock does not
- * follow forks).  In the caller view of a perf 7.x file, the MMAP/MMAP2 and
- * FORK records too, for the inline frames of user addresses.
+ * follow forks).  In the caller view of a perf 7.x file, the MMAP/MMAP2
+ * records too, for the inline frames of user addresses.
  */
 #ifndef LAB_ANALYZE_LOCKCON_PERFDATA_H
 #define LAB_ANALYZE_LOCKCON_PERFDATA_H

@@ -135,19 +135,6 @@ void uinl_mmap(struct user_inlines *u, uint32_t pid, uint64_t start, uint64_t le
 	pmaps_add(p, (struct umap){ start, end, pgoff, dso_of(u, filename) });
 }
 
-void uinl_fork(struct user_inlines *u, uint32_t ppid, uint32_t pid)
-{
-	struct pmaps *parent = u64map_get(&u->procs, ppid), *p;
-
-	if (ppid == pid)
-		return;
-	p = pmaps_of(u, pid);
-	p->n = 0;
-	if (parent)
-		for (size_t i = 0; i < parent->n; i++)
-			pmaps_add(p, parent->m[i]);
-}
-
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,

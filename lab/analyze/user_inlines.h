@@ -12,8 +12,10 @@
  * frames after it out of the stack.  perf 6.1 appends one node per address.
  *
  * Which DSO holds a user address comes from the file's MMAP/MMAP2 records,
- * per process, as perf keeps them: a new mapping replaces what it overlaps,
- * a forked process starts with a copy of its parent's maps.
+ * per process, as perf lock contention keeps them: a new mapping replaces
+ * what it overlaps; FORK records are not processed (its perf_tool has no
+ * .fork handler), so a forked child has only the mappings recorded for its
+ * own pid, and its other user addresses are one node each.
  */
 #ifndef LAB_ANALYZE_USER_INLINES_H
 #define LAB_ANALYZE_USER_INLINES_H
@@ -28,8 +30,6 @@ void uinl_free(struct user_inlines *u);
 /* A mapping of process pid: [start, start + len) at file offset pgoff. */
 void uinl_mmap(struct user_inlines *u, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 	       const char *filename);
-/* A new process pid forked from ppid (perf's thread__fork with pid != ppid). */
-void uinl_fork(struct user_inlines *u, uint32_t ppid, uint32_t pid);
 
 /*
  * The cursor nodes perf makes of user address ip in process pid: 1 + the
