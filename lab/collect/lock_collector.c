@@ -49,6 +49,45 @@ static void add_note(struct lock_collector *c, const char *fmt, ...)
 	str_appendf(c->notes, sizeof(c->notes), "\n");
 }
 
+/*
+ * perf lock alongside: BPF mode (a live `perf lock contention -a -b`) where
+ * perf has it, else tracepoint mode (`perf lock record -a`, then perf lock
+ * contention -i on the file).  Which one ran is in perf_mode.
+ */
+static void start_perf(struct lock_collector *c, const char *dir)
+{
+	char log[600], kerr[512];
+
+	perf_info_probe(&c->perf);
+	if (!c->perf.found) {
+		add_note(c, "perf lock alongside: no perf in PATH");
+		return;
+	}
+	if (c->perf.bpf_skel) {
+		snprintf(log, sizeof(log), "%s/perf-lock-contention-bpf.txt", dir);
+		if (perf_lock_live_start(&c->live, &c->perf, log, kerr, sizeof(kerr))) {
+			add_note(c, "perf lock contention -b: %s; tracepoint mode instead", kerr);
+		} else {
+			c->live_bpf = c->live_bpf_used = true;
+			snprintf(c->perf_mode, sizeof(c->perf_mode),
+				 "BPF mode (perf %s: perf lock contention -a -b over the window)", c->perf.version);
+			return;
+		}
+	}
+	snprintf(c->perf_data, sizeof(c->perf_data), "%s/perf-lock.data", dir);
+	snprintf(log, sizeof(log), "%s/perf-lock-record.log", dir);
+	if (perf_lock_record_start(&c->rec, c->perf_data, log, kerr, sizeof(kerr))) {
+		add_note(c, "perf lock record: %s", kerr);
+		c->perf_data[0] = '\0';
+		return;
+	}
+	c->recording = true;
+	snprintf(c->perf_mode, sizeof(c->perf_mode),
+		 "tracepoint mode (perf %s: perf lock record -a, then perf lock contention -i%s)",
+		 c->perf.version, c->perf.bpf_skel ? "; -b failed to start" :
+		 "; it was built without BPF skeletons, so no -b");
+}
+
 static bool snapshot_lock_stat(struct lockstat *ls, char *err, size_t errlen)
 {
 	char *text = read_text("/proc/lock_stat", NULL);
@@ -100,45 +139,6 @@ static void start_hold(struct lock_collector *c)
 			p->method = HOLD_NONE;
 		}
 	}
-}
-
-/*
- * perf lock alongside: BPF mode (a live `perf lock contention -a -b`) where
- * perf has it, else tracepoint mode (`perf lock record -a`, then perf lock
- * contention -i on the file).  Which one ran is in perf_mode.
- */
-static void start_perf(struct lock_collector *c, const char *dir)
-{
-	char log[600], kerr[512];
-
-	perf_info_probe(&c->perf);
-	if (!c->perf.found) {
-		add_note(c, "perf lock alongside: no perf in PATH");
-		return;
-	}
-	if (c->perf.bpf_skel) {
-		snprintf(log, sizeof(log), "%s/perf-lock-contention-bpf.txt", dir);
-		if (perf_lock_live_start(&c->live, &c->perf, log, kerr, sizeof(kerr))) {
-			add_note(c, "perf lock contention -b: %s; tracepoint mode instead", kerr);
-		} else {
-			c->live_bpf = c->live_bpf_used = true;
-			snprintf(c->perf_mode, sizeof(c->perf_mode),
-				 "BPF mode (perf %s: perf lock contention -a -b over the window)", c->perf.version);
-			return;
-		}
-	}
-	snprintf(c->perf_data, sizeof(c->perf_data), "%s/perf-lock.data", dir);
-	snprintf(log, sizeof(log), "%s/perf-lock-record.log", dir);
-	if (perf_lock_record_start(&c->rec, c->perf_data, log, kerr, sizeof(kerr))) {
-		add_note(c, "perf lock record: %s", kerr);
-		c->perf_data[0] = '\0';
-		return;
-	}
-	c->recording = true;
-	snprintf(c->perf_mode, sizeof(c->perf_mode),
-		 "tracepoint mode (perf %s: perf lock record -a, then perf lock contention -i%s)",
-		 c->perf.version, c->perf.bpf_skel ? "; -b failed to start" :
-		 "; it was built without BPF skeletons, so no -b");
 }
 
 struct lock_collector *lock_collector_start(const struct lock_collector_opts *o, char *err, size_t errlen)
