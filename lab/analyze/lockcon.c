@@ -56,18 +56,22 @@ void lockcon_free(struct lockcon *lc)
 }
 
 /*
- * The frames perf's thread__resolve_callchain() puts in its cursor: up to
- * max_stack real addresses in callee order, each with whether it is a
- * kernel address (user addresses are never symbolized here).  Returns the
- * count; an unknown context marker empties the chain, as in perf.
+ * The nodes perf's thread__resolve_callchain() puts in its cursor: the
+ * first max_stack real addresses in callee order (markers do not count),
+ * each with whether it is a kernel address (user addresses are never
+ * symbolized here).  An address is one node, or, for perf 7.x's user
+ * addresses, one per function of its inline chain (user_nodes): more nodes
+ * than max_stack then.  Returns the count, at most LOCKCON_NODES; an
+ * unknown context marker empties the chain, as in perf.
  */
+#define LOCKCON_NODES 256
 static int chain_frames(const struct lockcon *lc, const uint64_t *ips, uint64_t nr,
 			uint64_t *out, bool *kernel)
 {
 	bool k = false;	/* perf starts in user mode until a marker says otherwise */
-	int n = 0;
+	int n = 0, entries = 0;
 
-	for (uint64_t i = 0; i < nr && n < lc->max_stack; i++) {
+	for (uint64_t i = 0; i < nr && entries < lc->max_stack; i++) {
 		uint64_t ip = ips[i];
 
 		if (ip >= CTX_MAX) {
@@ -79,9 +83,13 @@ static int chain_frames(const struct lockcon *lc, const uint64_t *ips, uint64_t 
 				return 0;
 			continue;
 		}
-		out[n] = ip;
-		kernel[n] = k;
-		n++;
+		entries++;
+		for (int r = k || !lc->user_nodes ? 1 : lc->user_nodes(lc->user_arg, lc->pid, ip);
+		     r > 0 && n < LOCKCON_NODES; r--) {
+			out[n] = ip;
+			kernel[n] = k;
+			n++;
+		}
 	}
 	return n;
 }
@@ -100,8 +108,8 @@ static bool frame_is_lock(const struct lockcon *lc, uint64_t ip, bool kernel)
 
 uint64_t lockcon_chain_id(const struct lockcon *lc, const uint64_t *ips, uint64_t nr)
 {
-	uint64_t f[64], hash = 0;
-	bool k[64];
+	uint64_t f[LOCKCON_NODES], hash = 0;
+	bool k[LOCKCON_NODES];
 	int n;
 
 	if (lc->max_stack > 64)
@@ -123,8 +131,8 @@ uint64_t lockcon_chain_id(const struct lockcon *lc, const uint64_t *ips, uint64_
 
 bool lockcon_caller(struct lockcon *lc, const uint64_t *ips, uint64_t nr, char *buf, size_t n)
 {
-	uint64_t f[64];
-	bool k[64];
+	uint64_t f[LOCKCON_NODES];
+	bool k[LOCKCON_NODES];
 	int nf;
 
 	if (lc->max_stack > 64)

@@ -12,6 +12,9 @@
  *    rows, and the wait is credited to the key of the END event;
  *  - the caller is the first frame after the skipped ones that has a symbol
  *    and is not a lock function ("Unknown" when none);
+ *  - frames are perf's callchain cursor nodes, limited to max_stack: one per
+ *    address, or (perf 7.x) one per function of a user address's inline
+ *    chain (user_nodes);
  *  - avg wait = total wait / acquisitions.
  *
  * Memory is bounded by the number of keys, threads and locks in flight,
@@ -53,7 +56,7 @@ enum { LOCKCON_BAD_ACQUIRE, LOCKCON_BAD_ACQUIRED, LOCKCON_BAD_CONTENDED, LOCKCON
 struct lockcon {
 	enum lockcon_by by;
 	int max_stack;		/* perf's --max-stack (8) */
-	int stack_skip;		/* perf's --stack-skip (3 in perf <= 6.3) */
+	int stack_skip;		/* perf's --stack-skip (3 before perf 6.2, then 4) */
 	const struct psyms *syms;
 	/* Keep finished (tid, lock) pairs as perf does, so that an end after
 	 * an end counts as "bad"; a live tracer drops them to bound memory. */
@@ -63,6 +66,14 @@ struct lockcon {
 	 * (perf ignores it and the next end adds both waits together). */
 	bool restart_spin;
 	size_t max_hist;
+	/*
+	 * Cursor nodes of a user address (perf 7.x adds its inline frames,
+	 * analyze/user_inlines.h), looked up in process pid of the chain being
+	 * fed; NULL: one node per address, as perf 6.1.
+	 */
+	int (*user_nodes)(void *arg, uint32_t pid, uint64_t ip);
+	void *user_arg;
+	uint32_t pid;
 
 	struct u64map entries;	/* key -> struct lockcon_entry */
 	struct u64map threads;	/* tid -> per-thread lock states */

@@ -432,6 +432,13 @@ int lct_parse(const char *text, const char *source, struct lct_table **tables, s
 		}
 		if (!cur)
 			continue;
+		/* The owner section: rows after it are owners (print_contention_result). */
+		if (strstr(line, "=== owner stack trace ===") ||
+		    (cur->csv && strstr(line, "# owner stack trace:"))) {
+			cur->owner_line = lineno;
+			in_debug = false;
+			continue;
+		}
 		if (strstr(line, "=== output for debug ===")) {
 			in_debug = true;
 			cur->have_debug = true;
@@ -465,6 +472,10 @@ int lct_parse(const char *text, const char *source, struct lct_table **tables, s
 			lct_free(tv, nt);
 			return -1;
 		}
+		if (r == 0 && cur->owner_line) {
+			cur->rows[cur->n - 1].owner = true;
+			cur->nowners++;
+		}
 	}
 	if (!nt) {
 		snprintf(err, errlen, "%s: no perf lock contention table (a header with 'contended' and "
@@ -485,7 +496,7 @@ void lct_free(struct lct_table *tables, size_t ntables)
 
 void lct_write_tsv(FILE *f, const struct lct_table *t)
 {
-	fprintf(f, "key\tcontended\twait_total_ns\twait_max_ns\twait_avg_ns\twait_min_ns\ttype\n");
+	fprintf(f, "key\tcontended\twait_total_ns\twait_max_ns\twait_avg_ns\twait_min_ns\ttype\trole\n");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct lct_row *r = &t->rows[i];
 		static const int cols[] = { LCT_WAIT_TOTAL, LCT_WAIT_MAX, LCT_WAIT_AVG, LCT_WAIT_MIN };
@@ -508,6 +519,6 @@ void lct_write_tsv(FILE *f, const struct lct_table *t)
 			else
 				fprintf(f, "\t%" PRIu64, r->v[cols[c]]);
 		}
-		fprintf(f, "\t%s\n", r->type[0] ? r->type : "-");
+		fprintf(f, "\t%s\t%s\n", r->type[0] ? r->type : "-", r->owner ? "owner" : "waiter");
 	}
 }

@@ -4,6 +4,10 @@
  * (all perf versions, caller / -t task / -l address / --lock-cgroup views,
  * -v stacks, the debug footer, old narrow columns) and the CSV of -x SEP
  * (perf 6.5+).  Parsing rules: ../shared/docs/perf-formats.md section 2.4.
+ * With -o -v (perf 6.15+) a table ends with the owner section
+ * ("=== owner stack trace ===", or "# owner stack trace:" in CSV): rows of
+ * the same layout whose keys are lock owners, kept apart from the waiters
+ * by their role.
  * A capture may hold several tables (one per command); text around them
  * (prompts, ^C, the workload's own output) is skipped.
  *
@@ -40,6 +44,8 @@ struct lct_row {
 	char cgroup[512];
 	int nframes;		/* -v stack lines under the entry */
 	int line;		/* where the row was read */
+	bool owner;		/* from the owner section (-o -v, perf 6.15+): a lock
+				 * owner's row, not a waiter's */
 };
 
 struct lct_table {
@@ -48,6 +54,8 @@ struct lct_table {
 	int cols[LCT_NCOLS + 1];	/* the columns in printed order, LCT_NCOLS-terminated */
 	struct lct_row *rows;
 	size_t n;
+	size_t nowners;		/* rows of the owner section (after the waiters) */
+	int owner_line;		/* its "=== owner stack trace ===" line, or 0 */
 	bool have_debug;	/* a debug footer was present */
 	uint64_t debug_bad, debug_total;
 	int header_line;
@@ -69,7 +77,8 @@ int lct_parse_time(const char *num, const char *unit, uint64_t *ns);
 
 const char *lct_view_name(enum lct_view v);
 /* The rows as TSV with a header row: key contended wait_total_ns
- * wait_max_ns wait_avg_ns wait_min_ns type (absent values as "-"). */
+ * wait_max_ns wait_avg_ns wait_min_ns type role (absent values as "-";
+ * role is waiter or owner). */
 void lct_write_tsv(FILE *f, const struct lct_table *t);
 
 #endif

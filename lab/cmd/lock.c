@@ -52,7 +52,8 @@ static const char report_usage[] =
 	"      --kallsyms FILE   kernel symbols of the recording machine (default /proc/kallsyms)\n"
 	"      --max-stack N     frames of each call chain used, as perf's --max-stack (default 8)\n"
 	"      --stack-skip N    leading frames skipped to find the caller, as perf's\n"
-	"                        --stack-skip (default 3, perf 6.1's; later perf uses 4)\n"
+	"                        --stack-skip (default: that of the perf that recorded\n"
+	"                        the file, from its header: 3 before perf 6.2, then 4)\n"
 	"      --perf-text FILE  parse a perf lock contention output instead\n"
 	"  -o, --output FILE     write there instead of stdout\n";
 
@@ -88,7 +89,10 @@ static int report_perf_text(const char *path, bool tsv, FILE *out)
 		die("%s", err);
 	for (size_t k = 0; k < nt; k++) {
 		fprintf(out, "# table %zu (line %d): %s view, %zu rows%s\n", k + 1, t[k].header_line,
-			lct_view_name(t[k].view), t[k].n, t[k].csv ? ", CSV" : "");
+			lct_view_name(t[k].view), t[k].n - t[k].nowners, t[k].csv ? ", CSV" : "");
+		if (t[k].nowners)
+			fprintf(out, "# and %zu lock owner rows (owner section, line %d), role owner\n",
+				t[k].nowners, t[k].owner_line);
 		if (tsv) {
 			lct_write_tsv(out, &t[k]);
 			continue;
@@ -98,8 +102,8 @@ static int report_perf_text(const char *path, bool tsv, FILE *out)
 			const char *key = t[k].view == LCT_CALLER ? r->caller : t[k].view == LCT_TASK ? r->comm :
 					  t[k].view == LCT_ADDR ? r->symbol : r->cgroup;
 
-			fprintf(out, "%10" PRIu64 " %14" PRIu64 " ns  %s\n", r->v[LCT_CONTENDED],
-				r->v[LCT_WAIT_TOTAL], key);
+			fprintf(out, "%10" PRIu64 " %14" PRIu64 " ns  %s%s\n", r->v[LCT_CONTENDED],
+				r->v[LCT_WAIT_TOTAL], key, r->owner ? "  (owner)" : "");
 		}
 	}
 	lct_free(t, nt);
@@ -144,7 +148,7 @@ static int cmd_lock_report(int argc, char **argv)
 	char err[1024];
 	bool tsv = false;
 	FILE *out = stdout;
-	int c, max_stack = 8, stack_skip = 3;
+	int c, max_stack = 8, stack_skip = -1;
 	struct syms_load ld;
 	bool loaded_inline = false;
 	pthread_t loader;
@@ -200,6 +204,17 @@ static int cmd_lock_report(int argc, char **argv)
 		die("%s", ld.err);
 	lockcon_init(&lc, by, by == LOCKCON_BY_THREAD ? NULL : &syms);
 	lc.max_stack = max_stack;
+	if (stack_skip < 0) {
+		/* perf's own default for the file: that of the perf which wrote it. */
+		stack_skip = lockcon_stack_skip_of(f.pf.version);
+		if (stack_skip < 0) {
+			stack_skip = 4;
+			if (by != LOCKCON_BY_THREAD)
+				warnx_lab("%s: no perf version in its header (HEADER_VERSION): callers found "
+					  "with --stack-skip 4, the default since perf 6.2 (pass --stack-skip "
+					  "3 for an older perf)", input);
+		}
+	}
 	lc.stack_skip = stack_skip;
 	if (lockcon_walk_perfdata(&f, &lc, err, sizeof(err)))
 		die("%s", err);

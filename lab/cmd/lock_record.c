@@ -14,6 +14,7 @@
 #include "cmd/lock.h"
 #include "collect/lock_collector.h"
 #include "collect/lock_tracer.h"
+#include "collect/perf_lock.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/results.h"
@@ -33,8 +34,10 @@ static const char record_usage[] =
 	"      --results DIR    base directory for results (default results/)\n"
 	"      --hold SYMBOL    lock whose hold time to measure (default: the user-flush\n"
 	"                       mutex where the kernel has it, else the rstat flush lock)\n"
-	"      --perf           also 'perf lock record -a' over the window, and\n"
-	"                       'perf lock contention' on it (kept in data/)\n"
+	"      --perf           also perf lock over the window (kept in data/): BPF mode\n"
+	"                       ('perf lock contention -a -b') where perf was built with\n"
+	"                       BPF skeletons, else 'perf lock record -a' and 'perf lock\n"
+	"                       contention' on it; the output says which mode ran\n"
 	"      --no-tracer      only the hold method and perf\n"
 	"      --buffer-kb N    tracefs ring buffer per CPU (default: sized from memory)\n"
 	"      --stacks N       kernel stacks to take to name locks by caller (default 256)\n"
@@ -155,6 +158,15 @@ int cmd_lock_record(int argc, char **argv)
 			die("lock record: %s", err);
 	}
 	cleanup_set_polling(true);
+	if (co.perf) {
+		struct perf_info pi;
+
+		/* A perf that cannot do what --perf asks of it: before anything starts. */
+		perf_info_probe(&pi);
+		if (pi.found && !perf_has_contention(&pi))
+			die("lock record --perf: perf %s is too old for 'perf lock contention' "
+			    "(perf 5.19 or later; lab/scripts/perf-runtime.sh 7.3 fetches Debian's 7.3)", pi.version);
+	}
 	r = results_create(name, base, argc, argv);
 	data = results_path(r, "data");
 	co.perf_dir = data;

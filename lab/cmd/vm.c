@@ -48,6 +48,9 @@ static const char usage_text[] =
 "  --add PATH      also copy PATH (file or directory, ELF libraries included)\n"
 "                  into the guest; paths in the lab land under /lab (the\n"
 "                  guest's lab root and working directory)\n"
+"  --perf VERSION  Debian's perf VERSION (7.3, 7.2) with its own loader and\n"
+"                  libraries, as 'perf' on the guest's PATH: for guest kernels\n"
+"                  newer than the host's perf (lab/scripts/perf-runtime.sh)\n"
 "  --env K=V       set an environment variable for the command\n"
 "  --append ARGS   extra kernel command line\n"
 "  --accel A       auto (KVM where usable, else TCG), kvm or tcg\n"
@@ -231,6 +234,7 @@ int cmd_vm(int argc, char **argv)
 		{ "mem", required_argument, NULL, 'm' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "add", required_argument, NULL, 'a' },
+		{ "perf", required_argument, NULL, 'P' },
 		{ "env", required_argument, NULL, 'e' },
 		{ "append", required_argument, NULL, 'A' },
 		{ "accel", required_argument, NULL, 'x' },
@@ -240,7 +244,7 @@ int cmd_vm(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *kernel = "6.12", *suite = NULL, *shell = NULL;
+	const char *kernel = "6.12", *suite = NULL, *shell = NULL, *perf = NULL;
 	char **sargv = xcalloc(2 * argc + 32, sizeof(char *));
 	int sargc = 0, cpus = 2, mem = 1024, timeout = 300, fetch = 0, c, rc;
 	char self[4096], kdir[4096], *script;
@@ -263,6 +267,7 @@ int cmd_vm(int argc, char **argv)
 			*(c == 'c' ? &cpus : c == 'm' ? &mem : &timeout) = (int)v;
 			break;
 		case 'a': sargv[sargc++] = "--add"; sargv[sargc++] = optarg; break;
+		case 'P': perf = optarg; sargv[sargc++] = "--perf"; sargv[sargc++] = optarg; break;
 		case 'e':
 			if (!strchr(optarg, '=') || optarg[0] == '=')
 				die("vm: --env: '%s' is not KEY=VALUE", optarg);
@@ -302,6 +307,16 @@ int cmd_vm(int argc, char **argv)
 			printf("%s\n", kdir);
 			return 0;
 		}
+	}
+	/* The same for the perf runtime (fetched once into the cache). */
+	if (perf) {
+		char pout[4096], *pscript = xasprintf("%s/lab/scripts/perf-runtime.sh", lab_root_dir());
+		char *pargv[] = { pscript, (char *)perf, NULL };
+
+		rc = run_script(pargv, pout, sizeof(pout));
+		free(pscript);
+		if (rc)
+			return rc;
 	}
 
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);

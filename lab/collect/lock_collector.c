@@ -28,7 +28,9 @@ struct lock_collector {
 	struct perf_info perf;
 	struct perf_lock_rec rec, live;
 	bool recording, live_bpf;
+	bool live_bpf_used;		/* perf ran in BPF mode (live_bpf ends at stop) */
 	char perf_data[512];
+	char perf_mode[256];		/* which perf lock mode ran, "" when none */
 	struct lct_table *perf_tables[3];	/* caller, thread (from perf.data), BPF live */
 	size_t perf_ntables[3];
 	struct lock_hold_result hold;
@@ -46,6 +48,45 @@ static void add_note(struct lock_collector *c, const char *fmt, ...)
 	str_vappendf(c->notes, sizeof(c->notes), fmt, ap);
 	va_end(ap);
 	str_appendf(c->notes, sizeof(c->notes), "\n");
+}
+
+/*
+ * perf lock alongside: BPF mode (a live `perf lock contention -a -b`) where
+ * perf has it, else tracepoint mode (`perf lock record -a`, then perf lock
+ * contention -i on the file).  Which one ran is in perf_mode.
+ */
+static void start_perf(struct lock_collector *c, const char *dir)
+{
+	char log[600], kerr[512];
+
+	perf_info_probe(&c->perf);
+	if (!c->perf.found) {
+		add_note(c, "perf lock alongside: no perf in PATH");
+		return;
+	}
+	if (c->perf.bpf_skel) {
+		snprintf(log, sizeof(log), "%s/perf-lock-contention-bpf.txt", dir);
+		if (perf_lock_live_start(&c->live, &c->perf, log, kerr, sizeof(kerr))) {
+			add_note(c, "perf lock contention -b: %s; tracepoint mode instead", kerr);
+		} else {
+			c->live_bpf = c->live_bpf_used = true;
+			snprintf(c->perf_mode, sizeof(c->perf_mode),
+				 "BPF mode (perf %s: perf lock contention -a -b over the window)", c->perf.version);
+			return;
+		}
+	}
+	snprintf(c->perf_data, sizeof(c->perf_data), "%s/perf-lock.data", dir);
+	snprintf(log, sizeof(log), "%s/perf-lock-record.log", dir);
+	if (perf_lock_record_start(&c->rec, c->perf_data, log, kerr, sizeof(kerr))) {
+		add_note(c, "perf lock record: %s", kerr);
+		c->perf_data[0] = '\0';
+		return;
+	}
+	c->recording = true;
+	snprintf(c->perf_mode, sizeof(c->perf_mode),
+		 "tracepoint mode (perf %s: perf lock record -a, then perf lock contention -i%s)",
+		 c->perf.version, c->perf.bpf_skel ? "; -b failed to start" :
+		 "; it was built without BPF skeletons, so no -b");
 }
 
 static bool snapshot_lock_stat(struct lockstat *ls, char *err, size_t errlen)
@@ -181,7 +222,6 @@ struct lock_collector *lock_collector_prepare(const struct lock_collector_opts *
 int lock_collector_enable(struct lock_collector *c, char *err, size_t errlen)
 {
 	const struct lock_collector_opts *o = &c->o;
-	char kerr[256];
 
 	if (c->enabled)
 		return 0;
@@ -193,33 +233,8 @@ int lock_collector_enable(struct lock_collector *c, char *err, size_t errlen)
 	}
 	c->enabled = true;
 	enable_hold(c);
-	if (o->perf) {
-		perf_info_probe(&c->perf);
-		if (!c->perf.found) {
-			add_note(c, "perf lock alongside: no perf in PATH");
-		} else {
-			char log[600];
-
-			snprintf(c->perf_data, sizeof(c->perf_data), "%s/perf-lock.data",
-				 o->perf_dir ? o->perf_dir : ".");
-			snprintf(log, sizeof(log), "%s/perf-lock-record.log", o->perf_dir ? o->perf_dir : ".");
-			if (perf_lock_record_start(&c->rec, c->perf_data, log, kerr, sizeof(kerr)))
-				add_note(c, "perf lock record: %s", kerr);
-			else
-				c->recording = true;
-			if (c->perf.bpf_skel) {
-				snprintf(log, sizeof(log), "%s/perf-lock-contention-bpf.txt",
-					 o->perf_dir ? o->perf_dir : ".");
-				if (perf_lock_live_start(&c->live, &c->perf, log, kerr, sizeof(kerr)))
-					add_note(c, "perf lock contention -b: %s", kerr);
-				else
-					c->live_bpf = true;
-			} else {
-				add_note(c, "perf %s has no BPF skeletons: no live 'perf lock contention -b' "
-					 "alongside (tracepoint mode only)", c->perf.version);
-			}
-		}
-	}
+	if (o->perf)
+		start_perf(c, o->perf_dir ? o->perf_dir : ".");
 	return 0;
 }
 
@@ -653,9 +668,11 @@ static json_object *meta_json(const struct lock_collector *c)
 			c->tracer ? lock_tracer_stats(c->tracer)->flush_counting : ""));
 		json_object_object_add(o, "memcg_flush_stats", fj);
 	}
-	if (c->perf_data[0]) {
+	if (c->perf_data[0])
 		json_object_object_add(o, "perf_data", json_object_new_string(c->perf_data));
+	if (c->perf_mode[0]) {
 		json_object_object_add(o, "perf_version", json_object_new_string(c->perf.version));
+		json_object_object_add(o, "perf_mode", json_object_new_string(c->live_bpf_used ? "bpf" : "tracepoint"));
 	}
 	json_object_object_add(o, "notes", json_object_new_string(c->notes));
 	return o;
@@ -787,6 +804,8 @@ void lock_collector_print(const struct lock_collector *c, FILE *f)
 		}
 		free(v);
 	}
+	if (c->perf_mode[0])
+		fprintf(f, "\nperf lock: %s\n", c->perf_mode);
 	if (c->notes[0])
 		fprintf(f, "\nnotes:\n%s", c->notes);
 }

@@ -11,7 +11,7 @@ set -eu
 
 # clang compiles the lab's BPF programs (lab/bpf/*.bpf.c) into the binary.
 build_pkgs="gcc make pkg-config libbpf-dev libtracefs-dev libtraceevent-dev
-libinih-dev libjson-c-dev libhwloc-dev libelf-dev zlib1g-dev xz-utils clang"
+libinih-dev libjson-c-dev libhwloc-dev libelf-dev libdw-dev zlib1g-dev xz-utils clang"
 # pahole reads and converts layouts; perf records c2c/lock data; gnuplot plots.
 run_pkgs="dwarves linux-perf gnuplot-nox"
 # prove runs the TAP tests (perl); clang builds the sanitizer and fuzz targets;

@@ -5,6 +5,7 @@
 #   vm.sh run --out DIR --binary BIN [--kernel SPEC] [--suite S]
 #             [--kernel-dir DIR (of a kernel already fetched)] [--cpus N]
 #             [--mem MB] [--timeout S] [--add PATH]... [--env K=V]...
+#             [--perf VERSION (Debian's perf, lab/scripts/perf-runtime.sh)]
 #             [--append ARGS] [--console] (--shell CMD | -- LAB-ARGS...)
 #
 # SPEC is a Debian kernel image package (linux-image-6.1.0-57-amd64, or a
@@ -293,6 +294,12 @@ build_initramfs() {
 			cp "$src" "$st$dst"
 		fi
 	done
+	# The perf runtime is self-contained (its own loader and libraries):
+	# copied as it is, at the same path, without add_elf's host libraries.
+	if [ -n "${perf_dir:-}" ]; then
+		mkdir -p "$st$perf_dir"
+		cp -a "$perf_dir/." "$st$perf_dir/"
+	fi
 	# Contents decide the cache key (the command and env files come last,
 	# in a second small archive appended to the cached one).
 	sum=$(cd "$st" && find . -type f -o -type l | LC_ALL=C sort |
@@ -415,7 +422,7 @@ crash_lines() {
 
 cmd_run() {
 	opt_out="" opt_binary="" opt_kernel=6.12 opt_kdir="" opt_suite="" opt_cpus=2 opt_mem=1024
-	opt_timeout=120 opt_add="" opt_append="" opt_console="" opt_shell="" envs="" opt_accel=auto
+	opt_timeout=120 opt_add="" opt_append="" opt_console="" opt_shell="" envs="" opt_accel=auto opt_perf=""
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--out) opt_out=$2; shift ;;
@@ -427,6 +434,7 @@ cmd_run() {
 		--mem) opt_mem=$2; shift ;;
 		--timeout) opt_timeout=$2; shift ;;
 		--add) opt_add="$opt_add $2"; shift ;;
+		--perf) opt_perf=$2; shift ;;
 		--env) envs="$envs
 export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")'"; shift ;;
 		--append) opt_append=$2; shift ;;
@@ -445,6 +453,16 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		die "$qemu_bin not found: apt-get install --no-install-recommends qemu-system-x86 (or make deps)"
 	mkdir -p "$opt_out"
 	pick_accel
+	# --perf VERSION: Debian's perf of that version with its own loader and
+	# libraries (perf-runtime.sh), first on the guest's PATH as "perf".
+	perf_dir=""
+	if [ -n "$opt_perf" ]; then
+		w=$("$here/perf-runtime.sh" "$opt_perf" 2>"$opt_out/perf-runtime.log") ||
+			die "--perf $opt_perf: $(sed 's/^memcg-lab-perf-runtime: //' "$opt_out/perf-runtime.log" | tail -n1)"
+		perf_dir=$(dirname "$(dirname "$w")")
+		envs="$envs
+export PATH='$perf_dir/bin':\$PATH"
+	fi
 
 	# The caller may have resolved the kernel already (memcg-lab vm does).
 	if [ -n "$opt_kdir" ]; then

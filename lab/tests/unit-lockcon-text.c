@@ -19,7 +19,7 @@ struct expect {
 	struct {
 		enum lct_view view;
 		size_t rows;
-	} t[2];
+	} t[8];
 };
 
 static const struct expect expects[] = {
@@ -37,6 +37,13 @@ static const struct expect expects[] = {
 	{ "15-lkml-pull-v6.2-narrow-t-and-l.txt", 2, { { LCT_TASK, 5 }, { LCT_ADDR, 7 } } },
 	{ "16-lkml-namhyung-slab-zone-lock-abl.txt", 1, { { LCT_ADDR, 5 } } },
 	{ "17-lkml-namhyung-lock-cgroup-and-G-filter.txt", 2, { { LCT_CGROUP, 10 }, { LCT_TASK, 6 } } },
+	/* perf 7.3.4 here: default, -t, -l, then the same with -x ';', then -v and -v -x. */
+	{ "20-debian-perf7.3.4-tracepoint-l-x-t-v.txt", 8,
+	  { { LCT_CALLER, 5 }, { LCT_TASK, 5 }, { LCT_ADDR, 5 }, { LCT_CALLER, 5 }, { LCT_TASK, 5 },
+	    { LCT_ADDR, 5 }, { LCT_CALLER, 3 }, { LCT_CALLER, 3 } } },
+	/* Waiters and the owner section: rows of both roles. */
+	{ "21-lkml-ctshao-owner-stacks-abvo.txt", 1, { { LCT_CALLER, 7 } } },
+	{ "22-source-perf7.3-owner-csv-abvo-x.txt", 1, { { LCT_CALLER, 5 } } },
 };
 
 static int parse_file(const char *path, struct lct_table **t, size_t *nt, char *err, size_t errlen)
@@ -187,6 +194,60 @@ static void values(void)
 	lct_free(t, nt);
 }
 
+/* perf 7.3's outputs (real, sample 20) and the owner section of -o -v
+ * (perf 6.15+, samples 21 text and 22 CSV): owner rows keep their role. */
+static void perf73(void)
+{
+	struct lct_table *t;
+	size_t nt;
+
+	t = load("20-debian-perf7.3.4-tracepoint-l-x-t-v.txt", &nt);
+	if (nt == 8) {
+		ok(t[0].rows[0].v[LCT_WAIT_TOTAL] == 8080000 && t[3].rows[0].v[LCT_WAIT_TOTAL] == 8080030,
+		   "20: the text row says 8.08 ms, its CSV twin 8080030 ns");
+		ok(t[2].rows[0].addr == 0xffff888627c2ba80ull && !t[2].rows[0].symbol[0] &&
+		   !strcmp(t[2].rows[0].type, "spinlock") && !strcmp(t[5].rows[0].type, "spinlock") &&
+		   t[5].rows[0].addr == t[2].rows[0].addr, "20: -l rows, text and CSV: address, no symbol, spinlock");
+		ok(t[1].rows[1].pid == 3393 && !strcmp(t[1].rows[1].comm, ":3393") &&
+		   !strcmp(t[4].rows[0].comm, "cc1"), "20: -t rows, text and CSV: pid and comm");
+		ok(t[6].have_debug && t[6].debug_total == 160 && t[7].have_debug && t[7].debug_total == 160,
+		   "20: -v debug footers, text and CSV: total 160");
+		ok(!t[0].nowners && !t[7].nowners, "20: no owner rows without -o");
+	}
+	lct_free(t, nt);
+
+	t = load("21-lkml-ctshao-owner-stacks-abvo.txt", &nt);
+	if (nt == 1) {
+		const struct lct_row *w = &t[0].rows[5], *o = &t[0].rows[6];
+
+		ok(t[0].nowners == 1 && !w->owner && o->owner, "21: 6 waiter rows, then 1 owner row");
+		ok(!strcmp(o->caller, "pipe_read+0x348") && o->v[LCT_CONTENDED] == 3 && o->nframes == 5 &&
+		   w->nframes == 4, "21: the owner row pipe_read+0x348 with its 5 frames, not a 7th waiter");
+	}
+	lct_free(t, nt);
+
+	t = load("22-source-perf7.3-owner-csv-abvo-x.txt", &nt);
+	if (nt == 1) {
+		ok(t[0].nowners == 2 && !t[0].rows[2].owner && t[0].rows[3].owner && t[0].rows[4].owner,
+		   "22 (CSV): 3 waiters, then '# owner stack trace:' and 2 owners");
+		ok(t[0].rows[0].nframes == 3 && t[0].rows[3].nframes == 3 && t[0].have_debug &&
+		   t[0].debug_total == 214, "22: stacktrace column frames, and the debug line after the owners");
+	}
+	if (nt == 1) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		lct_write_tsv(f, &t[0]);
+		fclose(f);
+		ok(strstr(buf, "\ttype\trole\n") && strstr(buf, "pipe_read+0x57\t171\t1550000\t20260\t9060\t-\tmutex\twaiter\n") &&
+		   strstr(buf, "pipe_read+0x348\t3\t31240\t15270\t10410\t-\tmutex\towner\n"),
+		   "22: TSV with a role column, waiter and owner");
+		free(buf);
+	}
+	lct_free(t, nt);
+}
+
 static void csv(void)
 {
 	char err[512];
@@ -259,6 +320,7 @@ int main(void)
 {
 	every_sample();
 	values();
+	perf73();
 	csv();
 	format();
 	bad_input();

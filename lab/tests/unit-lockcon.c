@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze/lockcon.h"
+#include "analyze/lockcon_perfdata.h"
 #include "analyze/perf_symbols.h"
 #include "tests/tap.h"
 #include "util/err.h"
@@ -33,6 +34,13 @@ static const char kallsyms[] =
 	"ffffffff81006000 T helper\n"
 	"ffffffff81007000 r rodata_sym\n"		/* not a perf symbol type */
 	"ffffffff81008000 D jiffies_lock\n";
+
+/* perf 7.x's inline frames: 0x7f0000001000 is two cursor nodes. */
+static int two_nodes_at_1000(void *arg, uint32_t pid, uint64_t ip)
+{
+	(void)arg, (void)pid;
+	return ip == 0x7f0000001000 ? 2 : 1;
+}
 
 static struct lockcon_entry *entry(struct lockcon *lc, uint64_t key)
 {
@@ -75,6 +83,26 @@ int main(void)
 	ok(id1 == id2, "chains differing above bit 32 of a frame share a key (perf hashes to u32)");
 	ok(id1 == lockcon_chain_id(&lc, chain1_end, 8), "the end's chain differs only in skipped frames: same key");
 	ok(lockcon_chain_id(&lc, chain3, 5) != id1, "a different caller: another key");
+	{
+		/* chain1 with one more user frame after the inlined address. */
+		uint64_t longer[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
+				      0xffffffff81003020, 0xffffffff81001040, U, 0x7f0000001000, 0x7f0000002000 };
+		uint64_t no_user[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
+				       0xffffffff81003020, 0xffffffff81001040 };
+		uint64_t plain = lockcon_chain_id(&lc, longer, 9);
+
+		lc.user_nodes = two_nodes_at_1000;
+		ok(lockcon_chain_id(&lc, chain1, 8) == lockcon_chain_id(&lc, no_user, 6) &&
+		   lockcon_chain_id(&lc, chain1, 8) != id1,
+		   "an address that is two nodes (one inlined level) drops out of the key (hashed twice)");
+		lc.max_stack = 7;
+		ok(lockcon_chain_id(&lc, longer, 9) != lockcon_chain_id(&lc, no_user, 6),
+		   "--max-stack counts addresses, not nodes: the 7th address stays in the key");
+		lc.user_nodes = NULL;
+		ok(lockcon_chain_id(&lc, longer, 9) == plain && plain != lockcon_chain_id(&lc, no_user, 6),
+		   "without inline frames the user addresses count once each");
+		lc.max_stack = 8;
+	}
 
 	/* begin, nested begin, end: one contention, the first begin's time. */
 	lockcon_begin(&lc, 10, 1000, 0xaaaa, 1, chain1, 8);
@@ -157,5 +185,27 @@ int main(void)
 				      "ffffffff81003800 T __sched_text_end\n"), "k2", err, sizeof(err)))
 		ok(!ps.have_lock_ranges, "a shadowed __sched_text_start turns the lock-function test off");
 	psyms_free(&ps);
+	{
+		/* Thread names as perf lock contention -t prints them. */
+		struct lockcon_file f;
+		char buf[32];
+
+		memset(&f, 0, sizeof(f));
+		u64map_init(&f.comms);
+		ok(!strcmp(lockcon_comm(&f, 0, buf, sizeof(buf)), "swapper") &&
+		   !strcmp(lockcon_comm(&f, (uint32_t)-1, buf, sizeof(buf)), "Unknown") &&
+		   !strcmp(lockcon_comm(&f, 4242, buf, sizeof(buf)), ":4242"),
+		   "thread names: tid 0 swapper, tid -1 Unknown (a sample without a task), else :tid");
+		u64map_free(&f.comms);
+	}
+	/* perf's default --stack-skip by the version in the file's header. */
+	ok(lockcon_stack_skip_of("6.1.187") == 3 && lockcon_stack_skip_of("5.19.0") == 3 &&
+	   lockcon_stack_skip_of("6.1.rc4.gabcdef") == 3, "perf before 6.2 skips 3 frames");
+	ok(lockcon_stack_skip_of("6.2.0") == 4 && lockcon_stack_skip_of("6.12.48") == 4 &&
+	   lockcon_stack_skip_of("7.3.4") == 4 && lockcon_stack_skip_of("6.2.rc3.g1234") == 4,
+	   "perf 6.2 and later skip 4 (6.12 is not before 6.2)");
+	ok(lockcon_stack_skip_of(NULL) == -1 && lockcon_stack_skip_of("") == -1 &&
+	   lockcon_stack_skip_of("perf") == -1 && lockcon_stack_skip_of("7") == -1,
+	   "no version, or not MAJOR.MINOR: unknown");
 	return tap_done();
 }
