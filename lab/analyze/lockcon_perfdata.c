@@ -86,6 +86,12 @@ int lockcon_open_perfdata(struct lockcon_file *f, const char *path, char *err, s
 		return -1;
 	f->begin = pf_find_evsel(&f->pf, "lock:contention_begin");
 	f->end = pf_find_evsel(&f->pf, "lock:contention_end");
+	if ((!f->begin || !f->end) && f->pf.cut[0]) {
+		/* The event formats are in a header feature cut off the end. */
+		snprintf(err, errlen, "%s", f->pf.cut);
+		lockcon_file_close(f);
+		return -1;
+	}
 	if (!f->begin || !f->end) {
 		const char *lockdep = pf_find_evsel(&f->pf, "lock:lock_acquire") ?
 			" (it has lockdep's lock:lock_* events, which the lab does not read)" : "";

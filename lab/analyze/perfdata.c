@@ -66,6 +66,35 @@ static bool feat_section(const struct perf_file *pf, int bit, struct pf_section 
 	return out->offset <= pf->size && out->size <= pf->size - out->offset;
 }
 
+/*
+ * Whether the feature table after the data, and every section it points
+ * to, lie inside the file: 0, or -1 with where it is cut in err.  perf
+ * reads what it can of such a file (and refuses one whose tracing data is
+ * cut with only "incompatible file format"); pf_open records the place in
+ * pf->cut for the reader that then misses a feature.
+ */
+static int check_feat_sections(const struct perf_file *pf, char *err, size_t errlen)
+{
+	uint64_t base = pf->data_off + pf->data_size, n = 0;
+	struct pf_section s;
+
+	for (int b = 0; b < 256; b++)
+		n += pf_has_feat(pf, b);
+	if (base + n * sizeof(s) > pf->size)
+		return errf(err, errlen, "%s: truncated: the table of its %" PRIu64 " header features "
+			    "ends at byte %" PRIu64 " but the file has %zu", pf->path, n,
+			    base + n * sizeof(s), pf->size);
+	for (int b = 0, idx = 0; b < 256; b++) {
+		if (!pf_has_feat(pf, b))
+			continue;
+		memcpy(&s, pf->map + base + idx++ * sizeof(s), sizeof(s));
+		if (s.offset > pf->size || s.size > pf->size - s.offset)
+			return errf(err, errlen, "%s: truncated: header feature %d ends at byte %" PRIu64
+				    " but the file has %zu", pf->path, b, s.offset + s.size, pf->size);
+	}
+	return 0;
+}
+
 /* perf's do_write_string(): u32 length (NUL and padding included), bytes. */
 static char *feat_string(const struct perf_file *pf, int bit)
 {
@@ -272,6 +301,7 @@ int pf_open(struct perf_file *pf, const char *path, char *err, size_t errlen)
 		     "(killed?), so the file has no event formats either", path);
 		goto fail;
 	}
+	check_feat_sections(pf, pf->cut, sizeof(pf->cut));
 	if (read_attrs(pf, &h, err, errlen))
 		goto fail;
 	if (pf_has_feat(pf, PF_FEAT_DIR_FORMAT)) {

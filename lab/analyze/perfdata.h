@@ -87,6 +87,11 @@ struct perf_file {
 	struct tep_handle *tep;		/* from HEADER_TRACING_DATA, or NULL */
 	char *hostname, *osrelease, *version, *arch, *cmdline;
 	char kernel_build_id[41];	/* hex, "" when absent */
+	/* "" or where the header features are cut short (e.g. "PATH:
+	 * truncated: header feature 1 ends at byte N but the file has M"):
+	 * perf reads such a file as far as it can, and so does the lab, but a
+	 * reader that misses a feature says why. */
+	char cut[320];
 	struct pf_stats stats;
 	struct u64map id_map;		/* sample id -> evsel */
 };

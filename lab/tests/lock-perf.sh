@@ -182,6 +182,20 @@ refuse() {
 size=$(stat -c %s "$tmp_host/perf.data")
 head -c $((size * 6 / 10)) "$tmp_host/perf.data" >"$tmp/truncated.data"
 refuse "a truncated perf.data" "$tmp/truncated.data" "truncated"
+# Cut after the data: in the table of header features, the event formats
+# (the tracing data feature) are lost: the lab names the byte where perf
+# says "incompatible file format" or falls back to the running kernel's
+# formats.  Cut inside the last feature's section, perf reads the file and
+# so must the lab, with the same rows.
+hdr=$(perf report -i "$tmp_host/perf.data" --header-only 2>/dev/null)
+data_end=$(echo "$hdr" | awk -F: '/^# data offset/ { o = $2 } /^# data size/ { s = $2 } END { print o + s }')
+head -c $((data_end + 8)) "$tmp_host/perf.data" >"$tmp/cut-table.data"
+head -c $((size - 16)) "$tmp_host/perf.data" >"$tmp/cut-feature.data"
+refuse "a perf.data cut in its table of header features" "$tmp/cut-table.data" "table of its .* header features"
+perf lock contention -i "$tmp/cut-feature.data" 2>&1 | rows >"$tmp/cut.perf"
+$LAB lock report -i "$tmp/cut-feature.data" 2>/dev/null | rows >"$tmp/cut.lab"
+[ -s "$tmp/cut.perf" ] && cmp -s "$tmp/cut.perf" "$tmp/cut.lab"
+check $? "a perf.data cut inside its last header feature: the same rows as perf's (perf reads it too)"
 
 perf record -e sched:sched_switch -a -o "$tmp/nolock.data" -- sleep 0.2 </dev/null >/dev/null 2>&1
 refuse "a perf.data without lock events" "$tmp/nolock.data" "no lock:contention_begin/end events"
