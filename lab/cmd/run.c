@@ -28,6 +28,7 @@
 #include "cmd/report.h"
 #include "collect/around.h"
 #include "experiment/model.h"
+#include "experiment/plan.h"
 #include "kernel/cgroup.h"
 #include "kernel/leftovers.h"
 #include "kernel/runtime_probe.h"
@@ -44,6 +45,7 @@
 
 static const char usage_text[] =
 "usage: memcg-lab run FILE [-s section.key=value]... [--validate]\n"
+"       memcg-lab run --plan [--topology SPEC|FILE] FILE [-s section.key=value]...\n"
 "\n"
 "Runs an experiment file (experiments/*.exp) into one results directory:\n"
 "probe, collectors, the driver at every schedule step and repeat, plots and\n"
@@ -52,6 +54,12 @@ static const char usage_text[] =
 "\n"
 "  -s section.key=value   override an entry (e.g. -s experiment.repeats=1)\n"
 "  --validate             check the file and the driver's options, then stop\n"
+"  --plan                 print what the run would do, touching nothing: steps,\n"
+"                         cgroup trees, workers, readers, allocators, collectors,\n"
+"                         time, and the kernel limits it must fit (exit 2 if not)\n"
+"  --topology SPEC|FILE   with --plan: for a described machine, an hwloc synthetic\n"
+"                         description ('package:2 numa:4 core:16 pu:2') or an\n"
+"                         lstopo XML file, with the kernel's default limits\n"
 "  -h, --help             this text\n"
 "\n"
 "On a small box (fewer CPUs than [schedule] small_cpus, default 16) the\n"
@@ -290,18 +298,47 @@ static void reload_meta(struct results *r)
 	r->meta = m;
 }
 
+/* run --plan: this machine (its drivers check their options too) or a
+ * described one; exit 0, or 2 with one line. */
+static int run_plan(const char *path, char **overrides, int noverrides, const char *topology)
+{
+	struct exp_plan_host h;
+	struct exp_plan *p = xcalloc(1, sizeof(*p));
+	struct exp x;
+	char err[1024];
+
+	memset(&x, 0, sizeof(x));
+	if (topology ? exp_plan_host_describe(&h, topology, err, sizeof(err))
+		     : exp_plan_host_this(&h, err, sizeof(err)))
+		die("run: %s", err);
+	load_exp_for(&x, path, overrides, noverrides, &h.model);
+	if (!topology)
+		for (int i = 0; i < x.nph; i++)
+			validate_driver(&x, &x.ph[i]);
+	if (exp_plan(p, &x, &h, err, sizeof(err)))
+		die("%s", err);
+	exp_plan_print(stdout, p, &x, &h);
+	free(p);
+	exp_plan_host_free(&h);
+	expfile_free(&x.f);
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "set", required_argument, NULL, 's' },
 		{ "validate", no_argument, NULL, 'V' },
+		{ "plan", no_argument, NULL, 'P' },
+		{ "topology", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	char **overrides = xcalloc(argc, sizeof(char *)), why[256];
 	const char *status;
 	int noverrides = 0, c, nsteps, failures = 0;
-	bool validate_only = false, tty = isatty(2);
+	bool validate_only = false, plan_only = false, tty = isatty(2);
+	const char *topology = NULL;
 	struct probe_report p;
 	struct around_env *aenv;
 	struct around *around;
@@ -314,12 +351,21 @@ int cmd_run(int argc, char **argv)
 		switch (c) {
 		case 's': overrides[noverrides++] = optarg; break;
 		case 'V': validate_only = true; break;
+		case 'P': plan_only = true; break;
+		case 'T': topology = optarg; break;
 		case 'h': usage_exit(usage_text, 0);
 		default: usage_exit(usage_text, EXIT_LAB_ERR);
 		}
 	}
 	if (argc - optind != 1)
 		die("run: needs exactly one experiment file");
+	if (topology && !plan_only)
+		die("run: --topology describes a machine for --plan only");
+	if (plan_only) {
+		c = run_plan(argv[optind], overrides, noverrides, topology);
+		free(overrides);
+		return c;
+	}
 	load_exp(&x, argv[optind], overrides, noverrides);
 	for (int i = 0; i < x.nph; i++)
 		validate_driver(&x, &x.ph[i]);
