@@ -445,25 +445,25 @@ static int check_limits(const struct exp_step_plan *st, const struct exp_plan_ho
 			const char *step, char *err, size_t errlen)
 {
 	if (st->tasks + h->tasks_now > h->pid_max)
-		return fail(err, errlen, "%s: %s: %lld tasks needed, over kernel.pid_max %lld with %lld running",
+		return fail(err, errlen, "%s: step %s: %lld tasks needed, over kernel.pid_max %lld with %lld running",
 			    where, step, st->tasks, h->pid_max, h->tasks_now);
 	if (st->tasks + h->tasks_now > h->threads_max)
-		return fail(err, errlen, "%s: %s: %lld tasks needed, over kernel.threads-max %lld with %lld running",
+		return fail(err, errlen, "%s: step %s: %lld tasks needed, over kernel.threads-max %lld with %lld running",
 			    where, step, st->tasks, h->threads_max, h->tasks_now);
 	if (st->tasks > h->pids_left)
-		return fail(err, errlen, "%s: %s: %lld tasks needed, over the %lld the pids controller's pids.max "
+		return fail(err, errlen, "%s: step %s: %lld tasks needed, over the %lld the pids controller's pids.max "
 			    "above the run still allows", where, step, st->tasks, h->pids_left);
 	if (st->fds > h->nofile_max)
-		return fail(err, errlen, "%s: %s: %lld files open in one process, over the RLIMIT_NOFILE hard "
+		return fail(err, errlen, "%s: step %s: %lld files open in one process, over the RLIMIT_NOFILE hard "
 			    "limit %lld", where, step, st->fds, h->nofile_max);
 	if (st->memcgs + h->memcgs_in_use > h->memcgs_max)
-		return fail(err, errlen, "%s: %s: %lld memory cgroups do not fit the memcg ids: %lld in use of "
+		return fail(err, errlen, "%s: step %s: %lld memory cgroups do not fit the memcg ids: %lld in use of "
 			    "%lld (MEM_CGROUP_ID_MAX)", where, step, st->memcgs, h->memcgs_in_use, h->memcgs_max);
 	if (st->memcgs > h->descendants_left)
-		return fail(err, errlen, "%s: %s: %lld cgroups, over the %lld more cgroup.max.descendants allows",
+		return fail(err, errlen, "%s: step %s: %lld cgroups, over the %lld more cgroup.max.descendants allows",
 			    where, step, st->memcgs, h->descendants_left);
 	if (st->depth > h->depth_left)
-		return fail(err, errlen, "%s: %s: a tree %d levels deep, over cgroup.max.depth %lld", where, step,
+		return fail(err, errlen, "%s: step %s: a tree %d levels deep, over cgroup.max.depth %lld", where, step,
 			    st->depth, h->depth_left);
 	return 0;
 }
