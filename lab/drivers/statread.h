@@ -134,6 +134,9 @@ void statread_plan_free(struct statread_plan *p);
 /* Fills host from /proc, sysfs and the cgroup mount; file_dir as requested. */
 void statread_host_probe(struct statread_host *host, const struct cg_env *env,
 			 const char *file_dir);
+/* The same without the file directory (which it would test by creating a
+ * temporary file): only reads. */
+void statread_host_limits(struct statread_host *host, const struct cg_env *env);
 
 /*
  * Something to run around the measured phase only, e.g. a tracefs collector

@@ -67,88 +67,6 @@ static long long tasks_running(void)
 	return 0;
 }
 
-static long long memcgs_in_use(void)
-{
-	char *t = read_text("/proc/cgroups", NULL), *line, *save;
-	long long n = 0;
-
-	for (line = t ? strtok_r(t, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
-		char name[32];
-		int hier;
-		long long num;
-
-		if (sscanf(line, "%31s %d %lld", name, &hier, &num) == 3 && !strcmp(name, "memory"))
-			n = num;
-	}
-	free(t);
-	return n;
-}
-
-/* The smallest pids.max - pids.current from this process's pids cgroup up
- * (cgroup v2 at /sys/fs/cgroup, or a v1 pids hierarchy). */
-static long long pids_headroom(void)
-{
-	char *self = read_text("/proc/self/cgroup", NULL), *mounts = read_text("/proc/self/mounts", NULL);
-	char mnt[256] = "", rel[512] = "", *line, *save;
-	long long left = LLONG_MAX;
-
-	for (line = mounts ? strtok_r(mounts, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
-		char dev[64], where[256], type[32], opts[512];
-
-		if (sscanf(line, "%63s %255s %31s %511s", dev, where, type, opts) == 4 && !strcmp(type, "cgroup") &&
-		    strstr(opts, "pids"))
-			snprintf(mnt, sizeof(mnt), "%s", where);
-	}
-	for (line = self ? strtok_r(self, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
-		char *c = strchr(line, ':'), *p = c ? strchr(c + 1, ':') : NULL;
-
-		if (p && mnt[0] && !strncmp(c + 1, "pids:", 5))
-			snprintf(rel, sizeof(rel), "%s", p + 1);
-		else if (p && !mnt[0] && !strncmp(line, "0::", 3))
-			snprintf(rel, sizeof(rel), "%s", p + 1);
-	}
-	if (!mnt[0])
-		snprintf(mnt, sizeof(mnt), "/sys/fs/cgroup");
-	while (rel[0] && strcmp(rel, "/")) {
-		char f[800];
-		long long max, cur;
-
-		snprintf(f, sizeof(f), "%s%s/pids.max", mnt, rel);
-		if (read_ll(f, &max) == 0 && max != LLONG_MAX) {
-			snprintf(f, sizeof(f), "%s%s/pids.current", mnt, rel);
-			if (read_ll(f, &cur) == 0 && max - cur < left)
-				left = max - cur;
-		}
-		*strrchr(rel, '/') = '\0';
-	}
-	free(self);
-	free(mounts);
-	return left;
-}
-
-static void cgroup_limits(struct exp_plan_host *h)
-{
-	struct cg_env env;
-	char path[600], *stat;
-	long long max, used = 0;
-
-	h->descendants_left = h->depth_left = LLONG_MAX;
-	if (cg_detect(&env, NULL) < 0 || !env.memory_v2)
-		return;
-	snprintf(path, sizeof(path), "%s/cgroup.max.descendants", env.memory_root);
-	if (!read_ll(path, &max) && max != LLONG_MAX) {
-		snprintf(path, sizeof(path), "%s/cgroup.stat", env.memory_root);
-		stat = read_text(path, NULL);
-		if (stat && strstr(stat, "nr_descendants "))
-			used = strtoll(strstr(stat, "nr_descendants ") + 15, NULL, 10);
-		free(stat);
-		h->descendants_left = max - used;
-	}
-	snprintf(path, sizeof(path), "%s/cgroup.max.depth", env.memory_root);
-	if (!read_ll(path, &max) && max != LLONG_MAX)
-		h->depth_left = max;
-}
-
 static enum exp_pmu pmu_here(void)
 {
 	if (!access("/sys/bus/event_source/devices/ibs_op", F_OK))
@@ -176,6 +94,7 @@ static int stock_slots_here(void)
 
 int exp_plan_host_this(struct exp_plan_host *h, char *err, size_t errlen)
 {
+	struct cg_env env;
 	struct meminfo mi;
 	struct rlimit rl;
 	long long v;
@@ -190,12 +109,21 @@ int exp_plan_host_this(struct exp_plan_host *h, char *err, size_t errlen)
 	h->pid_max = read_ll("/proc/sys/kernel/pid_max", &v) ? LLONG_MAX : v;
 	h->threads_max = read_ll("/proc/sys/kernel/threads-max", &v) ? LLONG_MAX : v;
 	h->tasks_now = tasks_running();
-	h->pids_left = pids_headroom();
+	h->pids_left = pids_headroom(NULL, 0, NULL, NULL);
 	h->nofile_max = getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max == RLIM_INFINITY ? LLONG_MAX
 										   : (long long)rl.rlim_max;
-	h->memcgs_in_use = memcgs_in_use();
+	if (cg_detect(&env, NULL) == 0) {
+		struct statread_host sh;
+
+		/* The memcg ids and cgroup limits statread's plan checks. */
+		statread_host_limits(&sh, &env);
+		h->memcgs_in_use = sh.memcgs_in_use;
+		h->descendants_left = sh.descendants_left;
+		h->depth_left = sh.depth_left;
+	} else {
+		h->descendants_left = h->depth_left = LLONG_MAX;
+	}
 	h->memcgs_max = EXP_MEMCG_ID_MAX;
-	cgroup_limits(h);
 	h->sample_rate_max = read_ll("/proc/sys/kernel/perf_event_max_sample_rate", &v) ? 0 : v;
 	h->cpu_time_max_percent = read_ll("/proc/sys/kernel/perf_cpu_time_max_percent", &v) ?
 				  PERF_CPU_TIME_PERCENT_DEFAULT : (int)v;
