@@ -43,17 +43,6 @@
 #define CHARGE_OBJECTS 512
 #define CHARGE_STOCK_K_UNKNOWN 16
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* ---- the machine ---- */
 
 static long long tasks_running(void)
@@ -141,7 +130,7 @@ int exp_plan_host_describe(struct exp_plan_host *h, const char *spec, char *err,
 
 	memset(h, 0, sizeof(*h));
 	if (topo_load_spec(&h->topo, spec, why, sizeof(why)))
-		return fail(err, errlen, "--topology %s", why);
+		return set_err(err, errlen, "--topology %s", why);
 	h->have_topo = true;
 	h->described = true;
 	h->model.topo = &h->topo;
@@ -264,7 +253,7 @@ static int plan_charge(struct exp_phase_plan *pp, struct exp_step_plan *st, char
 		int s[TOPO_MAX_STEPS];
 
 		if (!h->model.topo)
-			return fail(err, errlen, "--tasks steps: %s", h->model.topo_err);
+			return set_err(err, errlen, "--tasks steps: %s", h->model.topo_err);
 		nsteps = topo_steps(h->model.topo, s, NULL);
 		tasks = s[nsteps - 1];
 	}
@@ -339,10 +328,10 @@ static int plan_statread(struct exp_phase_plan *pp, struct exp_step_plan *st, ch
 	snprintf(env.memory_root, sizeof(env.memory_root), "/sys/fs/cgroup%s", h->model.memory_v1 ? "/memory" : "");
 	statread_config_defaults(&c);
 	if (statread_parse_options(ac - 1, av + 1, &c, &cli))
-		return fail(err, errlen, "statread refused its options (see above)");
+		return set_err(err, errlen, "statread refused its options (see above)");
 	if (statread_plan(&sp, &c, &env, &sh, why, sizeof(why))) {
 		statread_plan_free(&sp);
-		return fail(err, errlen, "statread: %s", why);
+		return set_err(err, errlen, "statread: %s", why);
 	}
 	nfiles = __builtin_popcount(sp.cfg.file_mask);
 	st->readers = sp.nreaders;
@@ -373,25 +362,25 @@ static int check_limits(const struct exp_step_plan *st, const struct exp_plan_ho
 			const char *step, char *err, size_t errlen)
 {
 	if (st->tasks + h->tasks_now > h->pid_max)
-		return fail(err, errlen, "%s: step %s: %lld tasks needed, over kernel.pid_max %lld with %lld running",
+		return set_err(err, errlen, "%s: step %s: %lld tasks needed, over kernel.pid_max %lld with %lld running",
 			    where, step, st->tasks, h->pid_max, h->tasks_now);
 	if (st->tasks + h->tasks_now > h->threads_max)
-		return fail(err, errlen, "%s: step %s: %lld tasks needed, over kernel.threads-max %lld with %lld running",
+		return set_err(err, errlen, "%s: step %s: %lld tasks needed, over kernel.threads-max %lld with %lld running",
 			    where, step, st->tasks, h->threads_max, h->tasks_now);
 	if (st->tasks > h->pids_left)
-		return fail(err, errlen, "%s: step %s: %lld tasks needed, over the %lld the pids controller's pids.max "
+		return set_err(err, errlen, "%s: step %s: %lld tasks needed, over the %lld the pids controller's pids.max "
 			    "above the run still allows", where, step, st->tasks, h->pids_left);
 	if (st->fds > h->nofile_max)
-		return fail(err, errlen, "%s: step %s: %lld files open in one process, over the RLIMIT_NOFILE hard "
+		return set_err(err, errlen, "%s: step %s: %lld files open in one process, over the RLIMIT_NOFILE hard "
 			    "limit %lld", where, step, st->fds, h->nofile_max);
 	if (st->memcgs + h->memcgs_in_use > h->memcgs_max)
-		return fail(err, errlen, "%s: step %s: %lld memory cgroups do not fit the memcg ids: %lld in use of "
+		return set_err(err, errlen, "%s: step %s: %lld memory cgroups do not fit the memcg ids: %lld in use of "
 			    "%lld (MEM_CGROUP_ID_MAX)", where, step, st->memcgs, h->memcgs_in_use, h->memcgs_max);
 	if (st->memcgs > h->descendants_left)
-		return fail(err, errlen, "%s: step %s: %lld cgroups, over the %lld more cgroup.max.descendants allows",
+		return set_err(err, errlen, "%s: step %s: %lld cgroups, over the %lld more cgroup.max.descendants allows",
 			    where, step, st->memcgs, h->descendants_left);
 	if (st->depth > h->depth_left)
-		return fail(err, errlen, "%s: step %s: a tree %d levels deep, over cgroup.max.depth %lld", where, step,
+		return set_err(err, errlen, "%s: step %s: a tree %d levels deep, over cgroup.max.depth %lld", where, step,
 			    st->depth, h->depth_left);
 	return 0;
 }
@@ -419,16 +408,16 @@ static int check_c2c(struct exp_plan *p, const struct exp *x, const struct exp_p
 	expfile_where(&x->f, expfile_get(&x->f, "collect", "c2c"), where, sizeof(where));
 	if (p->freq > h->sample_rate_max) {
 		if (!h->root)
-			return fail(err, errlen, "%s: c2c -F %d needs kernel.perf_event_max_sample_rate >= %d; it is "
+			return set_err(err, errlen, "%s: c2c -F %d needs kernel.perf_event_max_sample_rate >= %d; it is "
 				    "%lld and only root can raise it", where, p->freq, p->freq, h->sample_rate_max);
 		if (h->cpu_time_max_percent == 0 || h->cpu_time_max_percent == 100)
-			return fail(err, errlen, "%s: c2c -F %d needs kernel.perf_event_max_sample_rate >= %d; it is "
+			return set_err(err, errlen, "%s: c2c -F %d needs kernel.perf_event_max_sample_rate >= %d; it is "
 				    "%lld and kernel.perf_cpu_time_max_percent = %d makes the kernel refuse to raise it",
 				    where, p->freq, p->freq, h->sample_rate_max, h->cpu_time_max_percent);
 		p->rate_raised = true;
 	}
 	if (p->ldlat && !ldlat_range(h->pmu, &lo, &hi, &name) && (p->ldlat < lo || p->ldlat > hi))
-		return fail(err, errlen, "%s: c2c ldlat %d for %d CPUs: %s takes %d..%d", where, p->ldlat,
+		return set_err(err, errlen, "%s: c2c ldlat %d for %d CPUs: %s takes %d..%d", where, p->ldlat,
 			    h->model.ncpus, name, lo, hi);
 	return 0;
 }
@@ -487,7 +476,7 @@ int exp_plan(struct exp_plan *p, const struct exp *x, const struct exp_plan_host
 			free_argv(av);
 			where_of(x, ph, pp->nsteps > 1, where, sizeof(where));
 			if (r)
-				return fail(err, errlen, "%s: step %s: %s", where, label, why);
+				return set_err(err, errlen, "%s: step %s: %s", where, label, why);
 			if (check_limits(st, h, where, label, err, errlen))
 				return -1;
 			if (st->seconds < 0)
@@ -495,7 +484,7 @@ int exp_plan(struct exp_plan *p, const struct exp *x, const struct exp_plan_host
 			else
 				pp->seconds += st->seconds * x->repeats;
 		}
-		if (ph->param && !strcmp(expfile_value(&x->f, ph->sched, ph->small &&
+		if (ph->param && h->model.topo && !strcmp(expfile_value(&x->f, ph->sched, ph->small &&
 				expfile_get(&x->f, ph->sched, "small_values") ? "small_values" : "values", ""), "topology")) {
 			int s[TOPO_MAX_STEPS];
 			const char *names[TOPO_MAX_STEPS];
