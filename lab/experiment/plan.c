@@ -347,11 +347,15 @@ static int plan_statread(struct exp_phase_plan *pp, struct exp_step_plan *st, ch
 		 sp.cfg.limit_bytes > 0 ? format_bytes(b1, 32, sp.cfg.limit_bytes) : "none",
 		 sp.cfg.top_limit_bytes > 0 ? ", top limit " : "",
 		 sp.cfg.top_limit_bytes > 0 ? format_bytes(b2, 32, sp.cfg.top_limit_bytes) : "");
-	snprintf(pp->workers, sizeof(pp->workers), "%d readers (root %d, top %d, leaf %d) of %s every %s; "
-		 "%d allocators (%d per leaf, %s each)", sp.nreaders, sp.readers_at[SR_ROOT], sp.readers_at[SR_TOP],
-		 sp.readers_at[SR_LEAF], nfiles > 1 ? "memory.stat and memory.numa_stat" : "memory.stat",
-		 sp.cfg.flat_out ? "read (flat out)" : format_ns(b3, 32, (uint64_t)sp.cfg.interval_ns),
-		 sp.nallocators, sp.cfg.allocators, format_bytes(b1, 32, sp.cfg.alloc_bytes));
+	snprintf(pp->workers, sizeof(pp->workers), "%d readers (root %d, top %d, leaf %d) of %s every %s; ",
+		 sp.nreaders, sp.readers_at[SR_ROOT], sp.readers_at[SR_TOP], sp.readers_at[SR_LEAF],
+		 nfiles > 1 ? "memory.stat and memory.numa_stat" : "memory.stat",
+		 sp.cfg.flat_out ? "read (flat out)" : format_ns(b3, 32, (uint64_t)sp.cfg.interval_ns));
+	if (sp.nallocators)
+		str_appendf(pp->workers, sizeof(pp->workers), "%d allocators (%d per leaf, %s each)", sp.nallocators,
+			    sp.cfg.allocators, format_bytes(b1, 32, sp.cfg.alloc_bytes));
+	else
+		str_appendf(pp->workers, sizeof(pp->workers), "no allocators (readers alone)");
 	snprintf(pp->note, sizeof(pp->note), "%s", sp.scaled_note);
 	statread_plan_free(&sp);
 	return 0;
