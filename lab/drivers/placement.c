@@ -337,30 +337,75 @@ static long tasks_now(void)
 	return total;
 }
 
-/* The v1 pids hierarchy's mount point and this process's path in it. */
+/*
+ * This process's pids cgroup: the mount point and the path below it, of a
+ * v1 pids hierarchy, or else of cgroup v2 (where the pids controller sits
+ * in the unified hierarchy, as on the users' boxes).
+ */
 static bool pids_cgroup(char *mnt, size_t mlen, char *rel, size_t rlen)
 {
 	char *mounts = read_text("/proc/self/mounts", NULL), *self = read_text("/proc/self/cgroup", NULL);
-	char *line, *save = NULL;
+	char *line, *save = NULL, v2[256] = "";
 
 	mnt[0] = rel[0] = '\0';
 	for (line = mounts ? strtok_r(mounts, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
 		char dev[64], where[256], type[32], opts[512];
 
-		if (sscanf(line, "%63s %255s %31s %511s", dev, where, type, opts) == 4 && !strcmp(type, "cgroup") &&
-		    (strstr(opts, ",pids") || !strncmp(opts, "pids", 4)))
+		if (sscanf(line, "%63s %255s %31s %511s", dev, where, type, opts) != 4)
+			continue;
+		if (!strcmp(type, "cgroup") && (strstr(opts, ",pids") || !strncmp(opts, "pids", 4)))
 			snprintf(mnt, mlen, "%s", where);
+		else if (!strcmp(type, "cgroup2") && !v2[0])
+			snprintf(v2, sizeof(v2), "%s", where);
 	}
 	save = NULL;
 	for (line = self ? strtok_r(self, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
 		char *c = strchr(line, ':'), *p = c ? strchr(c + 1, ':') : NULL;
 
-		if (p && !strncmp(c + 1, "pids:", 5))
+		if (p && mnt[0] && !strncmp(c + 1, "pids:", 5))
+			snprintf(rel, rlen, "%s", p + 1);
+		else if (p && !mnt[0] && v2[0] && !strncmp(line, "0::", 3))
 			snprintf(rel, rlen, "%s", p + 1);
 	}
+	if (!mnt[0])
+		snprintf(mnt, mlen, "%s", v2);
 	free(mounts);
 	free(self);
 	return mnt[0] && rel[0];
+}
+
+long long pids_headroom(char *file, size_t n, long long *max_out, long long *cur_out)
+{
+	char mnt[256], rel[768];
+	long long left = LLONG_MAX;
+
+	if (file && n)
+		file[0] = '\0';
+	if (!pids_cgroup(mnt, sizeof(mnt), rel, sizeof(rel)))
+		return left;
+	/* Every pids cgroup from ours up to (not including) the root. */
+	while (rel[0] && strcmp(rel, "/")) {
+		char f[1100];
+		long long max, cur;
+
+		snprintf(f, sizeof(f), "%s%s/pids.max", mnt, rel);
+		if (read_ll(f, &max) == 0 && max != LLONG_MAX) {
+			char fc[1100];
+
+			snprintf(fc, sizeof(fc), "%s%s/pids.current", mnt, rel);
+			if (read_ll(fc, &cur) == 0 && max - cur < left) {
+				left = max - cur;
+				if (file)
+					snprintf(file, n, "%s", f);
+				if (max_out)
+					*max_out = max;
+				if (cur_out)
+					*cur_out = cur;
+			}
+		}
+		*strrchr(rel, '/') = '\0';
+	}
+	return left;
 }
 
 int tasks_check(long need, char *err, size_t errlen)
@@ -368,7 +413,6 @@ int tasks_check(long need, char *err, size_t errlen)
 	static const char *const sysctls[] = { "/proc/sys/kernel/pid_max", "/proc/sys/kernel/threads-max" };
 	long now = tasks_now();
 	struct rlimit rl;
-	char mnt[256], rel[768];
 
 	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]); i++) {
 		long long max;
@@ -391,23 +435,15 @@ int tasks_check(long need, char *err, size_t errlen)
 		snprintf(err, errlen, "%ld tasks needed, over RLIMIT_NPROC (%lu)", need, (unsigned long)rl.rlim_cur);
 		return -1;
 	}
-	/* Every pids cgroup from ours up to (not including) the root must have room. */
-	if (!pids_cgroup(mnt, sizeof(mnt), rel, sizeof(rel)))
-		return 0;
-	while (rel[0] && strcmp(rel, "/")) {
+	{
 		char f[1100];
-		long long max, cur;
+		long long max = 0, cur = 0;
 
-		snprintf(f, sizeof(f), "%s%s/pids.max", mnt, rel);
-		if (read_ll(f, &max) == 0 && max != LLONG_MAX) {
-			snprintf(f, sizeof(f), "%s%s/pids.current", mnt, rel);
-			if (read_ll(f, &cur) == 0 && need + cur > max) {
-				snprintf(err, errlen, "%ld tasks needed, over the pid limit: %s%s/pids.max is %lld and "
-					 "%lld are in use", need, mnt, rel, max, cur);
-				return -1;
-			}
+		if (need > pids_headroom(f, sizeof(f), &max, &cur)) {
+			snprintf(err, errlen, "%ld tasks needed, over the pid limit: %s is %lld and %lld are in use",
+				 need, f, max, cur);
+			return -1;
 		}
-		*strrchr(rel, '/') = '\0';
 	}
 	return 0;
 }

@@ -75,9 +75,15 @@ void pin_free(struct pin_plan *p);
 /*
  * Whether `need` more tasks (processes and threads) can exist: kernel.pid_max
  * and kernel.threads-max against the tasks running now, RLIMIT_NPROC for
- * non-root users, and pids.max of this process's pids cgroups (v1).  0, or
- * -1 with the limit that refuses in err.
+ * non-root users, and pids.max of this process's pids cgroups (a v1 pids
+ * hierarchy, or cgroup v2).  0, or -1 with the limit that refuses in err.
  */
 int tasks_check(long need, char *err, size_t errlen);
+/*
+ * The fewest more tasks any pids cgroup from this process's up allows
+ * (pids.max - pids.current), LLONG_MAX where none limits; the tightest
+ * one's pids.max path, max and current into file, max, cur (each may be NULL).
+ */
+long long pids_headroom(char *file, size_t n, long long *max, long long *cur);
 
 #endif

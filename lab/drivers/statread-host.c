@@ -127,7 +127,7 @@ static bool check_file_dir(struct statread_host *h, const char *dir)
 	return true;
 }
 
-void statread_host_probe(struct statread_host *h, const struct cg_env *env, const char *file_dir)
+void statread_host_limits(struct statread_host *h, const struct cg_env *env)
 {
 	struct meminfo mi;
 
@@ -141,6 +141,11 @@ void statread_host_probe(struct statread_host *h, const struct cg_env *env, cons
 	h->memcgs_max = MEMCG_ID_MAX;
 	v2_limits(h, env);
 	h->threads_left = threads_left();
+}
+
+void statread_host_probe(struct statread_host *h, const struct cg_env *env, const char *file_dir)
+{
+	statread_host_limits(h, env);
 	if (file_dir) {
 		h->file_dir_ok = check_file_dir(h, file_dir);
 		return;

@@ -34,18 +34,6 @@ void statread_config_defaults(struct statread_config *cfg)
 	cfg->kind = ALLOC_FILE;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* The reference shape scaled to the machine: about one leaf per CPU, as
  * 250 leaves on 256 CPUs, five per top-level cgroup; 10 allocators per leaf
  * from 16 CPUs up, fewer on small machines so the run stays short. */
@@ -185,38 +173,38 @@ int statread_plan(struct statread_plan *p, const struct statread_config *cfg,
 	memset(p, 0, sizeof(*p));
 	*c = *cfg;
 	if (env->mode == CG_NONE)
-		return fail(err, errlen, "no memory controller is mounted (neither a cgroup v1 "
+		return set_err(err, errlen, "no memory controller is mounted (neither a cgroup v1 "
 			    "'memory' hierarchy nor cgroup2 with memory in cgroup.controllers)");
 	if (!c->flat_out && c->interval_ns <= 0)
-		return fail(err, errlen, "--interval must be longer than 0 (use --interval flat "
+		return set_err(err, errlen, "--interval must be longer than 0 (use --interval flat "
 			    "to read back to back)");
 	if (c->duration_ns <= 0 && c->work_bytes <= 0)
-		return fail(err, errlen, "--duration must be longer than 0");
+		return set_err(err, errlen, "--duration must be longer than 0");
 	if (c->warmup_ns < 0)
-		return fail(err, errlen, "--warmup must not be negative");
+		return set_err(err, errlen, "--warmup must not be negative");
 	if (!c->file_mask)
-		return fail(err, errlen, "--files selects no file (memory.stat, memory.numa_stat)");
+		return set_err(err, errlen, "--files selects no file (memory.stat, memory.numa_stat)");
 	if (!c->level_mask)
-		return fail(err, errlen, "--levels selects no level (root, top, leaf)");
+		return set_err(err, errlen, "--levels selects no level (root, top, leaf)");
 	if (c->top == 0 || c->children == 0)
-		return fail(err, errlen, "--top and --children must be at least 1");
+		return set_err(err, errlen, "--top and --children must be at least 1");
 	if (c->readers_per_cg < 1 && c->total_readers <= 0)
-		return fail(err, errlen, "--readers must be at least 1");
+		return set_err(err, errlen, "--readers must be at least 1");
 
 	scale_shape(p, h);
 	/* Checked before anything multiplies them: the tree against the
 	 * kernel's limits on cgroups. */
 	ncgs = 1 + (long long)c->top + (long long)c->top * c->children;
 	if (h->memcgs_in_use + ncgs > h->memcgs_max)
-		return fail(err, errlen, "--top %d --children %d: a tree of %lld cgroups does not fit "
+		return set_err(err, errlen, "--top %d --children %d: a tree of %lld cgroups does not fit "
 			    "the kernel's memory cgroup limit (%lld in use of %lld)",
 			    c->top, c->children, ncgs, h->memcgs_in_use, h->memcgs_max);
 	if (ncgs > h->descendants_left)
-		return fail(err, errlen, "--top %d --children %d: a tree of %lld cgroups exceeds "
+		return set_err(err, errlen, "--top %d --children %d: a tree of %lld cgroups exceeds "
 			    "cgroup.max.descendants above it (%lld more allowed)",
 			    c->top, c->children, ncgs, h->descendants_left);
 	if (h->depth_left < 3)
-		return fail(err, errlen, "the tree is 3 levels deep but cgroup.max.depth allows %lld",
+		return set_err(err, errlen, "the tree is 3 levels deep but cgroup.max.depth allows %lld",
 			    h->depth_left);
 	size_memory(c);
 	build_tree(p);
@@ -224,9 +212,9 @@ int statread_plan(struct statread_plan *p, const struct statread_config *cfg,
 	control_files(p, env);
 
 	if (!p->nreaders)
-		return fail(err, errlen, "no readers: --levels and the tree leave no cgroup to read");
+		return set_err(err, errlen, "no readers: --levels and the tree leave no cgroup to read");
 	if ((long long)p->nreaders + p->nallocators > h->threads_left)
-		return fail(err, errlen, "%d readers and %d allocators exceed the %lld threads the "
+		return set_err(err, errlen, "%d readers and %d allocators exceed the %lld threads the "
 			    "kernel still allows (threads-max, pid_max)",
 			    p->nreaders, p->nallocators, h->threads_left);
 
@@ -238,17 +226,17 @@ int statread_plan(struct statread_plan *p, const struct statread_config *cfg,
 		if (c->top_limit_bytes > 0 && (int64_t)c->top * c->top_limit_bytes < cap)
 			cap = (int64_t)c->top * c->top_limit_bytes;
 		if (c->limit_bytes < 0 && c->top_limit_bytes <= 0 && demand > h->mem_available)
-			return fail(err, errlen, "with no limit, %d allocators x %s = %s exceed the %s "
+			return set_err(err, errlen, "with no limit, %d allocators x %s = %s exceed the %s "
 				    "of available memory; set --limit or lower --alloc-size",
 				    p->nallocators, bytes_str(b1, c->alloc_bytes),
 				    bytes_str(b2, demand), bytes_str(b3, h->mem_available));
 		if (cap > h->mem_available / 2)
-			return fail(err, errlen, "the limits let the tree use %s, more than half of the "
+			return set_err(err, errlen, "the limits let the tree use %s, more than half of the "
 				    "%s available, so the machine would reclaim globally; lower "
 				    "--limit or the tree", bytes_str(b1, cap),
 				    bytes_str(b2, h->mem_available));
 		if (c->limit_bytes > 0 && leaf_demand <= c->limit_bytes)
-			return fail(err, errlen, "--alloc-size: %d allocators x %s = %s fit in the leaf "
+			return set_err(err, errlen, "--alloc-size: %d allocators x %s = %s fit in the leaf "
 				    "limit of %s, so nothing would be reclaimed",
 				    c->allocators, bytes_str(b1, c->alloc_bytes),
 				    bytes_str(b2, leaf_demand), bytes_str(b3, c->limit_bytes));
@@ -256,17 +244,17 @@ int statread_plan(struct statread_plan *p, const struct statread_config *cfg,
 			int64_t swap_need = demand - cap;
 
 			if (h->swap_free <= 0)
-				return fail(err, errlen, "--alloc %s needs swap and none is on: without "
+				return set_err(err, errlen, "--alloc %s needs swap and none is on: without "
 					    "it, reclaim cannot free these pages and the allocators "
 					    "end in OOM kills; use --alloc file or enable swap (e.g. zram)",
 					    alloc_kind_names[c->kind]);
 			if (swap_need > h->swap_free)
-				return fail(err, errlen, "--alloc %s: the allocators would swap out %s but "
+				return set_err(err, errlen, "--alloc %s: the allocators would swap out %s but "
 					    "only %s of swap is free", alloc_kind_names[c->kind],
 					    bytes_str(b1, swap_need), bytes_str(b2, h->swap_free));
 		}
 		if (c->kind == ALLOC_FILE && !h->file_dir_ok)
-			return fail(err, errlen, "--alloc file needs a directory on a disk filesystem: %s",
+			return set_err(err, errlen, "--alloc file needs a directory on a disk filesystem: %s",
 				    h->file_dir_why);
 	}
 	return 0;

@@ -106,6 +106,21 @@ struct statread_plan {
 /* Fills cfg with the defaults; options then override fields. */
 void statread_config_defaults(struct statread_config *cfg);
 
+/* What the command line asks of the command itself, not of the workload. */
+struct statread_cli {
+	const char *results;
+	const char *mounts;
+	bool dry_run;
+	bool validate;
+};
+
+/*
+ * argv (statread's options, argv[0] the command) into c and cli: 0, 1 for
+ * --help, -1 for an option getopt refused (it said why); a bad value ends
+ * the process with one line naming the option (exit 2).
+ */
+int statread_parse_options(int argc, char **argv, struct statread_config *c, struct statread_cli *cli);
+
 /*
  * Resolves defaults (scaling the reference shape down for small machines,
  * saying so in scaled_note) and checks the request against the host.
@@ -119,6 +134,9 @@ void statread_plan_free(struct statread_plan *p);
 /* Fills host from /proc, sysfs and the cgroup mount; file_dir as requested. */
 void statread_host_probe(struct statread_host *host, const struct cg_env *env,
 			 const char *file_dir);
+/* The same without the file directory (which it would test by creating a
+ * temporary file): only reads. */
+void statread_host_limits(struct statread_host *host, const struct cg_env *env);
 
 /*
  * Something to run around the measured phase only, e.g. a tracefs collector

@@ -47,6 +47,16 @@ void note(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);

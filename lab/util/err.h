@@ -19,6 +19,9 @@ void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void vdie(const char *fmt, va_list ap) __attribute__((noreturn));
 void warnx_lab(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* For the functions that return their error as one line instead of dying:
+ * formats it into err and returns -1. */
+int set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t n);

@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The plan of an experiment on a given machine (experiment/plan.h). */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include "drivers/placement.h"
+#include "drivers/statread.h"
+#include "drivers/stock.h"
+#include "experiment/plan.h"
+#include "kernel/btf.h"
+#include "kernel/cgroup.h"
+#include "kernel/features.h"
+#include "util/err.h"
+#include "util/fileio.h"
+#include "util/humanize.h"
+#include "util/meminfo.h"
+#include "util/strfmt.h"
+
+/* Files a driver process has open before its own: stdio, the results
+ * files, libraries' descriptors. */
+#define BASE_FDS 64
+/* The kernel's default pid_max: PIDS_PER_CPU_DEFAULT (1024) per possible
+ * CPU, at least 32768, at most PID_MAX_LIMIT (4M on 64-bit; kernel/pid.c). */
+#define PIDS_PER_CPU 1024
+#define PID_MAX_DEFAULT 32768
+#define PID_MAX_LIMIT (4 * 1024 * 1024)
+/* threads-max: RAM / (8 * THREAD_SIZE), THREAD_SIZE 16 KiB on x86-64
+ * (kernel/fork.c set_max_threads). */
+#define THREAD_SIZE_X86 (16 * 1024)
+/* systemd's default hard RLIMIT_NOFILE since v240 (its soft one stays 1024). */
+#define SYSTEMD_NOFILE_HARD 524288
+/* perf's DEFAULT_MAX_SAMPLE_RATE and sysctl_perf_cpu_time_max_percent (kernel/events/core.c). */
+#define PERF_SAMPLE_RATE_DEFAULT 100000
+#define PERF_CPU_TIME_PERCENT_DEFAULT 25
+/* The charge driver's defaults (cmd/charge.c), which the plan reads the
+ * command lines with. */
+#define CHARGE_DURATION 5
+#define CHARGE_STOCK_DURATION 2
+#define CHARGE_WARMUP 1
+#define CHARGE_OBJECTS 512
+#define CHARGE_STOCK_K_UNKNOWN 16
+
+/* ---- the machine ---- */
+
+static long long tasks_running(void)
+{
+	char buf[128];
+	long long running, total;
+
+	if (read_buf("/proc/loadavg", buf, sizeof(buf)) > 0 &&
+	    sscanf(buf, "%*s %*s %*s %lld/%lld", &running, &total) == 2)
+		return total;
+	return 0;
+}
+
+static enum exp_pmu pmu_here(void)
+{
+	if (!access("/sys/bus/event_source/devices/ibs_op", F_OK))
+		return EXP_PMU_AMD_IBS;
+	if (!access("/sys/bus/event_source/devices/arm_spe_0", F_OK))
+		return EXP_PMU_ARM_SPE;
+	if (!access("/sys/bus/event_source/devices/cpu/format/ldlat", F_OK) ||
+	    !access("/sys/bus/event_source/devices/cpu_core/format/ldlat", F_OK))
+		return EXP_PMU_INTEL;
+	return EXP_PMU_UNKNOWN;
+}
+
+static int stock_slots_here(void)
+{
+	struct kfeatures f;
+	struct kbtf k;
+	char err[256];
+
+	if (kbtf_open(&k, NULL, NULL, err, sizeof(err)))
+		return 0;
+	kfeatures_detect(&f, &k, NULL, NULL);
+	kbtf_close(&k);
+	return f.stock_slots > 0 ? f.stock_slots : 0;
+}
+
+int exp_plan_host_this(struct exp_plan_host *h, char *err, size_t errlen)
+{
+	struct cg_env env;
+	struct meminfo mi;
+	struct rlimit rl;
+	long long v;
+
+	(void)err;
+	(void)errlen;
+	memset(h, 0, sizeof(*h));
+	exp_host_this_machine(&h->model, &h->topo);
+	h->have_topo = h->model.topo != NULL;
+	snprintf(h->what, sizeof(h->what), "this machine");
+	h->mem_bytes = meminfo_read(&mi) ? 0 : mi.available;
+	h->pid_max = read_ll("/proc/sys/kernel/pid_max", &v) ? LLONG_MAX : v;
+	h->threads_max = read_ll("/proc/sys/kernel/threads-max", &v) ? LLONG_MAX : v;
+	h->tasks_now = tasks_running();
+	h->pids_left = pids_headroom(NULL, 0, NULL, NULL);
+	h->nofile_max = getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max == RLIM_INFINITY ? LLONG_MAX
+										   : (long long)rl.rlim_max;
+	if (cg_detect(&env, NULL) == 0) {
+		struct statread_host sh;
+
+		/* The memcg ids and cgroup limits statread's plan checks. */
+		statread_host_limits(&sh, &env);
+		h->memcgs_in_use = sh.memcgs_in_use;
+		h->descendants_left = sh.descendants_left;
+		h->depth_left = sh.depth_left;
+	} else {
+		h->descendants_left = h->depth_left = LLONG_MAX;
+	}
+	h->memcgs_max = EXP_MEMCG_ID_MAX;
+	h->sample_rate_max = read_ll("/proc/sys/kernel/perf_event_max_sample_rate", &v) ? 0 : v;
+	h->cpu_time_max_percent = read_ll("/proc/sys/kernel/perf_cpu_time_max_percent", &v) ?
+				  PERF_CPU_TIME_PERCENT_DEFAULT : (int)v;
+	h->root = geteuid() == 0;
+	h->pmu = pmu_here();
+	h->stock_slots = stock_slots_here();
+	return 0;
+}
+
+int exp_plan_host_describe(struct exp_plan_host *h, const char *spec, char *err, size_t errlen)
+{
+	char why[512];
+	long long pid_max;
+	bool xml = access(spec, R_OK) == 0;
+
+	memset(h, 0, sizeof(*h));
+	if (topo_load_spec(&h->topo, spec, why, sizeof(why)))
+		return set_err(err, errlen, "--topology %s", why);
+	h->have_topo = true;
+	h->described = true;
+	h->model.topo = &h->topo;
+	h->model.ncpus = h->topo.npu;
+	h->model.memory_v1 = false;	/* the users' boxes: cgroup v2 */
+	snprintf(h->what, sizeof(h->what), "%s %s", xml ? "the machine in" : "the synthetic machine", spec);
+	/* hwloc gives a synthetic NUMA node 1 GB unless its memory is given:
+	 * no description, so no memory check. */
+	h->mem_bytes = xml || strstr(spec, "memory=") ? h->topo.mem_bytes : 0;
+	pid_max = (long long)PIDS_PER_CPU * h->topo.npu;
+	h->pid_max = pid_max < PID_MAX_DEFAULT ? PID_MAX_DEFAULT : pid_max > PID_MAX_LIMIT ? PID_MAX_LIMIT : pid_max;
+	h->threads_max = h->mem_bytes > 0 ? h->mem_bytes / (8ll * THREAD_SIZE_X86) : LLONG_MAX;
+	if (h->threads_max < 20)
+		h->threads_max = 20;
+	/* A booted box's own tasks: per-CPU kernel threads and services. */
+	h->tasks_now = 8ll * h->topo.npu + 500;
+	h->pids_left = LLONG_MAX;
+	h->nofile_max = SYSTEMD_NOFILE_HARD;
+	h->memcgs_in_use = 100;
+	h->memcgs_max = EXP_MEMCG_ID_MAX;
+	h->descendants_left = h->depth_left = LLONG_MAX;
+	h->sample_rate_max = PERF_SAMPLE_RATE_DEFAULT;
+	h->cpu_time_max_percent = PERF_CPU_TIME_PERCENT_DEFAULT;
+	h->root = true;
+	h->pmu = EXP_PMU_UNKNOWN;
+	h->stock_slots = 0;
+	return 0;
+}
+
+void exp_plan_host_free(struct exp_plan_host *h)
+{
+	if (h->have_topo)
+		topo_free(&h->topo);
+	h->have_topo = false;
+	h->model.topo = NULL;
+}
+
+/* ---- phases ---- */
+
+/* The entry a refusal of a phase points at: its schedule's values when the
+ * steps are what grows, else its [driver] command line. */
+static void where_of(const struct exp *x, const struct phase *ph, bool step, char *buf, size_t n)
+{
+	const struct exp_entry *e = NULL;
+
+	if (step && ph->param)
+		e = expfile_get(&x->f, ph->sched, ph->small && expfile_get(&x->f, ph->sched, "small_values") ?
+				"small_values" : "values");
+	if (!e)
+		e = expfile_get(&x->f, ph->drv, "command");
+	expfile_where(&x->f, e, buf, n);
+}
+
+static const char *arg_value(char *a, const char *key)
+{
+	size_t n = strlen(key);
+
+	if (strncmp(a, "--", 2) || strncmp(a + 2, key, n))
+		return NULL;
+	if (a[2 + n] == '=')
+		return a + 3 + n;
+	return a[2 + n] ? NULL : "";
+}
+
+static double seconds_of(const char *v, double dflt)
+{
+	unsigned long long ns;
+
+	return v && !parse_duration_ns(v, &ns) ? ns / 1e9 : dflt;
+}
+
+/* A charge command line into counts, with the driver's defaults and rules
+ * (cmd/charge.c check()): sock gives each pair its own memcg, stock one
+ * memcg per K, --cgroups 0 the root memcg. */
+static int plan_charge(struct exp_phase_plan *pp, struct exp_step_plan *st, char **av, int ac,
+		       const struct exp_plan_host *h, char *err, size_t errlen)
+{
+	const char *mode = "", *hier = NULL, *v;
+	long long tasks = 1, cgroups = 1, objects = CHARGE_OBJECTS, stock_max = 0, leaves, per_process;
+	bool steps = false, threads = false, cgroups_set = false, duration_set = false;
+	double duration = CHARGE_DURATION, warmup = CHARGE_WARMUP;
+	int depth = 1, fanout = 1, nsteps = 1;
+	bool sock, stock;
+
+	for (int i = 2; i < ac; i++) {
+		if ((v = arg_value(av[i], "mode")))
+			mode = v;
+		else if ((v = arg_value(av[i], "tasks")))
+			steps = !strcmp(v, "steps"), tasks = steps ? 0 : atoll(v);
+		else if (arg_value(av[i], "threads"))
+			threads = true;
+		else if ((v = arg_value(av[i], "cgroups")))
+			cgroups = atoll(v), cgroups_set = true;
+		else if ((v = arg_value(av[i], "hierarchy")))
+			hier = v;
+		else if ((v = arg_value(av[i], "duration")))
+			duration = seconds_of(v, CHARGE_DURATION), duration_set = true;
+		else if ((v = arg_value(av[i], "warmup")))
+			warmup = seconds_of(v, CHARGE_WARMUP);
+		else if ((v = arg_value(av[i], "objects")))
+			objects = atoll(v);
+		else if ((v = arg_value(av[i], "stock-max")))
+			stock_max = atoll(v);
+	}
+	sock = !strcmp(mode, "sock");
+	stock = !strcmp(mode, "stock");
+	if (hier && hierarchy_parse(hier, &depth, &fanout, err, errlen))
+		return -1;
+	if (stock) {
+		if (!duration_set)
+			duration = CHARGE_STOCK_DURATION;
+		if (!stock_max)
+			stock_max = h->stock_slots > 0 ? 2 * h->stock_slots : CHARGE_STOCK_K_UNKNOWN;
+		if (stock_max > STOCK_MAX_K)
+			stock_max = STOCK_MAX_K;
+		tasks = stock_max;
+		nsteps = (int)stock_max;
+		cgroups = stock_max;
+	} else if (steps) {
+		int s[TOPO_MAX_STEPS];
+
+		if (!h->model.topo)
+			return set_err(err, errlen, "--tasks steps: %s", h->model.topo_err);
+		nsteps = topo_steps(h->model.topo, s, NULL);
+		tasks = s[nsteps - 1];
+	}
+	if (sock && !cgroups_set && !hier)
+		cgroups = tasks;	/* each pair its own cgroup */
+	leaves = hierarchy_leaves(depth, hier ? fanout : (int)(cgroups ? cgroups : 1));
+	if (hier && !cgroups_set)
+		cgroups = leaves;
+	if (!hier)
+		fanout = (int)(cgroups ? cgroups : 1);
+	st->workers = tasks;
+	st->pairs = sock ? tasks : 0;
+	if (cgroups > 0) {
+		long long level = 1;
+
+		st->memcgs = 1;	/* the run's own root */
+		for (int l = 0; l < depth; l++) {
+			level *= fanout;
+			st->memcgs += level;
+		}
+		st->depth = 1 + depth;
+	}
+	st->tasks = tasks + (sock ? tasks : 0) + (threads ? (cgroups ? cgroups : 1) : 0) + 2;
+	per_process = threads ? (tasks + (cgroups ? cgroups : 1) - 1) / (cgroups ? cgroups : 1) : 1;
+	st->fds = BASE_FDS + (!strcmp(mode, "kmem") ? objects * per_process : sock ? 4 * per_process : 0);
+	st->seconds = nsteps * (duration + warmup);
+	snprintf(pp->what, sizeof(pp->what), "charge %s", mode);
+	if (!cgroups)
+		snprintf(pp->tree, sizeof(pp->tree), "none: the workers run in the root memcg (not charged)");
+	else if (hier)
+		snprintf(pp->tree, sizeof(pp->tree), "the run's root + a %dx%d hierarchy = %lld memory cgroups, "
+			 "%lld levels deep; the workers in its first %lld of %lld leaves", depth, fanout, st->memcgs,
+			 (long long)st->depth, cgroups, leaves);
+	else
+		snprintf(pp->tree, sizeof(pp->tree), "the run's root + %lld memory cgroup%s = %lld%s", cgroups,
+			 cgroups == 1 ? "" : "s", st->memcgs, sock ? " (each pair's own)" : stock ? " (one per K)" : "");
+	if (stock)
+		snprintf(pp->workers, sizeof(pp->workers), "K = 1..%lld workers taking turns on one CPU, each in its "
+			 "own memcg (%s)", stock_max, h->stock_slots > 0 ? "twice the stock's slots from BTF" :
+			 "slots unknown: K to 16");
+	else if (sock)
+		snprintf(pp->workers, sizeof(pp->workers), "%lld client/receiver pairs (a client process with a "
+			 "receiver thread), each pair in its memcg%s", tasks, threads ? "; threads" : "");
+	else
+		snprintf(pp->workers, sizeof(pp->workers), "%lld %s worker%s%s", tasks, mode, tasks == 1 ? "" : "s",
+			 threads ? " (threads)" : " (processes)");
+	if (steps && !stock)
+		str_appendf(pp->workers, sizeof(pp->workers), ", topology steps up to %lld run by the driver", tasks);
+	return 0;
+}
+
+/* A statread command line through the driver's own parser and plan. */
+static int plan_statread(struct exp_phase_plan *pp, struct exp_step_plan *st, char **av, int ac,
+			 const struct exp_plan_host *h, char *err, size_t errlen)
+{
+	struct cg_env env = { .mode = h->model.memory_v1 ? CG_V1 : CG_V2, .memory_v2 = !h->model.memory_v1 };
+	long long tleft = (h->pid_max < h->threads_max ? h->pid_max : h->threads_max) - h->tasks_now;
+	struct statread_host sh = {
+		.ncpus = h->model.ncpus,
+		/* Unknown memory: the memory checks are left out (the plan says so). */
+		.mem_available = h->mem_bytes > 0 ? h->mem_bytes : LLONG_MAX / 4,
+		.memcgs_in_use = h->memcgs_in_use, .memcgs_max = h->memcgs_max,
+		.descendants_left = h->descendants_left, .depth_left = h->depth_left,
+		.threads_left = tleft, .file_dir_ok = true,
+	};
+	struct statread_config c;
+	struct statread_cli cli = { 0 };
+	struct statread_plan sp;
+	char b1[32], b2[32], b3[32], why[512];
+	int nfiles;
+
+	snprintf(env.memory_root, sizeof(env.memory_root), "/sys/fs/cgroup%s", h->model.memory_v1 ? "/memory" : "");
+	statread_config_defaults(&c);
+	if (statread_parse_options(ac - 1, av + 1, &c, &cli))
+		return set_err(err, errlen, "statread refused its options (see above)");
+	if (statread_plan(&sp, &c, &env, &sh, why, sizeof(why))) {
+		statread_plan_free(&sp);
+		return set_err(err, errlen, "statread: %s", why);
+	}
+	nfiles = __builtin_popcount(sp.cfg.file_mask);
+	st->readers = sp.nreaders;
+	st->allocators = sp.nallocators;
+	st->memcgs = sp.ncgs;
+	st->depth = 3;
+	st->tasks = sp.nreaders + sp.nallocators + 2;
+	st->fds = BASE_FDS + (sp.cfg.reopen ? 0 : (long long)sp.nreaders * nfiles);
+	st->seconds = sp.cfg.duration_ns > 0 ? (sp.cfg.duration_ns + sp.cfg.warmup_ns) / 1e9 : -1;
+	snprintf(pp->what, sizeof(pp->what), "statread");
+	snprintf(pp->tree, sizeof(pp->tree), "1 root + %d top x %d leaves = %d memory cgroups; leaf limit %s%s%s",
+		 sp.cfg.top, sp.cfg.children, sp.ncgs,
+		 sp.cfg.limit_bytes > 0 ? format_bytes(b1, 32, sp.cfg.limit_bytes) : "none",
+		 sp.cfg.top_limit_bytes > 0 ? ", top limit " : "",
+		 sp.cfg.top_limit_bytes > 0 ? format_bytes(b2, 32, sp.cfg.top_limit_bytes) : "");
+	snprintf(pp->workers, sizeof(pp->workers), "%d readers (root %d, top %d, leaf %d) of %s every %s; ",
+		 sp.nreaders, sp.readers_at[SR_ROOT], sp.readers_at[SR_TOP], sp.readers_at[SR_LEAF],
+		 nfiles > 1 ? "memory.stat and memory.numa_stat" : "memory.stat",
+		 sp.cfg.flat_out ? "read (flat out)" : format_ns(b3, 32, (uint64_t)sp.cfg.interval_ns));
+	if (sp.nallocators)
+		str_appendf(pp->workers, sizeof(pp->workers), "%d allocators (%d per leaf, %s each)", sp.nallocators,
+			    sp.cfg.allocators, format_bytes(b1, 32, sp.cfg.alloc_bytes));
+	else
+		str_appendf(pp->workers, sizeof(pp->workers), "no allocators (readers alone)");
+	snprintf(pp->note, sizeof(pp->note), "%s", sp.scaled_note);
+	statread_plan_free(&sp);
+	return 0;
+}
+
+/* Each limit of item "limits at 256 CPUs": fits, or one line with the number. */
+static int check_limits(const struct exp_step_plan *st, const struct exp_plan_host *h, const char *where,
+			const char *step, char *err, size_t errlen)
+{
+	if (st->tasks + h->tasks_now > h->pid_max)
+		return set_err(err, errlen, "%s: step %s: %lld tasks needed, over kernel.pid_max %lld with %lld running",
+			    where, step, st->tasks, h->pid_max, h->tasks_now);
+	if (st->tasks + h->tasks_now > h->threads_max)
+		return set_err(err, errlen, "%s: step %s: %lld tasks needed, over kernel.threads-max %lld with %lld running",
+			    where, step, st->tasks, h->threads_max, h->tasks_now);
+	if (st->tasks > h->pids_left)
+		return set_err(err, errlen, "%s: step %s: %lld tasks needed, over the %lld the pids controller's pids.max "
+			    "above the run still allows", where, step, st->tasks, h->pids_left);
+	if (st->fds > h->nofile_max)
+		return set_err(err, errlen, "%s: step %s: %lld files open in one process, over the RLIMIT_NOFILE hard "
+			    "limit %lld", where, step, st->fds, h->nofile_max);
+	if (st->memcgs + h->memcgs_in_use > h->memcgs_max)
+		return set_err(err, errlen, "%s: step %s: %lld memory cgroups do not fit the memcg ids: %lld in use of "
+			    "%lld (MEM_CGROUP_ID_MAX)", where, step, st->memcgs, h->memcgs_in_use, h->memcgs_max);
+	if (st->memcgs > h->descendants_left)
+		return set_err(err, errlen, "%s: step %s: %lld cgroups, over the %lld more cgroup.max.descendants allows",
+			    where, step, st->memcgs, h->descendants_left);
+	if (st->depth > h->depth_left)
+		return set_err(err, errlen, "%s: step %s: a tree %d levels deep, over cgroup.max.depth %lld", where, step,
+			    st->depth, h->depth_left);
+	return 0;
+}
+
+/* The ldlat range the sampler's kernel driver accepts: AMD IBS 128..2048
+ * (arch/x86/events/amd/ibs.c, since 6.15), Arm SPE's min_latency 12 bits,
+ * Intel's ldlat 16 bits (config1:0-15); 0 is "perf's default" everywhere. */
+static int ldlat_range(enum exp_pmu pmu, int *lo, int *hi, const char **name)
+{
+	switch (pmu) {
+	case EXP_PMU_AMD_IBS: *lo = 128, *hi = 2048, *name = "AMD IBS"; return 0;
+	case EXP_PMU_ARM_SPE: *lo = 0, *hi = 4095, *name = "Arm SPE"; return 0;
+	case EXP_PMU_INTEL: *lo = 1, *hi = 65535, *name = "Intel load latency"; return 0;
+	default: return -1;
+	}
+}
+
+static int check_c2c(struct exp_plan *p, const struct exp *x, const struct exp_plan_host *h, char *err,
+		     size_t errlen)
+{
+	const char *name;
+	char where[600];
+	int lo, hi;
+
+	expfile_where(&x->f, expfile_get(&x->f, "collect", "c2c"), where, sizeof(where));
+	if (p->freq > h->sample_rate_max) {
+		if (!h->root)
+			return set_err(err, errlen, "%s: c2c -F %d needs kernel.perf_event_max_sample_rate >= %d; it is "
+				    "%lld and only root can raise it", where, p->freq, p->freq, h->sample_rate_max);
+		if (h->cpu_time_max_percent == 0 || h->cpu_time_max_percent == 100)
+			return set_err(err, errlen, "%s: c2c -F %d needs kernel.perf_event_max_sample_rate >= %d; it is "
+				    "%lld and kernel.perf_cpu_time_max_percent = %d makes the kernel refuse to raise it",
+				    where, p->freq, p->freq, h->sample_rate_max, h->cpu_time_max_percent);
+		p->rate_raised = true;
+	}
+	if (p->ldlat && !ldlat_range(h->pmu, &lo, &hi, &name) && (p->ldlat < lo || p->ldlat > hi))
+		return set_err(err, errlen, "%s: c2c ldlat %d for %d CPUs: %s takes %d..%d", where, p->ldlat,
+			    h->model.ncpus, name, lo, hi);
+	return 0;
+}
+
+static void values_why(struct exp_plan *p, const struct exp *x, const struct exp_plan_host *h)
+{
+	for (int i = 0; i < x->nph; i++) {
+		const struct phase *ph = &x->ph[i];
+		long small_cpus = atol(expfile_value(&x->f, ph->sched, "small_cpus",
+						     expfile_value(&x->f, "experiment", "small_cpus", "16")));
+		bool has_small = expfile_get(&x->f, ph->sched, "small_values") ||
+				 expfile_get(&x->f, ph->small_sec, "duration") || ph->small;
+
+		for (size_t k = 0; k < x->f.n && !has_small; k++)
+			has_small = !strcmp(x->f.e[k].section, ph->small_sec);
+		str_appendf(p->values_why, sizeof(p->values_why), "%s%s%s%s", i ? "; " : "", ph->name,
+			    ph->name[0] ? ": " : "", ph->small ? "[small]" : "full size");
+		if (!has_small)
+			str_appendf(p->values_why, sizeof(p->values_why), " (no [small] values)");
+		else
+			str_appendf(p->values_why, sizeof(p->values_why), " (%d CPUs %s %ld)", h->model.ncpus,
+				    ph->small ? "<" : ">=", small_cpus);
+		if (ph->v1)
+			str_appendf(p->values_why, sizeof(p->values_why), " + [v1] (memory on cgroup v1)");
+	}
+}
+
+int exp_plan(struct exp_plan *p, const struct exp *x, const struct exp_plan_host *h, char *err, size_t errlen)
+{
+	struct c2c_caps caps = { .ldlat = true };
+	struct c2c_opts co = x->around.c2c_opts;
+
+	memset(p, 0, sizeof(*p));
+	co.ncpus = h->model.ncpus;
+	/* Where the PMU honours ldlat (Intel, IBS with caps/ldlat, SPE). */
+	p->ldlat = c2c_pick_ldlat(&caps, &co);
+	p->freq = co.freq;
+	values_why(p, x, h);
+	for (int i = 0; i < x->nph; i++) {
+		const struct phase *ph = &x->ph[i];
+		struct exp_phase_plan *pp = &p->ph[p->nph++];
+		char where[600];
+
+		pp->ph = ph;
+		pp->nsteps = ph->nvalues ? ph->nvalues : 1;
+		for (int s = 0; s < pp->nsteps; s++) {
+			struct exp_step_plan *st = &pp->step[s];
+			char label[160], why[512];
+			int ac, r;
+			char **av = driver_argv(x, ph, ph->nvalues ? ph->values[s] : 0, false, &ac);
+
+			st->value = ph->nvalues ? ph->values[s] : 0;
+			step_label(ph, s, label, sizeof(label));
+			r = !strcmp(ph->command, "statread") ? plan_statread(pp, st, av, ac, h, why, sizeof(why))
+							     : plan_charge(pp, st, av, ac, h, why, sizeof(why));
+			free_argv(av);
+			where_of(x, ph, pp->nsteps > 1, where, sizeof(where));
+			if (r)
+				return set_err(err, errlen, "%s: step %s: %s", where, label, why);
+			if (check_limits(st, h, where, label, err, errlen))
+				return -1;
+			if (st->seconds < 0)
+				pp->work_bound = true;
+			else
+				pp->seconds += st->seconds * x->repeats;
+		}
+		if (ph->param && h->model.topo && !strcmp(expfile_value(&x->f, ph->sched, ph->small &&
+				expfile_get(&x->f, ph->sched, "small_values") ? "small_values" : "values", ""), "topology")) {
+			int s[TOPO_MAX_STEPS];
+			const char *names[TOPO_MAX_STEPS];
+			int n = topo_steps(h->model.topo, s, names);
+
+			for (int k = 0; k < pp->nsteps && k < n; k++)
+				pp->step[k].level = names[k];
+		}
+		pp->win_ok = !c2c_plan_window(&co, phase_duration(x, ph), &pp->win);
+		p->seconds += pp->seconds;
+		p->work_bound |= pp->work_bound;
+	}
+	if (x->around.c2c && check_c2c(p, x, h, err, errlen))
+		return -1;
+	return 0;
+}
+
+/* ---- printing ---- */
+
+static void fmt_time(char *buf, size_t n, double s)
+{
+	if (s < 120)
+		snprintf(buf, n, "%.0f s", s);
+	else if (s < 7200)
+		snprintf(buf, n, "%.0f min", s / 60);
+	else
+		snprintf(buf, n, "%.1f h", s / 3600);
+}
+
+static void print_limit(FILE *f, const char *what, long long need, long long max, const char *how)
+{
+	if (max == LLONG_MAX)
+		fprintf(f, "  %-26s %10lld of no limit%s\n", what, need, how);
+	else
+		fprintf(f, "  %-26s %10lld of %lld%s\n", what, need, max, how);
+}
+
+void exp_plan_print(FILE *f, const struct exp_plan *p, const struct exp *x, const struct exp_plan_host *h)
+{
+	const struct topo *t = h->model.topo;
+	long long tasks = 0, fds = 0, memcgs = 0;
+	char b[32], tm[32];
+
+	fprintf(f, "plan: %s for %s\n", x->f.path, h->what);
+	if (t)
+		fprintf(f, "machine: %d CPUs; SMT %d, %s %d, node %d (%d node%s), package %d; memory %s; cgroup %s%s\n",
+			t->npu, t->smt, strcmp(t->llc_name, "none") ? t->llc_name : "no cache level, LLC", t->llc,
+			t->node, t->nnodes, t->nnodes == 1 ? "" : "s", t->package,
+			h->mem_bytes > 0 ? format_bytes(b, 32, h->mem_bytes) : "not described (memory checks skipped)",
+			h->model.memory_v1 ? "v1" : "v2", h->described ? " (assumed)" : "");
+	else
+		fprintf(f, "machine: %d CPUs (hwloc: %s)\n", h->model.ncpus, h->model.topo_err);
+	fprintf(f, "values: %s\n", p->values_why);
+	for (int i = 0; i < p->nph; i++) {
+		const struct exp_phase_plan *pp = &p->ph[i];
+		const struct phase *ph = pp->ph;
+
+		fprintf(f, "\nphase %d/%d %s: %s, %d step%s x %d repeat%s\n", i + 1, p->nph,
+			ph->name[0] ? ph->name : "-", pp->what, pp->nsteps, pp->nsteps == 1 ? "" : "s", x->repeats,
+			x->repeats == 1 ? "" : "s");
+		fprintf(f, "  cgroups: %s\n", pp->tree);
+		fprintf(f, "  workers: %s\n", pp->workers);
+		if (pp->note[0])
+			fprintf(f, "  note: %s\n", pp->note);
+		fprintf(f, "  %-22s %-9s %8s %8s %8s %10s %8s %8s %10s\n", "step", "level", "workers", "readers",
+			"allocs", "memcgs", "tasks", "fds", "time");
+		for (int s = 0; s < pp->nsteps; s++) {
+			const struct exp_step_plan *st = &pp->step[s];
+			char label[160];
+
+			step_label(ph, s, label, sizeof(label));
+			if (st->seconds >= 0)
+				fmt_time(tm, sizeof(tm), st->seconds);
+			else
+				snprintf(tm, sizeof(tm), "work-bound");
+			fprintf(f, "  %-22s %-9s %8lld %8lld %8lld %10lld %8lld %8lld %10s\n", label,
+				st->level ? st->level : "-", st->workers, st->readers, st->allocators, st->memcgs,
+				st->tasks, st->fds, tm);
+			if (st->tasks > tasks)
+				tasks = st->tasks;
+			if (st->fds > fds)
+				fds = st->fds;
+			if (st->memcgs > memcgs)
+				memcgs = st->memcgs;
+		}
+		if (pp->win_ok)
+			fprintf(f, "  c2c window: %.1f s from %.1f s of the driver's %.0f s\n", pp->win.len_s,
+				pp->win.start_s, phase_duration(x, ph));
+		else
+			fprintf(f, "  c2c window: none (%s)\n", pp->win.note);
+	}
+	fprintf(f, "\ncollectors: probe (once); layout check: %s; runtime probes: %s; c2c: %s\n",
+		x->layout_check ? "once" : "no", x->runtime_probe ? "once" : "no",
+		x->around.c2c ? "a window per step and repeat" : "off ([collect] c2c = no)");
+	fprintf(f, "c2c at %d CPUs: ldlat %d%s, -F %d (%d x %d = %.1fM samples/s at most, before throttling at "
+		"perf_cpu_time_max_percent %d); perf_event_max_sample_rate %lld%s\n", h->model.ncpus, p->ldlat,
+		p->ldlat ? " (where the PMU honours ldlat)" : " (perf's default)", p->freq, h->model.ncpus, p->freq,
+		h->model.ncpus * (double)p->freq / 1e6, h->cpu_time_max_percent, h->sample_rate_max,
+		p->freq > h->sample_rate_max ? ": raised for the window, restored after" : "");
+	fprintf(f, "limits%s:\n", h->described ? " (the kernel's defaults for this size; a booted box's own tasks "
+		"estimated)" : "");
+	print_limit(f, "tasks (kernel.pid_max)", tasks + h->tasks_now, h->pid_max, " with those running");
+	print_limit(f, "tasks (threads-max)", tasks + h->tasks_now, h->threads_max, "");
+	print_limit(f, "tasks (pids controller)", tasks, h->pids_left, "");
+	print_limit(f, "open files per process", fds, h->nofile_max, " (RLIMIT_NOFILE hard)");
+	print_limit(f, "memcg ids", memcgs + h->memcgs_in_use, h->memcgs_max, " (MEM_CGROUP_ID_MAX)");
+	print_limit(f, "cgroup.max.descendants", memcgs, h->descendants_left, "");
+	fmt_time(tm, sizeof(tm), p->seconds);
+	fprintf(f, "estimated time: %s%s of driver time (setup, probes, reports and plots come on top)\n",
+		p->work_bound ? "at least " : "", tm);
+	if (p->work_bound)
+		fprintf(f, "  work-bound steps run until their allocators have done --work; not estimated\n");
+}

@@ -1,0 +1,57 @@
+#!/bin/bash
+# memcg-lab run --plan: every shipped experiment planned for a described
+# 256-CPU box (hwloc synthetic description and the lstopo XML fixture) and
+# for this machine, touching nothing; bad descriptions, bad files and a
+# limit that does not fit are one line and exit 2.
+set -u
+. "$(dirname "$0")/lib/tap.sh"
+
+SYN='package:2 numa:4 core:16 pu:2'
+XML=lab/tests/data/topology/epyc-9554-2s-nps4.xml
+
+for f in experiments/*.exp; do
+	name=$(basename "$f" .exp)
+	out=$($LAB run --plan --topology "$SYN" "$f" 2>&1); st=$?
+	ok '[ $st = 0 ] && echo "$out" | grep -q "^machine: 256 CPUs" && echo "$out" | grep -q "^values: .*full size" &&
+	    ! echo "$out" | grep -q "^values: .*\[small\] (" && echo "$out" | grep -q "^estimated time: "' \
+		"$name: planned for '$SYN' at full size"
+	[ $st = 0 ] || diag "$out"
+	out=$($LAB run --plan --topology "$XML" "$f" 2>&1); st=$?
+	ok '[ $st = 0 ] && echo "$out" | grep -q "memory 1.5 TiB"' "$name: planned for the XML fixture"
+done
+
+out=$($LAB run --plan --topology "$XML" experiments/statread-flush.exp 2>&1)
+ok 'echo "$out" | grep -q "1 root + 50 top x 5 leaves = 301 memory cgroups" &&
+    echo "$out" | grep -q "301 readers (root 1, top 50, leaf 250)" && echo "$out" | grep -q "2500 allocators"' \
+	"statread-flush: the 50x5 tree, its readers and 2500 allocators"
+out=$($LAB run --plan --topology "$XML" experiments/stock-netperf.exp 2>&1)
+ok 'echo "$out" | grep -q "36 client/receiver pairs" && echo "$out" | grep -Eq "^  tasks=36 .* 37 +74 "' \
+	"stock-netperf: 36 pairs, each pair's memcg"
+out=$($LAB run --plan --topology "$XML" experiments/charge-anon-scaling.exp 2>&1)
+steps=$(echo "$out" | sed -n 's/^  tasks=\([0-9]*\) .*/\1/p' | tr '\n' ' ')
+ok '[ "$steps" = "1 2 16 32 64 128 256 " ]' "charge-anon-scaling: topology steps $steps"
+ok 'echo "$out" | grep -q "^c2c at 256 CPUs: ldlat 70 .* -F 60000"' "c2c at 256 CPUs: ldlat 70, -F 60000"
+
+one_line_2() { # description, then the command
+	local what=$1 err st; shift
+	err=$("$@" 2>&1 >/dev/null); st=$?
+	ok '[ $st = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ]' "$what ($err)"
+}
+one_line_2 "a bad synthetic description" $LAB run --plan --topology 'package:2 core:x' experiments/default.exp
+one_line_2 "a file that is not lstopo XML" $LAB run --plan --topology /etc/hostname experiments/default.exp
+one_line_2 "--topology without --plan" $LAB run --topology "$SYN" experiments/default.exp
+printf '[experiment]\nname = x\nrepeats = 0\n' > "$T/bad.exp"
+err=$($LAB run --plan --topology "$SYN" "$T/bad.exp" 2>&1); st=$?
+ok '[ $st = 2 ] && echo "$err" | grep -q "bad.exp:3: \[experiment\] repeats = .0.: want an integer 1..100"' \
+	"a bad file: the same file:line error as --validate ($err)"
+# 10000 readers keep 10000 files open in one process: 1..32 of them fit a
+# 4096 hard limit, the 5000-reader step does not.
+err=$(bash -c 'ulimit -n 4096 || exit 9; '"$LAB"' run --plan experiments/statread-read-contention.exp -s schedule.small_cpus=1' 2>&1); st=$?
+ok '[ $st = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q "statread-read-contention.exp:25: step total-readers=5000: 5064 files open in one process, over the RLIMIT_NOFILE hard limit 4096"' \
+	"a limit that does not fit this machine: exit 2, the number ($err)"
+
+out=$($LAB run --plan experiments/default.exp 2>&1); st=$?
+ok '[ $st = 0 ] && echo "$out" | grep -q "^plan: experiments/default.exp for this machine"' "this machine: default.exp planned"
+# (Other tests may make cgroups meanwhile, so only the plan's own traces are checked.)
+ok '[ ! -e "$T/results" ] && [ "$(ls "$T")" = bad.exp ]' "nothing was written: no results directory, no files"
+done_testing
