@@ -312,7 +312,11 @@ int c2c_pick_ldlat(const struct c2c_caps *c, const struct c2c_opts *o)
 		return 0;
 	if (o->ldlat > 0)
 		return o->ldlat;
-	/* Joe Mario's advice: raise ldlat on busy big boxes so perf does not drown. */
+	/* Joe Mario's advice: raise ldlat on busy big boxes so perf does not
+	 * drown.  AMD IBS takes an ldlat of 128..2048 cycles only
+	 * (arch/x86/events/amd/ibs.c, 6.15+): there the raise is its least. */
+	if (ncpus > 148 && c->vendor == C2C_AMD)
+		return 128;
 	if (ncpus >= 256)
 		return 70;
 	if (ncpus > 148)

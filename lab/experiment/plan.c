@@ -455,6 +455,7 @@ int exp_plan(struct exp_plan *p, const struct exp *x, const struct exp_plan_host
 	struct c2c_opts co = x->around.c2c_opts;
 
 	memset(p, 0, sizeof(*p));
+	caps.vendor = h->pmu == EXP_PMU_AMD_IBS ? C2C_AMD : h->pmu == EXP_PMU_ARM_SPE ? C2C_ARM : C2C_INTEL;
 	co.ncpus = h->model.ncpus;
 	/* Where the PMU honours ldlat (Intel, IBS with caps/ldlat, SPE). */
 	p->ldlat = c2c_pick_ldlat(&caps, &co);

@@ -179,6 +179,12 @@ static void check_argv(void)
 	o.ncpus = 256;
 	is_int(c2c_pick_ldlat(&intel, &o), 70, "256 CPUs: ldlat 70");
 	is_int(c2c_pick_ldlat(&amd, &o), 0, "AMD IBS without the ldlat cap: none");
+	amd.ldlat = true;
+	is_int(c2c_pick_ldlat(&amd, &o), 128, "AMD IBS with ldlat at 256 CPUs: 128, the least IBS takes");
+	o.ncpus = 16;
+	is_int(c2c_pick_ldlat(&amd, &o), 0, "AMD IBS with ldlat at 16 CPUs: perf's default");
+	o.ncpus = 256;
+	amd.ldlat = false;
 	o.ldlat = 90;
 	is_int(c2c_pick_ldlat(&intel, &o), 90, "an explicit ldlat wins");
 	o.ldlat = 0;
