@@ -151,13 +151,15 @@ static void undo_record(void *arg)
 int perf_lock_record_start(struct perf_lock_rec *r, const char *path, const char *log,
 			   char *err, size_t errlen)
 {
-	char *argv[] = { "perf", "lock", "record", "-a", "-o", (char *)path, NULL };
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	char *argv[] = { "perf", "lock", "record", "-a", "-o", r->part, NULL };
 
 	memset(r, 0, sizeof(*r));
 	snprintf(r->path, sizeof(r->path), "%s", path);
+	snprintf(r->part, sizeof(r->part), "%s.part", path);
 	snprintf(r->log, sizeof(r->log), "%s", log);
 	unlink(path);
+	unlink(r->part);
 	r->pid = spawn(argv, &r->out_fd, err, errlen);
 	if (r->pid < 0)
 		return -1;
@@ -181,7 +183,7 @@ int perf_lock_record_start(struct perf_lock_rec *r, const char *path, const char
 			free(text);
 			return -1;
 		}
-		if (stat(path, &st) == 0 && st.st_size > 0) {
+		if (stat(r->part, &st) == 0 && st.st_size > 0) {
 			nanosleep(&ts, NULL);
 			return 0;
 		}
@@ -212,6 +214,10 @@ int perf_lock_record_stop(struct perf_lock_rec *r, char *err, size_t errlen)
 	if (WIFSIGNALED(status) && WTERMSIG(status) != SIGINT) {
 		snprintf(err, errlen, "perf lock record was killed by signal %d (see %s)",
 			 WTERMSIG(status), r->log);
+		return -1;
+	}
+	if (r->part[0] && rename(r->part, r->path)) {
+		snprintf(err, errlen, "%s: cannot rename to %s: %s", r->part, r->path, strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -33,11 +33,14 @@ struct perf_lock_rec {
 	int cleanup_handle;
 	int out_fd;		/* perf's stdout until it is written to log */
 	char path[512];
+	char part[520];		/* path.part: what perf writes until it finished */
 	char log[512];
 };
 
-/* Starts `perf lock record -a -o path` (stdout/stderr into log) and waits
- * until it writes; 0 or -1 with err. */
+/* Starts `perf lock record -a -o path.part` (stdout/stderr into log) and
+ * waits until it writes; 0 or -1 with err.  Only a perf that finished has
+ * its file renamed to path (perf_lock_record_stop), so a killed run leaves
+ * no recording under the name the reports read. */
 int perf_lock_record_start(struct perf_lock_rec *r, const char *path, const char *log,
 			   char *err, size_t errlen);
 /* SIGINT, then waits for perf to write its header; 0 or -1 with err. */

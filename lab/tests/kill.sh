@@ -194,10 +194,10 @@ for i in $(seq "$iters"); do
 	[ -d "$mine" ] || bad_sentinel=$((bad_sentinel + 1))
 	left=$(comm -13 <(echo "$tmp0") <(lab_tmp))
 	[ -z "$left" ] || { bad_tmp=$((bad_tmp + 1)); echo "# left in /tmp: $left"; tmp0=$(lab_tmp); }
-	# A c2c window's data under its final name is one perf finished
-	# (perf writes perf.c2c.data.part until then; a killed perf's file
-	# has no data size in its header).
-	for f in $(find "$T/results" -name perf.c2c.data 2>/dev/null); do
+	# A c2c window's or perf lock's data under its final name is one perf
+	# finished (perf writes perf.c2c.data.part or perf-lock.data.part until
+	# then; a killed perf's file has no data size in its header).
+	for f in $(find "$T/results" -name perf.c2c.data -o -name perf-lock.data 2>/dev/null); do
 		"$REAL_PERF" report -i "$f" --header-only 2>/dev/null | grep -Eq "^# data size *: *[1-9]" ||
 			{ bad_data=$((bad_data + 1)); echo "# not a finished recording: $f"; }
 	done
@@ -214,7 +214,7 @@ done
 echo "# $iters runs killed at random points ($finished had already finished; $windows_hit inside a c2c window; $perfs_seen perf processes seen)"
 ok '[ $bad_procs = 0 ]' "no process of a killed run is left ($bad_procs of $iters runs left some)"
 ok '[ $bad_perf = 0 ]' "no perf of a killed run is left: perf dies with the lab ($bad_perf of $iters runs left one)"
-ok '[ $bad_data = 0 ]' "no unfinished c2c recording under the name reports read ($bad_data files)"
+ok '[ $bad_data = 0 ]' "no unfinished c2c or perf lock recording under the name reports read ($bad_data files)"
 ok '[ $bad_trees = 0 ]' "cleanup removes every cgroup tree a killed run made ($bad_trees failures)"
 ok '[ $bad_inst = 0 ]' "cleanup removes every tracefs instance a killed run made ($bad_inst failures)"
 ok '[ $bad_rate = 0 ]' "perf_event_max_sample_rate is what it was ($bad_rate failures)"
