@@ -562,6 +562,41 @@ static int pick_cpus(cpu_set_t *orig, int *cpu, int *orch)
 
 #define MAX_RETRIES 3
 
+/* The stock-slot probes, memcg (batch: the charge batch measured this
+ * round) or obj stock (batch unused). */
+static int stock_round(struct probe_ctx *p, int r, bool obj, int k, int batch, int *holders, char *err,
+		       size_t errlen)
+{
+	return obj ? objslots_round(p, r, k, holders, err, errlen)
+		   : slots_round(p, r, k, batch, holders, err, errlen);
+}
+
+/*
+ * One stock's slots this round: *k memcgs in turn, retried when the round
+ * was disturbed, and *k doubled while all of them kept theirs (the stock
+ * may hold more than *k).  1 with *holders, 0 when every try was
+ * disturbed, -1 with err.
+ */
+static int stock_slots(struct probe_ctx *p, int r, bool obj, int *k, int batch, int *holders, char *err,
+		       size_t errlen)
+{
+	for (int t = 0;;) {
+		int ret = stock_round(p, r, obj, *k, batch, holders, err, errlen);
+
+		if (ret < 0)
+			return -1;
+		if (ret == 1) {
+			p->disturbed++;
+			if (t++ == MAX_RETRIES)
+				return 0;
+			continue;
+		}
+		if (*holders < *k || *k * 2 > RP_MAX_K)
+			return 1;
+		*k *= 2;
+	}
+}
+
 static int one_round(struct probe_ctx *p, int r, struct runtime_probe_result *out,
 		     char *err, size_t errlen)
 {
@@ -575,39 +610,16 @@ static int one_round(struct probe_ctx *p, int r, struct runtime_probe_result *ou
 	if (ret)
 		return -1;
 	batch = out->charge_batch.samples[r];
-	for (int t = 0;;) {
-		ret = slots_round(p, r, out->stock_k, batch, &holders, err, errlen);
-		if (ret < 0)
-			return -1;
-		if (ret == 1) {
-			p->disturbed++;
-			if (t++ == MAX_RETRIES)
-				return 0;
-			continue;
-		}
-		/* All of K kept theirs: the stock may hold more than K. */
-		if (holders < out->stock_k || out->stock_k * 2 > RP_MAX_K)
-			break;
-		out->stock_k *= 2;
-	}
+	ret = stock_slots(p, r, false, &out->stock_k, batch, &holders, err, errlen);
+	if (ret <= 0)
+		return ret;
 	out->stock_slots.samples[r] = holders;
 	if (holders == out->stock_k)
 		out->stock_saturated = true;
 	holders = -1;
-	for (int t = 0;;) {
-		ret = objslots_round(p, r, out->obj_stock_k, &holders, err, errlen);
-		if (ret < 0)
-			return -1;
-		if (ret == 1) {
-			p->disturbed++;
-			if (t++ == MAX_RETRIES)
-				return 0;
-			continue;
-		}
-		if (holders < out->obj_stock_k || out->obj_stock_k * 2 > RP_MAX_K)
-			break;
-		out->obj_stock_k *= 2;
-	}
+	ret = stock_slots(p, r, true, &out->obj_stock_k, 0, &holders, err, errlen);
+	if (ret <= 0)
+		return ret;
 	out->obj_stock_slots.samples[r] = holders;
 	if (holders == out->obj_stock_k)
 		out->obj_stock_saturated = true;
