@@ -17,6 +17,7 @@
 #include "kernel/kallsyms.h"
 #include "kernel/sysinfo.h"
 #include "util/err.h"
+#include "util/metrics.h"
 #include "util/results.h"
 
 static const char usage_text[] =
@@ -236,6 +237,21 @@ void probe_print(FILE *f, const struct probe_report *p)
 	fprintf(f, "  %-18s %s\n", "method", p->rt.method);
 }
 
+/* The runtime probe's counts as metrics, so that `compare` of two probe
+ * results directories (two kernels, e.g. two qemu guests) shows them. */
+static void runtime_metrics_write(const char *dir, const struct probe_report *p)
+{
+	FILE *f = metrics_open(dir);
+
+	if (!f) {
+		warnx_lab("probe: %s/data/metrics.tsv: cannot write", dir);
+		return;
+	}
+	metrics_emit(f, "-", 0, "runtime.charge_batch", p->rt.charge_batch.mode, "pages", "-");
+	metrics_emit(f, "-", 0, "runtime.stock_slots", p->rt.stock_slots.mode, "memcgs", "-");
+	fclose(f);
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -297,8 +313,10 @@ int cmd_probe(int argc, char **argv)
 		probe_print(txt, &p);
 		fclose(txt);
 		results_meta_set(r, "probe", json_object_get(o));
-		if (p.have_runtime)
+		if (p.have_runtime) {
 			results_meta_set(r, "runtime", probe_runtime_json(&p));
+			runtime_metrics_write(r->dir, &p);
+		}
 		results_finish(r, "complete");
 		fprintf(json ? stderr : stdout, "results: %s\n", r->dir);
 		free(path);
