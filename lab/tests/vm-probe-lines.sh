@@ -1,0 +1,62 @@
+#!/bin/sh
+# TAP: every kernel line alias `vm` knows (vm --list: 5.10 .. 7.3 and their
+# -rt builds), each booted once: probe --runtime in the guest must agree
+# with the host's offline probe of the very same image (features, evidence
+# aside), and the runtime probe (the charge batch and stock slots, measured)
+# with BTF.  The table at the end (diag) is the one issue notes give:
+# alias, package, version, suite, split, stock slots, flush scheme, and the
+# batch and slots measured in the guest.  VM_LINES picks some aliases.
+cd "$(dirname "$0")/../.." || exit 1
+. lab/tests/vm/lib.sh
+
+command -v qemu-system-x86_64 >/dev/null ||
+	{ echo "1..0 # SKIP qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"; exit 0; }
+if ! $lab vm --list > "$tmp/list" 2>"$tmp/list.err"; then
+	echo "1..0 # SKIP vm --list failed: $(tail -n1 "$tmp/list.err")"
+	exit 0
+fi
+lines=${VM_LINES:-$(awk 'NR > 1 && $2 != "-" { print $1 }' "$tmp/list")}
+# Every alias resolved (a "-" row says why one did not).
+if [ -z "${VM_LINES:-}" ]; then
+	awk 'NR > 1 && $2 == "-"' "$tmp/list" > "$tmp/unresolved"
+	[ ! -s "$tmp/unresolved" ] && [ "$(awk 'NR > 1' "$tmp/list" | wc -l)" = 22 ]
+	ok $? "vm --list resolves all 22 aliases (11 lines, each also -rt)"
+	[ -s "$tmp/unresolved" ] && diag "$(cat "$tmp/unresolved")"
+fi
+
+: > "$tmp/table"
+for k in $lines; do
+	t0=$(date +%s)
+	row=$(awk -v k="$k" '$1 == k' "$tmp/list")
+	if ! kd=$($lab vm --fetch --kernel "$k" 2>"$tmp/fetch.err"); then
+		ok 1 "$k: vm --fetch ($(tail -n1 "$tmp/fetch.err"))"
+		continue
+	fi
+	res=$tmp/res-$k
+	MEMCG_LAB_RESULTS=$res $lab vm --kernel "$k" --cpus 2 --timeout 300 -- probe --runtime --json \
+		> "$tmp/$k.json" 2>"$tmp/$k.err"
+	rc=$?
+	ok $rc "$k: probe --runtime --json exits 0 in the guest ($(jget "$tmp/$k.json" kernel))"
+	if [ $rc != 0 ]; then
+		diag "$(tail -n 10 "$tmp/$k.err")"
+		continue
+	fi
+	$lab probe --vmlinux "$kd/vmlinux" --json > "$tmp/$k.off.json" 2>"$tmp/$k.off.err"
+	jcanon "$tmp/$k.json" features evidence > "$tmp/guest.features"
+	jcanon "$tmp/$k.off.json" features evidence > "$tmp/host.features"
+	cmp -s "$tmp/guest.features" "$tmp/host.features"
+	ok $? "$k: the guest's features agree with the offline probe of its image ($kd/vmlinux)"
+	[ $? = 0 ] || diag "$(diff "$tmp/guest.features" "$tmp/host.features")"
+	[ "$(jget "$tmp/$k.json" runtime.agrees_with_btf)" = true ]
+	ok $? "$k: the runtime probe agrees with BTF (batch $(jget "$tmp/$k.json" runtime.charge_batch), slots $(jget "$tmp/$k.json" runtime.stock_slots) against $(jget "$tmp/$k.json" features.stock_slots))"
+	j=$tmp/$k.json
+	# shellcheck disable=SC2086
+	set -- $row
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$2" "$3" "$4" \
+		"$(jget "$j" features.cacheline_split)" "$(jget "$j" features.stock_slots)" \
+		"$(jget "$j" features.obj_stock_slots)" "$(jget "$j" runtime.charge_batch)" \
+		"$(jget "$j" runtime.stock_slots)" "$(( $(date +%s) - t0 ))" "$(jget "$j" features.flush_scheme)" >> "$tmp/table"
+done
+diag "alias	package	version	suite	split	stock_slots	obj_stock_slots	batch(guest)	slots(guest)	seconds	flush scheme"
+diag "$(cat "$tmp/table")"
+done_testing
