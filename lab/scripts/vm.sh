@@ -272,7 +272,8 @@ extract_vmlinux() {	# bzImage out
 	1f8b*) dec="gzip -dc" ;;
 	*) return 1 ;;
 	esac
-	tail -c +"$((off + 1))" "$1" | head -c "$len" | $dec > "$2" 2>/dev/null || true
+	# head stops reading at the payload's end: tail's broken pipe is expected.
+	tail -c +"$((off + 1))" "$1" 2>/dev/null | head -c "$len" | $dec > "$2" 2>/dev/null || true
 	[ "$(od -An -c -N 4 "$2" | tr -d ' ')" = '177ELF' ]
 }
 
@@ -348,7 +349,7 @@ fetch_image() {	# pkg ver dir
 			case $p in
 			linux-base-*) note "no kernel config: $(grep -E '^(E|Err):' "$3/apt.log" | head -n1)"; continue ;;
 			esac
-			die "no apt access: apt-get download $p failed: $(grep -E '^(E|Err):' "$3/apt.log" | head -n1)"
+			die "apt-get download $p failed: $(apt_failure "$3/apt.log")"
 		fi
 	done
 	for deb in "$3/deb/"*.deb; do

@@ -29,7 +29,13 @@ for k in $lines; do
 	t0=$(date +%s)
 	row=$(awk -v k="$k" '$1 == k' "$tmp/list")
 	if ! kd=$($lab vm --fetch --kernel "$k" 2>"$tmp/fetch.err"); then
-		ok 1 "$k: vm --fetch ($(tail -n1 "$tmp/fetch.err"))"
+		# The archive's index naming a .deb its pool lacks (seen for
+		# bullseye-security's 5.10 rt image) is no fault of vm's.
+		if grep -q 'Failed to fetch .* 404 *Not Found' "$tmp/fetch.err"; then
+			skip "$k: probe in a guest" "the archive lacks the package its index names: $(tail -n1 "$tmp/fetch.err")"
+		else
+			ok 1 "$k: vm --fetch ($(tail -n1 "$tmp/fetch.err"))"
+		fi
 		continue
 	fi
 	res=$tmp/res-$k
@@ -37,8 +43,10 @@ for k in $lines; do
 		> "$tmp/$k.json" 2>"$tmp/$k.err"
 	rc=$?
 	ok $rc "$k: probe --runtime --json exits 0 in the guest ($(jget "$tmp/$k.json" kernel))"
-	if [ $rc != 0 ]; then
-		diag "$(tail -n 10 "$tmp/$k.err")"
+	if [ $rc != 0 ] || [ -z "$(jget "$tmp/$k.json" features.stock_slots)" ]; then
+		diag "$(tail -n 10 "$tmp/$k.err")" "stdout: $(head -c 300 "$tmp/$k.json")" \
+			"$(cat "$res"/*/vm.env 2>/dev/null)"
+		[ $rc != 0 ] || ok 1 "$k: the guest's probe printed its JSON"
 		continue
 	fi
 	$lab probe --vmlinux "$kd/vmlinux" --json > "$tmp/$k.off.json" 2>"$tmp/$k.off.err"
