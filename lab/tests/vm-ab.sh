@@ -37,14 +37,22 @@ guest() {
 	[ $rc = 0 ] || { diag "$(tail -n 8 "$tmp/$name.out")"; dir=""; return 1; }
 }
 
+# pair TAG KA KB LAB-ARGS...: LAB-ARGS in a KA guest and in a KB guest, then
+# `compare A B` into $tmp/cmp.txt; sets a and b (fails when a side failed).
+pair() {
+	tag=$1 ka=$2 kb=$3
+	shift 3
+	a="" b=""
+	if guest "$tag-$ka" "$ka" "$@"; then a=$dir; fi
+	if guest "$tag-$kb" "$kb" "$@"; then b=$dir; fi
+	[ -n "$a" ] && [ -n "$b" ] || return 1
+	$lab compare "$a" "$b" > "$tmp/cmp.txt" 2>&1
+	ok $? "compare $tag $ka $kb exits 0"
+}
+
 # 1. The stock's slots: 6.12 against 6.16.
 kmax=8
-set -- run experiments/stock-slots.exp -s experiment.repeats=1 -s driver.stock-max=$kmax
-if guest slots-6.12 6.12 "$@"; then a=$dir; else a=""; fi
-if guest slots-6.16 6.16 "$@"; then b=$dir; else b=""; fi
-if [ -n "$a" ] && [ -n "$b" ]; then
-	$lab compare "$a" "$b" > "$tmp/cmp.txt" 2>&1
-	ok $? "compare stock-slots 6.12 6.16 exits 0"
+if pair slots 6.12 6.16 run experiments/stock-slots.exp -s experiment.repeats=1 -s driver.stock-max=$kmax; then
 	grep -q "kernel 6.12" "$tmp/cmp.txt" && grep -q "kernel 6.16" "$tmp/cmp.txt" &&
 		grep -q "stock slots 1" "$tmp/cmp.txt" && grep -q "stock slots 7" "$tmp/cmp.txt" &&
 		grep -q "in a qemu guest" "$tmp/cmp.txt"
@@ -67,12 +75,7 @@ if [ -n "$a" ] && [ -n "$b" ]; then
 fi
 
 # 2. The charge batch: 5.10 against 6.1.
-set -- probe --runtime --results runtime
-if guest batch-5.10 5.10 "$@"; then a=$dir; else a=""; fi
-if guest batch-6.1 6.1 "$@"; then b=$dir; else b=""; fi
-if [ -n "$a" ] && [ -n "$b" ]; then
-	$lab compare "$a" "$b" > "$tmp/cmp.txt" 2>&1
-	ok $? "compare of the runtime probes of 5.10 and 6.1 exits 0"
+if pair batch 5.10 6.1 probe --runtime --results runtime; then
 	grep -q "kernel 5.10" "$tmp/cmp.txt" && grep -q "kernel 6.1\." "$tmp/cmp.txt" &&
 		grep -q "cacheline split no" "$tmp/cmp.txt" && grep -q "cacheline split yes" "$tmp/cmp.txt"
 	ok $? "compare names both kernels and the page_counter split (5.10 no, 6.1 yes)"
@@ -89,12 +92,7 @@ fi
 if [ ! -f experiments/obj-stock-slots.exp ]; then
 	skip "obj-stock-slots.exp on 7.1 against 7.2" "experiments/obj-stock-slots.exp is not in this tree"
 else
-	set -- run experiments/obj-stock-slots.exp -s experiment.repeats=1
-	if guest objslots-7.1 7.1 "$@"; then a=$dir; else a=""; fi
-	if guest objslots-7.2 7.2 "$@"; then b=$dir; else b=""; fi
-	if [ -n "$a" ] && [ -n "$b" ]; then
-		$lab compare "$a" "$b" > "$tmp/cmp.txt" 2>&1
-		ok $? "compare obj-stock-slots 7.1 7.2 exits 0"
+	if pair objslots 7.1 7.2 run experiments/obj-stock-slots.exp -s experiment.repeats=1; then
 		diag "$(cat "$tmp/cmp.txt")"
 	fi
 fi

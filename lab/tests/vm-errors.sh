@@ -45,7 +45,7 @@ $lab vm --fetch --kernel linux-image-0.0.0-0-nosuch-amd64 >"$tmp/o" 2>&1
 ok $? "a kernel package apt does not know: exit 2 naming it"
 # No apt access: an empty cache and a proxy that refuses every connection.
 MEMCG_LAB_CACHE=$tmp/cache http_proxy=http://127.0.0.1:9 $lab vm --fetch --kernel 6.1 >"$tmp/o" 2>&1
-[ $? = 2 ] && grep -q "no apt access" "$tmp/o" && [ -z "$(ls "$tmp/cache/kernels" | grep -v '^resolved$')" ]
+[ $? = 2 ] && grep -q "no apt access" "$tmp/o" && [ -z "$(ls "$tmp/cache/kernels" 2>/dev/null | grep -v '^resolved$')" ]
 ok $? "no apt access: exit 2 with apt's reason, nothing half-fetched left in the cache"
 diag "$(cat "$tmp/o")"
 # No qemu: every command on PATH but qemu's.
