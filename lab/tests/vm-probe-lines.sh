@@ -39,16 +39,30 @@ for k in $lines; do
 		continue
 	fi
 	res=$tmp/res-$k
-	MEMCG_LAB_RESULTS=$res $lab vm --kernel "$k" --cpus 2 --timeout 300 -- probe --runtime --json \
-		> "$tmp/$k.json" 2>"$tmp/$k.err"
+	# The JSON into a file of its own (the guest's output mixes stderr in).
+	# Under TCG the runtime probe now and then finds a slot drained by
+	# something else and counts one short (6 of 7, 1 boot in ~20 here): it
+	# says so on stderr, and then measures once more; both readings are
+	# kept and the second decides.
+	MEMCG_LAB_RESULTS=$res $lab vm --kernel "$k" --cpus 2 --timeout 300 --shell '
+		p() { memcg-lab probe --runtime --json > /out/results/probe$1.json 2> /out/results/probe$1.err; }
+		p 1 || exit
+		grep -q disagree /out/results/probe1.err || exit 0
+		p 2' > "$tmp/$k.out" 2>&1
 	rc=$?
-	ok $rc "$k: probe --runtime --json exits 0 in the guest ($(jget "$tmp/$k.json" kernel))"
-	if [ $rc != 0 ] || [ -z "$(jget "$tmp/$k.json" features.stock_slots)" ]; then
-		diag "$(tail -n 10 "$tmp/$k.err")" "stdout: $(head -c 300 "$tmp/$k.json")" \
-			"$(cat "$res"/*/vm.env 2>/dev/null)"
-		[ $rc != 0 ] || ok 1 "$k: the guest's probe printed its JSON"
+	g=$(one_dir "$res")/results
+	j=$g/probe1.json
+	if [ -f "$g/probe2.json" ]; then
+		j=$g/probe2.json
+		diag "$k: the first runtime probe disagreed with BTF ($(grep -m1 disagree "$g/probe1.err" | cut -c1-90)); measured again"
+	fi
+	ok $rc "$k: probe --runtime --json exits 0 in the guest ($(jget "$j" kernel))"
+	if [ $rc != 0 ] || [ -z "$(jget "$j" features.stock_slots)" ]; then
+		diag "$(tail -n 10 "$tmp/$k.out")" "$(cat "$g"/probe*.err 2>/dev/null)"
+		[ $rc != 0 ] || ok 1 "$k: the guest's probe wrote its JSON"
 		continue
 	fi
+	cp "$j" "$tmp/$k.json"
 	$lab probe --vmlinux "$kd/vmlinux" --json > "$tmp/$k.off.json" 2>"$tmp/$k.off.err"
 	jcanon "$tmp/$k.json" features evidence > "$tmp/guest.features"
 	jcanon "$tmp/$k.off.json" features evidence > "$tmp/host.features"
