@@ -374,9 +374,10 @@ fetch_image() {	# pkg ver dir
 
 # `vm --list`: every kernel line alias, what it resolves to, whether cached.
 cmd_list() {
-	tmpname "$cache/list-err"
 	host_has_suite none || true
-	kernel_table >/dev/null
+	# In a subshell: kernel_table's own_cleanup must not forget ours.
+	(kernel_table) >/dev/null
+	tmpname "$cache/list-err"
 	printf '%-9s %-36s %-22s %-17s %s\n' ALIAS PACKAGE VERSION SUITE CACHED
 	for l in $lines_known; do
 		for a in "$l" "$l-rt"; do
