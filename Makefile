@@ -189,8 +189,10 @@ bench:
 	@$(MAKE) --no-print-directory build
 	@lab/bench/lib/run.sh $(BENCH_SH)
 
-# The guest tests alone: real kernels (Debian 5.10, 6.1, 6.12 and the lab
-# kernel when built) under qemu; part of `make test` too.
+# The guest tests alone: real kernels under qemu (Debian 5.10, 6.1, 6.12,
+# 6.16 and 7.3 through every check, every line alias 5.10 .. 7.3 and -rt
+# through probe, the A/B pairs, and the lab kernel when built); part of
+# `make test` too.
 vmtest:
 	@$(DEPS_SH) ensure test
 	@$(MAKE) --no-print-directory build

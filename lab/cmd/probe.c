@@ -17,6 +17,7 @@
 #include "kernel/kallsyms.h"
 #include "kernel/sysinfo.h"
 #include "util/err.h"
+#include "util/metrics.h"
 #include "util/outfile.h"
 #include "util/results.h"
 
@@ -298,6 +299,19 @@ void probe_print(FILE *f, const struct probe_report *p)
 	fprintf(f, "  %-18s %s\n", "", p->rt.obj_method);
 }
 
+/* The runtime probe's counts as metrics, so that `compare` of two probe
+ * results directories (two kernels, e.g. two qemu guests) shows them. */
+static void runtime_metrics_write(const char *dir, const struct probe_report *p)
+{
+	FILE *f = metrics_open(dir);	/* checked: util/outfile.h */
+
+	metrics_emit(f, "-", 0, "runtime.charge_batch", p->rt.charge_batch.mode, "pages", "-");
+	metrics_emit(f, "-", 0, "runtime.stock_slots", p->rt.stock_slots.mode, "memcgs", "-");
+	if (p->rt.obj_stock_slots.nsamples)
+		metrics_emit(f, "-", 0, "runtime.obj_stock_slots", p->rt.obj_stock_slots.mode, "memcgs", "-");
+	outfile_close(f);
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -359,8 +373,10 @@ int cmd_probe(int argc, char **argv)
 		probe_print(txt, &p);
 		outfile_close(txt);
 		results_meta_set(r, "probe", json_object_get(o));
-		if (p.have_runtime)
+		if (p.have_runtime) {
 			results_meta_set(r, "runtime", probe_runtime_json(&p));
+			runtime_metrics_write(r->dir, &p);
+		}
 		results_finish(r, "complete");
 		fprintf(json ? stderr : stdout, "results: %s\n", r->dir);
 		free(path);

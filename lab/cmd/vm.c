@@ -32,15 +32,18 @@ static const char usage_text[] =
 "usage: memcg-lab vm [options] -- COMMAND [ARGS...]\n"
 "       memcg-lab vm [options] --shell 'SHELL COMMAND'\n"
 "       memcg-lab vm --fetch [--kernel SPEC] [--suite S]\n"
+"       memcg-lab vm --list\n"
 "\n"
 "Boots a real kernel under qemu with an initramfs holding this binary, runs\n"
 "`memcg-lab COMMAND ARGS...` (or a shell command) inside on cgroup v2 with the\n"
 "memory controller enabled, and copies its output and results back.\n"
 "\n"
-"  --kernel SPEC   5.10 (bullseye), 6.1, 6.12 (bookworm): aliases of Debian\n"
-"                  packages; a package name (linux-image-6.1.0-57-amd64, or a\n"
-"                  meta package); lab (the kernel `make lab-kernel` built);\n"
-"                  or the path of a vmlinux or bzImage.  Default: 6.12\n"
+"  --kernel SPEC   a kernel line: 5.10, 6.1, 6.12, 6.16 ... 7.3 (the newest\n"
+"                  Debian package of that line in bullseye, bookworm, trixie,\n"
+"                  trixie-backports, sid or experimental), LINE-rt for its\n"
+"                  PREEMPT_RT build; a package name (linux-image-6.1.0-57-amd64,\n"
+"                  or a meta package); lab (the kernel `make lab-kernel`\n"
+"                  built); or the path of a vmlinux or bzImage.  Default: 6.12\n"
 "  --suite S       Debian suite for a package name (private apt configuration\n"
 "                  when the host's apt has no such suite; /etc/apt untouched)\n"
 "  --cpus N        vCPUs (default 2)          --mem MB   guest memory (1024)\n"
@@ -56,6 +59,8 @@ static const char usage_text[] =
 "  --accel A       auto (KVM where usable, else TCG), kvm or tcg\n"
 "  --console       show the guest's console (instead of only the output)\n"
 "  --fetch         only fetch and cache the kernel; print its directory\n"
+"  --list          each kernel line alias: the package, version and suite it\n"
+"                  resolves to, and whether it is cached\n"
 "\n"
 "Results: results/<date>-vm-<kernel>/ (or under $MEMCG_LAB_RESULTS): meta.json\n"
 "(what was booted, how it ended), console.log, output.txt, dmesg.txt, and the\n"
@@ -241,12 +246,13 @@ int cmd_vm(int argc, char **argv)
 		{ "console", no_argument, NULL, 'C' },
 		{ "shell", required_argument, NULL, 's' },
 		{ "fetch", no_argument, NULL, 'f' },
+		{ "list", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *kernel = "6.12", *suite = NULL, *shell = NULL, *perf = NULL;
 	char **sargv = xcalloc(2 * argc + 32, sizeof(char *));
-	int sargc = 0, cpus = 2, mem = 1024, timeout = 300, fetch = 0, c, rc;
+	int sargc = 0, cpus = 2, mem = 1024, timeout = 300, fetch = 0, list = 0, c, rc;
 	char self[4096], kdir[4096], *script;
 	ssize_t n;
 
@@ -280,6 +286,7 @@ int cmd_vm(int argc, char **argv)
 		case 'C': sargv[sargc++] = "--console"; break;
 		case 's': shell = optarg; break;
 		case 'f': fetch = 1; break;
+		case 'L': list = 1; break;
 		case 'h': usage_exit(usage_text, 0);
 		default: usage_exit(usage_text, EXIT_LAB_ERR);
 		}
@@ -288,6 +295,17 @@ int cmd_vm(int argc, char **argv)
 	if (access(script, X_OK))
 		die("vm: %s: %s (the vm engine ships with the lab's source tree)", script, strerror(errno));
 	sargv[0] = script;
+	if (list) {
+		char *largv[] = { script, "list", NULL };
+
+		if (optind < argc)
+			die("vm: --list takes no command");
+		fflush(NULL);
+		rc = run_script(largv, NULL, 0);
+		free(script);
+		free(sargv);
+		return rc;
+	}
 	if (!fetch && !shell && optind >= argc)
 		usage_exit("vm: nothing to run: give -- COMMAND [ARGS] or --shell 'CMD'\n", EXIT_LAB_ERR);
 	if (shell && optind < argc)

@@ -80,8 +80,29 @@ mkdir -p "$cache" || die "cannot create the cache directory $cache"
 
 aptenv=""	# "APT_CONFIG=..." for a private suite, "" for the host's
 
+# Asked once per process (subshells inherit the answer once it is known).
 host_has_suite() {
-	apt-get indextargets --format '$(CODENAME)' 2>/dev/null | grep -qx "$1"
+	[ -n "${host_suites+set}" ] ||
+		host_suites=$(apt-get indextargets --format '$(CODENAME)' 2>/dev/null | sort -u)
+	echo "$host_suites" | grep -qx "$1"
+}
+
+# The security archive carries <codename>-security for released codenames
+# only (no trixie-backports-security, no sid-security): ask it, with apt's
+# own fetcher, instead of guessing from the name.
+security_suite_exists() {	# suite scratch-dir
+	/usr/lib/apt/apt-helper download-file \
+		"http://deb.debian.org/debian-security/dists/$1-security/Release" "$2/security-release" \
+		>/dev/null 2>&1
+}
+
+# apt's own words for a failed `apt-get update`: its first error, else the
+# first failed fetch with the reason on the line after it.
+apt_failure() {	# log
+	msg=$(grep -m1 '^E: ' "$1" || true)
+	[ -n "$msg" ] || msg=$(awk '/^Err:/ { e = $0; getline; sub(/^ +/, ""); print e ": " $0; exit }' "$1")
+	[ -n "$msg" ] || msg=$(grep -m1 '^W: ' "$1" || true)
+	echo "${msg:-apt-get update said nothing (see $1)}"
 }
 
 use_suite() {
@@ -93,14 +114,18 @@ use_suite() {
 	d=$cache/apt/$suite
 	if [ ! -f "$d/apt.conf" ]; then
 		tmpname "$d"
-		mkdir -p "$t/lists/partial" "$t/archives/partial" "$t/parts"
+		mkdir -p "$t/lists/partial" "$t/archives/partial" "$t/parts" "$t/cache"
 		: > "$t/status"
+		chown -R _apt "$t/lists" "$t/archives" 2>/dev/null || true
 		kr=/usr/share/keyrings/debian-archive-keyring.gpg
 		[ -f $kr ] || die "$kr missing (package debian-archive-keyring): cannot verify suite $suite"
 		{
 			echo "deb [signed-by=$kr] http://deb.debian.org/debian $suite main"
-			echo "deb [signed-by=$kr] http://deb.debian.org/debian-security $suite-security main"
+			if security_suite_exists "$suite" "$t/lists/partial"; then
+				echo "deb [signed-by=$kr] http://deb.debian.org/debian-security $suite-security main"
+			fi
 		} > "$t/sources.list"
+		rm -f "$t/lists/partial/security-release"
 		cat > "$t/apt.conf" <<-EOF
 		Dir::Etc::SourceList "$d/sources.list";
 		Dir::Etc::SourceParts "$d/parts";
@@ -114,17 +139,96 @@ use_suite() {
 		APT::Architectures { "amd64"; };
 		Acquire::Languages "none";
 		EOF
-		chown -R _apt "$t/lists" "$t/archives" 2>/dev/null || true
 		publish "$t" "$d"
 	fi
 	aptenv="APT_CONFIG=$d/apt.conf"
 	if ! ls "$d/lists/"*Packages* >/dev/null 2>&1; then
 		note "fetching the package index of Debian $suite (private apt configuration in $d)"
-		flock "$d/update.lock" env $aptenv apt-get update >"$d/update.log" 2>&1 ||
-			die "no apt access to Debian $suite: $(grep -E '^(E|W|Err):' "$d/update.log" | head -n1)"
-		ls "$d/lists/"*Packages* >/dev/null 2>&1 ||
-			die "no apt access to Debian $suite: apt-get update fetched no package index ($d/update.log)"
+		urc=0
+		flock "$d/update.lock" env $aptenv apt-get update >"$d/update.log" 2>&1 || urc=$?
+		if ! ls "$d/lists/"*Packages* >/dev/null 2>&1; then
+			msg=$(apt_failure "$d/update.log")
+			# A suite apt refused (or could not reach) leaves no
+			# configuration behind: the next try starts afresh.
+			rm -rf "$d"
+			if [ "$urc" != 0 ]; then
+				die "apt-get update refused Debian suite $suite: $msg"
+			fi
+			die "no apt access to Debian $suite: $msg"
+		fi
 	fi
+}
+
+# The suites a kernel line alias (6.12, 7.3-rt) is looked up in; the newest
+# package of the line across all of them wins.
+line_suites="bullseye bookworm trixie trixie-backports sid experimental"
+lines_known="5.10 6.1 6.12 6.16 6.17 6.18 6.19 7.0 7.1 7.2 7.3"
+
+# The package lists of $line_suites (fetching those not there yet).
+suite_lists() {
+	for s in $line_suites; do
+		use_suite "$s"
+		if [ -n "$aptenv" ]; then
+			echo "$cache/apt/$s/lists"
+		else
+			apt-config shell L Dir::State::Lists/d | sed "s/^L='\(.*\)'$/\1/"
+		fi
+	done
+}
+
+# Prints the path of a table "suite package version" of every amd64 and
+# rt-amd64 kernel image package in $line_suites: two apt-cache calls per
+# suite, rebuilt only when a package list changed.
+kernel_table() {
+	own_cleanup
+	tab=$cache/kernels/resolved/kernel-lines
+	lists=$(suite_lists)
+	# shellcheck disable=SC2086
+	if [ -f "$tab" ] && [ -z "$(find $lists -maxdepth 1 -newer "$tab" -name '*Packages*' 2>/dev/null)" ]; then
+		echo "$tab"
+		return 0
+	fi
+	mkdir -p "$(dirname "$tab")"
+	tmpname "$tab"
+	for s in $line_suites; do
+		use_suite "$s"
+		names=$(env $aptenv apt-cache pkgnames linux-image- 2>/dev/null |
+			grep -E '^linux-image-[0-9][^ ]*-(rt-)?amd64$' | grep -vE -- '-(cloud|dbg|unsigned)-' || true)
+		[ -n "$names" ] || continue
+		# shellcheck disable=SC2086
+		env $aptenv apt-cache show --no-all-versions $names 2>/dev/null |
+			awk -v s="$s" '/^Package: / { p = $2 } /^Version: / { print s, p, $2 }'
+	done > "$t"
+	mv "$t" "$tab"
+	echo "$tab"
+}
+
+# Prints "suite package version" for a kernel line alias: LINE (flavour
+# amd64) or LINE-rt (flavour rt-amd64), the newest image package of that
+# line in $line_suites.  Package names across the releases: linux-image-
+# 5.10.0-32-amd64, 6.1.0-57-amd64, 6.12.117+deb12-amd64, 7.3.4+deb13-amd64,
+# 7.3-amd64 (experimental); a meta package of the line (linux-image-6.12-
+# amd64) ties with its target and is followed later.
+resolve_line() {
+	own_cleanup
+	spec=$1
+	line=${spec%-rt}
+	flavour=amd64
+	[ "$line" = "$spec" ] || flavour=rt-amd64
+	tab=$(kernel_table)
+	re="^linux-image-$(echo "$line" | sed 's/\./\\./g')([.][0-9]+)*(\+[a-z0-9]+)?(-[0-9][0-9a-z.]*)?-$flavour\$"
+	best="" bestv=""
+	while read -r s p v; do
+		case $v in "$line".*|"$line"~*|"$line"-*) ;; *) continue ;; esac
+		if [ -z "$bestv" ] || dpkg --compare-versions "$v" gt "$bestv"; then
+			best="$s $p $v" bestv=$v
+		fi
+	done <<-EOF
+	$(RE=$re awk '$2 ~ ENVIRON["RE"]' "$tab")
+	EOF
+	[ -n "$best" ] ||
+		die "no suite carries kernel line $line (flavour $flavour): no linux-image-$line* package in $(echo $line_suites | sed 's/ /, /g')"
+	echo "$best"
 }
 
 # Follows meta packages (linux-image-amd64 -> linux-image-6.1.0-57-amd64)
@@ -140,7 +244,7 @@ resolve_package() {
 	p=$1
 	for hop in 1 2 3 4; do
 		info=$(env $aptenv apt-cache show --no-all-versions "$p" 2>/dev/null) ||
-			die "no Debian package named '$p'${suite:+ in $suite} (apt-cache show knows none; expected e.g. linux-image-6.1.0-57-amd64, linux-image-6.12-amd64 or an alias: 5.10, 6.1, 6.12, lab)"
+			die "no Debian package named '$p'${suite:+ in $suite} (apt-cache show knows none; expected e.g. linux-image-6.1.0-57-amd64, linux-image-6.12-amd64 or an alias: $lines_known, LINE-rt, lab)"
 		field() { echo "$info" | sed -n "s/^$1: //p" | head -n1; }
 		deps=$(field Depends | tr ',' '\n' | sed 's/^ *//; s/ .*//' | grep '^linux-image-' || true)
 		if [ -n "$deps" ] && [ "$(echo "$deps" | wc -l)" = 1 ] && [ "$(field Installed-Size)" -lt 1000 ]; then
@@ -169,7 +273,8 @@ extract_vmlinux() {	# bzImage out
 	1f8b*) dec="gzip -dc" ;;
 	*) return 1 ;;
 	esac
-	tail -c +"$((off + 1))" "$1" | head -c "$len" | $dec > "$2" 2>/dev/null || true
+	# head stops reading at the payload's end: tail's broken pipe is expected.
+	tail -c +"$((off + 1))" "$1" 2>/dev/null | head -c "$len" | $dec > "$2" 2>/dev/null || true
 	[ "$(od -An -c -N 4 "$2" | tr -d ' ')" = '177ELF' ]
 }
 
@@ -200,11 +305,15 @@ kernel_dir() {
 		fi
 		echo "$d"
 		return 0 ;;
-	5.10) use_suite bullseye; pkg=linux-image-amd64 ;;
-	6.1) use_suite bookworm; pkg=linux-image-amd64 ;;
-	6.12) use_suite bookworm; pkg=linux-image-6.12-amd64 ;;
+	[0-9]*)
+		echo "$spec" | grep -qE '^[0-9]+\.[0-9]+(-rt)?$' ||
+			die "unknown kernel '$spec': expected a kernel line ($lines_known) or LINE-rt, a Debian package (linux-image-...), 'lab' or a path"
+		host_has_suite none || true
+		spv=$(resolve_line "$spec")
+		use_suite "${spv%% *}"
+		pkg=$(echo "$spv" | cut -d' ' -f2) ;;
 	linux-image-*) use_suite "$opt_suite"; pkg=$spec ;;
-	*) die "unknown kernel '$spec': expected a Debian package (linux-image-...), an alias (5.10, 6.1, 6.12), 'lab' or a path" ;;
+	*) die "unknown kernel '$spec': expected a kernel line ($lines_known) or LINE-rt, a Debian package (linux-image-...), 'lab' or a path" ;;
 	esac
 	command -v apt-get >/dev/null || die "apt-get not found: kernels are fetched with apt"
 	pv=$(resolve_package "$pkg")
@@ -213,24 +322,81 @@ kernel_dir() {
 	d=$cache/kernels/${pkg}_$ver
 	if [ ! -f "$d/vmlinux" ]; then
 		tmpname "$d"
-		mkdir -p "$t/deb"
-		chown _apt "$t/deb" 2>/dev/null || true
-		note "downloading $pkg $ver${suite:+ ($suite)}"
-		(cd "$t/deb" && env $aptenv apt-get download "$pkg=$ver") >"$t/apt.log" 2>&1 ||
-			die "no apt access: apt-get download $pkg=$ver failed: $(grep -E '^(E|Err):' "$t/apt.log" | head -n1)"
-		deb=$(ls "$t/deb/"*.deb)
-		mkdir -p "$t/x"
-		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$t/x" --wildcards \
-			'./boot/vmlinuz-*' './boot/config-*' './boot/System.map-*' 2>/dev/null ||
-			die "$pkg $ver holds no /boot/vmlinuz-*: not a kernel image package"
-		extract_vmlinux "$t/x/boot/vmlinuz-"* "$t/vmlinux" ||
-			die "cannot decompress the kernel of $pkg $ver (payload neither xz, zstd nor gzip)"
-		mv "$t/x/boot/config-"* "$t/config"
-		echo "$pkg $ver ${suite:-host-apt}" > "$t/package"
-		rm -rf "$t/x" "$t/deb" "$t/apt.log"
+		fetch_image "$pkg" "$ver" "$t"
 		publish "$t" "$d"
 	fi
 	echo "$d"
+}
+
+# Downloads PKG=VER into DIR and leaves there vmlinux, config and package.
+# Up to 6.18 the image package holds /boot/vmlinuz-* and /boot/config-*.
+# From 6.19 on linux-image-<ver> is empty: the image is in linux-binary-<ver>
+# (at /boot/vmlinuz-*, and from 7.2 at /usr/lib/modules/<ver>/vmlinuz) and
+# the config in linux-base-<ver> (/usr/lib/modules/<ver>/config): those of
+# its dependencies come along, at the same version.
+fetch_image() {	# pkg ver dir
+	mkdir -p "$3/deb" "$3/x"
+	chown _apt "$3/deb" 2>/dev/null || true
+	info=$(env $aptenv apt-cache show "$1=$2" 2>/dev/null) || info=""
+	# "name=version" of those parts, from the (= version) Depends names.
+	parts=$(echo "$info" | sed -n 's/^Depends: //p' | head -n1 | tr ',|' '\n\n' |
+		sed -n 's/^ *\([^ ]*\) (= \([^)]*\)).*/\1=\2/p' |
+		grep -F -e "linux-binary-${1#linux-image-}=" -e "linux-base-${1#linux-image-}=" || true)
+	note "downloading $1 $2${suite:+ ($suite)}${parts:+ with $(echo $parts | sed 's/ /, /g')}"
+	for p in "$1=$2" $parts; do
+		if ! (cd "$3/deb" && env $aptenv apt-get download "$p") >"$3/apt.log" 2>&1; then
+			# linux-base-<ver> (the config) is not in every suite
+			# that has the image (6.19 to 7.1 in trixie-backports).
+			case $p in
+			linux-base-*) note "no kernel config: $(grep -E '^(E|Err):' "$3/apt.log" | head -n1)"; continue ;;
+			esac
+			die "apt-get download $p failed: $(apt_failure "$3/apt.log")"
+		fi
+	done
+	for deb in "$3/deb/"*.deb; do
+		# tar fails on the patterns a part does not hold: the files
+		# found below decide.
+		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$3/x" --wildcards \
+			'./boot/vmlinuz-*' './boot/config-*' './usr/lib/modules/*/vmlinuz' \
+			'./usr/lib/modules/*/config' 2>/dev/null || true
+	done
+	img=$(ls "$3/x/boot/vmlinuz-"* "$3/x/usr/lib/modules/"*/vmlinuz 2>/dev/null | head -n1)
+	if [ -z "$img" ]; then
+		held=$(for deb in "$3/deb/"*.deb; do dpkg-deb -c "$deb"; done | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }')
+		die "$1 $2 holds no kernel image (no /boot/vmlinuz-* nor /usr/lib/modules/*/vmlinuz${parts:+ in it or in $(echo $parts | sed 's/ /, /g')}): it holds $(echo "$held" | grep -c .) files, e.g. $(echo "$held" | head -n2 | tr '\n' ' ' | sed 's/ $//; s/ /, /')"
+	fi
+	extract_vmlinux "$img" "$3/vmlinux" ||
+		die "cannot decompress the kernel of $1 $2 (${img#"$3/x"}: payload neither xz, zstd nor gzip)"
+	cfg=$(ls "$3/x/boot/config-"* "$3/x/usr/lib/modules/"*/config 2>/dev/null | head -n1)
+	if [ -n "$cfg" ]; then mv "$cfg" "$3/config"; fi
+	echo "$1 $2 ${suite:-host-apt}" > "$3/package"
+	rm -rf "$3/x" "$3/deb" "$3/apt.log"
+}
+
+# `vm --list`: every kernel line alias, what it resolves to, whether cached.
+cmd_list() {
+	host_has_suite none || true
+	# In a subshell: kernel_table's own_cleanup must not forget ours.
+	(kernel_table) >/dev/null
+	tmpname "$cache/list-err"
+	printf '%-9s %-36s %-22s %-17s %s\n' ALIAS PACKAGE VERSION SUITE CACHED
+	for l in $lines_known; do
+		for a in "$l" "$l-rt"; do
+			spv=$( (resolve_line "$a") 2>"$t") || {
+				printf '%-9s %s\n' "$a" "-  ($(tail -n1 "$t" | sed "s/^$me: //"))"
+				continue
+			}
+			s=${spv%% *}
+			use_suite "$s"
+			pv=$( (resolve_package "$(echo "$spv" | cut -d' ' -f2)") 2>"$t") || {
+				printf '%-9s %s\n' "$a" "-  ($(tail -n1 "$t" | sed "s/^$me: //"))"
+				continue
+			}
+			c=no
+			[ -f "$cache/kernels/${pv% *}_${pv#* }/vmlinux" ] && c=yes
+			printf '%-9s %-36s %-22s %-17s %s\n' "$a" "${pv% *}" "${pv#* }" "$s" "$c"
+		done
+	done
 }
 
 # ---- the initramfs ----
@@ -558,6 +724,7 @@ kernel)
 	if [ "${1:-}" = --suite ]; then opt_suite=$2; shift 2; fi
 	[ $# = 1 ] || die "usage: vm.sh kernel [--suite S] SPEC"
 	kernel_dir "$1" ;;
+list) shift; opt_suite=""; cmd_list ;;
 run) shift; cmd_run "$@" ;;
-*) die "usage: vm.sh kernel SPEC | vm.sh run --out DIR --binary BIN ... (see the header)" ;;
+*) die "usage: vm.sh kernel SPEC | vm.sh list | vm.sh run --out DIR --binary BIN ... (see the header)" ;;
 esac

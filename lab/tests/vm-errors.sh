@@ -15,15 +15,37 @@ k=6.12
 $lab vm --cpus 0 --shell true >"$tmp/o" 2>&1
 [ $? = 2 ] && [ "$(wc -l < "$tmp/o")" -le 2 ] && grep -q -- "--cpus: '0'" "$tmp/o"
 ok $? "--cpus 0: exit 2 naming the option"
-$lab vm --kernel 9.99 --shell true >"$tmp/o" 2>&1
-[ $? = 2 ] && grep -q "unknown kernel '9.99'" "$tmp/o"
-ok $? "an unknown kernel alias: exit 2 ($(grep -m1 unknown "$tmp/o" | cut -c1-70)...)"
+$lab vm --kernel banana --shell true >"$tmp/o" 2>&1
+[ $? = 2 ] && [ "$(wc -l < "$tmp/o")" = 1 ] && grep -q "unknown kernel 'banana'" "$tmp/o"
+ok $? "an unknown kernel spec: exit 2 ($(grep -m1 unknown "$tmp/o" | cut -c1-70)...)"
+# progress notes (index fetches, downloads) aside, an error is one line.
+errlines() { grep -v -e 'fetching the package index' -e ': downloading ' "$1" | wc -l; }
+$lab vm --fetch --kernel 6.15 >"$tmp/o" 2>&1
+[ $? = 2 ] && [ "$(errlines "$tmp/o")" = 1 ] && grep -q "no suite carries kernel line 6.15 (flavour amd64)" "$tmp/o" &&
+	grep -q "bullseye, bookworm, trixie, trixie-backports, sid, experimental" "$tmp/o"
+ok $? "an alias no suite carries (6.15): exit 2, one line naming the suites searched"
+diag "$(tail -n1 "$tmp/o")"
+# From 6.19 an image package holds no image itself; this one holds none
+# anywhere (the code-signing templates of bookworm's kernel).
+$lab vm --fetch --kernel linux-image-amd64-signed-template --suite bookworm >"$tmp/o" 2>&1
+[ $? = 2 ] && [ "$(errlines "$tmp/o")" = 1 ] &&
+	grep -q "linux-image-amd64-signed-template [^ ]* holds no kernel image (no /boot/vmlinuz-\* nor /usr/lib/modules/\*/vmlinuz): it holds [0-9]* files, e.g. /usr/share/code-signing/" "$tmp/o" &&
+	! ls -d "${MEMCG_LAB_CACHE:-/var/cache/memcg-lab}"/kernels/linux-image-amd64-signed-template_* >/dev/null 2>&1
+ok $? "a package that holds no image: exit 2, one line naming it and what it holds, nothing cached"
+diag "$(tail -n1 "$tmp/o")"
+# A suite apt refuses: apt's own message, and no configuration left.
+MEMCG_LAB_CACHE=$tmp/cache-ns $lab vm --fetch --kernel linux-image-amd64 --suite nosuch >"$tmp/o" 2>&1
+[ $? = 2 ] && [ "$(errlines "$tmp/o")" = 1 ] &&
+	grep -q "apt-get update refused Debian suite nosuch: E: The repository 'http://deb.debian.org/debian nosuch Release' does not have a Release file" "$tmp/o" &&
+	[ ! -e "$tmp/cache-ns/apt/nosuch" ]
+ok $? "a suite apt refuses: exit 2, one line with apt's message, no configuration left behind"
+diag "$(tail -n1 "$tmp/o")"
 $lab vm --fetch --kernel linux-image-0.0.0-0-nosuch-amd64 >"$tmp/o" 2>&1
 [ $? = 2 ] && grep -q "no Debian package named 'linux-image-0.0.0-0-nosuch-amd64'" "$tmp/o"
 ok $? "a kernel package apt does not know: exit 2 naming it"
 # No apt access: an empty cache and a proxy that refuses every connection.
 MEMCG_LAB_CACHE=$tmp/cache http_proxy=http://127.0.0.1:9 $lab vm --fetch --kernel 6.1 >"$tmp/o" 2>&1
-[ $? = 2 ] && grep -q "no apt access" "$tmp/o" && [ -z "$(ls "$tmp/cache/kernels" | grep -v '^resolved$')" ]
+[ $? = 2 ] && grep -q "no apt access" "$tmp/o" && [ -z "$(ls "$tmp/cache/kernels" 2>/dev/null | grep -v '^resolved$')" ]
 ok $? "no apt access: exit 2 with apt's reason, nothing half-fetched left in the cache"
 diag "$(cat "$tmp/o")"
 # No qemu: every command on PATH but qemu's.

@@ -1,8 +1,8 @@
 #!/bin/sh
 # TAP: the lab inside real kernels under qemu, on cgroup v2 with the memory
 # controller: Debian's 5.10 (before the page_counter split), 6.1 and 6.12
-# (split, one stock slot), and the lab kernel with the user-flush mutex when
-# `make lab-kernel` has built it.  One boot per kernel runs every check
+# (split, one stock slot), 6.16 and 7.3 (seven stock slots), and the lab
+# kernel with the user-flush mutex when `make lab-kernel` has built it.  One boot per kernel runs every check
 # (lab/tests/vm/guest-checks.sh); the answers come back in the results
 # directory and are checked here:
 #   - probe in the guest agrees with probe of the same kernel's vmlinux read
@@ -28,9 +28,9 @@ for t in build/tests/*cgroup* build/tests/int-runtime-probe; do
 	adds="$adds --add $t"
 done
 
-# check KERNEL SPLIT BATCH CONTENTION_TP MUTEX
+# check KERNEL SPLIT BATCH CONTENTION_TP MUTEX STOCK_SLOTS
 check_kernel() {
-	k=$1 split=$2 batch=$3 tp=$4 mutex=$5
+	k=$1 split=$2 batch=$3 tp=$4 mutex=$5 slots=$6
 	if ! kd=$($lab vm --fetch --kernel "$k" 2>"$tmp/fetch.err"); then
 		skip "kernel $k: guest checks" "cannot get kernel $k: $(tail -n1 "$tmp/fetch.err")"
 		return
@@ -75,8 +75,8 @@ check_kernel() {
 	fi
 	[ "$(jget "$c/probe.out" features.cacheline_split)" = "$split" ]
 	ok $? "kernel $k: cacheline_split is $split"
-	[ "$(jget "$c/probe.out" features.stock_slots)" = 1 ]
-	ok $? "kernel $k: stock_slots is 1 (single-memcg per-CPU stock)"
+	[ "$(jget "$c/probe.out" features.stock_slots)" = "$slots" ]
+	ok $? "kernel $k: stock_slots is $slots ($([ "$slots" = 1 ] && echo single-memcg || echo multi-memcg) per-CPU stock)"
 	[ "$(jget "$c/probe.out" features.user_flush_mutex)" = "$mutex" ]
 	ok $? "kernel $k: user_flush_mutex is $mutex ($(jget "$c/probe.out" features.evidence.user_flush_mutex))"
 	[ "$(jget "$c/probe.out" tracepoints.lock:contention_begin.tracefs)" = "$tp" ]
@@ -89,15 +89,15 @@ check_kernel() {
 
 	[ "$(jget "$c/probe.out" runtime.charge_batch)" = "$batch" ]
 	ok $? "kernel $k: the first charge moves usage by $batch pages (runtime probe)"
-	[ "$(jget "$c/probe.out" runtime.stock_slots)" = 1 ]
-	ok $? "kernel $k: one memcg keeps its precharge per CPU (runtime probe)"
+	[ "$(jget "$c/probe.out" runtime.stock_slots)" = "$slots" ]
+	ok $? "kernel $k: $slots memcg(s) keep their precharge per CPU (runtime probe: $(jget "$c/probe.out" runtime.stock_slots))"
 	[ "$(jget "$c/probe.out" runtime.agrees_with_btf)" = true ]
 	ok $? "kernel $k: the runtime probe agrees with BTF"
 	if [ "$mutex" = true ]; then
 		check_mutex_trace "$k" "$c"
 	fi
 	check_statread "$k" "$d"
-	check_charge "$k" "$d"
+	check_charge "$k" "$d" "$slots"
 	for t in "$c"/test-*.rc; do
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .rc)
@@ -122,9 +122,9 @@ check_statread() {
 
 # Every charge mode ran on cgroup v2 and its results came back; the socket
 # path charged memory (v2: through the per-CPU stock); the stock mode saw
-# one memcg keep its precharge whatever K (one slot before 6.16).
+# min(K, slots) memcgs keep their precharge (one slot before 6.16).
 check_charge() {
-	k=$1 d=$2
+	k=$1 d=$2 slots=$3
 	for m in anon file kmem sock stock; do
 		r=$(ls -d "$d"/results/*-charge-$m 2>/dev/null | head -n1)
 		rc=$(cat "$d/results/checks/charge-$m.rc" 2>/dev/null || echo missing)
@@ -138,8 +138,10 @@ check_charge() {
 	ok $? "kernel $k: loopback TCP charges socket memory to the memcg on v2 (memory.stat sock: ${sock:-none})"
 	r=$(ls -d "$d"/results/*-charge-stock 2>/dev/null | head -n1)
 	holders=$(awk -F'\t' '$3 == "stock.holders" { printf "%s=%s ", $1, $4 }' "$r/data/metrics.tsv" 2>/dev/null)
-	[ "$holders" = "K=1=1 K=2=1 K=3=1 " ]
-	ok $? "kernel $k: one memcg per CPU keeps its precharge for K = 1..3 ($holders)"
+	want=""
+	for i in 1 2 3; do want="${want}K=$i=$((i < slots ? i : slots)) "; done
+	[ "$holders" = "$want" ]
+	ok $? "kernel $k: min(K, $slots) memcgs per CPU keep their precharge for K = 1..3 ($holders)"
 }
 
 # The user-flush mutex at work: concurrent memory.stat readers all go
@@ -196,19 +198,23 @@ check_lock_collector() {
 }
 
 # VM_KERNELS picks some of them (e.g. VM_KERNELS=lab make vmtest).
-for k in ${VM_KERNELS:-6.1 6.12 5.10 lab}; do
+for k in ${VM_KERNELS:-6.1 6.12 5.10 6.16 7.3 lab}; do
+	t0=$(date +%s)
 	case $k in
-	#                    split batch contention-tp mutex
-	6.1) check_kernel 6.1 true 64 true false ;;
-	6.12) check_kernel 6.12 true 64 true false ;;
-	5.10) check_kernel 5.10 false 32 false false ;;
+	#                    split batch contention-tp mutex stock-slots
+	6.1) check_kernel 6.1 true 64 true false 1 ;;
+	6.12) check_kernel 6.12 true 64 true false 1 ;;
+	5.10) check_kernel 5.10 false 32 false false 1 ;;
+	6.16) check_kernel 6.16 true 64 true false 7 ;;
+	7.3) check_kernel 7.3 true 64 true false 7 ;;
 	lab)
 		if lab/scripts/lab-kernel.sh --print >/dev/null 2>&1; then
-			check_kernel lab true 64 true true
+			check_kernel lab true 64 true true 1
 		else
 			skip "lab kernel: user_flush_mutex, mutex traced" "no lab kernel built (make lab-kernel)"
 		fi ;;
-	*) ok 1 "VM_KERNELS: '$k' is one of 6.1 6.12 5.10 lab" ;;
+	*) ok 1 "VM_KERNELS: '$k' is one of 6.1 6.12 5.10 6.16 7.3 lab" ;;
 	esac
+	diag "kernel $k: $(( $(date +%s) - t0 )) s (fetch, boot, checks)"
 done
 done_testing
