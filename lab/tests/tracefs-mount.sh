@@ -38,10 +38,13 @@ lock_data() {
 		ls "$1"/data/hist-lock-hold.*rstat_ss_lock.tsv >/dev/null 2>&1 &&
 		awk -F'\t' '/^[0-9]/ { s += $3 } END { exit !(s > 0) }' "$1"/data/hist-lock-hold.*rstat_ss_lock.tsv
 }
-# Waits until the run $1 has its tracer instance (mid measured phase).
+# Waits until the run $1 traces: its instance is made before the warm-up
+# with tracing off, and switched on when the measured phase starts.
 wait_tracing() {
+	local on
 	for _ in $(seq 200); do
-		ls /sys/kernel/tracing/instances 2>/dev/null | grep -q "^memcg-lab-$1-" && return 0
+		on=$(cat /sys/kernel/tracing/instances/memcg-lab-$1-*/tracing_on 2>/dev/null)
+		[ "$on" = 1 ] && return 0
 		sleep 0.1
 	done
 	return 1
