@@ -80,7 +80,7 @@ if pair batch 5.10 6.1 probe --runtime --results runtime; then
 		grep -q "cacheline split no" "$tmp/cmp.txt" && grep -q "cacheline split yes" "$tmp/cmp.txt"
 	ok $? "compare names both kernels and the page_counter split (5.10 no, 6.1 yes)"
 	$lab compare --tsv --metric '^runtime\.' "$a" "$b" > "$tmp/cmp.tsv" 2>&1
-	got=$(awk -F'\t' '$2 ~ /^runtime\./ { printf " %s:%g:%g", $2, $4, $7 }' "$tmp/cmp.tsv")
+	got=$(awk -F'\t' '$2 ~ /^runtime\.(charge_batch|stock_slots)$/ { printf " %s:%g:%g", $2, $4, $7 }' "$tmp/cmp.tsv")
 	want=" runtime.charge_batch:32:64 runtime.stock_slots:1:1"
 	[ "$got" = "$want" ]
 	ok $? "the charge batch through compare: 32 pages on 5.10, 64 on 6.1 (one stock slot on both)"
@@ -92,8 +92,24 @@ fi
 if [ ! -f experiments/obj-stock-slots.exp ]; then
 	skip "obj-stock-slots.exp on 7.1 against 7.2" "experiments/obj-stock-slots.exp is not in this tree"
 else
-	if pair objslots 7.1 7.2 run experiments/obj-stock-slots.exp -s experiment.repeats=1; then
-		diag "$(cat "$tmp/cmp.txt")"
+	kmax=8
+	if pair objslots 7.1 7.2 run experiments/obj-stock-slots.exp -s experiment.repeats=1 -s driver.stock-max=$kmax; then
+		grep -q "kernel 7.1" "$tmp/cmp.txt" && grep -q "kernel 7.2" "$tmp/cmp.txt" &&
+			grep -q "obj stock slots 1" "$tmp/cmp.txt" && grep -q "obj stock slots 5" "$tmp/cmp.txt"
+		ok $? "compare names both kernels and their obj stock slots (1 and 5)"
+		$lab compare --tsv --metric '^objstock\.holders$' "$a" "$b" > "$tmp/cmp.tsv" 2>&1
+		got=$(awk -F'\t' '$2 == "objstock.holders" { printf " %s:%g:%g", $1, $4, $7 }' "$tmp/cmp.tsv")
+		# 7.1: one objcg cached, one holder at every K.  7.2: more than
+		# one from K = 2, never more than min(K, 5), and 5 reached.
+		echo "$got" | tr ' ' '\n' | awk -F'[=:]' -v kmax=$kmax '
+			NF == 4 { n++; k = $2; if ($3 != 1) bad = bad " A(K=" k ")=" $3
+				  if (k >= 2 && $4 < 2) bad = bad " B(K=" k ")=" $4 " < 2"
+				  if ($4 > (k < 5 ? k : 5)) bad = bad " B(K=" k ")=" $4 " > min(K, 5)"
+				  if ($4 == 5) five = 1 }
+			END { if (n != kmax || bad != "" || !five) { print "wrong:" bad " (" n " steps, 5 reached: " five + 0 ")"; exit 1 } }' > "$tmp/why"
+		ok $? "the obj stock cliff through compare: 7.1 1 holder at every K, 7.2 more than 1 from K = 2, at most min(K, 5), 5 reached"
+		diag "K:7.1:7.2$got"
+		[ -s "$tmp/why" ] && diag "$(cat "$tmp/why")" "$(cat "$tmp/cmp.tsv")"
 	fi
 fi
 done_testing
