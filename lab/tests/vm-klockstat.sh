@@ -49,37 +49,20 @@ fentry*) ;;
 	exit ;;
 esac
 ok "$krc" "klockstat $kver attached by $method and printed its table (exit $krc)"
-ok "$(cat "$c/lab.rc")" "lock record around the readers exits 0"
-[ "$(cat "$c/lab.rc")" = 0 ] || diag "$(tail -n 5 "$c/lab.err")"
+ok "$(cat "$c/klockstat-lab.rc")" "lock record around the readers exits 0"
+[ "$(cat "$c/klockstat-lab.rc")" = 0 ] || diag "$(tail -n 5 "$c/klockstat-lab.err")"
 
-# klockstat's rows for the mutex (one per call stack): the sums of the
-# counts and totals, the largest max.  Times print as "12.3 us", "456 ns".
-kls() {	# section (Wait|Hold)
-	awk -v sec="$1" '
-	function ns(v, u) { return v * (u == "ns" ? 1 : u == "us" ? 1e3 : u == "ms" ? 1e6 : u == "s" ? 1e9 : u == "m" ? 6e10 : 3.6e12) }
-	/Caller/ { on = ($0 ~ ("Avg " sec)); next }
-	on && NF == 8 && $4 ~ /^[0-9]+$/ {
-		cnt += $4; tot += ns($7, $8); m = ns($5, $6); if (m > max) max = m
-	}
-	END { printf "%d %.0f %.0f %.0f\n", cnt, (cnt ? tot / cnt : 0), max, tot }' "$c/klockstat.out"
-}
-lab_row() {	# measure: method count mean max p50
-	r=$(ls -d "$d"/results/*-lock-klockstat 2>/dev/null | head -n1)
-	awk -F'\t' -v m="$1" '$1 == "stats_user_flush_mutex" && $3 == m { print $4, $5, $7, $8, $9 }' "$r/data/lock-hold.tsv" 2>/dev/null
-}
-set -- $(kls Hold)
-k_cnt=${1:-0} k_mean=${2:-0} k_max=${3:-0}
-set -- $(lab_row hold)
-l_method=${1:-none} l_cnt=${2:-0} l_mean=${3:-0} l_max=${4:-0} l_p50=${5:--}
-set -- $(kls Wait)
-kw_cnt=${1:-0} kw_mean=${2:-0} kw_max=${3:-0}
-set -- $(lab_row wait)
-lw_cnt=${2:-0} lw_mean=${3:-0} lw_max=${4:-0} lw_p50=${5:--}
+r=$(ls -d "$d"/results/*-lock-klockstat 2>/dev/null | head -n1)
+sh lab/tests/vm/klockstat-table.sh "$c" "$r" > "$tmp/table"
+row() { awk -v t="$1" -v m="$2" '$1 == t && $2 == m { print $3, $4, $5, $6, $7 }' "$tmp/table"; }
+set -- $(row klockstat hold)
+k_cnt=${1:-0} k_mean=${2:-0} k_max=${4:-0}
+set -- $(row lab hold)
+l_cnt=${1:-0} l_mean=${2:-0} l_p50=${3:--} l_max=${4:-0} l_method=${5:-none}
 
 diag "stats_user_flush_mutex, one run, under $(jget "$d/meta.json" vm.accel) (absolute times are the emulator's):" \
-	"$(printf '%-10s %-8s %8s %12s %12s %12s\n' tool measure count mean_ns p50_ns max_ns \
-		klockstat hold "$k_cnt" "$k_mean" - "$k_max" lab hold "$l_cnt" "$l_mean" "$l_p50" "$l_max" \
-		klockstat wait "$kw_cnt" "$kw_mean" - "$kw_max" lab wait "$lw_cnt" "$lw_mean" "$lw_p50" "$lw_max")"
+	"$(printf '%-10s %-5s %8s %12s %12s %12s %s\n' tool measure count mean_ns p50_ns max_ns method; \
+		while read -r l; do printf '%-10s %-5s %8s %12s %12s %12s %s\n' $l; done < "$tmp/table")"
 
 [ "$l_method" = bpf-fentry ]
 ok $? "the lab measured the holds by fentry/fexit like klockstat (method $l_method)"

@@ -7,19 +7,21 @@
 # so klockstat's window holds the lab's.  By default the readers are the
 # stat-read driver, READERS of them back to back for SECS seconds; arguments
 # replace that command (e.g. `memcg-lab run experiments/statread-flush.exp`).
-# Into /out/results/checks: klockstat.{out,err,rc,method}, lab.{out,err,rc}.
+# Into /out/results/checks: $TAG.{out,err,rc,method} (klockstat's) and
+# $TAG-lab.{out,err,rc} (lock record's); TAG defaults to klockstat.
 #
 #   klockstat-check.sh [COMMAND [ARG...]]
 out=/out/results/checks
 mkdir -p $out
-[ -x "${KLOCKSTAT:-}" ] || { echo "KLOCKSTAT='${KLOCKSTAT:-}' is no executable" > $out/klockstat.err; echo 2 > $out/klockstat.rc; exit 0; }
+t=${TAG:-klockstat}
+[ -x "${KLOCKSTAT:-}" ] || { echo "KLOCKSTAT='${KLOCKSTAT:-}' is no executable" > $out/$t.err; echo 2 > $out/$t.rc; exit 0; }
 grep -q ' stats_user_flush_mutex$' /proc/kallsyms ||
-	{ echo "no stats_user_flush_mutex in /proc/kallsyms: not the lab kernel" > $out/klockstat.err; echo 2 > $out/klockstat.rc; exit 0; }
+	{ echo "no stats_user_flush_mutex in /proc/kallsyms: not the lab kernel" > $out/$t.err; echo 2 > $out/$t.rc; exit 0; }
 
 # Only this script's readers read memory.stat while klockstat runs.
 trampolines() { grep -c ' bpf_trampoline_' /proc/kallsyms; }
 before=$(trampolines)
-"$KLOCKSTAT" -L stats_user_flush_mutex -n 1000 > $out/klockstat.out 2> $out/klockstat.err &
+"$KLOCKSTAT" -L stats_user_flush_mutex -n 1000 > $out/$t.out 2> $out/$t.err &
 kpid=$!
 # klockstat's stdout is a file (fully buffered): its "Tracing..." line shows
 # only at exit.  Attached means: its fentry/fexit trampolines are in
@@ -41,22 +43,22 @@ while kill -0 $kpid 2>/dev/null && [ $waited -lt 1200 ]; do
 done
 if ! kill -0 $kpid 2>/dev/null; then
 	wait $kpid
-	echo $? > $out/klockstat.rc
-	echo none > $out/klockstat.method
+	echo $? > $out/$t.rc
+	echo none > $out/$t.method
 	exit 0
 fi
 if [ "$(trampolines)" -gt "$before" ]; then
-	echo "fentry ($(( $(trampolines) - before )) trampolines)" > $out/klockstat.method
+	echo "fentry ($(( $(trampolines) - before )) trampolines)" > $out/$t.method
 else
-	echo "kprobe (no BPF trampoline appeared in $((waited / 10)) s)" > $out/klockstat.method
+	echo "kprobe (no BPF trampoline appeared in $((waited / 10)) s)" > $out/$t.method
 fi
 
 [ $# -gt 0 ] || set -- memcg-lab statread --top 2 --children 4 --allocators 0 \
 	--total-readers "${READERS:-16}" --interval flat --duration "${SECS:-2}s" --warmup 0.5s --results statread
-memcg-lab lock record -n "${LOCK_NAME:-lock-klockstat}" -- "$@" > $out/lab.out 2> $out/lab.err
-echo $? > $out/lab.rc
+memcg-lab lock record -n "${LOCK_NAME:-lock-klockstat}" -- "$@" > $out/$t-lab.out 2> $out/$t-lab.err
+echo $? > $out/$t-lab.rc
 
 kill -INT $kpid
 wait $kpid
-echo $? > $out/klockstat.rc
+echo $? > $out/$t.rc
 exit 0
