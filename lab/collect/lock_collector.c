@@ -597,8 +597,15 @@ static json_object *meta_json(const struct lock_collector *c)
 	return o;
 }
 
+/* One metrics row; under the runner, tagged with its step and repeat. */
+static void emit(FILE *m, const struct results *r, const char *name, double v, const char *unit,
+		 const char *better)
+{
+	metrics_emit(m, r->attached ? r->step : "-", r->repeat, name, v, unit, better);
+}
+
 /* count, p50, p99 and max of a histogram as metrics PREFIX.{count,p50,p99,max}. */
-static void emit_hist(FILE *m, const char *prefix, const struct hist *h)
+static void emit_hist(FILE *m, const struct results *r, const char *prefix, const struct hist *h)
 {
 	static const struct {
 		const char *name;
@@ -609,13 +616,13 @@ static void emit_hist(FILE *m, const char *prefix, const struct hist *h)
 	if (!h || !h->count)
 		return;
 	snprintf(name, sizeof(name), "%s.count", prefix);
-	metrics_emit(m, "-", 0, name, (double)h->count, "events", "-");
+	emit(m, r, name, (double)h->count, "events", "-");
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		snprintf(name, sizeof(name), "%s.%s", prefix, qs[i].name);
-		metrics_emit(m, "-", 0, name, (double)hist_quantile(h, qs[i].q), "ns", "lower");
+		emit(m, r, name, (double)hist_quantile(h, qs[i].q), "ns", "lower");
 	}
 	snprintf(name, sizeof(name), "%s.max", prefix);
-	metrics_emit(m, "-", 0, name, (double)h->max, "ns", "lower");
+	emit(m, r, name, (double)h->max, "ns", "lower");
 }
 
 /*
@@ -633,19 +640,19 @@ static void write_metrics(struct lock_collector *c, struct results *r)
 	char p[300];
 
 	if (fc->available) {
-		metrics_emit(m, "-", 0, "flush.calls", (double)fc->calls, "flushes", "-");
-		metrics_emit(m, "-", 0, "flush.forced", (double)fc->forced, "flushes", "-");
-		metrics_emit(m, "-", 0, "flush.needed", (double)fc->needed, "flushes", "-");
-		metrics_emit(m, "-", 0, "flush.flushed", (double)fc->flushed, "flushes", "-");
-		metrics_emit(m, "-", 0, "flush.skipped", (double)fc->skipped, "flushes", "-");
+		emit(m, r, "flush.calls", (double)fc->calls, "flushes", "-");
+		emit(m, r, "flush.forced", (double)fc->forced, "flushes", "-");
+		emit(m, r, "flush.needed", (double)fc->needed, "flushes", "-");
+		emit(m, r, "flush.flushed", (double)fc->flushed, "flushes", "-");
+		emit(m, r, "flush.skipped", (double)fc->skipped, "flushes", "-");
 	}
 	if (c->hold.measured && c->hold.lock_name[0] && !c->hold.plan.rstat_target) {
 		const char *tag = strcmp(c->hold.lock_name, "stats_user_flush_mutex") ? c->hold.lock_name : "ufmutex";
 
 		snprintf(p, sizeof(p), "%s.hold", tag);
-		emit_hist(m, p, &c->hold.hold);
+		emit_hist(m, r, p, &c->hold.hold);
 		snprintf(p, sizeof(p), "%s.wait", tag);
-		emit_hist(m, p, &c->hold.wait);
+		emit_hist(m, r, p, &c->hold.wait);
 	}
 	if (c->tracer) {
 		size_t n;
@@ -653,9 +660,9 @@ static void write_metrics(struct lock_collector *c, struct results *r)
 
 		for (size_t i = 0; i < n; i++) {
 			snprintf(p, sizeof(p), "rstat.r%d.l%d.hold", s[i].root, s[i].level);
-			emit_hist(m, p, &s[i].hold);
+			emit_hist(m, r, p, &s[i].hold);
 			snprintf(p, sizeof(p), "rstat.r%d.l%d.wait", s[i].root, s[i].level);
-			emit_hist(m, p, &s[i].wait);
+			emit_hist(m, r, p, &s[i].wait);
 		}
 		free(s);
 	}
