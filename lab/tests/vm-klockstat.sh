@@ -44,7 +44,7 @@ fentry*) ;;
 *)
 	why=$(grep -v '^libbpf: ' "$c/klockstat.err" 2>/dev/null | tail -n1)
 	skip "klockstat $kver against the lab's hold times" \
-		"klockstat could not attach with fentry (${method:-no method}, exit ${krc:-?}: ${why:-no message})"
+		"klockstat did not attach by fentry (${method:-it did not start}; exit ${krc:-?}: ${why:-no message})"
 	done_testing
 	exit ;;
 esac
@@ -60,8 +60,8 @@ k_cnt=${1:-0} k_mean=${2:-0} k_max=${4:-0}
 set -- $(row lab hold)
 l_cnt=${1:-0} l_mean=${2:-0} l_p50=${3:--} l_max=${4:-0} l_method=${5:-none}
 
-diag "stats_user_flush_mutex, one run, under $(jget "$d/meta.json" vm.accel) (absolute times are the emulator's):" \
-	"$(printf '%-10s %-5s %8s %12s %12s %12s %s\n' tool measure count mean_ns p50_ns max_ns method; \
+diag "stats_user_flush_mutex, one run, under $(jget "$d/meta.json" vm.accel) (absolute times are the emulator's):"
+diag "$(printf '%-10s %-5s %8s %12s %12s %12s %s\n' tool measure count mean_ns p50_ns max_ns method; \
 		while read -r l; do printf '%-10s %-5s %8s %12s %12s %12s %s\n' $l; done < "$tmp/table")"
 
 [ "$l_method" = bpf-fentry ]

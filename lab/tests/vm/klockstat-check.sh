@@ -16,7 +16,7 @@ mkdir -p $out
 t=${TAG:-klockstat}
 [ -x "${KLOCKSTAT:-}" ] || { echo "KLOCKSTAT='${KLOCKSTAT:-}' is no executable" > $out/$t.err; echo 2 > $out/$t.rc; exit 0; }
 grep -q ' stats_user_flush_mutex$' /proc/kallsyms ||
-	{ echo "no stats_user_flush_mutex in /proc/kallsyms: not the lab kernel" > $out/$t.err; echo 2 > $out/$t.rc; exit 0; }
+	{ echo "no stats_user_flush_mutex in /proc/kallsyms: a kernel without the user-flush mutex patch" > $out/$t.err; echo 2 > $out/$t.rc; exit 0; }
 
 # Only this script's readers read memory.stat while klockstat runs.
 trampolines() { grep -c ' bpf_trampoline_' /proc/kallsyms; }
