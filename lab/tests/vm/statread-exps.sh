@@ -33,10 +33,12 @@ measure() {	# tag command...
 		echo $? > $out/$tag-lab.rc
 	fi
 }
+# The shape goes into [small] (which replaces [driver]'s values on a box
+# under 16 CPUs, -s driver.* overrides included); the rest into [driver].
 measure flush memcg-lab run experiments/statread-flush.exp -s experiment.repeats=1 \
-	-s driver.top=$top -s driver.children=5 -s driver.allocators=1 \
-	-s driver.alloc-size=24M -s driver.limit=16M -s driver.top-limit=64M \
-	-s driver.interval=1s -s driver.duration=20s -s driver.warmup=2s \
+	-s small.top=$top -s small.children=5 -s small.allocators=1 \
+	-s small.alloc-size=24M -s small.limit=16M -s small.top-limit=64M \
+	-s small.interval=1s -s driver.duration=20s -s driver.warmup=2s \
 	-s driver.file-dir=/mnt/disk
 [ -n "${SKIP_CONTENTION:-}" ] ||
 	measure contention memcg-lab run experiments/statread-read-contention.exp -s experiment.repeats=1
