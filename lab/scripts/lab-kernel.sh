@@ -244,7 +244,7 @@ if [ $mode = check ]; then
 		cond=$(sed -n "s/^obj-\(\$(\(CONFIG_[A-Z0-9_]*\))\|y\)[[:space:]]*[+:]=.*[[:space:]]$o\([[:space:]].*\)\{0,1\}$/\2/p" \
 			"$src/$(dirname "$c")/Makefile" | head -n1)
 		if [ -z "$cond" ] || grep -qx "$cond=y" "$obj/.config"; then
-			targets="$targets ${c%.c}.o"
+			targets="${targets:+$targets }${c%.c}.o"
 		else
 			echo "lab-kernel: not compiled: $c ($cond is off in this config)"
 		fi
