@@ -263,7 +263,7 @@ if ! nice -n 19 make -C "$src" O="$obj" -j"$(nproc)" $targets >"$obj/build.log" 
 fi
 secs=$(( $(date +%s) - start ))
 if [ $mode = check ]; then
-	echo "lab-kernel:$targets compiled cleanly with the patches in $secs s"
+	echo "lab-kernel: $targets compiled cleanly with the patches in $secs s"
 	exit 0
 fi
 if [ -n "$patchdir" ]; then
