@@ -14,6 +14,7 @@
 #include "collect/perf_lock.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/metrics.h"
 #include "util/strfmt.h"
 
 struct lock_collector {
@@ -678,6 +679,78 @@ static json_object *meta_json(const struct lock_collector *c)
 	return o;
 }
 
+/* One metrics row; under the runner, tagged with its step and repeat. */
+static void emit(FILE *m, const struct results *r, const char *name, double v, const char *unit,
+		 const char *better)
+{
+	metrics_emit(m, r->attached ? r->step : "-", r->repeat, name, v, unit, better);
+}
+
+/* count, p50, p99 and max of a histogram as metrics PREFIX.{count,p50,p99,max}. */
+static void emit_hist(FILE *m, const struct results *r, const char *prefix, const struct hist *h)
+{
+	static const struct {
+		const char *name;
+		double q;
+	} qs[] = { { "p50", 0.5 }, { "p99", 0.99 } };
+	char name[300];
+
+	if (!h || !h->count)
+		return;
+	snprintf(name, sizeof(name), "%s.count", prefix);
+	emit(m, r, name, (double)h->count, "events", "-");
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		snprintf(name, sizeof(name), "%s.%s", prefix, qs[i].name);
+		emit(m, r, name, (double)hist_quantile(h, qs[i].q), "ns", "lower");
+	}
+	snprintf(name, sizeof(name), "%s.max", prefix);
+	emit(m, r, name, (double)h->max, "ns", "lower");
+}
+
+/*
+ * data/metrics.tsv, so that `compare` sets two lock records side by side (an
+ * A/B of kernels, e.g. with and without the user-flush mutex): flush.* (the
+ * memcg_flush_stats counts), ufmutex.{hold,wait}.* (the user-flush mutex;
+ * another target by its name) and rstat.r<root>.l<level>.{hold,wait}.*
+ * (the rstat lock; also when it is the target).  Short names: compare's
+ * table shows 26 characters of them.
+ */
+static void write_metrics(struct lock_collector *c, struct results *r)
+{
+	const struct flush_counts *fc = lock_collector_flushes(c);
+	FILE *m = metrics_open(r->dir);
+	char p[300];
+
+	if (fc->available) {
+		emit(m, r, "flush.calls", (double)fc->calls, "flushes", "-");
+		emit(m, r, "flush.forced", (double)fc->forced, "flushes", "-");
+		emit(m, r, "flush.needed", (double)fc->needed, "flushes", "-");
+		emit(m, r, "flush.flushed", (double)fc->flushed, "flushes", "-");
+		emit(m, r, "flush.skipped", (double)fc->skipped, "flushes", "-");
+	}
+	if (c->hold.measured && c->hold.lock_name[0] && !c->hold.plan.rstat_target) {
+		const char *tag = strcmp(c->hold.lock_name, "stats_user_flush_mutex") ? c->hold.lock_name : "ufmutex";
+
+		snprintf(p, sizeof(p), "%s.hold", tag);
+		emit_hist(m, r, p, &c->hold.hold);
+		snprintf(p, sizeof(p), "%s.wait", tag);
+		emit_hist(m, r, p, &c->hold.wait);
+	}
+	if (c->tracer) {
+		size_t n;
+		struct rstat_stat *s = lock_tracer_rstat(c->tracer, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			snprintf(p, sizeof(p), "rstat.r%d.l%d.hold", s[i].root, s[i].level);
+			emit_hist(m, r, p, &s[i].hold);
+			snprintf(p, sizeof(p), "rstat.r%d.l%d.wait", s[i].root, s[i].level);
+			emit_hist(m, r, p, &s[i].wait);
+		}
+		free(s);
+	}
+	fclose(m);
+}
+
 int lock_collector_write(struct lock_collector *c, struct results *r)
 {
 	if (c->tracer) {
@@ -686,6 +759,7 @@ int lock_collector_write(struct lock_collector *c, struct results *r)
 	}
 	write_hold(c, r);
 	write_flush(c, r);
+	write_metrics(c, r);
 	for (int v = 0; v < 3; v++) {
 		static const char *const names[3] = { "perf-lock-contention-caller.tsv",
 						       "perf-lock-contention-thread.tsv",

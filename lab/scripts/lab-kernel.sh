@@ -1,27 +1,43 @@
 #!/bin/sh
-# Builds the lab kernel: Debian's linux-source-6.1, tinyconfig plus
-# lab/kernel-patches/lab-kernel.config, with every lab/kernel-patches/*.patch
-# applied (the user-flush mutex of memcg-history section 3).
+# Builds the lab kernel: Debian's linux-source-7.3 (or, LAB_KERNEL=6.1,
+# linux-source-6.1), tinyconfig plus lab/kernel-patches/lab-kernel.config
+# plus the flavour's own lab/kernel-patches/<flavour>/lab-kernel.config,
+# with every lab/kernel-patches/<flavour>/*.patch applied (the user-flush
+# mutex of memcg-history section 3).
 #
 #   lab-kernel.sh [--print | --check]
 #
+# LAB_KERNEL=7.3 (default) or 6.1 picks the flavour.  7.3 is trixie-
+# backports' build (reached with a private apt configuration): the newest
+# Debian ships, with the multi-memcg stock (7 slots, 6.16), the per-
+# subsystem rstat lock (6.16) and the lockless update lists (6.17); 6.1 is
+# bookworm's, the old scheme (one-slot stock, one global rstat lock).
+#
 # --print only prints the cached vmlinux's path (exit 1 if there is none).
-# --check compiles only the C files the patches touch (after configuring),
-# the quick test of a patch; nothing is cached.  LAB_KERNEL_PATCHES=DIR
-# takes the patches (and lab-kernel.config, if DIR has one) from DIR instead
-# of lab/kernel-patches, to try a patch of one's own.
+# --check compiles only the C files the patches touch that the config
+# builds (after configuring), the quick test of a patch; nothing is cached.
+# LAB_KERNEL_PATCHES=DIR takes the patches (and the flavour's
+# lab-kernel.config, if DIR has one) from DIR instead, to try a patch of
+# one's own; LAB_KERNEL_PATCHES=none builds the same source and config
+# with no patch at all, the "without" side of an A/B:
+#   LAB_KERNEL_PATCHES=none memcg-lab vm --kernel lab ...
 #
 # The result is cached outside the repository, under $MEMCG_LAB_CACHE
 # (default /var/cache/memcg-lab), keyed by the source version, the patches
-# and the config fragment:
-#   lab-kernel/<key>/vmlinux        ELF with symbols, BTF and the PVH entry point
-#   lab-kernel/<key>/vmlinux.debug  the same with its DWARF
-#   lab-kernel/<key>/config         the final .config
-#   lab-kernel/<key>/build.log      the whole build output
-#   lab-kernel/<key>/build-seconds  how long the build took
+# and the config fragments:
+#   lab-kernel/<flavour>[-unpatched]-<key>/
+#     vmlinux        ELF with symbols, BTF and the PVH entry point
+#     vmlinux.debug  the same with its DWARF
+#     config         the final .config
+#     build.log      the whole build output
+#     build-seconds  how long the build took
+#     source         the package and version, and the patches applied
 # An entry exists only once a build succeeded (it is renamed into place), so
-# a failed or interrupted build never leaves a half-built kernel behind; the
-# object directory next to it just lets the next try continue.
+# a failed or interrupted build never leaves a half-built kernel behind.
+# One source tree and one object directory per flavour
+# (lab-kernel/<flavour>/src, obj) serve all its patch sets: switching
+# between patched and unpatched re-applies or reverses the patches there
+# and rebuilds only what they touch (minutes, not the full build).
 #
 # The compile runs under nice -n 19 on all CPUs: it takes long on a small
 # shared machine, and it must not starve the tests of the other users.
@@ -29,30 +45,84 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-patchdir=${LAB_KERNEL_PATCHES:-$root/lab/kernel-patches}
-fragment=$patchdir/lab-kernel.config
-[ -f "$fragment" ] || fragment=$root/lab/kernel-patches/lab-kernel.config
-ls "$patchdir"/*.patch >/dev/null 2>&1 || { echo "lab-kernel: no *.patch in $patchdir" >&2; exit 2; }
+die() { echo "lab-kernel: $*" >&2; exit 2; }
+
+flavour=${LAB_KERNEL:-7.3}
+case $flavour in
+7.3) pkg=linux-source-7.3 suite=trixie-backports ;;
+6.1) pkg=linux-source-6.1 suite="" ;;
+*) die "LAB_KERNEL=$flavour: unknown flavour (7.3, 6.1)" ;;
+esac
+patchdir=${LAB_KERNEL_PATCHES:-$root/lab/kernel-patches/$flavour}
+if [ "$patchdir" = none ]; then
+	patchdir="" variant=$flavour-unpatched
+else
+	ls "$patchdir"/*.patch >/dev/null 2>&1 || die "no *.patch in $patchdir"
+	variant=$flavour
+fi
+patches() { [ -z "$patchdir" ] || ls "$patchdir"/*.patch; }
+common=$root/lab/kernel-patches/lab-kernel.config
+fragment=$root/lab/kernel-patches/$flavour/lab-kernel.config
+[ -n "$patchdir" ] && [ -f "$patchdir/lab-kernel.config" ] && fragment=$patchdir/lab-kernel.config
+for f in "$common" "$fragment"; do [ -f "$f" ] || die "config fragment $f missing"; done
 mode=build
 case ${1:-} in
 --print) mode=print ;;
 --check) mode=check ;;
 "") ;;
-*) echo "lab-kernel: unknown option '$1' (--print, --check)" >&2; exit 2 ;;
+*) die "unknown option '$1' (--print, --check)" ;;
 esac
+[ $mode != check ] || [ -n "$patchdir" ] || die "--check with LAB_KERNEL_PATCHES=none: no patch to check"
 cache=${MEMCG_LAB_CACHE:-/var/cache/memcg-lab}
-pkg=linux-source-6.1
+kdir=$cache/lab-kernel
 
-die() { echo "lab-kernel: $*" >&2; exit 2; }
+# apt: the host's own sources for bookworm; a private configuration (never
+# /etc/apt) for another suite.
+aptenv=""
+use_suite() {
+	[ -n "$suite" ] || return 0
+	d=$kdir/apt/$suite
+	if [ ! -f "$d/apt.conf" ]; then
+		kr=/usr/share/keyrings/debian-archive-keyring.gpg
+		[ -f $kr ] || die "$kr missing (package debian-archive-keyring): cannot verify Debian $suite"
+		rm -rf "$d.tmp" && mkdir -p "$d.tmp/lists/partial" "$d.tmp/archives/partial" "$d.tmp/parts"
+		: > "$d.tmp/status"
+		echo "deb [signed-by=$kr] http://deb.debian.org/debian $suite main" > "$d.tmp/sources.list"
+		cat > "$d.tmp/apt.conf" <<-EOF
+		Dir::Etc::SourceList "$d/sources.list";
+		Dir::Etc::SourceParts "$d/parts";
+		Dir::Etc::Preferences "/dev/null";
+		Dir::Etc::PreferencesParts "$d/parts";
+		Dir::State::Lists "$d/lists";
+		Dir::State::status "$d/status";
+		Dir::Cache "$d/cache";
+		Dir::Cache::Archives "$d/archives";
+		APT::Architecture "amd64";
+		APT::Architectures { "amd64"; };
+		Acquire::Languages "none";
+		EOF
+		chown -R _apt "$d.tmp/lists" "$d.tmp/archives" 2>/dev/null || true
+		mv -T "$d.tmp" "$d"
+	fi
+	aptenv="APT_CONFIG=$d/apt.conf"
+	if ! ls "$d/lists/"*Packages* >/dev/null 2>&1; then
+		echo "lab-kernel: fetching the package index of Debian $suite (private apt configuration in $d)"
+		env $aptenv apt-get update >"$d/update.log" 2>&1 ||
+			die "no apt access to Debian $suite: $(grep -E '^(E|W|Err):' "$d/update.log" | head -n1)"
+	fi
+}
 
 command -v apt-get >/dev/null || die "apt-get not found: the lab kernel's source comes from Debian's $pkg"
-ver=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: *//p')
+mkdir -p "$kdir" 2>/dev/null || die "cannot create $kdir"
+use_suite
+ver=$(env $aptenv apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: *//p')
 [ -n "$ver" ] && [ "$ver" != "(none)" ] ||
-	die "package $pkg is unknown to apt (no candidate in apt-cache policy; run apt-get update?)"
+	die "package $pkg is unknown to apt${suite:+ (Debian $suite)} (no candidate in apt-cache policy; run apt-get update?)"
 
-key=$( { echo "$pkg $ver"; cat "$fragment" "$patchdir"/*.patch; } | sha256sum | cut -c1-12)
-kdir=$cache/lab-kernel
-out=$kdir/6.1-$key
+# shellcheck disable=SC2046
+key=$( { echo "$pkg $ver"; cat "$common" "$fragment"; [ -z "$patchdir" ] && echo unpatched || cat $(patches); } |
+	sha256sum | cut -c1-12)
+out=$kdir/$variant-$key
 
 if [ $mode = print ]; then
 	[ -f "$out/vmlinux" ] || exit 1
@@ -63,57 +133,95 @@ if [ $mode = build ] && [ -f "$out/vmlinux" ]; then
 	echo "lab-kernel: cached: $out/vmlinux (built in $(cat "$out/build-seconds") s)"
 	exit 0
 fi
-for t in gcc make bison flex bc pahole; do
+for t in gcc make bison flex bc pahole patch; do
 	command -v $t >/dev/null || die "$t not found (as root: make deps)"
 done
-mkdir -p "$kdir/debs" || die "cannot create $kdir"
+mkdir -p "$kdir/debs" || die "cannot create $kdir/debs"
 
 # 1. The source package, fetched by name and version (apt's sandbox user
 # must be able to write the download directory).
 deb=$(ls "$kdir"/debs/${pkg}_"$(echo "$ver" | sed 's/:/%3a/')"_all.deb 2>/dev/null || true)
 if [ -z "$deb" ]; then
 	chown _apt "$kdir/debs" 2>/dev/null || true
-	(cd "$kdir/debs" && apt-get download "$pkg=$ver" >/dev/null 2>"$kdir/debs/apt.err") ||
+	(cd "$kdir/debs" && env $aptenv apt-get download "$pkg=$ver" >/dev/null 2>"$kdir/debs/apt.err") ||
 		die "apt-get download $pkg=$ver failed: $(tail -n1 "$kdir/debs/apt.err")"
 	deb=$(ls "$kdir"/debs/${pkg}_*_all.deb | tail -n1)
 fi
 
-# 2. Pristine source with the lab's patches applied, made in a temporary
-# directory and renamed into place only when complete.
-srckey=$( { echo "$ver"; cat "$patchdir"/*.patch; } | sha256sum | cut -c1-12)
-src=$kdir/src-$srckey
-if [ ! -d "$src" ]; then
-	rm -rf "$src.tmp" && mkdir -p "$src.tmp"
+# One build per flavour at a time: the tree and the objects are shared.
+work=$kdir/$flavour
+mkdir -p "$work"
+exec 9>"$work/lock"
+flock -n 9 || die "another lab-kernel build of $flavour is running in $work"
+
+# 2. The pristine source, unpacked once per version.
+src=$work/src
+if [ ! -f "$src/.lab-source" ] || [ "$(cat "$src/.lab-source")" != "$pkg $ver" ]; then
+	rm -rf "$src" "$src.tmp" "$work/obj" && mkdir -p "$src.tmp"
 	echo "lab-kernel: unpacking $pkg $ver"
-	if ! dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/src/linux-source-6.1.tar.xz |
+	if ! dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$pkg.tar.xz" |
 		xz -dc | tar -x -C "$src.tmp" --strip-components=1; then
 		rm -rf "$src.tmp"
 		die "cannot unpack $deb"
 	fi
-	for p in "$patchdir"/*.patch; do
-		if ! patch -s -p1 -d "$src.tmp" < "$p" >"$kdir/patch.log" 2>&1; then
-			rm -rf "$src.tmp"
-			die "patch $(basename "$p") does not apply to $pkg $ver: $(head -n3 "$kdir/patch.log" | tr '\n' ' ')"
-		fi
-		echo "lab-kernel: applied $(basename "$p")"
-	done
+	mkdir "$src.tmp/.lab-applied"
+	echo "$pkg $ver" > "$src.tmp/.lab-source"
 	mv "$src.tmp" "$src"
 fi
 
-# 3. Configure: tinyconfig + the fragment, then check that every option of
-# the fragment survived (a dependency Kconfig refused would be silent).
-# One object directory per patched source: a changed config fragment
-# rebuilds only what it touches.  A lock keeps two builds out of it.
-obj=$kdir/obj-$srckey
+# 3. The wanted patches on it: those applied for an earlier build are
+# reversed first (last first), unless they are the same.  Each patch is
+# tried with --dry-run before it is applied, so one that does not apply
+# names its file and hunk and leaves the tree as it was.
+applied=$src/.lab-applied
+same=yes
+[ "$(ls "$applied")" = "$(patches | xargs -r -n1 basename)" ] || same=""
+if [ -n "$same" ]; then
+	for p in $(patches); do cmp -s "$p" "$applied/$(basename "$p")" || same=""; done
+fi
+if [ -z "$same" ]; then
+	for p in $(ls -r "$applied"); do
+		patch -s -R -p1 -d "$src" < "$applied/$p" >"$work/patch.log" 2>&1 ||
+			die "cannot reverse $p in $src ($(head -n1 "$work/patch.log")): remove $src to unpack it again"
+		rm "$applied/$p"
+		echo "lab-kernel: reversed $p"
+	done
+	for p in $(patches); do
+		b=$(basename "$p")
+		if ! patch --dry-run -p1 -d "$src" < "$p" >"$work/patch.log" 2>&1; then
+			where=$(awk '/^(patching|checking) file /{ f = $3 }
+				/^Hunk #[0-9]+ FAILED at / { n++; at = $5; sub(/[^0-9].*/, "", at)
+					if (!w) w = f " hunk " $2 " (at line " at ") FAILED" }
+				/malformed|can.t find file/ && !w { w = $0 }
+				END { if (w) print w (n > 1 ? "; " n " hunks failed in all" : "") }' "$work/patch.log")
+			for q in $(ls -r "$applied"); do
+				patch -s -R -p1 -d "$src" < "$applied/$q" >/dev/null 2>&1 && rm "$applied/$q"
+			done
+			die "patch $b does not apply to $pkg $ver: ${where:-$(head -n1 "$work/patch.log")}"
+		fi
+		patch -s -p1 -d "$src" < "$p" >"$work/patch.log" 2>&1 || die "patch $b: $(head -n1 "$work/patch.log")"
+		cp "$p" "$applied/$b"
+		echo "lab-kernel: applied $b"
+	done
+fi
+
+# 4. Configure: tinyconfig + the fragments, then check that every option of
+# them survived (a dependency Kconfig refused would be silent).  An
+# unchanged result keeps the old .config and its time, so nothing rebuilds.
+obj=$work/obj
 mkdir -p "$obj"
-exec 9>"$obj.lock"
-flock -n 9 || die "another lab-kernel build is running in $obj"
+cat "$common" "$fragment" > "$obj/lab-fragment.config"
+[ ! -f "$obj/.config" ] || cp -p "$obj/.config" "$obj/config.before"
 make -s -C "$src" O="$obj" tinyconfig >/dev/null
-"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$fragment" >"$obj/merge.log" 2>&1 ||
+"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$obj/lab-fragment.config" >"$obj/merge.log" 2>&1 ||
 	die "merge_config failed: $(tail -n2 "$obj/merge.log")"
 make -s -C "$src" O="$obj" olddefconfig >>"$obj/merge.log" 2>&1
+if [ -f "$obj/config.before" ] && cmp -s "$obj/.config" "$obj/config.before"; then
+	mv "$obj/config.before" "$obj/.config"
+fi
+rm -f "$obj/config.before"
 missing=""
-for line in $(grep -E '^CONFIG_[A-Z0-9_]+=' "$fragment" | sed 's/=n$/=N/'); do
+for line in $(grep -E '^CONFIG_[A-Z0-9_]+=' "$obj/lab-fragment.config" | sed 's/=n$/=N/'); do
 	opt=${line%%=*}
 	val=${line#*=}
 	if [ "$val" = N ]; then
@@ -124,15 +232,28 @@ for line in $(grep -E '^CONFIG_[A-Z0-9_]+=' "$fragment" | sed 's/=n$/=N/'); do
 done
 [ -z "$missing" ] || die "these config options did not stick (a dependency is missing):$missing"
 
-# 4. Build vmlinux only (booted directly through PVH: no bzImage needed),
-# or for --check only the objects of the C files the patches touch.
+# 5. Build vmlinux only (booted directly through PVH: no bzImage needed),
+# or for --check only the objects of the C files the patches touch and the
+# config builds (obj-y or obj-$(CONFIG_X) with X=y in their Makefile).
 targets=vmlinux
 if [ $mode = check ]; then
-	targets=$(sed -n 's|^+++ b/\(.*\)\.c$|\1.o|p; s|^+++ b/\(.*\)\.c[[:space:]].*|\1.o|p' "$patchdir"/*.patch | sort -u | tr '\n' ' ')
-	[ -n "$targets" ] || die "--check: the patches touch no C file"
+	targets=""
+	# shellcheck disable=SC2046
+	for c in $(sed -n 's|^+++ b/\(.*\.c\)\([[:space:]].*\)\{0,1\}$|\1|p' $(patches) | sort -u); do
+		o=$(basename "$c" .c).o
+		cond=$(sed -n "s/^obj-\(\$(\(CONFIG_[A-Z0-9_]*\))\|y\)[[:space:]]*[+:]=.*[[:space:]]$o\([[:space:]].*\)\{0,1\}$/\2/p" \
+			"$src/$(dirname "$c")/Makefile" | head -n1)
+		if [ -z "$cond" ] || grep -qx "$cond=y" "$obj/.config"; then
+			targets="${targets:+$targets }${c%.c}.o"
+		else
+			echo "lab-kernel: not compiled: $c ($cond is off in this config)"
+		fi
+	done
+	[ -n "$targets" ] || die "--check: the patches touch no C file this config builds"
 fi
-echo "lab-kernel: building $targets in $obj with $(nproc) jobs at nice 19; log: $obj/build.log"
+echo "lab-kernel: building$([ $mode = check ] || echo " $variant") $targets in $obj with $(nproc) jobs at nice 19; log: $obj/build.log"
 start=$(date +%s)
+# shellcheck disable=SC2086
 if ! nice -n 19 make -C "$src" O="$obj" -j"$(nproc)" $targets >"$obj/build.log" 2>&1; then
 	echo "lab-kernel: build failed after $(( $(date +%s) - start )) s; the compiler said:" >&2
 	grep -E -A3 'error:|Error [0-9]' "$obj/build.log" | head -n 30 >&2 ||
@@ -145,8 +266,13 @@ if [ $mode = check ]; then
 	echo "lab-kernel: $targets compiled cleanly with the patches in $secs s"
 	exit 0
 fi
-grep -q 'mem_cgroup_user_flush_stats' "$obj/System.map" ||
-	die "the built vmlinux lacks mem_cgroup_user_flush_stats: was the patch applied?"
+if [ -n "$patchdir" ]; then
+	grep -q ' mem_cgroup_user_flush_stats$' "$obj/System.map" ||
+		die "the built vmlinux lacks mem_cgroup_user_flush_stats: was the patch applied?"
+else
+	! grep -q ' mem_cgroup_user_flush_stats$' "$obj/System.map" ||
+		die "the unpatched build has mem_cgroup_user_flush_stats: $src is not pristine (remove it)"
+fi
 
 rm -rf "$out.tmp" && mkdir -p "$out.tmp"
 # The booted vmlinux keeps its symbols and .BTF but not the DWARF (a fifth
@@ -156,6 +282,6 @@ cp "$obj/vmlinux" "$out.tmp/vmlinux.debug"
 cp "$obj/.config" "$obj/build.log" "$obj/System.map" "$out.tmp/"
 mv "$out.tmp/.config" "$out.tmp/config"
 echo "$secs" > "$out.tmp/build-seconds"
-echo "$pkg $ver" > "$out.tmp/source"
+echo "$pkg $ver, $( [ -n "$patchdir" ] && echo "patches: $(ls "$applied" | tr '\n' ' ' | sed 's/ $//')" || echo unpatched)" > "$out.tmp/source"
 mv "$out.tmp" "$out"
 echo "lab-kernel: built $out/vmlinux in $secs s"

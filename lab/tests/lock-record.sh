@@ -66,6 +66,11 @@ awk -F'\t' 'NR > 1 && $6 > 0 && $8 > 0 { n++ } END { exit !n }' "$res/data/lock-
 check $? "lock-locks.tsv: locks with contention waits"
 awk -F'\t' 'NR == 2 && $1 == 1 && $2 > 0 && $5 + $6 == $2 { f = 1 } END { exit !f }' "$res/data/lock-flush.tsv"
 check $? "lock-flush.tsv: memcg_flush_stats calls = flushed + skipped ($(sed -n 2p "$res/data/lock-flush.tsv"))"
+# The same numbers as metrics for compare: the flush calls, the rstat holds.
+calls=$(awk -F'\t' 'NR == 2 { print $2 }' "$res/data/lock-flush.tsv")
+awk -F'\t' -v c="$calls" '$3 == "flush.calls" && $4 == c { f++ } $3 ~ /^rstat\.r[0-9]+\.l[0-9]+\.hold\.count$/ && $4 > 0 { g++ }
+	END { exit !(f == 1 && g) }' "$res/data/metrics.tsv"
+check $? "metrics.tsv: flush.calls ($calls) and the rstat lock's hold counts, for compare"
 for f in lock-locks lock-rstat lock-hold lock-flush; do
 	head -1 "$res/data/$f.tsv" | grep -q '^[a-z_]*	'
 	check $? "$f.tsv starts with a header row"
