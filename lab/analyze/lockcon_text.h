@@ -3,7 +3,7 @@
  * The output of `perf lock contention` as users capture it: the text table
  * (all perf versions, caller / -t task / -l address / --lock-cgroup views,
  * -v stacks, the debug footer, old narrow columns) and the CSV of -x SEP
- * (perf 6.5+).  Parsing rules: ../shared/docs/perf-formats.md section 2.4.
+ * (perf 6.5+).  Parsing rules: lab/README section 3.
  * With -o -v (perf 6.15+) a table ends with the owner section
  * ("=== owner stack trace ===", or "# owner stack trace:" in CSV): rows of
  * the same layout whose keys are lock owners, kept apart from the waiters

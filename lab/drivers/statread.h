@@ -4,7 +4,7 @@
  * a cgroup tree while allocators in the leaves push past their limits, so
  * reclaim (an in-kernel stats flusher) runs the whole time.  It reproduces
  * the tests behind the memcg stats-flushing changes (Yosry's stress.sh,
- * Wei Xu's read-contention benchmark; docs/memcg-history.md sections 3, 9).
+ * Wei Xu's read-contention benchmark; lab/README sections 1.4, 4.2, 4.3).
  *
  * The work splits in three: statread_plan() turns options plus host facts
  * into a tree and a reader list, or one line saying why not (pure, so the
