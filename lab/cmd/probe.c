@@ -293,6 +293,8 @@ void probe_print(FILE *f, const struct probe_report *p)
 			p->rt.obj_stock_saturated ? ", saturated: at least this many" : "",
 			p->rt.obj_stock_slots.mode == btf_objcg_slots(p) ? "agrees with" : "DISAGREES with",
 			btf_objcg_slots(p));
+	else if (strstr(p->rt.obj_method, "not measured"))
+		fprintf(f, "  %-18s none (not measured here: see below)\n", "obj_stock_slots");
 	else
 		fprintf(f, "  %-18s none (every round disturbed)\n", "obj_stock_slots");
 	fprintf(f, "  %-18s %s\n", "method", p->rt.method);

@@ -215,6 +215,7 @@ struct probe_ctx {
 	bool realtime;	/* workers (and the parent) run SCHED_FIFO */
 	bool can_hold;	/* realtime, and the parent has a CPU of its own */
 	int disturbed;	/* rounds retried because a worker stopped holding */
+	char no_obj[160];	/* why the obj stock's slots cannot be read here, or "" */
 };
 
 static int read_usage(const struct probe_ctx *p, struct rp_worker *w, long long *out, char *err, size_t errlen)
@@ -562,6 +563,27 @@ static int pick_cpus(cpu_set_t *orig, int *cpu, int *orch)
 
 #define MAX_RETRIES 3
 
+/* Whether the kernel memory of the probe's own cgroup can be read: not in
+ * memory.stat of v2 kernels before 5.18 (no "kernel" entry), nor without
+ * memory.kmem.* on v1.  "" when it can, else why not (p->no_obj). */
+static void check_kmem_readable(struct probe_ctx *p)
+{
+	const char *file = runtime_kmem_file(p->env);
+	int fd = cg_open_file(p->tree.root, file);
+	long long v;
+	int e = fd < 0 ? fd : runtime_read_kmem(p->env, fd, &v);
+
+	if (fd >= 0)
+		close(fd);
+	if (!e)
+		return;
+	if (p->env->memory_v2 && e == -ENOENT)
+		snprintf(p->no_obj, sizeof(p->no_obj), "not measured: %s has no 'kernel' entry (5.18+)", file);
+	else
+		snprintf(p->no_obj, sizeof(p->no_obj), "not measured: the probe's cgroup's %s: %s", file,
+			 strerror(e < 0 ? -e : e));
+}
+
 /* The stock-slot probes, memcg (batch: the charge batch measured this
  * round) or obj stock (batch unused). */
 static int stock_round(struct probe_ctx *p, int r, bool obj, int k, int batch, int *holders, char *err,
@@ -616,6 +638,8 @@ static int one_round(struct probe_ctx *p, int r, struct runtime_probe_result *ou
 	out->stock_slots.samples[r] = holders;
 	if (holders == out->stock_k)
 		out->stock_saturated = true;
+	if (p->no_obj[0])
+		return 0;
 	holders = -1;
 	ret = stock_slots(p, r, true, &out->obj_stock_k, 0, &holders, err, errlen);
 	if (ret <= 0)
@@ -689,6 +713,7 @@ int runtime_probe_run(const struct cg_env *env, int rounds, struct runtime_probe
 		out->stock_slots.samples[r] = -1;
 		out->obj_stock_slots.samples[r] = -1;
 	}
+	check_kmem_readable(p);
 	for (int r = 0; r < rounds; r++)
 		if (one_round(p, r, out, err, errlen))
 			goto out;
@@ -712,9 +737,12 @@ int runtime_probe_run(const struct cg_env *env, int rounds, struct runtime_probe
 		 cg_mode_name(env->mode), cg_file_usage(env), out->orchestrator_cpu, how,
 		 p->cpu, out->stock_k, runtime_precharge_threshold(out->charge_batch.mode, p->page) >> 10,
 		 rounds, p->disturbed);
-	snprintf(out->obj_method, sizeof(out->obj_method), "obj slots = memcgs of %d opening /dev/null in turn "
-		 "that keep >= %ld KiB of kmem in %s%s", out->obj_stock_k, p->page / 2 >> 10, runtime_kmem_file(env),
-		 env->memory_v2 ? " (kernel, after the periodic stats flush)" : "");
+	if (p->no_obj[0])
+		snprintf(out->obj_method, sizeof(out->obj_method), "obj slots %s", p->no_obj);
+	else
+		snprintf(out->obj_method, sizeof(out->obj_method), "obj slots = memcgs of %d opening /dev/null in "
+			 "turn that keep >= %ld KiB of kmem in %s%s", out->obj_stock_k, p->page / 2 >> 10,
+			 runtime_kmem_file(env), env->memory_v2 ? " (kernel, after the periodic stats flush)" : "");
 	ret = 0;
 out:
 	if (ret)
