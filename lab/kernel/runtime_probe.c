@@ -720,6 +720,19 @@ int runtime_probe_run(const struct cg_env *env, int rounds, struct runtime_probe
 	runtime_stat_finish(&out->charge_batch, rounds);
 	runtime_stat_finish(&out->stock_slots, rounds);
 	runtime_stat_finish(&out->obj_stock_slots, rounds);
+	if (!p->no_obj[0] && out->obj_stock_saturated && out->obj_stock_k * 2 > RP_MAX_K) {
+		/* No kernel's obj stock holds that many objcgs: the drains did
+		 * not show (a 6.1 guest; files freed after an RCU grace period
+		 * land in whichever objcg the stock holds then). */
+		snprintf(p->no_obj, sizeof(p->no_obj), "not measured: all %d memcgs kept their kernel memory in "
+			 "%s, so the stock's drains do not show there on this kernel", out->obj_stock_k,
+			 runtime_kmem_file(env));
+		memset(&out->obj_stock_slots, 0, sizeof(out->obj_stock_slots));
+		for (int r = 0; r < rounds; r++)
+			out->obj_stock_slots.samples[r] = -1;
+		runtime_stat_finish(&out->obj_stock_slots, rounds);
+		out->obj_stock_saturated = false;
+	}
 	if (!out->charge_batch.nsamples || !out->stock_slots.nsamples) {
 		snprintf(err, errlen, "every runtime probe round on CPU %d was disturbed by other tasks", p->cpu);
 		goto out;

@@ -99,12 +99,20 @@ int main(void)
 		tap_skip("stock slots match BTF", "no memcg_stock_pcp in the running kernel's BTF");
 	}
 	ok(!r.stock_saturated, "the slot probe charged more memcgs (%d) than there are slots", r.stock_k);
-	if (obj_slots > 0)
-		is_int(r.obj_stock_slots.mode, obj_slots, "obj stock slots are %d, the objcg slots in BTF", obj_slots);
-	else
-		tap_skip("obj stock slots match BTF", "no objcg stock in the running kernel's BTF");
-	ok(!r.obj_stock_saturated, "the obj slot probe allocated in more memcgs (%d) than there are slots",
-	   r.obj_stock_k);
+	if (obj_slots > 0 && strstr(r.obj_method, "not measured")) {
+		/* The probe says why it cannot see the stock here (e.g. a 6.1
+		 * guest); where it can (this host's 6.18), it must match BTF. */
+		tap_skip("obj stock slots match BTF", r.obj_method);
+		tap_skip("the obj slot probe allocated in more memcgs than there are slots", r.obj_method);
+	} else {
+		if (obj_slots > 0)
+			is_int(r.obj_stock_slots.mode, obj_slots, "obj stock slots are %d, the objcg slots in BTF",
+			       obj_slots);
+		else
+			tap_skip("obj stock slots match BTF", "no objcg stock in the running kernel's BTF");
+		ok(!r.obj_stock_saturated, "the obj slot probe allocated in more memcgs (%d) than there are slots",
+		   r.obj_stock_k);
+	}
 	is_int(r.batch_stable_rounds, r.charge_batch.nsamples,
 	       "pages 2 and 3 came from the stock the first page filled, every round");
 	is_int(r.batch_first_usage[0], 0, "entering the cgroup charged nothing before the first page");
