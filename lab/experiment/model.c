@@ -382,10 +382,12 @@ char **driver_argv(const struct exp *x, const struct phase *ph, long step_value,
 			continue;
 		if (ph->param && !strcmp(e->key, ph->param))
 			continue;
-		small = ph->small ? expfile_get(&x->f, ph->small_sec, e->key) : NULL;
+		/* A value given on the command line (-s driver.KEY=V, line 0)
+		 * is the user's: neither [small] nor [v1] replaces it. */
+		small = ph->small && e->line ? expfile_get(&x->f, ph->small_sec, e->key) : NULL;
 		if (small)
 			val = small->value;
-		if (ph->v1 && expfile_get(&x->f, ph->v1_sec, e->key))
+		if (ph->v1 && e->line && expfile_get(&x->f, ph->v1_sec, e->key))
 			val = expfile_get(&x->f, ph->v1_sec, e->key)->value;
 		if (!parse_bool(val, &b) && strcmp(val, "0") && strcmp(val, "1")) {
 			if (b)
@@ -419,11 +421,13 @@ char **driver_argv(const struct exp *x, const struct phase *ph, long step_value,
  * one on a small box), for planning collector windows; 10 s if not given. */
 double phase_duration(const struct exp *x, const struct phase *ph)
 {
-	const struct exp_entry *e = ph->small ? expfile_get(&x->f, ph->small_sec, "duration") : NULL;
+	const struct exp_entry *d = expfile_get(&x->f, ph->drv, "duration");
+	const struct exp_entry *e = ph->small && !(d && !d->line) ? expfile_get(&x->f, ph->small_sec, "duration")
+								    : NULL;
 	unsigned long long ns;
 
 	if (!e)
-		e = expfile_get(&x->f, ph->drv, "duration");
+		e = d;
 	if (e && !parse_duration_ns(e->value, &ns) && ns)
 		return ns / 1e9;
 	return 10;

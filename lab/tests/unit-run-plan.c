@@ -227,6 +227,31 @@ static void limits(const struct exp_plan_host *h)
 	refused("experiments/statread-flush.exp", &m, NULL, "more than half of the", "memory (statread's own plan)");
 }
 
+/* On a small box [small] replaces the [driver] values of the file, but not
+ * one the user gave on the command line (-s driver.KEY=V). */
+static void overrides(const struct exp_plan_host *big)
+{
+	struct exp_plan_host h = *big;
+	struct exp x;
+	char **av, *joined;
+	int ac;
+
+	h.model.ncpus = 2;
+	load(&x, "experiments/stock-slots.exp", &h, "driver.duration=7");
+	av = driver_argv(&x, &x.ph[0], 1, false, &ac);
+	joined = av[0] ? av[0] : "";
+	for (int i = 0; i < ac; i++)
+		if (!strcmp(av[i], "--duration=7"))
+			joined = av[i];
+	ok(x.ph[0].small && !strcmp(joined, "--duration=7") && phase_duration(&x, &x.ph[0]) == 7,
+	   "2 CPUs: -s driver.duration=7 wins over [small] duration = 1 (argv and window)");
+	free_argv(av);
+	expfile_free(&x.f);
+	load(&x, "experiments/stock-slots.exp", &h, NULL);
+	ok(x.ph[0].small && phase_duration(&x, &x.ph[0]) == 1, "2 CPUs, no -s: [small] duration = 1 applies");
+	expfile_free(&x.f);
+}
+
 int main(void)
 {
 	struct exp_plan_host h;
@@ -241,6 +266,7 @@ int main(void)
 	   "described host: 256 CPUs, pid_max 262144 (1024 per CPU), RLIMIT_NOFILE 524288, 65535 memcg ids");
 	shapes(&h);
 	limits(&h);
+	overrides(&h);
 	exp_plan_host_free(&h);
 	return tap_done();
 }
