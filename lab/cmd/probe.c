@@ -282,12 +282,12 @@ void probe_print(FILE *f, const struct probe_report *p)
 	fprintf(f, "  %-18s %-4d pages (value seen most; min %d, max %d; %d of %d rounds)\n", "charge_batch",
 		p->rt.charge_batch.mode, p->rt.charge_batch.min, p->rt.charge_batch.max, p->rt.charge_batch.nsamples,
 		p->rt.rounds);
-	fprintf(f, "  %-18s %-4d (value seen most; min %d, max %d; %d of %d rounds)%s; %s BTF (%d)\n", "stock_slots",
+	fprintf(f, "  %-18s %-4d (largest seen: rounds only undercount; min %d, max %d; %d of %d rounds)%s; %s BTF (%d)\n", "stock_slots",
 		p->rt.stock_slots.mode, p->rt.stock_slots.min, p->rt.stock_slots.max, p->rt.stock_slots.nsamples,
 		p->rt.rounds, p->rt.stock_saturated ? ", saturated: at least this many" : "",
 		p->rt.stock_slots.mode == p->feat.stock_slots ? "agrees with" : "DISAGREES with", p->feat.stock_slots);
 	if (p->rt.obj_stock_slots.nsamples)
-		fprintf(f, "  %-18s %-4d (value seen most; min %d, max %d; %d of %d rounds)%s; %s BTF (%d)\n",
+		fprintf(f, "  %-18s %-4d (largest seen: rounds only undercount; min %d, max %d; %d of %d rounds)%s; %s BTF (%d)\n",
 			"obj_stock_slots", p->rt.obj_stock_slots.mode, p->rt.obj_stock_slots.min,
 			p->rt.obj_stock_slots.max, p->rt.obj_stock_slots.nsamples, p->rt.rounds,
 			p->rt.obj_stock_saturated ? ", saturated: at least this many" : "",

@@ -516,7 +516,7 @@ long long runtime_precharge_threshold(int batch_pages, long page_size)
 	return (long long)(batch_pages / 2) * page_size;
 }
 
-void runtime_stat_finish(struct runtime_probe_stat *s, int n)
+void runtime_stat_finish(struct runtime_probe_stat *s, int n, bool evict_only)
 {
 	int best = 0;
 
@@ -540,6 +540,8 @@ void runtime_stat_finish(struct runtime_probe_stat *s, int n)
 			s->mode = v;
 		}
 	}
+	if (evict_only)
+		s->mode = s->max;
 }
 
 /* The probed CPU: the last one we may use; the parent takes another. */
@@ -717,9 +719,9 @@ int runtime_probe_run(const struct cg_env *env, int rounds, struct runtime_probe
 	for (int r = 0; r < rounds; r++)
 		if (one_round(p, r, out, err, errlen))
 			goto out;
-	runtime_stat_finish(&out->charge_batch, rounds);
-	runtime_stat_finish(&out->stock_slots, rounds);
-	runtime_stat_finish(&out->obj_stock_slots, rounds);
+	runtime_stat_finish(&out->charge_batch, rounds, false);
+	runtime_stat_finish(&out->stock_slots, rounds, true);
+	runtime_stat_finish(&out->obj_stock_slots, rounds, true);
 	if (!p->no_obj[0] && out->obj_stock_saturated && out->obj_stock_k * 2 > RP_MAX_K) {
 		/* No kernel's obj stock holds that many objcgs: the drains did
 		 * not show (a 6.1 guest; files freed after an RCU grace period
@@ -730,7 +732,7 @@ int runtime_probe_run(const struct cg_env *env, int rounds, struct runtime_probe
 		memset(&out->obj_stock_slots, 0, sizeof(out->obj_stock_slots));
 		for (int r = 0; r < rounds; r++)
 			out->obj_stock_slots.samples[r] = -1;
-		runtime_stat_finish(&out->obj_stock_slots, rounds);
+		runtime_stat_finish(&out->obj_stock_slots, rounds, true);
 		out->obj_stock_saturated = false;
 	}
 	if (!out->charge_batch.nsamples || !out->stock_slots.nsamples) {

@@ -36,7 +36,8 @@
 #define RP_MAX_K 64		/* most memcgs the slot probe charges in turn */
 
 struct runtime_probe_stat {
-	int mode;		/* value seen most (ties: the larger), -1 if no round worked */
+	int mode;		/* the answer: the value seen most (ties: the larger), or
+				 * the largest for evict_only probes; -1 if no round worked */
 	int min, max;
 	int nsamples;		/* rounds that gave a value */
 	int samples[RP_MAX_ROUNDS];	/* per round, -1 where the round failed */
@@ -97,7 +98,11 @@ const char *runtime_kmem_file(const struct cg_env *env);
 int runtime_read_kmem(const struct cg_env *env, int fd, long long *out);
 bool runtime_wait_kmem(const struct cg_env *env, int fd, long long before, long page);
 
-/* Fills mode/min/max/nsamples from samples[0..n) (-1 entries skipped). */
-void runtime_stat_finish(struct runtime_probe_stat *s, int n);
+/* Fills mode/min/max/nsamples from samples[0..n) (-1 entries skipped).
+ * evict_only: the rounds can only undercount (another task on the CPU
+ * evicts a slot, nothing adds a holder of ours), so the answer in mode is
+ * the largest value seen, not the commonest: under qemu TCG 7-slot stocks
+ * read 6 in up to 3 of 5 rounds. */
+void runtime_stat_finish(struct runtime_probe_stat *s, int n, bool evict_only);
 
 #endif

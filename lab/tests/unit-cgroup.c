@@ -191,17 +191,24 @@ int main(void)
 	{
 		struct runtime_probe_stat s = { .samples = { 7, 6, 7, -1, 7, 5 } };
 
-		runtime_stat_finish(&s, 6);
+		runtime_stat_finish(&s, 6, false);
 		ok(s.mode == 7 && s.min == 5 && s.max == 7 && s.nsamples == 5,
 		   "mode 7, spread 5..7 over 5 rounds, a failed round skipped");
 		struct runtime_probe_stat t = { .samples = { 6, 7 } };
 
-		runtime_stat_finish(&t, 2);
+		runtime_stat_finish(&t, 2, false);
 		is_int(t.mode, 7, "a tie goes to the larger value (noise only evicts)");
 		struct runtime_probe_stat u = { .samples = { -1, -1 } };
 
-		runtime_stat_finish(&u, 2);
+		runtime_stat_finish(&u, 2, true);
 		ok(u.mode == -1 && u.nsamples == 0, "no round worked: mode -1");
+		struct runtime_probe_stat v = { .samples = { 6, 7, 6, -1, 6 } };
+
+		runtime_stat_finish(&v, 5, false);
+		is_int(v.mode, 6, "the batch's answer is the commonest value");
+		runtime_stat_finish(&v, 5, true);
+		ok(v.mode == 7 && v.min == 6 && v.nsamples == 4,
+		   "a slot count, where rounds only undercount: the largest value, 7 of 6 7 6 6");
 	}
 	return tap_done();
 }
