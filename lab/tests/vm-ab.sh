@@ -50,6 +50,24 @@ pair() {
 	ok $? "compare $tag $ka $kb exits 0"
 }
 
+# cliff METRIC SLOTS [REACH]: the holders per K in a and b through
+# `compare --tsv` (sets got, " K=k:A:B ..."): one holder at every K on A
+# (one slot), more than one from K = 2 on B and never more than
+# min(K, SLOTS); with REACH, B reaches SLOTS at some K.  Fails with why in
+# $tmp/why.
+cliff() {
+	metric=$1 slots=$2 reach=${3:-}
+	$lab compare --tsv --metric "^$(echo "$metric" | sed 's/\./\\./g')\$" "$a" "$b" > "$tmp/cmp.tsv" 2>&1
+	got=$(awk -F'\t' -v m="$metric" '$2 == m { printf " %s:%g:%g", $1, $4, $7 }' "$tmp/cmp.tsv")
+	echo "$got" | tr ' ' '\n' | awk -F'[=:]' -v kmax=$kmax -v s="$slots" -v reach="$reach" '
+		NF == 4 { n++; k = $2; if ($3 != 1) bad = bad " A(K=" k ")=" $3
+			  if (k >= 2 && $4 < 2) bad = bad " B(K=" k ")=" $4 " < 2"
+			  if ($4 > (k < s ? k : s)) bad = bad " B(K=" k ")=" $4 " > min(K, " s ")"
+			  if ($4 == s) hit = 1 }
+		END { if (reach && !hit) bad = bad " B never reached " s
+		      if (n != kmax || bad != "") { print "wrong:" bad " (" n " steps)"; exit 1 } }' > "$tmp/why"
+}
+
 # 1. The stock's slots: 6.12 against 6.16.
 kmax=8
 if pair slots 6.12 6.16 run experiments/stock-slots.exp -s experiment.repeats=1 -s driver.stock-max=$kmax; then
@@ -57,18 +75,12 @@ if pair slots 6.12 6.16 run experiments/stock-slots.exp -s experiment.repeats=1 
 		grep -q "stock slots 1" "$tmp/cmp.txt" && grep -q "stock slots 7" "$tmp/cmp.txt" &&
 		grep -q "in a qemu guest" "$tmp/cmp.txt"
 	ok $? "compare names both kernels, their stock slots (1 and 7) and the qemu guests"
-	$lab compare --tsv --metric '^stock\.holders$' "$a" "$b" > "$tmp/cmp.tsv" 2>&1
-	got=$(awk -F'\t' '$2 == "stock.holders" { printf " %s:%g:%g", $1, $4, $7 }' "$tmp/cmp.tsv")
 	# 6.12: exactly one holder at every K (the cliff at K = 2).  6.16:
 	# more than one from K = 2 on, never more than min(K, 7).  (Under
 	# TCG a reading now and then finds one or two slots drained: the
 	# most of 5 readings per K fell 1 short of K at K = 5..8 here; the
 	# runtime probe's exact 7 is vm-kernels.sh's to check.)
-	echo "$got" | tr ' ' '\n' | awk -F'[=:]' -v kmax=$kmax '
-		NF == 4 { n++; k = $2; if ($3 != 1) bad = bad " A(K=" k ")=" $3
-			  if (k >= 2 && $4 < 2) bad = bad " B(K=" k ")=" $4 " < 2"
-			  if ($4 > (k < 7 ? k : 7)) bad = bad " B(K=" k ")=" $4 " > min(K, 7)" }
-		END { if (n != kmax || bad != "") { print "wrong:" bad " (" n " steps)"; exit 1 } }' > "$tmp/why"
+	cliff stock.holders 7
 	ok $? "the cliff through compare: memcgs keeping a precharge, 6.12 1 at every K, 6.16 more than 1 from K = 2, at most min(K, 7)"
 	diag "K:6.12:6.16$got"
 	[ -s "$tmp/why" ] && diag "$(cat "$tmp/why")" "$(cat "$tmp/cmp.tsv")"
@@ -97,16 +109,9 @@ else
 		grep -q "kernel 7.1" "$tmp/cmp.txt" && grep -q "kernel 7.2" "$tmp/cmp.txt" &&
 			grep -q "obj stock slots 1" "$tmp/cmp.txt" && grep -q "obj stock slots 5" "$tmp/cmp.txt"
 		ok $? "compare names both kernels and their obj stock slots (1 and 5)"
-		$lab compare --tsv --metric '^objstock\.holders$' "$a" "$b" > "$tmp/cmp.tsv" 2>&1
-		got=$(awk -F'\t' '$2 == "objstock.holders" { printf " %s:%g:%g", $1, $4, $7 }' "$tmp/cmp.tsv")
 		# 7.1: one objcg cached, one holder at every K.  7.2: more than
 		# one from K = 2, never more than min(K, 5), and 5 reached.
-		echo "$got" | tr ' ' '\n' | awk -F'[=:]' -v kmax=$kmax '
-			NF == 4 { n++; k = $2; if ($3 != 1) bad = bad " A(K=" k ")=" $3
-				  if (k >= 2 && $4 < 2) bad = bad " B(K=" k ")=" $4 " < 2"
-				  if ($4 > (k < 5 ? k : 5)) bad = bad " B(K=" k ")=" $4 " > min(K, 5)"
-				  if ($4 == 5) five = 1 }
-			END { if (n != kmax || bad != "" || !five) { print "wrong:" bad " (" n " steps, 5 reached: " five + 0 ")"; exit 1 } }' > "$tmp/why"
+		cliff objstock.holders 5 reach
 		ok $? "the obj stock cliff through compare: 7.1 1 holder at every K, 7.2 more than 1 from K = 2, at most min(K, 5), 5 reached"
 		diag "K:7.1:7.2$got"
 		[ -s "$tmp/why" ] && diag "$(cat "$tmp/why")" "$(cat "$tmp/cmp.tsv")"
