@@ -24,6 +24,7 @@
 #include "util/outfile.h"
 #include "util/results.h"
 
+/* What the harness hooks below need, per run (stock: per K). */
 struct run_ctx {
 	struct placement *pl;
 	struct evidence *ev;
@@ -85,7 +86,6 @@ static void raise_nofile(void)
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 }
-
 
 static const char *step_label(const struct results *res, bool steps, int tasks, char *buf, size_t n)
 {
