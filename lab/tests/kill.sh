@@ -188,7 +188,8 @@ for i in $(seq "$iters"); do
 	left=$(owned_in "$memroot" "$T/pids")
 	[ -z "$left" ] || { bad_trees=$((bad_trees + 1)); echo "# trees left: $left"; sed 's/^/#   cleanup: /' "$T/cleanup.out"; }
 	left=$(instances_owned "$T/pids")
-	[ -z "$left" ] || { bad_inst=$((bad_inst + 1)); echo "# instances left: $left (run $i: ${cmd[*]:1})"; sed 's/^/#   cleanup: /' "$T/cleanup.out"; }
+	[ -z "$left" ] || { bad_inst=$((bad_inst + 1)); echo "# instances left: $left (run $i: ${cmd[*]:1})"; sed 's/^/#   cleanup: /' "$T/cleanup.out"
+		inst_why=": $(grep -m1 'tracefs instance' "$T/cleanup.out")"; }
 	rate=$(cat $rate_path)
 	[ "$rate" = "$rate0" ] || { bad_rate=$((bad_rate + 1)); echo "# sample rate $rate after run $i (${cmd[*]:1})"; }
 	[ -d "$mine" ] || bad_sentinel=$((bad_sentinel + 1))
@@ -218,7 +219,7 @@ ok '[ $bad_procs = 0 ]' "no process of a killed run is left ($bad_procs of $iter
 ok '[ $bad_perf = 0 ]' "no perf of a killed run is left: perf dies with the lab ($bad_perf of $iters runs left one)"
 ok '[ $bad_data = 0 ]' "no unfinished c2c or perf lock recording under the name reports read ($bad_data files)"
 ok '[ $bad_trees = 0 ]' "cleanup removes every cgroup tree a killed run made ($bad_trees failures)"
-ok '[ $bad_inst = 0 ]' "cleanup removes every tracefs instance a killed run made ($bad_inst failures)"
+ok '[ $bad_inst = 0 ]' "cleanup removes every tracefs instance a killed run made ($bad_inst failures${inst_why:-})"
 ok '[ $bad_rate = 0 ]' "perf_event_max_sample_rate is what it was ($bad_rate failures)"
 ok '[ $bad_sentinel = 0 ]' "a cgroup the lab did not make survives every cleanup"
 ok '[ $bad_tmp = 0 ]' "a killed run leaves no memcg-lab-* file in /tmp ($bad_tmp failures)"
