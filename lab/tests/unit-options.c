@@ -15,9 +15,9 @@ struct demo {
 	int level;
 };
 
-static void level_opt(const char *arg, void *value)
+static void level_opt(const struct lab_option *opt, const char *arg)
 {
-	*(int *)value = atoi(arg);
+	*(int *)opt->value = atoi(arg);
 }
 
 static struct demo d;

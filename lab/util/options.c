@@ -131,7 +131,7 @@ static void take(const struct lab_option *o, const char *arg)
 		l->v[l->n++] = arg;
 		break;
 	case LAB_OPTION_CALLBACK:
-		o->fn(arg, o->value);
+		o->fn(o, arg);
 		break;
 	case LAB_OPTION_GROUP:
 	case LAB_OPTION_END:
@@ -142,12 +142,12 @@ static void take(const struct lab_option *o, const char *arg)
 /* Long options are told apart by their row: val = LONG_ONLY + index. */
 #define LONG_ONLY 256
 
-int options_parse(const struct options_cmd *cmd, const struct lab_option *opts, int argc, char **argv)
+int options_scan(const struct options_cmd *cmd, const struct lab_option *opts, int argc, char **argv, int *first)
 {
 	size_t nrows = count_rows(opts), nlong = 0, nshort = 0;
 	struct option *longopts = xcalloc(nrows + 2, sizeof(*longopts));
 	char *shortopts = xcalloc(2 * nrows + 4, 1);
-	int c;
+	int c, ret = 0;
 
 	if (cmd->stop_at_arg)
 		shortopts[nshort++] = '+';
@@ -175,21 +175,37 @@ int options_parse(const struct options_cmd *cmd, const struct lab_option *opts, 
 		const struct lab_option *o = NULL;
 
 		if (c == 'h') {
-			options_help(stdout, cmd, opts);
-			exit(0);
+			ret = 1;
+			break;
 		}
 		if (c >= LONG_ONLY)
 			o = &opts[c - LONG_ONLY];
 		for (size_t i = 0; !o && c != '?' && i < nrows; i++)
 			if (is_option(&opts[i]) && opts[i].short_name == c)
 				o = &opts[i];
-		if (!o)
-			usage_exit(NULL, EXIT_LAB_ERR);
+		if (!o) {
+			ret = -1;
+			break;
+		}
 		take(o, optarg);
 	}
 	free(longopts);
 	free(shortopts);
-	return optind;
+	*first = optind;
+	return ret;
+}
+
+int options_parse(const struct options_cmd *cmd, const struct lab_option *opts, int argc, char **argv)
+{
+	int first, r = options_scan(cmd, opts, argc, argv, &first);
+
+	if (r > 0) {
+		options_help(stdout, cmd, opts);
+		exit(0);
+	}
+	if (r < 0)
+		options_usage_error();
+	return first;
 }
 
 void options_usage_error(void)

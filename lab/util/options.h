@@ -31,7 +31,7 @@ enum lab_option_kind {
 	LAB_OPTION_CLEAR,	/* bool *: set false (--no-X) */
 	LAB_OPTION_STRING,	/* const char **: the argument */
 	LAB_OPTION_LIST,	/* struct option_list *: each argument appended */
-	LAB_OPTION_CALLBACK,	/* fn(argument, value): converts and checks */
+	LAB_OPTION_CALLBACK,	/* fn(row, argument): converts and checks */
 };
 
 /* A repeatable option's arguments, in order (free v). */
@@ -48,7 +48,8 @@ struct lab_option {
 	const char *deflt;	/* shown as "(default X)"; NULL: none shown */
 	const char *help;	/* wrapped to 80 columns; '\n' starts a new line */
 	void *value;
-	void (*fn)(const char *arg, void *value);	/* dies with one line on a bad value */
+	/* Converts arg into opt->value; dies with one line on a bad value. */
+	void (*fn)(const struct lab_option *opt, const char *arg);
 };
 
 /* Compile-time check that value points to what the kind writes. */
@@ -83,6 +84,13 @@ struct options_cmd {
  * bad option (2, one line).
  */
 int options_parse(const struct options_cmd *cmd, const struct lab_option *opts, int argc, char **argv);
+
+/*
+ * options_parse for a parser that others call too (the experiment plan reads
+ * a driver's command line): 0 with *first set, 1 for --help, -1 for a bad
+ * option (nothing printed; options_usage_error() prints its line).
+ */
+int options_scan(const struct options_cmd *cmd, const struct lab_option *opts, int argc, char **argv, int *first);
 
 /* The --help text: usage, the table's rows, footer. */
 void options_help(FILE *f, const struct options_cmd *cmd, const struct lab_option *opts);
