@@ -7,7 +7,6 @@
  * modes sweep K memcgs on one CPU instead), and the report prints the
  * summary (and, with a results directory, writes data/ and metrics.tsv).
  */
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +22,12 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/expfile.h"
+#include "util/options.h"
 #include "util/results.h"
 
-static const char usage_text[] =
+static const struct options_cmd charge_cmd = {
+	.name = "charge",
+	.usage =
 "usage: memcg-lab charge --mode MODE [options]\n"
 "\n"
 "Contended memcg charging: workers (processes or threads) in cgroups, pinned,\n"
@@ -45,52 +47,17 @@ static const char usage_text[] =
 "  objstock  the same through the per-CPU obj stock: each turn an open()+close()\n"
 "          of /dev/null, K = 1 .. 2 x its objcg slots + 2 (BTF); the holders are\n"
 "          read from memory.kmem.usage_in_bytes (v1) or memory.stat's kernel (v2)\n"
-"\n"
-"Placement:\n"
-"  --tasks N|steps      workers (default 1); steps: 1, an SMT sibling set, an\n"
-"                       LLC, a NUMA node, 2, 4 .. nodes, a package, the\n"
-"                       machine (hwloc)\n"
-"  --threads            workers as threads (one process per cgroup: charges\n"
-"                       follow the mm's owner) instead of processes\n"
-"  --cgroups M          cgroups the workers are spread over (default 1; sock:\n"
-"                       one per worker; 0: the root memcg, where nothing is\n"
-"                       charged: the seeds' \"root memcg\" baseline)\n"
-"  --hierarchy DxF      a tree of D levels with F children each; the workers'\n"
-"                       cgroups are its first M leaves (default all)\n"
-"  --pin POLICY         spread (default: one CPU per core first), compact\n"
-"                       (default with steps), pack, pack:CPU, none, or a CPU\n"
-"                       list such as 0,2-5\n"
-"  --limit SIZE         memory limit of each worker cgroup (at least one\n"
-"                       charge batch: 64 pages)\n"
-"Timing:\n"
-"  --duration SECONDS   measured seconds (default 5; stock: 2 per K)\n"
-"  --warmup SECONDS     discarded seconds before them (default 1)\n"
-"  --on-death stop|continue  a worker died (e.g. OOM-killed): end the run\n"
-"                       (default, exit status 1) or carry on without it\n"
-"Workload:\n"
-"  --size SIZE          anon, file: memory each worker charges per pass (1M)\n"
-"  --populate           anon: fault the pages in with MADV_POPULATE_WRITE (the\n"
-"                       kernel's fault path without the user-mode exception)\n"
-"  --objects N          kmem: descriptors each worker keeps open (512)\n"
-"  --msg-size SIZE      sock: bytes per sendfile() (10K)\n"
-"  --tcp-limit SIZE     sock, cgroup v1: memory.kmem.tcp.limit_in_bytes of each\n"
-"                       cgroup; without it v1 does not charge sockets at all\n"
-"  --tmpfs DIR          file: a directory on tmpfs (/dev/shm)\n"
-"  --stock-max K        stock, objstock: the largest K (default twice the slots;\n"
-"                       objstock: twice plus 2)\n"
-"  --stock-rounds N     stock, objstock: holder readings per K, largest kept (3)\n"
-"Output:\n"
-"  --results NAME       write results/<date>-NAME/ (under `memcg-lab run`: its\n"
-"                       directory, tagged with the step)\n"
-"  -v, --verbose        a line per second while running\n"
-"  --validate           check the options against this machine, then stop\n"
-"  -h, --help           this text\n"
+"\n",
+	.footer =
 "\n"
 "Exit status: 0 ran, 1 cut short by a dead worker, 2 bad input or an error,\n"
-"128+N interrupted by signal N (nothing is left behind either way).\n";
+"128+N interrupted by signal N (nothing is left behind either way).\n",
+};
 
-static void bad(const char *opt, const char *val, const char *fmt, ...) __attribute__((noreturn, format(printf, 3, 4)));
-static void bad(const char *opt, const char *val, const char *fmt, ...)
+/* "charge: --opt 'value': why", exit 2: every bad value on the command line. */
+static void bad(const struct lab_option *opt, const char *val, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 3, 4)));
+static void bad(const struct lab_option *opt, const char *val, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -98,19 +65,21 @@ static void bad(const char *opt, const char *val, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	die("charge: %s '%s': %s", opt, val, msg);
+	die("charge: --%s '%s': %s", opt->long_name, val, msg);
 }
 
-static long long size_arg(const char *opt, const char *v)
+/* A size such as 64K into the long long opt->value points to. */
+static void size_opt(const struct lab_option *opt, const char *v)
 {
 	unsigned long long b;
 
 	if (parse_bytes(v, &b) || b > (1ULL << 50))
 		bad(opt, v, "want a size such as 4096, 64K, 1M or 2G");
-	return (long long)b;
+	*(long long *)opt->value = (long long)b;
 }
 
-static int seconds_arg(const char *opt, const char *v, int min)
+/* Whole seconds of at least min: the harness samples once a second. */
+static int seconds_arg(const struct lab_option *opt, const char *v, int min)
 {
 	unsigned long long ns;
 
@@ -121,7 +90,7 @@ static int seconds_arg(const char *opt, const char *v, int min)
 	return (int)(ns / 1000000000ULL);
 }
 
-static long count_arg(const char *opt, const char *v, long min, long max)
+static long count_arg(const struct lab_option *opt, const char *v, long min, long max)
 {
 	long n;
 
@@ -130,88 +99,124 @@ static long count_arg(const char *opt, const char *v, long min, long max)
 	return n;
 }
 
+/* The options that set more than one field get the whole config. */
+static void tasks_opt(const struct lab_option *opt, const char *v)
+{
+	struct charge_config *c = opt->value;
+
+	if (!strcmp(v, "steps"))
+		c->steps = true;
+	else
+		c->tasks = count_arg(opt, v, 1, HARNESS_MAX_WORKERS);
+}
+
+static void cgroups_opt(const struct lab_option *opt, const char *v)
+{
+	struct charge_config *c = opt->value;
+
+	c->cgroups = count_arg(opt, v, 0, 65535);
+	c->cgroups_set = true;
+}
+
+static void hierarchy_opt(const struct lab_option *opt, const char *v)
+{
+	struct charge_config *c = opt->value;
+	char err[256];
+
+	if (hierarchy_parse(v, &c->depth, &c->fanout, err, sizeof(err)))
+		bad(opt, v, "%s", err);
+	c->hierarchy_set = true;
+}
+
+static void duration_opt(const struct lab_option *opt, const char *v)
+{
+	struct charge_config *c = opt->value;
+
+	c->duration = seconds_arg(opt, v, 1);
+	c->duration_set = true;
+}
+
+static void warmup_opt(const struct lab_option *opt, const char *v)
+{
+	*(int *)opt->value = seconds_arg(opt, v, 0);
+}
+
+static void on_death_opt(const struct lab_option *opt, const char *v)
+{
+	if (strcmp(v, "stop") && strcmp(v, "continue"))
+		bad(opt, v, "want stop or continue");
+	*(bool *)opt->value = !strcmp(v, "stop");
+}
+
+static void objects_opt(const struct lab_option *opt, const char *v)
+{
+	*(long *)opt->value = count_arg(opt, v, 1, 1 << 20);
+}
+
+static void stock_max_opt(const struct lab_option *opt, const char *v)
+{
+	*(int *)opt->value = (int)count_arg(opt, v, 1, STOCK_MAX_K);
+}
+
+static void stock_rounds_opt(const struct lab_option *opt, const char *v)
+{
+	*(int *)opt->value = (int)count_arg(opt, v, 1, STOCK_MAX_ROUNDS);
+}
+
 static void parse_args(int argc, char **argv, struct charge_config *o)
 {
-	enum { O_MODE = 256, O_TASKS, O_THREADS, O_CGROUPS, O_HIER, O_PIN, O_LIMIT, O_DURATION, O_WARMUP,
-	       O_ONDEATH, O_SIZE, O_OBJECTS, O_MSG, O_TCP, O_TMPFS, O_SMAX, O_SROUNDS, O_RESULTS, O_VALIDATE, O_POPULATE };
-	static const struct option lopts[] = {
-		{ "mode", required_argument, NULL, O_MODE },
-		{ "tasks", required_argument, NULL, O_TASKS },
-		{ "threads", no_argument, NULL, O_THREADS },
-		{ "cgroups", required_argument, NULL, O_CGROUPS },
-		{ "hierarchy", required_argument, NULL, O_HIER },
-		{ "pin", required_argument, NULL, O_PIN },
-		{ "limit", required_argument, NULL, O_LIMIT },
-		{ "duration", required_argument, NULL, O_DURATION },
-		{ "warmup", required_argument, NULL, O_WARMUP },
-		{ "on-death", required_argument, NULL, O_ONDEATH },
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "populate", no_argument, NULL, O_POPULATE },
-		{ "objects", required_argument, NULL, O_OBJECTS },
-		{ "msg-size", required_argument, NULL, O_MSG },
-		{ "tcp-limit", required_argument, NULL, O_TCP },
-		{ "tmpfs", required_argument, NULL, O_TMPFS },
-		{ "stock-max", required_argument, NULL, O_SMAX },
-		{ "stock-rounds", required_argument, NULL, O_SROUNDS },
-		{ "results", required_argument, NULL, O_RESULTS },
-		{ "validate", no_argument, NULL, O_VALIDATE },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
+	/* The defaults shown are charge_config_defaults()'s. */
+	const struct lab_option opts[] = {
+		OPT_STRING(0, "mode", &o->mode, "MODE", NULL, "one of the modes above (required)"),
+		OPT_GROUP("Placement:"),
+		OPT_CALLBACK(0, "tasks", o, "N|steps", "1", "workers; steps: 1, an SMT sibling set, an LLC, a "
+			     "NUMA node, 2, 4 .. nodes, a package, the machine (hwloc)", tasks_opt),
+		OPT_FLAG(0, "threads", &o->threads, "workers as threads (one process per cgroup: charges follow "
+			 "the mm's owner) instead of processes"),
+		OPT_CALLBACK(0, "cgroups", o, "M", "1", "cgroups the workers are spread over (sock: one per "
+			     "worker; 0: the root memcg, where nothing is charged: the seeds' \"root memcg\" "
+			     "baseline)", cgroups_opt),
+		OPT_CALLBACK(0, "hierarchy", o, "DxF", NULL, "a tree of D levels with F children each; the "
+			     "workers' cgroups are its first M leaves (default all)", hierarchy_opt),
+		OPT_STRING(0, "pin", &o->pin, "POLICY", NULL, "spread (default: one CPU per core first), compact "
+			   "(default with steps), pack, pack:CPU, none, or a CPU list such as 0,2-5"),
+		OPT_CALLBACK(0, "limit", &o->limit, "SIZE", NULL, "memory limit of each worker cgroup (at least "
+			     "one charge batch: 64 pages)", size_opt),
+		OPT_GROUP("Timing:"),
+		OPT_CALLBACK(0, "duration", o, "SECONDS", "5; stock: 2 per K", "measured seconds", duration_opt),
+		OPT_CALLBACK(0, "warmup", &o->warmup, "SECONDS", "1", "discarded seconds before them", warmup_opt),
+		OPT_CALLBACK(0, "on-death", &o->stop_on_death, "stop|continue", "stop", "a worker died (e.g. "
+			     "OOM-killed): end the run (exit status 1) or carry on without it", on_death_opt),
+		OPT_GROUP("Workload:"),
+		OPT_CALLBACK(0, "size", &o->size, "SIZE", "1M", "anon, file: memory each worker charges per pass",
+			     size_opt),
+		OPT_FLAG(0, "populate", &o->populate, "anon: fault the pages in with MADV_POPULATE_WRITE (the "
+			 "kernel's fault path without the user-mode exception)"),
+		OPT_CALLBACK(0, "objects", &o->objects, "N", "512", "kmem: descriptors each worker keeps open",
+			     objects_opt),
+		OPT_CALLBACK(0, "msg-size", &o->msg, "SIZE", "10K", "sock: bytes per sendfile()", size_opt),
+		OPT_CALLBACK(0, "tcp-limit", &o->tcp_limit, "SIZE", NULL, "sock, cgroup v1: "
+			     "memory.kmem.tcp.limit_in_bytes of each cgroup; without it v1 does not charge sockets "
+			     "at all", size_opt),
+		OPT_STRING(0, "tmpfs", &o->tmpfs, "DIR", "/dev/shm", "file: a directory on tmpfs"),
+		OPT_CALLBACK(0, "stock-max", &o->stock_max, "K", "twice the slots; objstock: twice plus 2",
+			     "stock, objstock: the largest K", stock_max_opt),
+		OPT_CALLBACK(0, "stock-rounds", &o->stock_rounds, "N", "3", "stock, objstock: holder readings per "
+			     "K, largest kept", stock_rounds_opt),
+		OPT_GROUP("Output:"),
+		OPT_STRING(0, "results", &o->results, "NAME", NULL, "write results/<date>-NAME/ (under `memcg-lab "
+			   "run`: its directory, tagged with the step)"),
+		OPT_FLAG('v', "verbose", &o->verbose, "a line per second while running"),
+		OPT_FLAG(0, "validate", &o->validate, "check the options against this machine, then stop"),
+		OPT_END(),
 	};
-	char err[256];
-	int c;
+	int first;
 
 	charge_config_defaults(o);
-	while ((c = getopt_long(argc, argv, "vh", lopts, NULL)) != -1) {
-		switch (c) {
-		case O_MODE: o->mode = optarg; break;
-		case O_TASKS:
-			if (!strcmp(optarg, "steps"))
-				o->steps = true;
-			else
-				o->tasks = count_arg("--tasks", optarg, 1, HARNESS_MAX_WORKERS);
-			break;
-		case O_THREADS: o->threads = true; break;
-		case O_CGROUPS:
-			o->cgroups = count_arg("--cgroups", optarg, 0, 65535);
-			o->cgroups_set = true;
-			break;
-		case O_HIER:
-			if (hierarchy_parse(optarg, &o->depth, &o->fanout, err, sizeof(err)))
-				bad("--hierarchy", optarg, "%s", err);
-			o->hierarchy_set = true;
-			break;
-		case O_PIN: o->pin = optarg; break;
-		case O_LIMIT: o->limit = size_arg("--limit", optarg); break;
-		case O_DURATION:
-			o->duration = seconds_arg("--duration", optarg, 1);
-			o->duration_set = true;
-			break;
-		case O_WARMUP: o->warmup = seconds_arg("--warmup", optarg, 0); break;
-		case O_ONDEATH:
-			if (strcmp(optarg, "stop") && strcmp(optarg, "continue"))
-				bad("--on-death", optarg, "want stop or continue");
-			o->stop_on_death = !strcmp(optarg, "stop");
-			break;
-		case O_SIZE: o->size = size_arg("--size", optarg); break;
-		case O_POPULATE: o->populate = true; break;
-		case O_OBJECTS: o->objects = count_arg("--objects", optarg, 1, 1 << 20); break;
-		case O_MSG: o->msg = size_arg("--msg-size", optarg); break;
-		case O_TCP: o->tcp_limit = size_arg("--tcp-limit", optarg); break;
-		case O_TMPFS: o->tmpfs = optarg; break;
-		case O_SMAX: o->stock_max = (int)count_arg("--stock-max", optarg, 1, STOCK_MAX_K); break;
-		case O_SROUNDS: o->stock_rounds = (int)count_arg("--stock-rounds", optarg, 1, STOCK_MAX_ROUNDS); break;
-		case O_RESULTS: o->results = optarg; break;
-		case O_VALIDATE: o->validate = true; break;
-		case 'v': o->verbose = true; break;
-		case 'h': usage_exit(usage_text, 0);
-		default: usage_exit(usage_text, EXIT_LAB_ERR);
-		}
-	}
+	first = options_parse(&charge_cmd, opts, argc, argv);
 	/* --mode itself is checked by the plan, with the other values. */
-	if (optind < argc)
-		die("charge: unexpected argument '%s' (options only; see --help)", argv[optind]);
+	if (first < argc)
+		die("charge: unexpected argument '%s' (options only; see --help)", argv[first]);
 }
 
 static void finish_results(struct results *res, const char *status)
