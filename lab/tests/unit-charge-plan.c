@@ -103,6 +103,8 @@ static void two_cpus_v1(const struct charge_host *h)
 	ok(!strcmp(p.loop->name, "anon") && !p.stock && p.page == 4096, "anon: the anon loop, 4 KiB pages");
 	ok(!strcmp(p.env.memory_root, "/sys/fs/cgroup/memory"), "anon: the host's v1 memory root");
 	ok(p.cfg.duration == 5 && p.cfg.warmup == 1 && p.cfg.size == 1 << 20, "anon: 5 s after 1 s, 1 MiB a pass");
+	ok(p.memcgs == 2 && p.tasks == 2 && p.fds == CHARGE_BASE_FDS,
+	   "anon: the run's root and its cgroup, a worker and the driver, no descriptors of its own");
 	charge_plan_free(&p);
 
 	c.size = 1;
@@ -122,19 +124,33 @@ static void two_cpus_v1(const struct charge_host *h)
 	c.depth = c.fanout = 2;
 	plan(&p, &c, h, err, sizeof(err));
 	ok(p.ncg == 4 && p.cfg.cgroups == 4, "--hierarchy 2x2 without --cgroups: its 4 leaves");
+	is_int((int)p.memcgs, 1 + 2 + 4, "--hierarchy 2x2: the run's root, 2 and 4 below it");
 	charge_plan_free(&p);
 
 	c = config("sock");
 	c.tasks = 3;
 	plan(&p, &c, h, err, sizeof(err));
 	ok(p.ncg == 3 && p.cfg.fanout == 3, "sock --tasks 3: a cgroup per client/receiver pair (%d)", p.ncg);
+	ok(p.memcgs == 4 && p.tasks == 3 * 2 + 1 && p.fds == CHARGE_BASE_FDS + 4,
+	   "sock --tasks 3: 4 memcgs, a client and a receiver per pair and the driver, 4 descriptors a pair");
 	charge_plan_free(&p);
 
 	c = config("anon");
 	c.cgroups = 0;
 	c.cgroups_set = true;
 	is_int(plan(&p, &c, h, err, sizeof(err)), 0, "--cgroups 0 is planned");
-	ok(!p.use_cg && p.ncg == 0, "--cgroups 0: the root memcg, no cgroups of its own");
+	ok(!p.use_cg && p.ncg == 0 && p.memcgs == 0, "--cgroups 0: the root memcg, no cgroups of its own");
+	charge_plan_free(&p);
+
+	c = config("kmem");
+	c.tasks = 4;
+	c.threads = true;
+	c.cgroups = 0;
+	c.cgroups_set = true;
+	is_int(plan(&p, &c, h, err, sizeof(err)), 0, "kmem --tasks 4 --threads --cgroups 0 is planned (%s)", err);
+	ok(p.tasks == 4 + 1 + 1 && p.fds == CHARGE_BASE_FDS + 4 * 512,
+	   "--threads --cgroups 0: one process hosts all 4 workers and their 4 x 512 objects (%ld tasks, %lld fds)",
+	   p.tasks, p.fds);
 	charge_plan_free(&p);
 
 	c = config("anon");
@@ -149,6 +165,7 @@ static void two_cpus_v1(const struct charge_host *h)
 	ok(p.stock && p.stock_slots == 7 && p.cfg.stock_max == 14, "stock: 7 slots, K up to 14 (%d)",
 	   p.cfg.stock_max);
 	ok(p.nsteps == 1 && p.steps[0] == 14 && p.ncg == 14, "stock: one step of 14 workers in 14 memcgs");
+	ok(p.memcgs == 15 && p.tasks == 15, "stock: 14 memcgs under the run's root, 14 workers and the driver");
 	is_int(p.cfg.duration, 2, "stock: the duration is rewritten to 2 s per K");
 	is_int(p.stock_cpu, 1, "stock: the last CPU, so the parent keeps CPU 0");
 	ok(!strcmp(p.stock_evidence, h->stock_evidence), "stock: BTF's evidence goes with the slots");

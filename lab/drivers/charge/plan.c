@@ -131,6 +131,10 @@ static int plan_cgroups(struct charge_plan *p, const struct charge_host *h, char
 		return set_err(err, errlen, "placing workers in memory cgroups needs root (uid %d)", (int)h->euid);
 	if (p->use_cg && hierarchy_fits(&p->env, &h->cg_limits, o->depth, o->fanout, why, sizeof(why)))
 		return set_err(err, errlen, "--hierarchy %dx%d: %s", o->depth, o->fanout, why);
+	/* The run's root and every level below it (placement_build); the
+	 * fit above bounds the product. */
+	for (long long l = 0, level = 1; p->use_cg && l <= o->depth; l++, level *= o->fanout)
+		p->memcgs += level;
 	if (o->limit >= 0 && o->limit < CHARGE_BATCH_PAGES * p->page) {
 		char b[32];
 
@@ -183,7 +187,7 @@ static int plan_workload(struct charge_plan *p, const struct charge_host *h, cha
 	struct charge_config *o = &p->cfg;
 	bool sock = !strcmp(o->mode, "sock");
 	int maxn = p->steps[p->nsteps - 1];
-	long need, per_process;
+	long need, per_process, hosts = p->ncg ? p->ncg : 1;
 	char why[512];
 
 	/* Tasks against the pid limits: workers, receivers, hosts, us. */
@@ -191,8 +195,9 @@ static int plan_workload(struct charge_plan *p, const struct charge_host *h, cha
 	if (sock)
 		need *= 2;
 	if (o->threads)
-		need += p->ncg ? p->ncg : 1;
-	if (task_limits_check(&h->tasks, need + 1, why, sizeof(why)))
+		need += hosts;
+	p->tasks = need + 1;
+	if (task_limits_check(&h->tasks, p->tasks, why, sizeof(why)))
 		return set_err(err, errlen, "--tasks %d: %s", maxn, why);
 
 	o->size = (o->size + p->page - 1) / p->page * p->page;
@@ -202,8 +207,12 @@ static int plan_workload(struct charge_plan *p, const struct charge_host *h, cha
 		return set_err(err, errlen, "--populate is for --mode anon");
 	if (sock && (o->msg < 1 || o->msg > (64 << 20)))
 		return set_err(err, errlen, "--msg-size %lld: want 1 byte to 64M", o->msg);
-	per_process = o->threads ? (maxn + p->ncg - 1) / (p->ncg ? p->ncg : 1) : 1;
-	if (!strcmp(o->mode, "kmem") && h->nofile_max >= 0 && o->objects * per_process + 64 > h->nofile_max)
+	/* Threads: a process per cgroup (one with --cgroups 0) holds its workers. */
+	per_process = o->threads ? (maxn + hosts - 1) / hosts : 1;
+	/* kmem keeps --objects open; a sock pair a listener, both ends and
+	 * the memfd it sends from (drivers/sock.c). */
+	p->fds = CHARGE_BASE_FDS + per_process * (!strcmp(o->mode, "kmem") ? o->objects : sock ? 4 : 0);
+	if (!strcmp(o->mode, "kmem") && h->nofile_max >= 0 && p->fds > h->nofile_max)
 		return set_err(err, errlen, "--objects %ld: %ld descriptors per process, over RLIMIT_NOFILE (%lu)",
 			       o->objects, o->objects * per_process, (unsigned long)h->nofile_max);
 	if (plan_memory(p, h, err, errlen))

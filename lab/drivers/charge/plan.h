@@ -28,6 +28,7 @@
 #define CHARGE_BATCH_PAGES 64		/* MEMCG_CHARGE_BATCH since 6.1 (32 before) */
 #define CHARGE_STOCK_DURATION 2		/* stock modes: seconds per K by default */
 #define CHARGE_STOCK_K_UNKNOWN 16	/* stock modes: the largest K when BTF gives no slots */
+#define CHARGE_BASE_FDS 64		/* a worker's descriptors before its mode's: stdio, libraries' */
 
 /* What the command line asks for; charge_plan() resolves what it leaves open. */
 struct charge_config {
@@ -97,6 +98,11 @@ struct charge_plan {
 	const char *step_names[TOPO_MAX_STEPS];
 	long page;
 	int ncg;
+	/* What the largest step needs, for the limits a caller checks
+	 * across drivers (the experiment plan): */
+	long long memcgs;		/* memory cgroups made: the run's root and its tree; 0: none */
+	long tasks;			/* workers, receivers, thread hosts and the driver itself */
+	long long fds;			/* the most descriptors one worker process holds */
 	int stock_cpu, stock_slots;	/* stock: memcg slots; objstock: objcg slots */
 	char stock_evidence[KF_EVIDENCE];
 };
