@@ -6,22 +6,18 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include "drivers/charge/plan.h"
 #include "drivers/placement.h"
 #include "drivers/statread.h"
-#include "drivers/stock.h"
 #include "experiment/plan.h"
-#include "kernel/btf.h"
+#include "experiment/plan_steps.h"
 #include "kernel/cgroup.h"
-#include "kernel/features.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/humanize.h"
 #include "util/meminfo.h"
 #include "util/strfmt.h"
 
-/* Files a driver process has open before its own: stdio, the results
- * files, libraries' descriptors. */
-#define BASE_FDS 64
 /* The kernel's default pid_max: PIDS_PER_CPU_DEFAULT (1024) per possible
  * CPU, at least 32768, at most PID_MAX_LIMIT (4M on 64-bit; kernel/pid.c). */
 #define PIDS_PER_CPU 1024
@@ -30,18 +26,13 @@
 /* threads-max: RAM / (8 * THREAD_SIZE), THREAD_SIZE 16 KiB on x86-64
  * (kernel/fork.c set_max_threads). */
 #define THREAD_SIZE_X86 (16 * 1024)
+/* and its pages, 4 KiB. */
+#define PAGE_SIZE_X86 4096
 /* systemd's default hard RLIMIT_NOFILE since v240 (its soft one stays 1024). */
 #define SYSTEMD_NOFILE_HARD 524288
 /* perf's DEFAULT_MAX_SAMPLE_RATE and sysctl_perf_cpu_time_max_percent (kernel/events/core.c). */
 #define PERF_SAMPLE_RATE_DEFAULT 100000
 #define PERF_CPU_TIME_PERCENT_DEFAULT 25
-/* The charge driver's defaults (cmd/charge.c), which the plan reads the
- * command lines with. */
-#define CHARGE_DURATION 5
-#define CHARGE_STOCK_DURATION 2
-#define CHARGE_WARMUP 1
-#define CHARGE_OBJECTS 512
-#define CHARGE_STOCK_K_UNKNOWN 16
 
 /* ---- the machine ---- */
 
@@ -68,21 +59,9 @@ static enum exp_pmu pmu_here(void)
 	return EXP_PMU_UNKNOWN;
 }
 
-static int stock_slots_here(void)
-{
-	struct kfeatures f;
-	struct kbtf k;
-	char err[256];
-
-	if (kbtf_open(&k, NULL, NULL, err, sizeof(err)))
-		return 0;
-	kfeatures_detect(&f, &k, NULL, NULL);
-	kbtf_close(&k);
-	return f.stock_slots > 0 ? f.stock_slots : 0;
-}
-
 int exp_plan_host_this(struct exp_plan_host *h, char *err, size_t errlen)
 {
+	struct charge_host stock;
 	struct cg_env env;
 	struct meminfo mi;
 	struct rlimit rl;
@@ -94,7 +73,12 @@ int exp_plan_host_this(struct exp_plan_host *h, char *err, size_t errlen)
 	exp_host_this_machine(&h->model, &h->topo);
 	h->have_topo = h->model.topo != NULL;
 	snprintf(h->what, sizeof(h->what), "this machine");
-	h->mem_bytes = meminfo_read(&mi) ? 0 : mi.available;
+	h->page_size = sysconf(_SC_PAGESIZE);
+	if (!meminfo_read(&mi)) {
+		h->mem_bytes = mi.available;
+		h->mem_total = mi.total;
+		h->swap_free = mi.swap_free;
+	}
 	h->pid_max = read_ll("/proc/sys/kernel/pid_max", &v) ? LLONG_MAX : v;
 	h->threads_max = read_ll("/proc/sys/kernel/threads-max", &v) ? LLONG_MAX : v;
 	h->tasks_now = tasks_running();
@@ -118,7 +102,11 @@ int exp_plan_host_this(struct exp_plan_host *h, char *err, size_t errlen)
 				  PERF_CPU_TIME_PERCENT_DEFAULT : (int)v;
 	h->root = geteuid() == 0;
 	h->pmu = pmu_here();
-	h->stock_slots = stock_slots_here();
+	/* The slots the charge driver's stock modes read. */
+	memset(&stock, 0, sizeof(stock));
+	charge_host_stock_slots(&stock);
+	h->stock_slots = stock.stock_slots > 0 ? stock.stock_slots : 0;
+	h->obj_stock_slots = stock.obj_stock_slots;
 	return 0;
 }
 
@@ -139,7 +127,8 @@ int exp_plan_host_describe(struct exp_plan_host *h, const char *spec, char *err,
 	snprintf(h->what, sizeof(h->what), "%s %s", xml ? "the machine in" : "the synthetic machine", spec);
 	/* hwloc gives a synthetic NUMA node 1 GB unless its memory is given:
 	 * no description, so no memory check. */
-	h->mem_bytes = xml || strstr(spec, "memory=") ? h->topo.mem_bytes : 0;
+	h->mem_bytes = h->mem_total = xml || strstr(spec, "memory=") ? h->topo.mem_bytes : 0;
+	h->page_size = PAGE_SIZE_X86;
 	pid_max = (long long)PIDS_PER_CPU * h->topo.npu;
 	h->pid_max = pid_max < PID_MAX_DEFAULT ? PID_MAX_DEFAULT : pid_max > PID_MAX_LIMIT ? PID_MAX_LIMIT : pid_max;
 	h->threads_max = h->mem_bytes > 0 ? h->mem_bytes / (8ll * THREAD_SIZE_X86) : LLONG_MAX;
@@ -156,7 +145,6 @@ int exp_plan_host_describe(struct exp_plan_host *h, const char *spec, char *err,
 	h->cpu_time_max_percent = PERF_CPU_TIME_PERCENT_DEFAULT;
 	h->root = true;
 	h->pmu = EXP_PMU_UNKNOWN;
-	h->stock_slots = 0;
 	return 0;
 }
 
@@ -182,183 +170,6 @@ static void where_of(const struct exp *x, const struct phase *ph, bool step, cha
 	if (!e)
 		e = expfile_get(&x->f, ph->drv, "command");
 	expfile_where(&x->f, e, buf, n);
-}
-
-static const char *arg_value(char *a, const char *key)
-{
-	size_t n = strlen(key);
-
-	if (strncmp(a, "--", 2) || strncmp(a + 2, key, n))
-		return NULL;
-	if (a[2 + n] == '=')
-		return a + 3 + n;
-	return a[2 + n] ? NULL : "";
-}
-
-static double seconds_of(const char *v, double dflt)
-{
-	unsigned long long ns;
-
-	return v && !parse_duration_ns(v, &ns) ? ns / 1e9 : dflt;
-}
-
-/* A charge command line into counts, with the driver's defaults and rules
- * (cmd/charge.c check()): sock gives each pair its own memcg, stock one
- * memcg per K, --cgroups 0 the root memcg. */
-static int plan_charge(struct exp_phase_plan *pp, struct exp_step_plan *st, char **av, int ac,
-		       const struct exp_plan_host *h, char *err, size_t errlen)
-{
-	const char *mode = "", *hier = NULL, *v;
-	long long tasks = 1, cgroups = 1, objects = CHARGE_OBJECTS, stock_max = 0, leaves, per_process;
-	bool steps = false, threads = false, cgroups_set = false, duration_set = false;
-	double duration = CHARGE_DURATION, warmup = CHARGE_WARMUP;
-	int depth = 1, fanout = 1, nsteps = 1;
-	bool sock, stock;
-
-	for (int i = 2; i < ac; i++) {
-		if ((v = arg_value(av[i], "mode")))
-			mode = v;
-		else if ((v = arg_value(av[i], "tasks")))
-			steps = !strcmp(v, "steps"), tasks = steps ? 0 : atoll(v);
-		else if (arg_value(av[i], "threads"))
-			threads = true;
-		else if ((v = arg_value(av[i], "cgroups")))
-			cgroups = atoll(v), cgroups_set = true;
-		else if ((v = arg_value(av[i], "hierarchy")))
-			hier = v;
-		else if ((v = arg_value(av[i], "duration")))
-			duration = seconds_of(v, CHARGE_DURATION), duration_set = true;
-		else if ((v = arg_value(av[i], "warmup")))
-			warmup = seconds_of(v, CHARGE_WARMUP);
-		else if ((v = arg_value(av[i], "objects")))
-			objects = atoll(v);
-		else if ((v = arg_value(av[i], "stock-max")))
-			stock_max = atoll(v);
-	}
-	sock = !strcmp(mode, "sock");
-	stock = !strcmp(mode, "stock");
-	if (hier && hierarchy_parse(hier, &depth, &fanout, err, errlen))
-		return -1;
-	if (stock) {
-		if (!duration_set)
-			duration = CHARGE_STOCK_DURATION;
-		if (!stock_max)
-			stock_max = h->stock_slots > 0 ? 2 * h->stock_slots : CHARGE_STOCK_K_UNKNOWN;
-		if (stock_max > STOCK_MAX_K)
-			stock_max = STOCK_MAX_K;
-		tasks = stock_max;
-		nsteps = (int)stock_max;
-		cgroups = stock_max;
-	} else if (steps) {
-		int s[TOPO_MAX_STEPS];
-
-		if (!h->model.topo)
-			return set_err(err, errlen, "--tasks steps: %s", h->model.topo_err);
-		nsteps = topo_steps(h->model.topo, s, NULL);
-		tasks = s[nsteps - 1];
-	}
-	if (sock && !cgroups_set && !hier)
-		cgroups = tasks;	/* each pair its own cgroup */
-	leaves = hierarchy_leaves(depth, hier ? fanout : (int)(cgroups ? cgroups : 1));
-	if (hier && !cgroups_set)
-		cgroups = leaves;
-	if (!hier)
-		fanout = (int)(cgroups ? cgroups : 1);
-	st->workers = tasks;
-	st->pairs = sock ? tasks : 0;
-	if (cgroups > 0) {
-		long long level = 1;
-
-		st->memcgs = 1;	/* the run's own root */
-		for (int l = 0; l < depth; l++) {
-			level *= fanout;
-			st->memcgs += level;
-		}
-		st->depth = 1 + depth;
-	}
-	st->tasks = tasks + (sock ? tasks : 0) + (threads ? (cgroups ? cgroups : 1) : 0) + 2;
-	per_process = threads ? (tasks + (cgroups ? cgroups : 1) - 1) / (cgroups ? cgroups : 1) : 1;
-	st->fds = BASE_FDS + (!strcmp(mode, "kmem") ? objects * per_process : sock ? 4 * per_process : 0);
-	st->seconds = nsteps * (duration + warmup);
-	snprintf(pp->what, sizeof(pp->what), "charge %s", mode);
-	if (!cgroups)
-		snprintf(pp->tree, sizeof(pp->tree), "none: the workers run in the root memcg (not charged)");
-	else if (hier)
-		snprintf(pp->tree, sizeof(pp->tree), "the run's root + a %dx%d hierarchy = %lld memory cgroups, "
-			 "%lld levels deep; the workers in its first %lld of %lld leaves", depth, fanout, st->memcgs,
-			 (long long)st->depth, cgroups, leaves);
-	else
-		snprintf(pp->tree, sizeof(pp->tree), "the run's root + %lld memory cgroup%s = %lld%s", cgroups,
-			 cgroups == 1 ? "" : "s", st->memcgs, sock ? " (each pair's own)" : stock ? " (one per K)" : "");
-	if (stock)
-		snprintf(pp->workers, sizeof(pp->workers), "K = 1..%lld workers taking turns on one CPU, each in its "
-			 "own memcg (%s)", stock_max, h->stock_slots > 0 ? "twice the stock's slots from BTF" :
-			 "slots unknown: K to 16");
-	else if (sock)
-		snprintf(pp->workers, sizeof(pp->workers), "%lld client/receiver pairs (a client process with a "
-			 "receiver thread), each pair in its memcg%s", tasks, threads ? "; threads" : "");
-	else
-		snprintf(pp->workers, sizeof(pp->workers), "%lld %s worker%s%s", tasks, mode, tasks == 1 ? "" : "s",
-			 threads ? " (threads)" : " (processes)");
-	if (steps && !stock)
-		str_appendf(pp->workers, sizeof(pp->workers), ", topology steps up to %lld run by the driver", tasks);
-	return 0;
-}
-
-/* A statread command line through the driver's own parser and plan. */
-static int plan_statread(struct exp_phase_plan *pp, struct exp_step_plan *st, char **av, int ac,
-			 const struct exp_plan_host *h, char *err, size_t errlen)
-{
-	struct cg_env env = { .mode = h->model.memory_v1 ? CG_V1 : CG_V2, .memory_v2 = !h->model.memory_v1 };
-	long long tleft = (h->pid_max < h->threads_max ? h->pid_max : h->threads_max) - h->tasks_now;
-	struct statread_host sh = {
-		.ncpus = h->model.ncpus,
-		/* Unknown memory: the memory checks are left out (the plan says so). */
-		.mem_available = h->mem_bytes > 0 ? h->mem_bytes : LLONG_MAX / 4,
-		.memcgs_in_use = h->memcgs_in_use, .memcgs_max = h->memcgs_max,
-		.descendants_left = h->descendants_left, .depth_left = h->depth_left,
-		.threads_left = tleft, .file_dir_ok = true,
-	};
-	struct statread_config c;
-	struct statread_cli cli = { 0 };
-	struct statread_plan sp;
-	char b1[32], b2[32], b3[32], why[512];
-	int nfiles;
-
-	snprintf(env.memory_root, sizeof(env.memory_root), "/sys/fs/cgroup%s", h->model.memory_v1 ? "/memory" : "");
-	statread_config_defaults(&c);
-	if (statread_parse_options(ac - 1, av + 1, &c, &cli))
-		return set_err(err, errlen, "statread refused its options (see above)");
-	if (statread_plan(&sp, &c, &env, &sh, why, sizeof(why))) {
-		statread_plan_free(&sp);
-		return set_err(err, errlen, "statread: %s", why);
-	}
-	nfiles = __builtin_popcount(sp.cfg.file_mask);
-	st->readers = sp.nreaders;
-	st->allocators = sp.nallocators;
-	st->memcgs = sp.ncgs;
-	st->depth = 3;
-	st->tasks = sp.nreaders + sp.nallocators + 2;
-	st->fds = BASE_FDS + (sp.cfg.reopen ? 0 : (long long)sp.nreaders * nfiles);
-	st->seconds = sp.cfg.duration_ns > 0 ? (sp.cfg.duration_ns + sp.cfg.warmup_ns) / 1e9 : -1;
-	snprintf(pp->what, sizeof(pp->what), "statread");
-	snprintf(pp->tree, sizeof(pp->tree), "1 root + %d top x %d leaves = %d memory cgroups; leaf limit %s%s%s",
-		 sp.cfg.top, sp.cfg.children, sp.ncgs,
-		 sp.cfg.limit_bytes > 0 ? format_bytes(b1, 32, sp.cfg.limit_bytes) : "none",
-		 sp.cfg.top_limit_bytes > 0 ? ", top limit " : "",
-		 sp.cfg.top_limit_bytes > 0 ? format_bytes(b2, 32, sp.cfg.top_limit_bytes) : "");
-	snprintf(pp->workers, sizeof(pp->workers), "%d readers (root %d, top %d, leaf %d) of %s every %s; ",
-		 sp.nreaders, sp.readers_at[SR_ROOT], sp.readers_at[SR_TOP], sp.readers_at[SR_LEAF],
-		 nfiles > 1 ? "memory.stat and memory.numa_stat" : "memory.stat",
-		 sp.cfg.flat_out ? "read (flat out)" : format_ns(b3, 32, (uint64_t)sp.cfg.interval_ns));
-	if (sp.nallocators)
-		str_appendf(pp->workers, sizeof(pp->workers), "%d allocators (%d per leaf, %s each)", sp.nallocators,
-			    sp.cfg.allocators, format_bytes(b1, 32, sp.cfg.alloc_bytes));
-	else
-		str_appendf(pp->workers, sizeof(pp->workers), "no allocators (readers alone)");
-	snprintf(pp->note, sizeof(pp->note), "%s", sp.scaled_note);
-	statread_plan_free(&sp);
-	return 0;
 }
 
 /* Each limit of item "limits at 256 CPUs": fits, or one line with the number. */
@@ -476,8 +287,8 @@ int exp_plan(struct exp_plan *p, const struct exp *x, const struct exp_plan_host
 
 			st->value = ph->nvalues ? ph->values[s] : 0;
 			step_label(ph, s, label, sizeof(label));
-			r = !strcmp(ph->command, "statread") ? plan_statread(pp, st, av, ac, h, why, sizeof(why))
-							     : plan_charge(pp, st, av, ac, h, why, sizeof(why));
+			r = !strcmp(ph->command, "statread") ? plan_step_statread(pp, st, av, ac, h, why, sizeof(why))
+							     : plan_step_charge(pp, st, av, ac, h, why, sizeof(why));
 			free_argv(av);
 			where_of(x, ph, pp->nsteps > 1, where, sizeof(where));
 			if (r)

@@ -11,8 +11,8 @@
  * The machine is a struct exp_plan_host: read from this one
  * (exp_plan_host_this), or described by an hwloc topology with the kernel's
  * defaults for its size (exp_plan_host_describe), or made up by a test
- * (tests/unit-run-plan.c).  The drivers' own planning is reused where it
- * exists (statread_plan gives the tree, readers and allocators).
+ * (tests/unit-run-plan.c).  Each step's shape is its driver's own plan
+ * (charge_plan, statread_plan) on that machine (experiment/plan_steps.h).
  */
 #ifndef LAB_EXPERIMENT_PLAN_H
 #define LAB_EXPERIMENT_PLAN_H
@@ -34,7 +34,10 @@ struct exp_plan_host {
 	bool have_topo;
 	bool described;			/* not this machine: the limits are the kernel's defaults */
 	char what[300];			/* "this machine" or the description */
-	long long mem_bytes;		/* RAM; <= 0: unknown (the memory checks are skipped) */
+	long page_size;
+	long long mem_bytes;		/* RAM available; <= 0: unknown (the memory checks are skipped) */
+	long long mem_total;		/* RAM in all (MemTotal) */
+	long long swap_free;		/* 0: no swap (a described box is assumed to have none) */
 	long long pid_max, threads_max;	/* kernel.pid_max, kernel.threads-max */
 	long long tasks_now;		/* tasks that exist already */
 	long long pids_left;		/* pids controller headroom above the run; LLONG_MAX: none */
@@ -46,7 +49,7 @@ struct exp_plan_host {
 	int cpu_time_max_percent;	/* kernel.perf_cpu_time_max_percent: 0 or 100 refuse rate writes */
 	bool root;			/* can raise the sample rate for the window */
 	enum exp_pmu pmu;
-	int stock_slots;		/* the per-CPU stock's slots (BTF); 0: unknown */
+	int stock_slots, obj_stock_slots;	/* the per-CPU stocks' memcg and objcg slots (BTF); 0: unknown */
 };
 
 /* 0, or -1 with one line in err.  Free with exp_plan_host_free. */

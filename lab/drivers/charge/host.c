@@ -10,8 +10,7 @@
 #include "drivers/charge/plan.h"
 #include "kernel/btf.h"
 
-/* The memcg stock's and the obj stock's slots from the running kernel's BTF. */
-static void stock_slots_from_btf(struct charge_host *h)
+void charge_host_stock_slots(struct charge_host *h)
 {
 	struct kbtf_field fld;
 	struct kfeatures f;
@@ -54,7 +53,7 @@ void charge_host_probe(struct charge_host *h, const struct charge_config *c)
 			(long long)rl.rlim_max : -1;
 	h->meminfo_ok = meminfo_read(&h->mem) == 0;
 	if (c->mode && (!strcmp(c->mode, "stock") || !strcmp(c->mode, "objstock")))
-		stock_slots_from_btf(h);
+		charge_host_stock_slots(h);
 	if (c->mode && !strcmp(c->mode, "file")) {
 		if (statfs(c->tmpfs, &s) < 0)
 			h->tmpfs_errno = errno;

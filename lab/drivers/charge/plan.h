@@ -83,6 +83,9 @@ struct charge_host {
 /* Fills h from this machine for the request c (BTF for the stock modes,
  * the --tmpfs directory for file); only reads. */
 void charge_host_probe(struct charge_host *h, const struct charge_config *c);
+/* The memcg stock's and the obj stock's slots, with their evidence, from
+ * the running kernel's BTF (the stock modes' part of the probe). */
+void charge_host_stock_slots(struct charge_host *h);
 void charge_host_free(struct charge_host *h);
 
 struct charge_plan {
