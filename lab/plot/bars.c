@@ -130,7 +130,7 @@ int plot_bars(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 		write_bars(dirs, ndirs, metrics[k], path, ax.scale, &repeats);
 		for (int d = 0; d < ndirs; d++)
 			plot_add_file(&vars, d + 1, path, dirs[d].label);
-		title = xasprintf("%s: mean of %zu repeat%s, bars min..max", metrics[k], repeats,
+		title = xasprintf("%s [%s]: mean of %zu repeat%s, bars min..max", metrics[k], ax.unit, repeats,
 				  repeats == 1 ? "" : "s");
 		ylabel = xasprintf("%s [%s]", metrics[k], ax.unit);
 		gnuplot_var_int(&vars, "nfiles", ndirs);

@@ -103,7 +103,8 @@ int plot_series(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 			plot_add_file(&vars, ++nfiles, path, dirs[d].label);
 			free(path);
 		}
-		title = xasprintf("%s vs %s", r->metric, xname);
+		/* The unit in the title too: the ASCII rendering draws no ylabel. */
+		title = xasprintf("%s vs %s [%s]", r->metric, xname, ax.unit);
 		ylabel = xasprintf("%s [%s]", r->metric, ax.unit);
 		gnuplot_var_int(&vars, "nfiles", nfiles);
 		gnuplot_var(&vars, "title", title);
