@@ -119,7 +119,7 @@ int plot_bars(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 		struct time_axis ax = { units[k], 1 };
 		double max = 0;
 		size_t repeats;
-		char *sm = plot_safe_name(metrics[k]), *vars = NULL, *path, *base, *title, *ylabel;
+		char *sm = plot_safe_name(metrics[k]), *vars = NULL, *path, *title, *ylabel;
 
 		for (int d = 0; d < ndirs; d++)
 			for (size_t i = 0; i < dirs[d].m.n; i++)
@@ -133,16 +133,10 @@ int plot_bars(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 		title = xasprintf("%s [%s]: mean of %zu repeat%s, bars min..max", metrics[k], ax.unit, repeats,
 				  repeats == 1 ? "" : "s");
 		ylabel = xasprintf("%s [%s]", metrics[k], ax.unit);
-		gnuplot_var_int(&vars, "nfiles", ndirs);
-		gnuplot_var(&vars, "title", title);
-		gnuplot_var(&vars, "ylabel", ylabel);
-		base = xasprintf("%s/bars-%s", t->out, sm);
-		plot_render("bars", vars, base, t->w, t->h, 0);
+		plot_metric("bars", sm, vars, ndirs, title, ylabel, t);
 		nplots++;
 		free(sm);
-		free(vars);
 		free(path);
-		free(base);
 		free(title);
 		free(ylabel);
 	}

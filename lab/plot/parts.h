@@ -29,6 +29,10 @@ int plot_fieldmaps(struct plot_dir *d, const struct plot_target *t);
 void plot_add_file(char **vars, int i, const char *path, const char *label);
 /* A metric name as a file name: [A-Za-z0-9._-], the rest '_'. malloc'd. */
 char *plot_safe_name(const char *s);
+/* A metric's plot <out>/<kind>-<name>.*: sets nfiles, title and ylabel
+ * among vars (then freed) and renders plots/<kind>.gp. */
+void plot_metric(const char *kind, const char *name, char *vars, int nfiles, const char *title,
+		 const char *ylabel, const struct plot_target *t);
 /* Renders template into <base>.{png,svg,txt} (text_rows 0: the usual
  * 24) and says so on stdout; a failure ends plot (plot_guard_render_failed). */
 void plot_render(const char *tmpl, const char *vars, const char *base, int w, int h, int text_rows);

@@ -75,6 +75,19 @@ void plot_render(const char *tmpl, const char *vars, const char *base, int w, in
 	printf("plot: %s.{png,svg,txt}\n", base);
 }
 
+void plot_metric(const char *kind, const char *name, char *vars, int nfiles, const char *title,
+		 const char *ylabel, const struct plot_target *t)
+{
+	char *base = xasprintf("%s/%s-%s", t->out, kind, name);
+
+	gnuplot_var_int(&vars, "nfiles", nfiles);
+	gnuplot_var(&vars, "title", title);
+	gnuplot_var(&vars, "ylabel", ylabel);
+	plot_render(kind, vars, base, t->w, t->h, 0);
+	free(base);
+	free(vars);
+}
+
 int plot_dirs(const char *const *names, int ndirs, const struct plot_request *req)
 {
 	struct plot_dir *dirs;

@@ -74,7 +74,7 @@ int plot_series(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 
 	for (size_t i = 0; i < dirs[0].m.n; i++) {
 		const struct metric_row *r = &dirs[0].m.rows[i];
-		char xname[64], *vars, *base, *sm, *title, *ylabel;
+		char xname[64], *vars, *sm, *title, *ylabel;
 		struct time_axis ax = { r->unit, 1 };
 		double x;
 		bool first = true;
@@ -106,17 +106,11 @@ int plot_series(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 		/* The unit in the title too: the ASCII rendering draws no ylabel. */
 		title = xasprintf("%s vs %s [%s]", r->metric, xname, ax.unit);
 		ylabel = xasprintf("%s [%s]", r->metric, ax.unit);
-		gnuplot_var_int(&vars, "nfiles", nfiles);
-		gnuplot_var(&vars, "title", title);
 		gnuplot_var(&vars, "xlabel", xname);
-		gnuplot_var(&vars, "ylabel", ylabel);
-		base = xasprintf("%s/series-%s", t->out, sm);
-		plot_render("series", vars, base, t->w, t->h, 0);
+		plot_metric("series", sm, vars, nfiles, title, ylabel, t);
 		nplots++;
 		free(title);
 		free(ylabel);
-		free(base);
-		free(vars);
 		free(sm);
 	}
 	return nplots;
