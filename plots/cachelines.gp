@@ -33,7 +33,7 @@ if (text) {
 	eval keys
 	set grid xtics
 	set style fill solid 0.5 border lc rgb "black"
-	set key outside top horizontal
+	set key outside top horizontal samplen 2
 	plot file skip 1 using ($4 == 1 ? ($2 + $3) / 2.0 : NaN):1:2:3:($1 - 0.38):($1 + 0.38) \
 		with boxxyerror lc rgb "#d62728" title "hot-written", \
 	     file skip 1 using ($4 == 2 ? ($2 + $3) / 2.0 : NaN):1:2:3:($1 - 0.38):($1 + 0.38) \

@@ -140,7 +140,7 @@ static void emit_cachelines(const struct cl_struct *s, const char *run_label, co
 	cols_txt = nlist_txt ? fmax(1, floor((TEXT_COLS - 2) / (widest_txt + 2))) : 1;
 	rows_txt = (nlist_txt + cols_txt - 1) / cols_txt;
 	list_px = rows * (int)ceil(LIST_PT * PX_PER_PT * 1.25);
-	h = 60 + 55 + ROW_PX * s->nlines + list_px;
+	h = 75 + 65 + ROW_PX * s->nlines + list_px;
 	h = t->h > h ? t->h : h;
 	text_rows = s->nlines + 7 + rows_txt;
 
@@ -174,7 +174,7 @@ static void emit_cachelines(const struct cl_struct *s, const char *run_label, co
 	/* Margins: pixels as screen fractions for PNG and SVG, character cells for text. */
 	{
 		char *m = xasprintf("lm=%.6f\nrm=%.6f\ntm=%.6f\nbm=%.6f\nlm_txt=%d\nrm_txt=%d\nbm_txt=%d\n",
-				    (double)lm / w, 1 - (double)rm / w, 1 - 60.0 / h, (55.0 + list_px) / h,
+				    (double)lm / w, 1 - (double)rm / w, 1 - 75.0 / h, (65.0 + list_px) / h,
 				    lm_txt, rm_txt, 3 + rows_txt);
 		char *v = xasprintf("%s%s", vars, m);
 
