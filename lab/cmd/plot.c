@@ -3,12 +3,12 @@
  * memcg-lab plot: parses the options and plots the results directories
  * (lab/plot/plot.h draws them).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmd/builtin.h"
 #include "plot/plot.h"
 #include "util/err.h"
+#include "util/options.h"
 
 static const char usage_text[] =
 "usage: memcg-lab plot DIR [DIR...] [--out DIR] [--size WIDTHxHEIGHT]\n"
@@ -21,45 +21,39 @@ static const char usage_text[] =
 "repeats (bars-*: phases, A/B runs), every latency histogram as a CDF\n"
 "(cdf-*: stat-read levels, lock waits and holds), the cacheline map of each\n"
 "captured struct layout (cachelines-*), and c2c's false-sharing map per\n"
-"struct field (falsesharing-*).\n"
-"\n"
-"  --out DIR     where to write (default: the first DIR's plots/)\n"
-"  --size WxH    PNG/SVG size in pixels (default 800x500)\n"
-"  --status S    label the first DIR with status S instead of its meta.json's\n"
-"                (run passes the status it is finishing with)\n"
-"  -h, --help    this text\n";
+"struct field (falsesharing-*).\n\n";
+
+static void parse_size(const struct lab_option *opt, const char *arg)
+{
+	struct plot_request *req = opt->value;
+
+	if (sscanf(arg, "%dx%d", &req->width, &req->height) != 2 || req->width < 100 || req->height < 100 ||
+	    req->width > 10000 || req->height > 10000)
+		die("plot: --size '%s': want WIDTHxHEIGHT in pixels, 100..10000 (e.g. 800x500)", arg);
+}
+
+static void parse_status(const struct lab_option *opt, const char *arg)
+{
+	if (strcmp(arg, "complete") && strcmp(arg, "complete-with-failures") && strcmp(arg, "incomplete") &&
+	    strcmp(arg, "failed"))
+		die("plot: --status '%s': want complete, complete-with-failures, incomplete or failed", arg);
+	*(const char **)opt->value = arg;
+}
 
 int cmd_plot(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "size", required_argument, NULL, 's' },
-		{ "status", required_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	static const struct options_cmd cmd = { "plot", usage_text, NULL, false };
 	struct plot_request req = { NULL, NULL, 800, 500 };
-	int c;
+	const struct lab_option opts[] = {
+		OPT_STRING(0, "out", &req.out, "DIR", NULL, "where to write (default: the first DIR's plots/)"),
+		OPT_CALLBACK(0, "size", &req, "WxH", "800x500", "PNG/SVG size in pixels", parse_size),
+		OPT_CALLBACK(0, "status", &req.status_as, "S", NULL,
+			     "label the first DIR with status S instead of its meta.json's (run passes the "
+			     "status it is finishing with)", parse_status),
+		OPT_END(),
+	};
+	int first = options_parse(&cmd, opts, argc, argv);
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': req.out = optarg; break;
-		case 's':
-			if (sscanf(optarg, "%dx%d", &req.width, &req.height) != 2 || req.width < 100 || req.height < 100 ||
-			    req.width > 10000 || req.height > 10000)
-				die("plot: --size '%s': want WIDTHxHEIGHT in pixels, 100..10000 (e.g. 800x500)", optarg);
-			break;
-		case 'S':
-			if (strcmp(optarg, "complete") && strcmp(optarg, "complete-with-failures") &&
-			    strcmp(optarg, "incomplete") && strcmp(optarg, "failed"))
-				die("plot: --status '%s': want complete, complete-with-failures, incomplete or failed",
-				    optarg);
-			req.status_as = optarg;
-			break;
-		case 'h': usage_exit(usage_text, 0);
-		default: usage_exit(usage_text, EXIT_LAB_ERR);
-		}
-	}
-	plot_dirs((const char *const *)argv + optind, argc - optind, &req);
+	plot_dirs((const char *const *)argv + first, argc - first, &req);
 	return 0;
 }
