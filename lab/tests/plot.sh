@@ -93,6 +93,21 @@ ok 'grep -q "10 µs" "$T/r/plots/cdf-lock.txt" && grep -q "1 µs" "$T/r/plots/cd
 ok 'grep -q "^value_ns" "$T/r/plots/cdf-lock.1.tsv" 2>/dev/null || grep -q "^value_ns" "$T/r/plots/cdf-lock.0.1.tsv"' \
 	"the CDF data stay in ns"
 
+# Legends in the report's words: a stat-read level is "leaf cgroups", as
+# the report's "1 root, N top-level, N leaves" says, not the file's "leaf".
+mkdir -p "$T/lv/data"
+cp "$T/r/meta.json" "$T/lv/"
+for r in 0 1; do
+	printf '# title: memory.stat read() latency (no allocators)\nlow_ns\thigh_ns\tcount\n4096\t4223\t3\n' \
+		> "$T/lv/data/hist-stat-read.leaf.total-readers=10.r$r.tsv"
+done
+printf 'low_ns\thigh_ns\tcount\n4096\t4223\t3\n' > "$T/lv/data/hist-lock-hold.memory_cgrp_subsys.rstat_ss_lock.root4.level0.tsv"
+$LAB plot "$T/lv" >/dev/null 2>&1
+ok 'grep -q "leaf cgroups, total-readers=10" "$T/lv/plots/cdf-stat-read.txt" && ! grep -q "leaf\.total" "$T/lv/plots/cdf-stat-read.txt"' \
+	"a stat-read CDF's legend says leaf cgroups"
+ok 'grep -q "rstat_ss_lock, root 4, level 0" "$T/lv/plots/cdf-lock-hold.gp"' \
+	"a lock's legend says root 4, level 0 as the report's lock table does"
+
 # Metrics with no numeric step (phases, or A/B runs such as kmem-overhead):
 # a bar per step and directory, its error bar min..max over the repeats.
 for d in a:1000 b:2000; do
