@@ -179,7 +179,7 @@ int plan_step_statread(struct exp_phase_plan *pp, struct exp_step_plan *st, char
 	statread_host_of(&sh, h);
 	statread_config_defaults(&c);
 	if (statread_parse_options(ac - 1, av + 1, &c, &cli))
-		return set_err(err, errlen, "statread refused its options (see above)");
+		return set_err(err, errlen, "statread: a bad option, a missing value or --help in its command line");
 	if (statread_plan(&sp, &c, &env, &sh, why, sizeof(why))) {
 		statread_plan_free(&sp);
 		return set_err(err, errlen, "statread: %s", why);

@@ -154,6 +154,18 @@ static void shapes(const struct exp_plan_host *h)
 	ok((pp = phase("hierarchy")) && pp->step[0].pairs == 36 && pp->step[0].depth == 4 &&
 	   phase("root") && phase("root")->step[0].memcgs == 0,
 	   "charge-batch: 36 pairs in a 3-level hierarchy, then in the root memcg");
+	ok(pp && strstr(pp->workers, "in 1 memcg") && strstr(phase("root")->workers, "in the root memcg"),
+	   "charge-batch: the pairs share the hierarchy's one leaf, then the root memcg, as the driver places them");
+
+	/* The driver's own plan: objstock sweeps K = 1 .. 2 x its objcg
+	 * slots + 2, or to 16 where BTF gives none (a described box). */
+	plan_for("experiments/obj-stock-slots.exp", h, NULL, err, sizeof(err));
+	pp = &plan.ph[0];
+	ok(pp->step[0].workers == 16 && pp->step[0].memcgs == 17 && pp->step[0].seconds == 16 * (3 + 1) &&
+	   strstr(pp->workers, "K = 1..16"), "obj-stock-slots: K = 1..16, a memcg each, 3 s + 1 s per K (%s)",
+	   pp->workers);
+	refused("experiments/stock-slots.exp", h, "driver.pin=pack:300", "stock-slots.exp:14: step -: charge: --pin "
+		"'pack:300': CPU 300 is offline or absent (online: 0-255)", "a CPU the box lacks, by the charge driver's own plan");
 
 	/* c2c's choices at 256 CPUs (Joe Mario: ldlat 70 from 256 CPUs, 50 above 148). */
 	is_int(plan.ldlat, 70, "c2c at 256 CPUs: ldlat 70");
