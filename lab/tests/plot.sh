@@ -6,8 +6,7 @@ set -u
 . "$(dirname "$0")/lib/tap.sh"
 
 if ! command -v gnuplot >/dev/null; then
-	echo "1..0 # SKIP gnuplot not installed (make deps)"
-	exit 0
+	skip_all "gnuplot not installed (make deps)"
 fi
 mkdir -p "$T/r/data"
 echo '{"name":"t","status":"complete","probe":{"kernel":"6.18.44"}}' > "$T/r/meta.json"
