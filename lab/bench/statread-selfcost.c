@@ -4,7 +4,7 @@
  * would otherwise reach for, measured in the same run:
  *
  *  1. Reader self-cost: the statread reader reading memory.stat back to back
- *     (drivers/stat-reader.c, the same loop the workload runs).  Time in the
+ *     (drivers/statread/stat_reader.c, the same loop the workload runs).  Time in the
  *     loop outside the timed read()s, per read, as a share of the read
  *     itself (target: <= 5%).  Compared with a bare untimed pread() loop and
  *     with `cat memory.stat` in a shell loop.
@@ -20,7 +20,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include "analyze/hist.h"
-#include "drivers/stat-reader.h"
+#include "drivers/statread/stat_reader.h"
 #include "kernel/cgroup.h"
 #include "util/err.h"
 #include "util/fileio.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The lock tracer's cost on the stat-read workload, measured on the real
- * driver (drivers/statread.h) exactly as `memcg-lab statread` runs it: a
+ * driver (drivers/statread/statread.h) exactly as `memcg-lab statread` runs it: a
  * tree with allocators keeping the leaves in reclaim, readers at every
  * level reading memory.stat back to back, and the lock collector hooked
  * around the measured phase (collect/lock_statread.h) or not.  Rounds of
@@ -29,8 +29,8 @@
 #include <sys/resource.h>
 #include "analyze/hist.h"
 #include "collect/lock_statread.h"
-#include "drivers/stat-reader.h"
-#include "drivers/statread.h"
+#include "drivers/statread/stat_reader.h"
+#include "drivers/statread/statread.h"
 #include "kernel/cgroup.h"
 #include "util/cleanup.h"
 #include "util/err.h"

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "analyze/layout-rules.h"
+#include "analyze/layout_rules.h"
 #include "analyze/layout.h"
 #include "cmd/builtin.h"
 #include "kernel/btf.h"

@@ -15,7 +15,7 @@
 #include "cmd/builtin.h"
 #include "cmd/report.h"
 #include "collect/lock_statread.h"
-#include "drivers/statread.h"
+#include "drivers/statread/statread.h"
 #include "util/cleanup.h"
 #include "util/expfile.h"
 #include "util/err.h"

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include "drivers/charge/plan.h"
 #include "drivers/placement.h"
-#include "drivers/statread.h"
+#include "drivers/statread/statread.h"
 #include "experiment/plan.h"
 #include "experiment/plan_steps.h"
 #include "kernel/cgroup.h"

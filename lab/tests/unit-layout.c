@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "analyze/layout-rules.h"
+#include "analyze/layout_rules.h"
 #include "analyze/layout.h"
 #include "kernel/btf.h"
 #include "tests/tap.h"

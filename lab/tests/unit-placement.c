@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "drivers/evidence.h"
+#include "drivers/charge/evidence.h"
 #include "drivers/placement.h"
 #include "tests/tap.h"
 

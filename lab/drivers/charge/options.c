@@ -9,7 +9,7 @@
 #include "drivers/charge/options.h"
 #include "drivers/harness.h"
 #include "drivers/placement.h"
-#include "drivers/stock.h"
+#include "drivers/charge/stock.h"
 #include "util/err.h"
 #include "util/expfile.h"
 #include "util/options.h"

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "drivers/charge/plan.h"
-#include "drivers/loops.h"
-#include "drivers/stock.h"
+#include "drivers/charge/loops.h"
+#include "drivers/charge/stock.h"
 #include "util/err.h"
 #include "util/humanize.h"
 
@@ -210,7 +210,7 @@ static int plan_workload(struct charge_plan *p, const struct charge_host *h, cha
 	/* Threads: a process per cgroup (one with --cgroups 0) holds its workers. */
 	per_process = o->threads ? (maxn + hosts - 1) / hosts : 1;
 	/* kmem keeps --objects open; a sock pair a listener, both ends and
-	 * the memfd it sends from (drivers/sock.c). */
+	 * the memfd it sends from (drivers/charge/sock.c). */
 	p->fds = CHARGE_BASE_FDS + per_process * (!strcmp(o->mode, "kmem") ? o->objects : sock ? 4 : 0);
 	if (!strcmp(o->mode, "kmem") && h->nofile_max >= 0 && p->fds > h->nofile_max)
 		return set_err(err, errlen, "--objects %ld: %ld descriptors per process, over RLIMIT_NOFILE (%lu)",

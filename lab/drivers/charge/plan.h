@@ -90,7 +90,7 @@ void charge_host_free(struct charge_host *h);
 
 struct charge_plan {
 	struct charge_config cfg;	/* the request, with every default and rewrite applied */
-	const struct hloop *loop;	/* the mode's loop (drivers/loops.h) */
+	const struct hloop *loop;	/* the mode's loop (drivers/charge/loops.h) */
 	bool stock;			/* stock or objstock: K memcgs on one CPU */
 	bool use_cg;			/* false: --cgroups 0, the root memcg */
 	struct cg_env env;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "drivers/charge/report.h"
-#include "drivers/loops.h"
+#include "drivers/charge/loops.h"
 #include "util/err.h"
 #include "util/humanize.h"
 #include "util/metrics.h"

@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <json-c/json.h>
 #include "drivers/charge/plan.h"
-#include "drivers/evidence.h"
+#include "drivers/charge/evidence.h"
 #include "drivers/harness.h"
 #include "drivers/placement.h"
-#include "drivers/stock.h"
+#include "drivers/charge/stock.h"
 
 struct results;
 

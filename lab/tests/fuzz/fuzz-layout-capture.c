@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/layout-rules.h"
+#include "analyze/layout_rules.h"
 #include "analyze/layout.h"
 
 static struct layout ref;

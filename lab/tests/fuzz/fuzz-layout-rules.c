@@ -5,7 +5,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
-#include "analyze/layout-rules.h"
+#include "analyze/layout_rules.h"
 #include "analyze/layout.h"
 
 static struct layout lay[2];

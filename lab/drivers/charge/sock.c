@@ -23,7 +23,7 @@
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "drivers/loops.h"
+#include "drivers/charge/loops.h"
 #include "util/cpus.h"
 
 struct sock {

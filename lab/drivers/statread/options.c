@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "drivers/statread.h"
+#include "drivers/statread/statread.h"
 #include "util/err.h"
 #include "util/expfile.h"
 #include "util/options.h"

@@ -23,8 +23,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "drivers/stat-reader.h"
-#include "drivers/statread.h"
+#include "drivers/statread/stat_reader.h"
+#include "drivers/statread/statread.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fileio.h"

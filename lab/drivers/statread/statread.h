@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "analyze/hist.h"
-#include "drivers/reclaim-alloc.h"
+#include "drivers/statread/reclaim_alloc.h"
 #include "kernel/cgroup.h"
 
 enum statread_level { SR_ROOT, SR_TOP, SR_LEAF, SR_NLEVELS };

@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "drivers/reclaim-alloc.h"
+#include "drivers/statread/reclaim_alloc.h"
 
 /* One chunk per progress update: big enough that the update is noise,
  * small enough that a stop request is seen within a millisecond or so. */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "drivers/loops.h"
+#include "drivers/charge/loops.h"
 
 struct kmem {
 	int dev;		/* /dev, so each open walks one component */

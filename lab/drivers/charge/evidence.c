@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include "drivers/evidence.h"
+#include "drivers/charge/evidence.h"
 #include "util/err.h"
 
 struct mode_keys {

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/vfs.h>
 #include <unistd.h>
-#include "drivers/loops.h"
+#include "drivers/charge/loops.h"
 #include "util/owner.h"
 
 struct file_state {

@@ -9,7 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/layout-rules.h"
+#include "analyze/layout_rules.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/strfmt.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
-#include "drivers/loops.h"
+#include "drivers/charge/loops.h"
 
 static const struct hloop *const all[] = { &loop_anon, &loop_file, &loop_kmem, &loop_sock, &loop_stock,
 					   &loop_objstock };

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "drivers/stat-reader.h"
+#include "drivers/statread/stat_reader.h"
 #include "util/err.h"
 
 /* memory.stat is ~1.5 KiB (v1 with total_*) to ~3 KiB (v2); numa_stat grows

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "analyze/hist-summary.h"
+#include "analyze/hist_summary.h"
 
 const uint64_t hist_thresh_ns[HIST_NTHRESH] = { 1000000ull, 10000000ull, 1000000000ull };
 const char *const hist_thresh_names[HIST_NTHRESH] = { "1ms", "10ms", "1s" };

@@ -27,8 +27,8 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-#include "drivers/loops.h"
-#include "drivers/stock.h"
+#include "drivers/charge/loops.h"
+#include "drivers/charge/stock.h"
 #include "kernel/runtime_probe.h"
 #include "util/cleanup.h"
 #include "util/err.h"
