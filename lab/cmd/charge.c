@@ -17,7 +17,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 #include "cmd/builtin.h"
-#include "cmd/report.h"
+#include "analyze/report.h"
 #include "drivers/evidence.h"
 #include "drivers/harness.h"
 #include "drivers/loops.h"

@@ -25,7 +25,7 @@
 #include <unistd.h>
 #include "cmd/builtin.h"
 #include "cmd/probe.h"
-#include "cmd/report.h"
+#include "analyze/report.h"
 #include "collect/around.h"
 #include "experiment/model.h"
 #include "experiment/plan.h"

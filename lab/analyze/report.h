@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef LAB_CMD_REPORT_H
-#define LAB_CMD_REPORT_H
+#ifndef LAB_ANALYZE_REPORT_H
+#define LAB_ANALYZE_REPORT_H
 
 #include <stdio.h>
 
