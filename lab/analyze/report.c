@@ -19,20 +19,10 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/humanize.h"
+#include "util/json_path.h"
 #include "util/metrics.h"
 #include "util/outfile.h"
 #include "util/results.h"
-
-static const char *jstr(json_object *o, const char *path)
-{
-	char buf[256], *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save))
-		if (!o || !json_object_object_get_ex(o, k, &o))
-			return NULL;
-	return o ? json_object_get_string(o) : NULL;
-}
 
 static void section(FILE *out, const char *title)
 {
@@ -129,20 +119,20 @@ static int report_write_as(const char *dir, FILE *out, const char *final_status,
 		return -1;
 	}
 	free(mp);
-	status = final_status ? final_status : jstr(meta, "status");
+	status = final_status ? final_status : json_path_str(meta, "status");
 	fprintf(out, "memcg-lab report: %s\n", dir);
 	if (!status || strcmp(status, "complete"))
 		fprintf(out, "** INCOMPLETE RUN (status: %s): the numbers below may be partial **\n",
 			status ? status : "unknown");
 	/* The file a run could not write (meta.json's, or this process's). */
-	if ((v = final_status && outfile_failed() ? outfile_first_failure() : jstr(meta, "unwritten")))
+	if ((v = final_status && outfile_failed() ? outfile_first_failure() : json_path_str(meta, "unwritten")))
 		fprintf(out, "** not written in full: %s **\n", v);
-	fprintf(out, "experiment %s, started %s, ended %s, lab %s\n", jstr(meta, "name") ? jstr(meta, "name") : "?",
-		jstr(meta, "start") ? jstr(meta, "start") : "?", jstr(meta, "end") ? jstr(meta, "end") : "(not finished)",
-		jstr(meta, "lab_revision") ? jstr(meta, "lab_revision") : "?");
+	fprintf(out, "experiment %s, started %s, ended %s, lab %s\n", json_path_or(meta, "name", "?"),
+		json_path_or(meta, "start", "?"), json_path_or(meta, "end", "(not finished)"),
+		json_path_or(meta, "lab_revision", "?"));
 
 	section(out, "Kernel");
-	fprintf(out, "  release          %s\n", (v = jstr(meta, "probe.kernel")) ? v : "unknown (no probe)");
+	fprintf(out, "  release          %s\n", (v = json_path_str(meta, "probe.kernel")) ? v : "unknown (no probe)");
 	if (json_object_object_get_ex(meta, "probe", &feat) && json_object_object_get_ex(feat, "features", &feat)) {
 		static const char *const keys[] = { "cacheline_split", "stock_slots", "stock_class", "user_flush_mutex",
 						    "obj_stock_split", "obj_stock_slots", "cacheline_size", "flush_scheme" };
@@ -159,25 +149,24 @@ static int report_write_as(const char *dir, FILE *out, const char *final_status,
 			if (!has && (!strcmp(keys[i], "stock_class") || !strcmp(keys[i], "obj_stock_slots")))
 				continue;
 			fprintf(out, "  %-16s %s\n", keys[i], !has ? "?" : val ? json_object_get_string(val) : "none");
-			if ((v = jstr(feat, ev)) && strcmp(keys[i], "flush_scheme"))
+			if ((v = json_path_str(feat, ev)) && strcmp(keys[i], "flush_scheme"))
 				fprintf(out, "  %-16s   (%s)\n", "", v);
 		}
 	}
-	if ((v = jstr(meta, "runtime.charge_batch")))
+	if ((v = json_path_str(meta, "runtime.charge_batch")))
 		fprintf(out, "  charge batch     %s pages (runtime probe)\n", v);
-	if ((v = jstr(meta, "runtime.stock_slots")))
+	if ((v = json_path_str(meta, "runtime.stock_slots")))
 		fprintf(out, "  stock slots      %s (runtime probe; agrees with BTF: %s)\n", v,
-			jstr(meta, "runtime.agrees_with_btf") ? jstr(meta, "runtime.agrees_with_btf") : "?");
-	if ((v = jstr(meta, "runtime.obj_stock_slots")))
+			json_path_or(meta, "runtime.agrees_with_btf", "?"));
+	if ((v = json_path_str(meta, "runtime.obj_stock_slots")))
 		fprintf(out, "  obj stock slots  %s (runtime probe; agrees with BTF: %s)\n", v,
-			jstr(meta, "runtime.obj_stock_slots_agree_with_btf") ?
-			jstr(meta, "runtime.obj_stock_slots_agree_with_btf") : "?");
-	if ((v = jstr(meta, "scaled")))
+			json_path_or(meta, "runtime.obj_stock_slots_agree_with_btf", "?"));
+	if ((v = json_path_str(meta, "scaled")))
 		fprintf(out, "  scaled down      %s\n", v);
-	if ((v = jstr(meta, "vm.kernel_spec")))
+	if ((v = json_path_str(meta, "vm.kernel_spec")))
 		fprintf(out, "  measured in      a qemu guest (kernel %s, accelerator %s)\n", v,
-			jstr(meta, "vm.accel") ? jstr(meta, "vm.accel") : "?");
-	if ((v = jstr(meta, "vm.note")))
+			json_path_or(meta, "vm.accel", "?"));
+	if ((v = json_path_str(meta, "vm.note")))
 		fprintf(out, "  NOTE             %s\n", v);
 
 	if (json_object_object_get_ex(meta, "skipped", &skipped) && json_object_array_length(skipped)) {
@@ -185,8 +174,8 @@ static int report_write_as(const char *dir, FILE *out, const char *final_status,
 		for (size_t i = 0; i < json_object_array_length(skipped); i++) {
 			json_object *s = json_object_array_get_idx(skipped, i);
 
-			fprintf(out, "  %s: %s\n", jstr(s, "what") ? jstr(s, "what") : "?",
-				jstr(s, "why") ? jstr(s, "why") : "?");
+			fprintf(out, "  %s: %s\n", json_path_or(s, "what", "?"),
+				json_path_or(s, "why", "?"));
 		}
 	}
 	include_files(out, dir, "layout-check", "Layout verdicts");
