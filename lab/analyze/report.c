@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "analyze/report.h"
+#include "analyze/report_summary.h"
 #include "analyze/stats.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -111,6 +112,7 @@ static int report_write_as(const char *dir, FILE *out, const char *final_status,
 {
 	char *mp = xasprintf("%s/meta.json", dir);
 	json_object *meta = json_object_from_file(mp), *skipped, *feat;
+	struct report_summary summary;
 	const char *status, *v;
 
 	if (!meta) {
@@ -130,6 +132,10 @@ static int report_write_as(const char *dir, FILE *out, const char *final_status,
 	fprintf(out, "experiment %s, started %s, ended %s, lab %s\n", json_path_or(meta, "name", "?"),
 		json_path_or(meta, "start", "?"), json_path_or(meta, "end", "(not finished)"),
 		json_path_or(meta, "lab_revision", "?"));
+	report_summary_build(&summary, dir, meta);
+	section(out, "Summary");
+	report_summary_print(out, &summary);
+	report_summary_free(&summary);
 
 	section(out, "Kernel");
 	fprintf(out, "  release          %s\n", (v = json_path_str(meta, "probe.kernel")) ? v : "unknown (no probe)");
