@@ -276,12 +276,13 @@ static void runtime_verdict(struct report_summary *s, json_object *meta)
 /* ---- cliffs: K memcgs taking turns on one CPU, holders per K ---- */
 
 struct cliff_mode {
-	const char *mode, *label, *btf;
+	const char *mode, *label;
+	const char *slots[2];	/* where meta.json has BTF's slot count: the driver's, the probe's */
 };
 
 static const struct cliff_mode cliff_modes[] = {
-	{ "stock", "stock cliff", "probe.features.stock_slots" },
-	{ "objstock", "obj stock", "probe.features.obj_stock_slots" },
+	{ "stock", "stock cliff", { "stock.slots_btf", "probe.features.stock_slots" } },
+	{ "objstock", "obj stock", { "objstock.slots_btf", "probe.features.obj_stock_slots" } },
 };
 
 /* K of a stock step ("K=3", "phase:K=3"), or 0. */
@@ -317,44 +318,50 @@ static double mean_over_k(const struct metrics *m, const char *metric, int lo, i
 	return n ? sum / n : NAN;
 }
 
+/* The largest K up to which every memcg held its slot in repeat rep. */
+static int repeat_cliff(const struct metrics *m, const char *holders, int rep, int kmax)
+{
+	for (int k = 1; k <= kmax; k++) {
+		bool held = false;
+
+		for (size_t i = 0; i < m->n; i++)
+			if (m->rows[i].repeat == rep && !strcmp(m->rows[i].metric, holders) &&
+			    step_k(m->rows[i].step) == k)
+				held = (int)m->rows[i].value == k;
+		if (!held)
+			return k - 1;
+	}
+	return kmax;
+}
+
 static void cliff(struct report_summary *s, json_object *meta, const struct metrics *m, const struct cliff_mode *c)
 {
-	char holders[64], rate[64], ns[64], upto[48], slots[16];
-	const char *btf;
+	char holders[64], rate[64], ns[64], upto[48], most_s[16], verdict[128];
+	const char *btf = json_path_str(meta, c->slots[0]);
 	int reps = 0, kmax = 0, most = 0, lo = 0, hi = 0;
 	double r1, r2, n1, n2;
 
 	snprintf(holders, sizeof(holders), "%s.holders", c->mode);
 	snprintf(rate, sizeof(rate), "%s.charges_per_s", c->mode);
 	snprintf(ns, sizeof(ns), "%s.cpu_ns_per_charge", c->mode);
-	for (size_t i = 0; i < m->n; i++)
-		if (!strcmp(m->rows[i].metric, holders) && step_k(m->rows[i].step)) {
-			reps = m->rows[i].repeat + 1 > reps ? m->rows[i].repeat + 1 : reps;
-			kmax = step_k(m->rows[i].step) > kmax ? step_k(m->rows[i].step) : kmax;
-		}
+	for (size_t i = 0; i < m->n; i++) {
+		int k = step_k(m->rows[i].step);
+
+		if (!k || strcmp(m->rows[i].metric, holders))
+			continue;
+		reps = m->rows[i].repeat + 1 > reps ? m->rows[i].repeat + 1 : reps;
+		kmax = k > kmax ? k : kmax;
+		most = (int)m->rows[i].value > most ? (int)m->rows[i].value : most;
+	}
 	if (!kmax)
 		return;
-	/* Per repeat: the largest K up to which every memcg held its slot. */
 	for (int rep = 0; rep < reps; rep++) {
-		int got = 0;
+		int got = repeat_cliff(m, holders, rep, kmax);
 
-		for (int k = 1; k <= kmax; k++) {
-			bool held = false;
-
-			for (size_t i = 0; i < m->n; i++)
-				if (m->rows[i].repeat == rep && !strcmp(m->rows[i].metric, holders) &&
-				    step_k(m->rows[i].step) == k) {
-					held = (int)m->rows[i].value == k;
-					most = (int)m->rows[i].value > most ? (int)m->rows[i].value : most;
-				}
-			if (!held)
-				break;
-			got = k;
-		}
 		lo = rep == 0 || got < lo ? got : lo;
 		hi = got > hi ? got : hi;
 	}
-	btf = json_path_or(meta, c->btf, "?");
+	btf = btf ? btf : json_path_or(meta, c->slots[1], "?");
 	if (lo == kmax) {
 		add(s, c->label, "none up to K = %d: every memcg kept its slot (BTF gives %s slots)", kmax, btf);
 		return;
@@ -363,11 +370,17 @@ static void cliff(struct report_summary *s, json_object *meta, const struct metr
 		snprintf(upto, sizeof(upto), "%d", lo);
 	else
 		snprintf(upto, sizeof(upto), "%d..%d (by repeat)", lo, hi);
-	/* A cliff that moves between repeats says less than one that differs. */
-	snprintf(slots, sizeof(slots), "%d", most);
-	add(s, c->label, "every memcg keeps its slot up to K = %s, at most %d beyond: %s %s slots BTF gives "
-	    "(%d repeat%s)", upto, most, lo != hi ? "against the" : lo == most && !strcmp(slots, btf) ? "matches the" :
-	    "DIFFERS from the", btf, reps, reps == 1 ? "" : "s");
+	/* A cliff that moves between repeats says less than one that differs;
+	 * one below a full stock is other tasks on the CPU evicting. */
+	snprintf(most_s, sizeof(most_s), "%d", most);
+	if (!strcmp(btf, "?"))
+		snprintf(verdict, sizeof(verdict), "BTF's slot count unknown");
+	else
+		snprintf(verdict, sizeof(verdict), "%s the %s slots BTF gives%s", lo != hi ? "against" :
+			 strcmp(most_s, btf) || lo != most ? "DIFFERS from" : "matches", btf,
+			 lo == hi && lo != most && !strcmp(most_s, btf) ? ": other tasks on the CPU evict" : "");
+	add(s, c->label, "every memcg keeps its slot up to K = %s, at most %d beyond: %s (%d repeat%s)", upto, most,
+	    verdict, reps, reps == 1 ? "" : "s");
 	/* As the driver splits them: K = 1 has no task to switch to. */
 	r1 = mean_over_k(m, rate, 2, lo);
 	r2 = mean_over_k(m, rate, lo + 1, kmax);

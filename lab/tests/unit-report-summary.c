@@ -327,6 +327,30 @@ static void test_default_run(void)
 	free(dir);
 }
 
+/* A charge --mode stock run alone: no probe in meta.json, the driver's own
+ * slot count; holders that dip below K and recover. */
+static void test_stock_alone(void)
+{
+	static const int held[] = { 1, 2, 3, 4, 5, 5, 7, 7 };
+	char *metrics = xstrdup(""), *t, *dir, *text;
+
+	for (int k = 1; k <= 8; k++) {
+		t = xasprintf("%sK=%d\t0\tstock.holders\t%d\tmemcgs\t-\n", metrics, k, held[k - 1]);
+		free(metrics);
+		metrics = t;
+	}
+	dir = make_dir("stock-alone", "{\"name\":\"stock\",\"status\":\"complete\",\"stock\":{\"slots_btf\":7}}",
+		       metrics);
+	text = summary_flat(dir);
+	ok(strstr(text, "stock cliff   every memcg keeps its slot up to K = 5, at most 7 beyond: DIFFERS from the 7 "
+		  "slots BTF gives: other tasks on the CPU evict (1 repeat)\n") != NULL,
+	   "a cliff below a full stock, against the driver's BTF count (%s)", text);
+	ok(!strstr(text, "beyond K = 5"), "no rates across it without charges_per_s rows");
+	free(text);
+	free(dir);
+	free(metrics);
+}
+
 static void test_cut_and_missing(void)
 {
 	char *meta = xstrdup("{\"name\":\"x\",\"status\":\"complete\",\"vm\":{\"accel\":\"tcg\"},\"skipped\":["), *t;
@@ -373,6 +397,7 @@ int main(void)
 	test_sockets();
 	test_guest();
 	test_default_run();
+	test_stock_alone();
 	test_cut_and_missing();
 	cmd = xasprintf("rm -rf '%s'", base);
 	if (system(cmd) != 0)
