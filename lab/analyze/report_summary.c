@@ -45,7 +45,26 @@ static size_t wrap_at(const char *p)
 	return space ? space : strcspn(p, " ");
 }
 
-/* One entry: the label in the first column, the text wrapped to 80 columns. */
+/* One entry: the label in the first column, the text wrapped to 80
+ * columns; with max_lines, cut with "..." on its last (the sections below
+ * give it in full). */
+static void add_text(struct report_summary *s, const char *label, const char *text, int max_lines)
+{
+	int lines = 0;
+
+	for (const char *p = text; *p; label = "") {
+		size_t cut = strlen(p) > TEXT_WIDTH ? wrap_at(p) : strlen(p);
+
+		if (max_lines && ++lines == max_lines && p[cut]) {
+			add_line(s, xasprintf("  %-*s %.*s...", LABEL_WIDTH, label, TEXT_WIDTH - 3, p));
+			return;
+		}
+		add_line(s, xasprintf("  %-*s %.*s", LABEL_WIDTH, label, (int)cut, p));
+		for (p += cut; *p == ' '; p++)
+			;
+	}
+}
+
 static void add(struct report_summary *s, const char *label, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void add(struct report_summary *s, const char *label, const char *fmt, ...)
@@ -57,25 +76,8 @@ static void add(struct report_summary *s, const char *label, const char *fmt, ..
 	if (vasprintf(&text, fmt, ap) < 0)
 		die("out of memory");
 	va_end(ap);
-	for (const char *p = text; *p; label = "") {
-		size_t cut = strlen(p) > TEXT_WIDTH ? wrap_at(p) : strlen(p);
-
-		add_line(s, xasprintf("  %-*s %.*s", LABEL_WIDTH, label, (int)cut, p));
-		for (p += cut; *p == ' '; p++)
-			;
-	}
+	add_text(s, label, text, 0);
 	free(text);
-}
-
-/* An entry cut to one line: the sections below give it in full. */
-static void add_short(struct report_summary *s, const char *label, const char *text)
-{
-	size_t len = strlen(text);
-
-	if (len <= TEXT_WIDTH)
-		add_line(s, xasprintf("  %-*s %s", LABEL_WIDTH, label, text));
-	else
-		add_line(s, xasprintf("  %-*s %.*s...", LABEL_WIDTH, label, TEXT_WIDTH - 3, text));
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -433,7 +435,7 @@ static void skipped(struct report_summary *s, json_object *meta)
 		json_object *e = json_object_array_get_idx(arr, i);
 		char *text = xasprintf("%s: %s", json_path_or(e, "what", "?"), json_path_or(e, "why", "?"));
 
-		add_short(s, "skipped", text);
+		add_text(s, "skipped", text, 2);
 		free(text);
 	}
 }

@@ -358,7 +358,8 @@ static void test_cut_and_missing(void)
 
 	for (int i = 0; i < 30; i++) {
 		t = xasprintf("%s%s{\"what\":\"part %d\",\"why\":\"a reason long enough to be cut at the end of the "
-			      "line it is given on, which is one\"}", meta, i ? "," : "", i);
+			      "line it is given on, which is the second of the two lines a skip may take in the summary\"}",
+			      meta, i ? "," : "", i);
 		free(meta);
 		meta = t;
 	}
@@ -373,8 +374,12 @@ static void test_cut_and_missing(void)
 	line_of(text, 1, buf, sizeof(buf));
 	ok(!strncmp(buf, "  NOT MEASURED  throughput", 26), "the caveat still leads");
 	line_of(text, 4, buf, sizeof(buf));
-	ok(!strncmp(buf, "  skipped       part 0: a reason", 32) && strlen(buf) <= 80 &&
-	   !strcmp(buf + strlen(buf) - 3, "..."), "a long skip is cut to one line of 80 columns (%s)", buf);
+	ok(!strncmp(buf, "  skipped       part 0: a reason", 32), "the skips follow (%s)", buf);
+	line_of(text, 5, buf, sizeof(buf));
+	ok(!strncmp(buf, "                ", 16) && strlen(buf) <= 80 && !strcmp(buf + strlen(buf) - 3, "..."),
+	   "a long skip is cut to two lines of 80 columns (%s)", buf);
+	line_of(text, 6, buf, sizeof(buf));
+	ok(!strncmp(buf, "  skipped       part 1: ", 24), "then the next (%s)", buf);
 	ok(strstr(text, "measured      ") == NULL, "nothing measured is claimed without data/metrics.tsv");
 	free(text);
 	free(dir);
