@@ -13,6 +13,7 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/outfile.h"
+#include "util/usage.h"
 
 struct cmd {
 	const char *name;
@@ -25,40 +26,6 @@ static const struct cmd cmds[] = {
 #include "cmd/cmds.h"
 #undef CMD
 };
-
-/* The running subcommand, for one-line option errors. */
-static const char *cmd_name;
-static char **cmd_argv;
-static int cmd_argc;
-
-void usage_context(const char *name, int argc, char **argv)
-{
-	cmd_name = name;
-	cmd_argc = argc;
-	cmd_argv = argv;
-}
-
-void usage_exit(const char *text, int status)
-{
-	if (status == 0) {
-		fputs(text, stdout);
-	} else {
-		/* getopt is silenced (opterr = 0): say which argument, in one line. */
-		const char *bad = optind > 0 && optind <= cmd_argc && cmd_argv ? cmd_argv[optind - 1] : NULL;
-
-		fflush(stdout);
-		if (bad && optopt && bad[0] == '-' && bad[1] != '-')
-			fprintf(stderr, "%s: %s: bad option or missing value: '-%c' (see 'memcg-lab %s --help')\n",
-				lab_progname, cmd_name, optopt, cmd_name);
-		else if (bad)
-			fprintf(stderr, "%s: %s: bad option or missing value: '%s' (see 'memcg-lab %s --help')\n",
-				lab_progname, cmd_name, bad, cmd_name);
-		else
-			fprintf(stderr, "%s: %s: bad arguments (see 'memcg-lab %s --help')\n", lab_progname,
-				cmd_name ? cmd_name : "?", cmd_name ? cmd_name : "help");
-	}
-	exit(status);
-}
 
 static void print_help(FILE *f)
 {
@@ -96,9 +63,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		if (!strcmp(cmds[i].name, name)) {
 			cleanup_init();
-			cmd_name = cmds[i].name;
-			cmd_argv = argv + 1;
-			cmd_argc = argc - 1;
+			usage_context(cmds[i].name, argc - 1, argv + 1);
 			opterr = 0;
 			rc = cmds[i].fn(argc - 1, argv + 1);
 			/* A file left unclosed is flushed here, still checked; a

@@ -869,7 +869,7 @@ pid_t cg_spawn(const struct cg_env *env, const char *cg, int cpu, int (*fn)(void
 
 int cg_cleanup_stale_to(FILE *out, bool force, bool dry_run)
 {
-	struct stale_pass p = { "cgroup", cg_destroy, force, dry_run, out, 0, 0 };
+	struct stale_pass p = { "cgroup", cg_destroy, force, dry_run, out, 0, 0, NULL };
 	const char *roots[2];
 	struct cg_env env;
 	int scan_err = 0;

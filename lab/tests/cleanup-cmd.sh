@@ -57,4 +57,29 @@ if [ "$(id -u)" = 0 ]; then
 else
 	skip "a dead run's temporary directory is removed" "needs root"
 fi
+# A dead run's tracefs instance that a process still holds open (a killed
+# run's worker exiting with the tracer's trace_pipe_raw): cleanup waits for
+# a holder that goes, and names one that stays.  In a mount namespace of
+# the test's own, so no other run sees the instance.
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+	tmpd=$(mktemp -d)
+	mkdir "$tmpd/state"
+	out=$(TMPDIR=$tmpd MEMCG_LAB_STATE_DIR=$tmpd/state unshare -m --propagation private sh -c '
+		tr=/sys/kernel/tracing
+		grep -q " $tr tracefs " /proc/mounts || mount -t tracefs nodev $tr || exit 3
+		go=$tr/instances/memcg-lab-999998-12345 stay=$tr/instances/memcg-lab-999997-12345
+		mkdir $go $stay || exit 3
+		sleep 1 <$go/trace & sleep 30 <$stay/trace & holder=$!
+		"$1" cleanup; echo "rc=$? holder=$holder"
+		[ -d $go ] && echo "left: go"; [ -d $stay ] && echo "left: stay"
+		kill $holder; wait $holder; rmdir $stay 2>/dev/null; rmdir $go 2>/dev/null; true' sh "$bin" 2>&1)
+	holder=$(echo "$out" | sed -n 's/.* holder=//p')
+	echo "$out" | grep -q "removed tracefs instance .*/memcg-lab-999998-12345 (owner pid 999998 gone)" &&
+		echo "$out" | grep -q "could not remove tracefs instance .*/memcg-lab-999997-12345: Device or resource busy: held open by pid $holder (sleep)" &&
+		echo "$out" | grep -q "^rc=2 " && ! echo "$out" | grep -q "left: go"
+	t $? "a busy instance of a dead run: removed once its holder exits, else its holder named, exit 2 ($(echo "$out" | grep -c 'tracefs instance') lines)"
+	rm -rf "$tmpd"
+else
+	skip "a busy instance of a dead run" "needs root and unshare"
+fi
 echo "1..$n"

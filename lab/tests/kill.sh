@@ -184,11 +184,12 @@ for i in $(seq "$iters"); do
 	[ "$(running "$T/pids")" = 0 ] || bad_procs=$((bad_procs + 1))
 	[ "$(running "$T/perfs")" = 0 ] || { bad_perf=$((bad_perf + 1)); echo "# perf left: $(sort -u "$T/perfs" | tr '\n' ' ')"; }
 	perfs_seen=$((perfs_seen + $(sort -u "$T/perfs" | grep -c .)))
-	"$LAB" cleanup >/dev/null 2>&1
+	"$LAB" cleanup >"$T/cleanup.out" 2>&1
 	left=$(owned_in "$memroot" "$T/pids")
-	[ -z "$left" ] || { bad_trees=$((bad_trees + 1)); echo "# trees left: $left"; }
+	[ -z "$left" ] || { bad_trees=$((bad_trees + 1)); echo "# trees left: $left"; sed 's/^/#   cleanup: /' "$T/cleanup.out"; }
 	left=$(instances_owned "$T/pids")
-	[ -z "$left" ] || { bad_inst=$((bad_inst + 1)); echo "# instances left: $left"; }
+	[ -z "$left" ] || { bad_inst=$((bad_inst + 1)); echo "# instances left: $left (run $i: ${cmd[*]:1})"; sed 's/^/#   cleanup: /' "$T/cleanup.out"
+		inst_why=": $(grep -m1 'tracefs instance' "$T/cleanup.out")"; }
 	rate=$(cat $rate_path)
 	[ "$rate" = "$rate0" ] || { bad_rate=$((bad_rate + 1)); echo "# sample rate $rate after run $i (${cmd[*]:1})"; }
 	[ -d "$mine" ] || bad_sentinel=$((bad_sentinel + 1))
@@ -201,10 +202,12 @@ for i in $(seq "$iters"); do
 		"$REAL_PERF" report -i "$f" --header-only 2>/dev/null | grep -Eq "^# data size *: *[1-9]" ||
 			{ bad_data=$((bad_data + 1)); echo "# not a finished recording: $f"; }
 	done
-	dir=$(ls -d "$T/results"/*/ 2>/dev/null | tail -1)
+	# An experiment's run: "complete" only with its report (report_finish
+	# writes it first), so only for a run that was not killed before its
+	# end.  (lock record writes no report: its finished recording is
+	# what the check above holds it to.)
+	dir=$(ls -d "$T/results"/*-killed*/ 2>/dev/null | tail -1)
 	if [ -n "$dir" ] && [ -f "$dir/meta.json" ]; then
-		# "complete" only with its report (report_finish writes it
-		# first), and only for a run that was not killed before its end.
 		if grep -q '"status":"complete"' "$dir/meta.json" && [ ! -s "$dir/report.txt" ]; then
 			bad_status=$((bad_status + 1))
 		fi
@@ -216,7 +219,7 @@ ok '[ $bad_procs = 0 ]' "no process of a killed run is left ($bad_procs of $iter
 ok '[ $bad_perf = 0 ]' "no perf of a killed run is left: perf dies with the lab ($bad_perf of $iters runs left one)"
 ok '[ $bad_data = 0 ]' "no unfinished c2c or perf lock recording under the name reports read ($bad_data files)"
 ok '[ $bad_trees = 0 ]' "cleanup removes every cgroup tree a killed run made ($bad_trees failures)"
-ok '[ $bad_inst = 0 ]' "cleanup removes every tracefs instance a killed run made ($bad_inst failures)"
+ok '[ $bad_inst = 0 ]' "cleanup removes every tracefs instance a killed run made ($bad_inst failures${inst_why:-})"
 ok '[ $bad_rate = 0 ]' "perf_event_max_sample_rate is what it was ($bad_rate failures)"
 ok '[ $bad_sentinel = 0 ]' "a cgroup the lab did not make survives every cleanup"
 ok '[ $bad_tmp = 0 ]' "a killed run leaves no memcg-lab-* file in /tmp ($bad_tmp failures)"

@@ -28,7 +28,12 @@ static int stale_walk(const char *dir, const char *name, bool is_dir, void *arg)
 	}
 	e = p->remove(path);
 	if (e) {
-		fprintf(p->out, "could not remove %s %s: %s\n", p->noun, path, strerror(-e));
+		char why[256] = "";
+
+		if (p->why)
+			p->why(path, e, why, sizeof(why));
+		fprintf(p->out, "could not remove %s %s: %s%s%s\n", p->noun, path, strerror(-e),
+			why[0] ? ": " : "", why);
 		p->failed++;
 		return 0;
 	}

@@ -17,6 +17,8 @@ struct stale_pass {
 	bool dry_run;			/* only say what would be removed */
 	FILE *out;
 	int removed, failed;
+	/* Optional: why path could not be removed (who holds it), or "". */
+	void (*why)(const char *path, int err, char *buf, size_t n);
 };
 
 /*
