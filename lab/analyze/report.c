@@ -198,15 +198,16 @@ int report_write(const char *dir, FILE *out, char *err, size_t errlen)
 	return report_write_as(dir, out, NULL, err, errlen);
 }
 
-/* report.txt as the run stands with status, through a temporary file, so
- * that a report is there in full or not at all; 0 or -1 (reported). */
-static int write_report(struct results *r, const char *final, const char *status)
+/* report.txt as the run stands with status (NULL: meta.json's), through a
+ * temporary file, so that a report is there in full or not at all; 0 or -1
+ * (reported). */
+static int write_report(const char *dir, const char *final, const char *status)
 {
 	char *tmp = xasprintf("%s.tmp", final), err[512];
 	FILE *f = outfile_open(tmp, "w");
 	int ret = 0;
 
-	if (report_write_as(r->dir, f, status, err, sizeof(err))) {
+	if (report_write_as(dir, f, status, err, sizeof(err))) {
 		outfile_failure_line(err);
 		ret = -1;
 	}
@@ -234,14 +235,23 @@ void report_finish(struct results *r, const char *status)
 	iso_time_now(when, sizeof(when));
 	results_meta_set(r, "end", json_object_new_string(when));
 	status = results_final_status(status);
-	reported = write_report(r, final, status) == 0;
+	reported = write_report(r->dir, final, status) == 0;
 	results_finish(r, status);
 	if (reported && strcmp(results_final_status(status), status)) {
 		/* meta.json could not take the status and still says
 		 * "incomplete": no report may say otherwise. */
 		unlink(final);
-		write_report(r, final, results_final_status(status));
+		write_report(r->dir, final, results_final_status(status));
 	}
 out:
 	free(final);
+}
+
+int report_rewrite(const char *dir)
+{
+	char *final = xasprintf("%s/report.txt", dir);
+	int ret = path_exists(final) ? write_report(dir, final, NULL) : 0;
+
+	free(final);
+	return ret;
 }

@@ -195,7 +195,7 @@ static void test_sockets(void)
 
 static void test_guest(void)
 {
-	char *dir, *text, *ft, buf[256];
+	char *dir, *text, *ft, *path, buf[256];
 
 	dir = make_dir("tcg", "{\"name\":\"kmem-overhead\",\"status\":\"complete\","
 		       "\"vm\":{\"accel\":\"tcg\",\"kernel_spec\":\"6.12\"}}",
@@ -210,6 +210,15 @@ static void test_guest(void)
 	   strstr(ft, "measured      charge.kmem.total 1000 ops/s"), "and why; a driver run alone has no phase name");
 	free(ft);
 	free(text);
+	/* The report.txt the guest wrote, before vm marked its meta.json. */
+	put_file(dir, "report.txt", "memcg-lab report: (as the guest wrote it)\n");
+	ok(report_rewrite(dir) == 0, "report_rewrite of a guest's results");
+	path = xasprintf("%s/report.txt", dir);
+	text = read_text(path, NULL);
+	ok(text && strstr(text, "\nSummary\n-------\n  NOT MEASURED  throughput and latency: a qemu guest"),
+	   "its report.txt now says first that throughput was not measured");
+	free(text);
+	free(path);
 	free(dir);
 
 	dir = make_dir("kvm", "{\"name\":\"x\",\"status\":\"complete\",\"vm\":{\"accel\":\"kvm\",\"kernel_spec\":\"lab\"}}",
@@ -217,6 +226,9 @@ static void test_guest(void)
 	text = summary_of(dir);
 	ok(!strstr(text, "NOT MEASURED") && strstr(text, "measured in   a qemu guest (kernel lab, kvm)"),
 	   "a KVM guest: named, no caveat");
+	path = xasprintf("%s/report.txt", dir);
+	ok(report_rewrite(dir) == 0 && !path_exists(path), "report_rewrite writes no report.txt where the run left none");
+	free(path);
 	free(text);
 	free(dir);
 }
