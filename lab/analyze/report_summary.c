@@ -157,9 +157,12 @@ static bool has_metric_prefix(const struct metrics *m, const char *prefix)
 
 /* ---- what the run could not have measured ---- */
 
-/* Socket memory charges the per-CPU stock only on cgroup v2: on v1 it goes
- * to memory.kmem.tcp (with a tcp limit) or nowhere (DESIGN.md's kernel
- * facts; the charge driver records which in charge.socket_counter). */
+/* Socket memory charges the per-CPU stock only on cgroup v2: in
+ * mm/memcontrol.c mem_cgroup_charge_skmem() (later mem_cgroup_sk_charge())
+ * sends v1 to memcg1_charge_skmem() (mm/memcontrol-v1.c: the tcpmem
+ * page_counter, active only once a tcp limit is written), v2 to
+ * try_charge(), which takes from the stock.  The charge driver records
+ * which counter in charge.socket_counter. */
 static void socket_caveat(struct report_summary *s, json_object *meta, const struct metrics *m)
 {
 	const char *ctr = json_path_str(meta, "charge.socket_counter");
