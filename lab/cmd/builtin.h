@@ -9,4 +9,12 @@
 #include "cmd/cmds.h"
 #undef CMD
 
+/* The commands of commands: cmd_<command>_<sub>() in cmd/<command>_<sub>.c. */
+int cmd_c2c_caps(int argc, char **argv);
+int cmd_c2c_parse(int argc, char **argv);
+int cmd_c2c_record(int argc, char **argv);
+int cmd_c2c_report(int argc, char **argv);
+int cmd_lock_record(int argc, char **argv);
+int cmd_lock_report(int argc, char **argv);
+
 #endif

@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /* memcg-lab c2c record: a steady-state c2c window around a command. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cmd/builtin.h"
-#include "cmd/c2c_sub.h"
 #include "collect/c2c.h"
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/options.h"
 #include "util/outfile.h"
 #include "util/results.h"
 
-static const char record_usage[] =
+static const struct options_cmd record_cmd = {
+	.name = "c2c record",
+	.usage =
 	"usage: memcg-lab c2c record --duration S [options] -- CMD [ARGS...]\n"
 	"\n"
 	"Runs CMD (the driver, expected to run about S seconds) and records one perf\n"
@@ -26,17 +27,20 @@ static const char record_usage[] =
 	"--double-cl report where perf has it), parses both, and names the struct\n"
 	"field of every offset that lies in a known object: the struct mem_cgroup of\n"
 	"each --memcg directory and every CPU's memcg_stock/obj_stock.\n"
-	"\n"
-	"  --duration S      how long CMD runs (sets the window)\n"
-	"  --start-frac F    window start as a fraction of S (default 0.75)\n"
-	"  --start S         window start in seconds after CMD starts\n"
-	"  --window S        window length (default 3-5 s, fitted to S)\n"
-	"  --ldlat N         minimum load latency (default: perf's, 50/70 on > 148/256 CPUs)\n"
-	"  --freq N          sampling frequency (perf record -F, default 60000)\n"
-	"  --user            user-space samples too (default: kernel only)\n"
-	"  --no-double-cl    no --double-cl report\n"
-	"  --memcg DIR       a memory cgroup directory whose struct mem_cgroup to name (repeatable)\n"
-	"  -o, --out DIR     output directory (default: results/<date>-c2c/data)\n";
+	"\n",
+	.stop_at_arg = true,	/* CMD's own options are its */
+};
+
+/* As atof/atoi: the checks that matter follow the parsing. */
+static void double_opt(const struct lab_option *opt, const char *arg)
+{
+	*(double *)opt->value = atof(arg);
+}
+
+static void int_opt(const struct lab_option *opt, const char *arg)
+{
+	*(int *)opt->value = atoi(arg);
+}
 
 static void print_note(const char *line, void *arg)
 {
@@ -44,56 +48,41 @@ static void print_note(const char *line, void *arg)
 	note("%s", line);
 }
 
-int c2c_record_cmd(int argc, char **argv)
+int cmd_c2c_record(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "duration", required_argument, NULL, 'd' },
-		{ "start-frac", required_argument, NULL, 'f' },
-		{ "start", required_argument, NULL, 's' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "ldlat", required_argument, NULL, 'l' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "user", no_argument, NULL, 'u' },
-		{ "no-double-cl", no_argument, NULL, 'D' },
-		{ "memcg", required_argument, NULL, 'm' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct option_list memcgs = { 0 };
+	double duration = 0;
+	const char *out = NULL;
+	struct c2c_opts o;
+	const struct lab_option opts[] = {
+		OPT_CALLBACK(0, "duration", &duration, "S", NULL, "how long CMD runs (sets the window)", double_opt),
+		OPT_CALLBACK(0, "start-frac", &o.start_frac, "F", "0.75", "window start as a fraction of S", double_opt),
+		OPT_CALLBACK(0, "start", &o.start_s, "S", NULL, "window start in seconds after CMD starts", double_opt),
+		OPT_CALLBACK(0, "window", &o.window_s, "S", "3-5 s, fitted to S", "window length", double_opt),
+		OPT_CALLBACK(0, "ldlat", &o.ldlat, "N", "perf's, 50/70 on > 148/256 CPUs", "minimum load latency",
+			     int_opt),
+		OPT_CALLBACK(0, "freq", &o.freq, "N", "60000", "sampling frequency (perf record -F)", int_opt),
+		OPT_FLAG(0, "user", &o.user, "user-space samples too (default: kernel only)"),
+		OPT_CLEAR(0, "no-double-cl", &o.double_cl, "no --double-cl report"),
+		OPT_LIST(0, "memcg", &memcgs, "DIR", "a memory cgroup directory whose struct mem_cgroup to name "
+			 "(repeatable)"),
+		OPT_STRING('o', "out", &out, "DIR", "results/<date>-c2c/data", "output directory"),
+		OPT_END(),
 	};
-	const char **memcgs = xcalloc(argc, sizeof(*memcgs));
 	struct c2c_objects objs = { 0 };
 	struct c2c_collector *col;
 	struct c2c_caps caps;
 	struct results *res = NULL;
-	struct c2c_opts o;
 	struct kbtf k = { 0 };
-	double duration = 0;
-	const char *out = NULL;
 	char why[700], err[512];
-	int c, nmemcg = 0, st = 0;
+	int cmd, st = 0;
 	bool have_btf;
 	pid_t pid;
 
 	c2c_opts_default(&o);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': duration = atof(optarg); break;
-		case 'f': o.start_frac = atof(optarg); break;
-		case 's': o.start_s = atof(optarg); break;
-		case 'w': o.window_s = atof(optarg); break;
-		case 'l': o.ldlat = atoi(optarg); break;
-		case 'F': o.freq = atoi(optarg); break;
-		case 'u': o.user = true; break;
-		case 'D': o.double_cl = false; break;
-		case 'm': memcgs[nmemcg++] = optarg; break;
-		case 'o': out = optarg; break;
-		case 'h': usage_exit(record_usage, 0);
-		default: usage_exit(record_usage, EXIT_LAB_ERR);
-		}
-	}
-	if (optind >= argc)
-		usage_exit(record_usage, EXIT_LAB_ERR);
+	cmd = options_parse(&record_cmd, opts, argc, argv);
+	if (cmd >= argc)
+		options_usage_error();
 	if (duration <= 0 && o.start_s < 0)
 		die("c2c record: give --duration (how long the command runs) or --start");
 	if (o.start_frac <= 0 || o.start_frac >= 1)
@@ -110,7 +99,7 @@ int c2c_record_cmd(int argc, char **argv)
 	else if (!have_btf)
 		note("no BTF of the running kernel (%s): fields cannot be named", err);
 	else
-		c2c_find_objects(&objs, &k, memcgs, nmemcg, print_note, NULL);
+		c2c_find_objects(&objs, &k, memcgs.v, memcgs.n, print_note, NULL);
 	if (caps.supported && res) {
 		FILE *f = results_open_data(res, "c2c-objects.tsv");
 
@@ -134,11 +123,11 @@ int c2c_record_cmd(int argc, char **argv)
 		if (e < 0) {
 			/* A command that would outlive a killed recorder is not started. */
 			fprintf(stderr, "memcg-lab: c2c record: cannot tie %s to the recorder (PR_SET_PDEATHSIG): %s\n",
-				argv[optind], strerror(-e));
+				argv[cmd], strerror(-e));
 			_exit(EXIT_LAB_ERR);
 		}
-		execvp(argv[optind], argv + optind);
-		fprintf(stderr, "memcg-lab: c2c record: cannot run %s: %s\n", argv[optind], strerror(errno));
+		execvp(argv[cmd], argv + cmd);
+		fprintf(stderr, "memcg-lab: c2c record: cannot run %s: %s\n", argv[cmd], strerror(errno));
 		_exit(127);
 	}
 	while (waitpid(pid, &st, 0) < 0) {
@@ -163,6 +152,6 @@ int c2c_record_cmd(int argc, char **argv)
 	c2c_objects_free(&objs);
 	if (have_btf)
 		kbtf_close(&k);
-	free(memcgs);
+	free(memcgs.v);
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
 }

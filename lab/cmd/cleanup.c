@@ -4,7 +4,6 @@
  * The same pass (for dead owners only) runs at the start of every run
  * through leftovers_cleanup_dead().
  */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -12,8 +11,11 @@
 #include "kernel/leftovers.h"
 #include "util/err.h"
 #include "util/hoststate.h"
+#include "util/options.h"
 
-static const char usage_text[] =
+static const struct options_cmd cleanup_cmd = {
+	.name = "cleanup",
+	.usage =
 	"usage: memcg-lab cleanup [--force] [--dry-run]\n"
 	"\n"
 	"Removes what lab runs whose process is gone left on this host, one line\n"
@@ -26,36 +28,27 @@ static const char usage_text[] =
 	"  - temporary directories of that name in $TMPDIR or /tmp (vm's guest\n"
 	"    images).\n"
 	"A run still going is never touched without --force.\n"
-	"\n"
-	"  --force     also remove what runs still going own (kills their workers)\n"
-	"  --dry-run   only print what would be removed\n"
+	"\n",
+	.footer =
 	"\n"
 	"Exit status: 0 (also when nothing was left), 2 when something could not\n"
-	"be removed or when not root.\n";
+	"be removed or when not root.\n",
+	.stop_at_arg = true,
+};
 
 int cmd_cleanup(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "force", no_argument, NULL, 'f' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	bool force = false, dry_run = false;
+	const struct lab_option opts[] = {
+		OPT_FLAG('f', "force", &force, "also remove what runs still going own (kills their workers)"),
+		OPT_FLAG('n', "dry-run", &dry_run, "only print what would be removed"),
+		OPT_END(),
+	};
 	struct leftovers n;
-	int c;
+	int arg = options_parse(&cleanup_cmd, opts, argc, argv);
 
-	while ((c = getopt_long(argc, argv, "+fnh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f': force = true; break;
-		case 'n': dry_run = true; break;
-		case 'h': usage_exit(usage_text, 0);
-		default:
-			usage_exit(usage_text, EXIT_LAB_ERR);
-		}
-	}
-	if (optind < argc)
-		die("cleanup: unexpected argument '%s' (see 'memcg-lab cleanup --help')", argv[optind]);
+	if (arg < argc)
+		die("cleanup: unexpected argument '%s' (see 'memcg-lab cleanup --help')", argv[arg]);
 	if (!dry_run && geteuid() != 0)
 		die("cleanup: removing cgroups and tracefs instances needs root (running as uid %d); "
 		    "--dry-run works without", (int)geteuid());

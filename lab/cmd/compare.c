@@ -6,7 +6,6 @@
  * scaling series, the seeds' "clients | A | B (x% improvement)" layout.
  * Plain text no wider than 80 columns, to paste into a mail.
  */
-#include <getopt.h>
 #include <math.h>
 #include <regex.h>
 #include <stdbool.h>
@@ -19,24 +18,20 @@
 #include "util/err.h"
 #include "util/humanize.h"
 #include "util/metrics.h"
+#include "util/options.h"
 
-static const char usage_text[] =
-"usage: memcg-lab compare DIR_A DIR_B [DIR_C...] [--common] [--metric REGEX] [--series METRIC]\n"
-"\n"
-"Compares results directories: A is the baseline, every other one is set\n"
-"against it.  Per metric (data/metrics.tsv): mean and stddev%% of A, %%change,\n"
-"mean and stddev%% of B, and '*' where Welch's t-test gives p < 0.05 (needs\n"
-"two runs or more on each side).  Scaling series (numeric steps such as\n"
-"tasks=6) are also shown as \"number of tasks | A | B (x%% improvement)\".\n"
-"\n"
-"  --common          compare the metrics two runs of different experiments share\n"
-"                    (otherwise different experiments are refused)\n"
-"  --metric REGEX    only metrics whose name matches\n"
-"  --series METRIC   the metric shown in the scaling layout (default: the first\n"
-"                    metric of A with numeric steps)\n"
-"  --tsv             machine-readable rows instead of the table: step metric\n"
-"                    n_a mean_a sd_a n_b mean_b sd_b change_pct t df p significant\n"
-"  -h, --help        this text\n";
+static const struct options_cmd compare_cmd = {
+	.name = "compare",
+	.usage =
+	"usage: memcg-lab compare DIR_A DIR_B [DIR_C...] [--common] [--metric REGEX] [--series METRIC]\n"
+	"\n"
+	"Compares results directories: A is the baseline, every other one is set\n"
+	"against it.  Per metric (data/metrics.tsv): mean and stddev% of A, %change,\n"
+	"mean and stddev% of B, and '*' where Welch's t-test gives p < 0.05 (needs\n"
+	"two runs or more on each side).  Scaling series (numeric steps such as\n"
+	"tasks=6) are also shown as \"number of tasks | A | B (x% improvement)\".\n"
+	"\n",
+};
 
 #define WIDTH 80
 
@@ -304,38 +299,31 @@ static void compare_pair(const struct run *a, const struct run *b, regex_t *filt
 
 int cmd_compare(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "common", no_argument, NULL, 'c' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "series", required_argument, NULL, 's' },
-		{ "tsv", no_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	const char *metric_re = NULL, *series = NULL;
 	bool common = false, tsv = false;
+	const struct lab_option opts[] = {
+		OPT_FLAG(0, "common", &common, "compare the metrics two runs of different experiments share\n"
+			 "(otherwise different experiments are refused)"),
+		OPT_STRING(0, "metric", &metric_re, "REGEX", NULL, "only metrics whose name matches"),
+		OPT_STRING(0, "series", &series, "METRIC", NULL, "the metric shown in the scaling layout (default: "
+			   "the first metric of A with numeric steps)"),
+		OPT_FLAG(0, "tsv", &tsv, "machine-readable rows instead of the table: step metric n_a mean_a sd_a "
+			 "n_b mean_b sd_b change_pct t df p significant"),
+		OPT_END(),
+	};
+	int first = options_parse(&compare_cmd, opts, argc, argv);
 	regex_t re;
 	struct run *runs;
-	int c, nruns;
+	int nruns;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c': common = true; break;
-		case 'm': metric_re = optarg; break;
-		case 's': series = optarg; break;
-		case 't': tsv = true; break;
-		case 'h': usage_exit(usage_text, 0);
-		default: usage_exit(usage_text, EXIT_LAB_ERR);
-		}
-	}
-	nruns = argc - optind;
+	nruns = argc - first;
 	if (nruns < 2)
 		die("compare: needs at least two results directories (got %d)", nruns);
 	if (metric_re && regcomp(&re, metric_re, REG_EXTENDED | REG_NOSUB))
 		die("compare: --metric '%s' is not a valid regular expression", metric_re);
 	runs = xcalloc(nruns, sizeof(*runs));
 	for (int i = 0; i < nruns; i++)
-		load_run(&runs[i], argv[optind + i]);
+		load_run(&runs[i], argv[first + i]);
 	for (int i = 1; i < nruns; i++) {
 		if (strcmp(runs[0].experiment, runs[i].experiment) && !common)
 			die("compare: %s is experiment '%s' but %s is '%s'; use --common to compare the metrics they share",

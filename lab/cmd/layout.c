@@ -11,7 +11,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,29 +20,24 @@
 #include "kernel/btf.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/options.h"
 #include "util/outfile.h"
 #include "util/results.h"
 #include "util/strfmt.h"
 
-static const char usage_text[] =
-"usage: memcg-lab layout [--btf FILE | --vmlinux FILE] [--out DIR] [--check] [--rules FILE]\n"
-"                        [--against DIR_OR_BTF]\n"
-"\n"
-"Captures, checks and diffs the cacheline layouts of struct mem_cgroup, page_counter,\n"
-"memcg_stock_pcp, obj_stock_pcp and memcg_vmstats_percpu, from BTF.\n"
-"\n"
-"  --btf FILE         raw BTF blob (or an ELF with .BTF)\n"
-"  --vmlinux FILE     vmlinux: its .BTF, else its DWARF converted by pahole --btf_encode_detached\n"
-"                     (neither: the running kernel's /sys/kernel/btf/vmlinux)\n"
-"  --out DIR          write the capture to DIR: pahole's <struct>.txt, cachelines.txt (the\n"
-"                     per-cacheline map), fields.tsv, structs.tsv, meta.tsv.  Without --check\n"
-"                     and --against the capture is written to layouts/<kernel-release>/\n"
-"  --check            check the rules: one line per rule, pass / FAIL / warn (a soft rule) / n/a\n"
-"  --rules FILE       the rules (default layouts/rules.conf; its header explains the syntax)\n"
-"  --against X        cacheline-aware diff from X (a capture directory or a BTF/vmlinux file)\n"
-"                     to this kernel\n"
-"\n"
-"Exit status: 0 no hard rule failed, 1 a hard rule failed (--check), 2 an error.\n";
+static const struct options_cmd layout_cmd = {
+	.name = "layout",
+	.usage =
+	"usage: memcg-lab layout [--btf FILE | --vmlinux FILE] [--out DIR] [--check] [--rules FILE]\n"
+	"                        [--against DIR_OR_BTF]\n"
+	"\n"
+	"Captures, checks and diffs the cacheline layouts of struct mem_cgroup, page_counter,\n"
+	"memcg_stock_pcp, obj_stock_pcp and memcg_vmstats_percpu, from BTF.\n"
+	"\n",
+	.footer =
+	"\n"
+	"Exit status: 0 no hard rule failed, 1 a hard rule failed (--check), 2 an error.\n",
+};
 
 /* ---- pahole text --------------------------------------------------------- */
 
@@ -223,39 +217,30 @@ static void load_against(struct layout *old, const char *what)
 
 int cmd_layout(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "btf", required_argument, NULL, 'b' },
-		{ "vmlinux", required_argument, NULL, 'v' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "check", no_argument, NULL, 'c' },
-		{ "rules", required_argument, NULL, 'r' },
-		{ "against", required_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *btf = NULL, *vmlinux = NULL, *out = NULL, *rules_path = NULL, *against = NULL;
-	char *layouts_dir, *default_rules, *out_dir = NULL, err[1024];
 	bool check = false;
+	const struct lab_option opts[] = {
+		OPT_STRING(0, "btf", &btf, "FILE", NULL, "raw BTF blob (or an ELF with .BTF)"),
+		OPT_STRING(0, "vmlinux", &vmlinux, "FILE", NULL, "vmlinux: its .BTF, else its DWARF converted by "
+			   "pahole --btf_encode_detached\n(neither: the running kernel's /sys/kernel/btf/vmlinux)"),
+		OPT_STRING(0, "out", &out, "DIR", NULL, "write the capture to DIR: pahole's <struct>.txt, "
+			   "cachelines.txt (the per-cacheline map), fields.tsv, structs.tsv, meta.tsv.  Without --check "
+			   "and --against the capture is written to layouts/<kernel-release>/"),
+		OPT_FLAG(0, "check", &check, "check the rules: one line per rule, pass / FAIL / warn (a soft rule) / n/a"),
+		OPT_STRING(0, "rules", &rules_path, "FILE", "layouts/rules.conf", "the rules (its header explains the "
+			   "syntax)"),
+		OPT_STRING(0, "against", &against, "X", NULL, "cacheline-aware diff from X (a capture directory or a "
+			   "BTF/vmlinux file) to this kernel"),
+		OPT_END(),
+	};
+	char *layouts_dir, *default_rules, *out_dir = NULL, err[1024];
 	struct rules rs;
 	struct layout lay;
 	struct kbtf k;
-	int c, status = 0;
+	int arg = options_parse(&layout_cmd, opts, argc, argv), status = 0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b': btf = optarg; break;
-		case 'v': vmlinux = optarg; break;
-		case 'o': out = optarg; break;
-		case 'c': check = true; break;
-		case 'r': rules_path = optarg; break;
-		case 'a': against = optarg; break;
-		case 'h': usage_exit(usage_text, 0);
-		default: usage_exit(usage_text, EXIT_LAB_ERR);
-		}
-	}
-	if (optind < argc)
-		die("layout: unexpected argument '%s' (see --help)", argv[optind]);
+	if (arg < argc)
+		die("layout: unexpected argument '%s' (see --help)", argv[arg]);
 	if (btf && vmlinux)
 		die("layout: --btf and --vmlinux are exclusive: give one kernel");
 

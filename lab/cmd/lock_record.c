@@ -2,7 +2,6 @@
 /* memcg-lab lock record: the lock collector around a command or a window. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,16 +10,18 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmd/builtin.h"
-#include "cmd/lock.h"
 #include "collect/lock_collector.h"
 #include "collect/lock_tracer.h"
 #include "collect/perf_lock.h"
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/options.h"
 #include "util/results.h"
 
 
-static const char record_usage[] =
+static const struct options_cmd record_cmd = {
+	.name = "lock record",
+	.usage =
 	"usage: memcg-lab lock record [options] [-- COMMAND [ARG...]]\n"
 	"\n"
 	"Traces lock waits and holds while COMMAND runs (or for --duration seconds;\n"
@@ -28,21 +29,39 @@ static const char record_usage[] =
 	"data/lock-locks.tsv (per lock: waits, holds, method), lock-rstat.tsv (the\n"
 	"rstat flush lock per root and level), lock-hold.tsv (the hold-time target),\n"
 	"lock-flush.tsv (memcg_flush_stats counts) and hist-lock-{wait,hold}.*.tsv (histograms).\n"
-	"\n"
-	"  -d, --duration SEC   window length without COMMAND (default 10)\n"
-	"  -n, --name NAME      results directory name (default lock)\n"
-	"      --results DIR    base directory for results (default results/)\n"
-	"      --hold SYMBOL    lock whose hold time to measure (default: the user-flush\n"
-	"                       mutex where the kernel has it, else the rstat flush lock)\n"
-	"      --perf           also perf lock over the window (kept in data/): BPF mode\n"
-	"                       ('perf lock contention -a -b') where perf was built with\n"
-	"                       BPF skeletons, else 'perf lock record -a' and 'perf lock\n"
-	"                       contention' on it; the output says which mode ran\n"
-	"      --no-tracer      only the hold method and perf\n"
-	"      --buffer-kb N    tracefs ring buffer per CPU (default: sized from memory)\n"
-	"      --stacks N       kernel stacks to take to name locks by caller (default 256)\n"
-	"      --tracefs DIR    tracefs mount (default: the mounted one; as root the lab\n"
-	"                       mounts it at /sys/kernel/tracing for the run if none is)\n";
+	"\n",
+	.stop_at_arg = true,	/* COMMAND's own options are its */
+};
+
+static void duration_opt(const struct lab_option *opt, const char *arg)
+{
+	double *v = opt->value;
+	char *end;
+
+	*v = strtod(arg, &end);
+	if (end == arg || *end || *v <= 0)
+		die("lock record: --duration %s: expected a positive number of seconds", arg);
+}
+
+static void buffer_kb_opt(const struct lab_option *opt, const char *arg)
+{
+	size_t *v = opt->value;
+	char *end;
+
+	*v = strtoul(arg, &end, 10);
+	if (end == arg || *end || !*v)
+		die("lock record: --buffer-kb %s: expected a positive number of KiB", arg);
+}
+
+static void stacks_opt(const struct lab_option *opt, const char *arg)
+{
+	int *v = opt->value;
+	char *end;
+
+	*v = strtol(arg, &end, 10);
+	if (end == arg || *end || *v < 0)
+		die("lock record: --stacks %s: expected a count (0 turns stacks off)", arg);
+}
 
 /* Runs argv, waiting with the window open; returns its exit status. */
 static int run_command(char **argv)
@@ -99,55 +118,33 @@ static void wait_window(double seconds)
 
 int cmd_lock_record(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "duration", required_argument, NULL, 'd' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "results", required_argument, NULL, 'r' },
-		{ "hold", required_argument, NULL, 'H' },
-		{ "perf", no_argument, NULL, 'p' },
-		{ "no-tracer", no_argument, NULL, 'T' },
-		{ "buffer-kb", required_argument, NULL, 'b' },
-		{ "stacks", required_argument, NULL, 's' },
-		{ "tracefs", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct lock_collector_opts co = { .caller_stacks = -1 };
 	const char *name = "lock", *base = NULL;
 	double duration = 10;
+	const struct lab_option opts[] = {
+		OPT_CALLBACK('d', "duration", &duration, "SEC", "10", "window length without COMMAND", duration_opt),
+		OPT_STRING('n', "name", &name, "NAME", "lock", "results directory name"),
+		OPT_STRING(0, "results", &base, "DIR", "results/", "base directory for results"),
+		OPT_STRING(0, "hold", &co.hold, "SYMBOL", NULL, "lock whose hold time to measure (default: the "
+			   "user-flush mutex where the kernel has it, else the rstat flush lock)"),
+		OPT_FLAG(0, "perf", &co.perf, "also perf lock over the window (kept in data/): BPF mode ('perf lock "
+			 "contention -a -b') where perf was built with BPF skeletons, else 'perf lock record -a' and "
+			 "'perf lock contention' on it; the output says which mode ran"),
+		OPT_FLAG(0, "no-tracer", &co.no_tracer, "only the hold method and perf"),
+		OPT_CALLBACK(0, "buffer-kb", &co.buffer_kb, "N", "sized from memory", "tracefs ring buffer per CPU",
+			     buffer_kb_opt),
+		OPT_CALLBACK(0, "stacks", &co.caller_stacks, "N", "256", "kernel stacks to take to name locks by caller",
+			     stacks_opt),
+		OPT_STRING(0, "tracefs", &co.tracefs_dir, "DIR", NULL, "tracefs mount (default: the mounted one; as "
+			   "root the lab mounts it at /sys/kernel/tracing for the run if none is)"),
+		OPT_END(),
+	};
 	struct lock_collector *c;
 	struct results *r;
-	char err[1024], *end, *data;
-	int ch, cmd_status = 0;
+	char err[1024], *data;
+	int cmd, cmd_status = 0;
 
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+d:n:h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'd':
-			duration = strtod(optarg, &end);
-			if (end == optarg || *end || duration <= 0)
-				die("lock record: --duration %s: expected a positive number of seconds", optarg);
-			break;
-		case 'n': name = optarg; break;
-		case 'r': base = optarg; break;
-		case 'H': co.hold = optarg; break;
-		case 'p': co.perf = true; break;
-		case 'T': co.no_tracer = true; break;
-		case 'b':
-			co.buffer_kb = strtoul(optarg, &end, 10);
-			if (end == optarg || *end || !co.buffer_kb)
-				die("lock record: --buffer-kb %s: expected a positive number of KiB", optarg);
-			break;
-		case 's':
-			co.caller_stacks = strtol(optarg, &end, 10);
-			if (end == optarg || *end || co.caller_stacks < 0)
-				die("lock record: --stacks %s: expected a count (0 turns stacks off)", optarg);
-			break;
-		case 't': co.tracefs_dir = optarg; break;
-		case 'h': usage_exit(record_usage, 0);
-		default: usage_exit(record_usage, EXIT_LAB_ERR);
-		}
-	}
+	cmd = options_parse(&record_cmd, opts, argc, argv);
 	if (getuid() != 0)
 		die("lock record: needs root (tracefs instances, BPF, perf -a)");
 	if (!co.no_tracer) {
@@ -174,8 +171,8 @@ int cmd_lock_record(int argc, char **argv)
 	if (!c)
 		die("lock record: %s", err);
 	results_log(r, "lock collector started");
-	if (optind < argc)
-		cmd_status = run_command(argv + optind);
+	if (cmd < argc)
+		cmd_status = run_command(argv + cmd);
 	else
 		wait_window(duration);
 	if (lock_collector_stop(c, err, sizeof(err)))

@@ -5,7 +5,6 @@
  * lab/drivers/statread*.c; this file is options and output.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <signal.h>
@@ -23,76 +22,19 @@
 #include "util/fileio.h"
 #include "util/owner.h"
 #include "util/humanize.h"
+#include "util/options.h"
 #include "util/results.h"
-
-static const char usage[] =
-"usage: memcg-lab statread [--top T] [--children C] [--allocators P] [--readers R]\n"
-"                          [--interval I] [--duration D] [--warmup W] [options]\n"
-"\n"
-"Builds a tree of memory cgroups (a root, T top-level cgroups, C leaves under\n"
-"each), runs P allocators per leaf that allocate past the leaf's limit so\n"
-"reclaim runs the whole time, and times every memory.stat read of readers at\n"
-"each level.  Prints p50/p90/p99/p99.9/max per level and the share of reads over\n"
-"1 ms, 10 ms and 1 s; with --results, also writes histograms (data/hist-stat-read.*),\n"
-"allocator throughput and the reclaim counters.  Reproduces stress.sh (50 x 5\n"
-"leaves, 10 allocators each, 1 reader per cgroup every second) and Wei Xu's\n"
-"read-contention benchmark (--levels leaf --total-readers N --interval 100ms).\n"
-"\n"
-"Tree and allocators:\n"
-"  --top T            top-level cgroups (default 50 from 256 CPUs, scaled down below)\n"
-"  --children C       leaves under each top-level cgroup (default 5, fewer below 256 CPUs)\n"
-"  --allocators P     allocators per leaf (default 10, fewer below 16 CPUs; 0: readers alone)\n"
-"  --alloc KIND       file: page cache of a sparse file on a disk filesystem, reclaimed\n"
-"                     without swap (default); tmpfs: write/read/truncate a memfd, anon:\n"
-"                     touch anonymous pages (both need swap, refused without it)\n"
-"  --limit SIZE       each leaf's limit (default a quarter of its allocators' demand,\n"
-"                     at least 16M); 'none' for no limit\n"
-"  --top-limit SIZE   also limit each top-level cgroup (stress.sh limits that level)\n"
-"  --alloc-size SIZE  each allocator's working set (default 10M, or more so that a\n"
-"                     leaf's allocators need 4x its limit)\n"
-"  --work SIZE        each allocator stops after this much (stress.sh's fixed work);\n"
-"                     the run then ends with the allocators unless --duration is shorter\n"
-"  --file-dir DIR     where --alloc file keeps its files (default: $TMPDIR, /var/tmp or\n"
-"                     the lab's tree, the first on ext4/xfs/btrfs/f2fs); the files are\n"
-"                     anonymous (O_TMPFILE) and sparse: no disk space, nothing left behind\n"
-"\n"
-"Readers:\n"
-"  --readers R        readers per cgroup (default 1)\n"
-"  --total-readers N  N readers in all, spread round robin over the cgroups\n"
-"  --levels LIST      levels that get readers: root,top,leaf (default all)\n"
-"  --files LIST       stat, numa_stat or both (default stat)\n"
-"  --interval I       each reader reads every I (default 1s; e.g. 100ms), or 'flat'\n"
-"                     to read back to back\n"
-"  --reopen           open+read+close per read, as cat does (default: pread at 0 on\n"
-"                     a file opened once)\n"
-"  --host-root        the root level reads the host's root cgroup, as stress.sh does\n"
-"                     (default: the run's own root cgroup)\n"
-"\n"
-"Run:\n"
-"  --duration D       measured phase (default 10s)\n"
-"  --warmup W         discarded first part (default 2s)\n"
-"  --results NAME     write results/<date>-NAME/: report.txt, data/statread.txt,\n"
-"                     data/hist-stat-read.<level>.tsv, data/metrics.tsv, ...\n"
-"                     (under `memcg-lab run`: the runner's directory)\n"
-"  --dry-run          check the request and print what would be created and read\n"
-"  --validate         check the request only (exit 0 or 2; for `memcg-lab run`)\n"
-"  --mounts FILE      with --dry-run/--validate: decide the hierarchy from this\n"
-"                     copy of /proc/self/mounts (e.g. a cgroup v2 machine's)\n"
-"  -h, --help         this text\n"
-"\n"
-"Durations take ns/us/ms/s/m suffixes (a bare number is seconds), sizes K/M/G.\n"
-"Exit status: 0 done; 1 the run finished but allocators were OOM-killed or failed,\n"
-"reads failed, or nothing was measured; 2 bad input or an error; 128+N stopped by\n"
-"signal N.\n";
 
 static void parse_options(int argc, char **argv, struct statread_config *c, struct statread_cli *cli)
 {
 	int r = statread_parse_options(argc, argv, c, cli);
 
-	if (r > 0)
-		usage_exit(usage, 0);
+	if (r > 0) {
+		statread_print_help(stdout);
+		exit(0);
+	}
 	if (r < 0)
-		usage_exit(usage, EXIT_LAB_ERR);
+		options_usage_error();
 }
 
 static void detect(struct cg_env *env, const struct statread_cli *cli)

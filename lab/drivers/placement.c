@@ -81,11 +81,29 @@ static long memcg_ids_in_use(void)
 	return n;
 }
 
-int hierarchy_check(const struct cg_env *env, int depth, int fanout, char *err, size_t errlen)
+void hierarchy_limits_read(const struct cg_env *env, struct hierarchy_limits *l)
 {
-	long total = 0, level = 1, used;
+	char file[600];
+	long long d;
+
+	l->memcg_ids_used = memcg_ids_in_use();
+	l->max_depth = l->max_descendants = LLONG_MAX;
+	if (!env->memory_v2)
+		return;
+	snprintf(file, sizeof(file), "%s/cgroup.max.depth", env->memory_root);
+	if (read_ll(file, &d) == 0)
+		l->max_depth = d;
+	snprintf(file, sizeof(file), "%s/cgroup.max.descendants", env->memory_root);
+	if (read_ll(file, &d) == 0)
+		l->max_descendants = d;
+}
+
+int hierarchy_fits(const struct cg_env *env, const struct hierarchy_limits *lim, int depth, int fanout,
+		   char *err, size_t errlen)
+{
+	long total = 0, level = 1, used = lim->memcg_ids_used;
 	size_t path = strlen(env->memory_root) + 1 + strlen(LAB_OWNER_PREFIX) + 32 + strlen(LONGEST_CONTROL);
-	char name[64], file[600];
+	char name[64];
 
 	/* Every level, then every node: a deep tree fails on PATH_MAX first. */
 	for (int l = 1; l <= depth; l++) {
@@ -105,7 +123,6 @@ int hierarchy_check(const struct cg_env *env, int depth, int fanout, char *err, 
 		level *= fanout;
 		total += level;
 	}
-	used = memcg_ids_in_use();
 	if (total + 1 + (used > 0 ? used : 0) > MEMCG_ID_MAX) {
 		snprintf(err, errlen, "%s%ld cgroups, more than the memory controller's free IDs (%d, %ld in use)",
 			 total > MEMCG_ID_MAX ? "over " : "", total, MEMCG_ID_MAX, used > 0 ? used : 0);
@@ -113,21 +130,26 @@ int hierarchy_check(const struct cg_env *env, int depth, int fanout, char *err, 
 	}
 	/* v2 limits on the hierarchy above the run's root (a delegated subtree). */
 	if (env->memory_v2) {
-		long long d;
-
-		snprintf(file, sizeof(file), "%s/cgroup.max.depth", env->memory_root);
-		if (read_ll(file, &d) == 0 && d < depth + 1) {
-			snprintf(err, errlen, "the run's root and %d levels below it need cgroup.max.depth %d, but %s "
-				 "allows %lld", depth, depth + 1, file, d);
+		if (lim->max_depth < depth + 1) {
+			snprintf(err, errlen, "the run's root and %d levels below it need cgroup.max.depth %d, but "
+				 "%s/cgroup.max.depth allows %lld", depth, depth + 1, env->memory_root, lim->max_depth);
 			return -1;
 		}
-		snprintf(file, sizeof(file), "%s/cgroup.max.descendants", env->memory_root);
-		if (read_ll(file, &d) == 0 && d < total + 1) {
-			snprintf(err, errlen, "%ld cgroups, but %s allows %lld", total + 1, file, d);
+		if (lim->max_descendants < total + 1) {
+			snprintf(err, errlen, "%ld cgroups, but %s/cgroup.max.descendants allows %lld", total + 1,
+				 env->memory_root, lim->max_descendants);
 			return -1;
 		}
 	}
 	return 0;
+}
+
+int hierarchy_check(const struct cg_env *env, int depth, int fanout, char *err, size_t errlen)
+{
+	struct hierarchy_limits l;
+
+	hierarchy_limits_read(env, &l);
+	return hierarchy_fits(env, &l, depth, fanout, err, errlen);
 }
 
 int placement_build(struct placement *p, int depth, int fanout, int ncg, long long limit_bytes,
@@ -235,10 +257,17 @@ static int check_cpu(int cpu, const cpu_set_t *online, const cpu_set_t *usable, 
 	return 0;
 }
 
-int pin_parse(const char *s, const struct topo *t, struct pin_plan *p, char *err, size_t errlen)
+void pin_cpus_read(struct pin_cpus *c)
 {
-	cpu_set_t online, usable;
-	int n, e;
+	memset(c, 0, sizeof(*c));
+	if ((c->read_err = cpus_online(&c->online, NULL)) == 0)
+		c->read_err = cpus_usable(&c->usable);
+}
+
+int pin_parse_on(const char *s, const struct topo *t, const struct pin_cpus *c, struct pin_plan *p,
+		 char *err, size_t errlen)
+{
+	int n;
 
 	memset(p, 0, sizeof(*p));
 	if (!strcmp(s, "none")) {
@@ -249,8 +278,8 @@ int pin_parse(const char *s, const struct topo *t, struct pin_plan *p, char *err
 		p->kind = s[0] == 's' ? PIN_SPREAD : PIN_COMPACT;
 		return 0;
 	}
-	if ((e = cpus_online(&online, NULL)) < 0 || (e = cpus_usable(&usable)) < 0) {
-		snprintf(err, errlen, "cannot read the online CPUs: %s", strerror(-e));
+	if (c->read_err < 0) {
+		snprintf(err, errlen, "cannot read the online CPUs: %s", strerror(-c->read_err));
 		return -1;
 	}
 	p->cpus = xcalloc(CPU_SETSIZE, sizeof(int));
@@ -278,12 +307,20 @@ int pin_parse(const char *s, const struct topo *t, struct pin_plan *p, char *err
 		p->ncpus = n;
 	}
 	for (int i = 0; i < p->ncpus; i++)
-		if (check_cpu(p->cpus[i], &online, &usable, err, errlen))
+		if (check_cpu(p->cpus[i], &c->online, &c->usable, err, errlen))
 			goto fail;
 	return 0;
 fail:
 	pin_free(p);
 	return -1;
+}
+
+int pin_parse(const char *s, const struct topo *t, struct pin_plan *p, char *err, size_t errlen)
+{
+	struct pin_cpus c;
+
+	pin_cpus_read(&c);
+	return pin_parse_on(s, t, &c, p, err, errlen);
 }
 
 void pin_assign(const struct pin_plan *p, const struct topo *t, int n, int *cpu)
@@ -408,42 +445,51 @@ long long pids_headroom(char *file, size_t n, long long *max_out, long long *cur
 	return left;
 }
 
-int tasks_check(long need, char *err, size_t errlen)
+void task_limits_read(struct task_limits *l)
 {
 	static const char *const sysctls[] = { "/proc/sys/kernel/pid_max", "/proc/sys/kernel/threads-max" };
-	long now = tasks_now();
+	long long *max[] = { &l->pid_max, &l->threads_max };
 	struct rlimit rl;
 
-	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]); i++) {
-		long long max;
+	memset(l, 0, sizeof(*l));
+	l->now = tasks_now();
+	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]); i++)
+		if (read_ll(sysctls[i], max[i]))
+			*max[i] = LLONG_MAX;
+	/* root is not held to RLIMIT_NPROC. */
+	l->nproc_limited = geteuid() != 0 && getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
+	l->nproc = l->nproc_limited ? (unsigned long)rl.rlim_cur : 0;
+	l->pids_left = pids_headroom(l->pids_file, sizeof(l->pids_file), &l->pids_max, &l->pids_cur);
+}
 
-		if (read_ll(sysctls[i], &max) == 0 && need + now > max) {
-			char name[64];
+int task_limits_check(const struct task_limits *l, long need, char *err, size_t errlen)
+{
+	/* "kernel.pid_max", as sysctl(8) names it. */
+	static const char *const names[] = { "kernel.pid_max", "kernel.threads-max" };
+	const long long max[] = { l->pid_max, l->threads_max };
 
-			/* "kernel.pid_max", as sysctl(8) names it. */
-			snprintf(name, sizeof(name), "%s", sysctls[i] + strlen("/proc/sys/"));
-			for (char *c = name; *c; c++)
-				if (*c == '/')
-					*c = '.';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (need + l->now > max[i]) {
 			snprintf(err, errlen, "%ld tasks needed, over the pid limit: %s is %lld and %ld tasks exist",
-				 need, name, max, now);
+				 need, names[i], max[i], l->now);
 			return -1;
 		}
-	}
-	if (geteuid() != 0 && getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    (unsigned long)(need + now) > rl.rlim_cur) {
-		snprintf(err, errlen, "%ld tasks needed, over RLIMIT_NPROC (%lu)", need, (unsigned long)rl.rlim_cur);
+	if (l->nproc_limited && (unsigned long)(need + l->now) > l->nproc) {
+		snprintf(err, errlen, "%ld tasks needed, over RLIMIT_NPROC (%lu)", need, l->nproc);
 		return -1;
 	}
-	{
-		char f[1100];
-		long long max = 0, cur = 0;
-
-		if (need > pids_headroom(f, sizeof(f), &max, &cur)) {
-			snprintf(err, errlen, "%ld tasks needed, over the pid limit: %s is %lld and %lld are in use",
-				 need, f, max, cur);
-			return -1;
-		}
+	if (need > l->pids_left) {
+		snprintf(err, errlen, "%ld tasks needed, over the pid limit: %s is %lld and %lld are in use",
+			 need, l->pids_file, l->pids_max, l->pids_cur);
+		return -1;
 	}
 	return 0;
+}
+
+int tasks_check(long need, char *err, size_t errlen)
+{
+	struct task_limits l;
+
+	task_limits_read(&l);
+	return task_limits_check(&l, need, err, errlen);
 }

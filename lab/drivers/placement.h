@@ -9,6 +9,7 @@
 #ifndef LAB_DRIVERS_PLACEMENT_H
 #define LAB_DRIVERS_PLACEMENT_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include "kernel/cgroup.h"
@@ -33,6 +34,16 @@ int hierarchy_parse(const char *s, int *depth, int *fanout, char *err, size_t er
  * root (v2), and PATH_MAX for the deepest control file.  0 or -1 with err.
  */
 int hierarchy_check(const struct cg_env *env, int depth, int fanout, char *err, size_t errlen);
+/* The same in two halves, so a plan checks a described host: the limits
+ * read from this one, and the check against them (touching nothing). */
+struct hierarchy_limits {
+	long memcg_ids_used;		/* memory cgroups that exist (/proc/cgroups); -1: unknown */
+	long long max_depth;		/* v2: the memory root's cgroup.max.depth; LLONG_MAX: none */
+	long long max_descendants;	/* v2: its cgroup.max.descendants; LLONG_MAX: none */
+};
+void hierarchy_limits_read(const struct cg_env *env, struct hierarchy_limits *l);
+int hierarchy_fits(const struct cg_env *env, const struct hierarchy_limits *l, int depth, int fanout,
+		   char *err, size_t errlen);
 /* The tree's leaf count (fanout^depth), capped at INT_MAX. */
 long hierarchy_leaves(int depth, int fanout);
 
@@ -65,6 +76,15 @@ struct pin_plan {
  * and allowed to this process.  0 or -1 with err.
  */
 int pin_parse(const char *s, const struct topo *t, struct pin_plan *p, char *err, size_t errlen);
+/* The CPUs a pin may name (pin_cpus_read: this machine's), and pin_parse
+ * against them, touching nothing. */
+struct pin_cpus {
+	int read_err;			/* -errno: this machine's could not be read */
+	cpu_set_t online, usable;	/* usable: online and in this process's affinity */
+};
+void pin_cpus_read(struct pin_cpus *c);
+int pin_parse_on(const char *s, const struct topo *t, const struct pin_cpus *c, struct pin_plan *p,
+		 char *err, size_t errlen);
 /* The CPU of each of n workers (-1 where unpinned). */
 void pin_assign(const struct pin_plan *p, const struct topo *t, int n, int *cpu);
 void pin_describe(const struct pin_plan *p, const int *cpu, int n, char *buf, size_t len);
@@ -79,6 +99,19 @@ void pin_free(struct pin_plan *p);
  * hierarchy, or cgroup v2).  0, or -1 with the limit that refuses in err.
  */
 int tasks_check(long need, char *err, size_t errlen);
+/* The same in two halves: the limits read from this machine, and the check
+ * against them (touching nothing), for plans of described hosts. */
+struct task_limits {
+	long now;			/* tasks that exist */
+	long long pid_max, threads_max;	/* LLONG_MAX: unreadable */
+	bool nproc_limited;		/* a non-root user under a finite RLIMIT_NPROC */
+	unsigned long nproc;
+	long long pids_left;		/* pids_headroom(); LLONG_MAX: no pids limit */
+	long long pids_max, pids_cur;
+	char pids_file[1100];		/* the tightest pids.max */
+};
+void task_limits_read(struct task_limits *l);
+int task_limits_check(const struct task_limits *l, long need, char *err, size_t errlen);
 /*
  * The fewest more tasks any pids cgroup from this process's up allows
  * (pids.max - pids.current), LLONG_MAX where none limits; the tightest

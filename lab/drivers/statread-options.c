@@ -5,7 +5,6 @@
  * same command lines the runner would start (experiment/plan.c).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,47 +12,13 @@
 #include "drivers/statread.h"
 #include "util/err.h"
 #include "util/expfile.h"
-
-enum {
-	OPT_TOP = 256, OPT_CHILDREN, OPT_ALLOCATORS, OPT_READERS, OPT_TOTAL_READERS, OPT_LEVELS,
-	OPT_FILES, OPT_INTERVAL, OPT_DURATION, OPT_WARMUP, OPT_ALLOC, OPT_LIMIT, OPT_TOP_LIMIT,
-	OPT_ALLOC_SIZE, OPT_WORK, OPT_FILE_DIR, OPT_REOPEN, OPT_HOST_ROOT, OPT_RESULTS,
-	OPT_DRY_RUN, OPT_MOUNTS, OPT_VALIDATE,
-};
-
-
-static const struct option options[] = {
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "children", required_argument, NULL, OPT_CHILDREN },
-	{ "allocators", required_argument, NULL, OPT_ALLOCATORS },
-	{ "readers", required_argument, NULL, OPT_READERS },
-	{ "total-readers", required_argument, NULL, OPT_TOTAL_READERS },
-	{ "levels", required_argument, NULL, OPT_LEVELS },
-	{ "files", required_argument, NULL, OPT_FILES },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "warmup", required_argument, NULL, OPT_WARMUP },
-	{ "alloc", required_argument, NULL, OPT_ALLOC },
-	{ "limit", required_argument, NULL, OPT_LIMIT },
-	{ "top-limit", required_argument, NULL, OPT_TOP_LIMIT },
-	{ "alloc-size", required_argument, NULL, OPT_ALLOC_SIZE },
-	{ "work", required_argument, NULL, OPT_WORK },
-	{ "file-dir", required_argument, NULL, OPT_FILE_DIR },
-	{ "reopen", no_argument, NULL, OPT_REOPEN },
-	{ "host-root", no_argument, NULL, OPT_HOST_ROOT },
-	{ "results", required_argument, NULL, OPT_RESULTS },
-	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-	{ "mounts", required_argument, NULL, OPT_MOUNTS },
-	{ "validate", no_argument, NULL, OPT_VALIDATE },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
+#include "util/options.h"
 
 /* Counts are capped well above any real tree so the products cannot
  * overflow; the plan then checks them against the kernel's limits. */
 #define MAX_COUNT 10000000
 
-static int count_opt(const char *opt, const char *s, long long min)
+static long long count_of(const struct lab_option *o, const char *s, long long min)
 {
 	char *end;
 	long long v;
@@ -61,8 +26,23 @@ static int count_opt(const char *opt, const char *s, long long min)
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	if (end == s || *end || errno || v < min || v > MAX_COUNT)
-		die("%s: '%s' is not a whole number from %lld to %d", opt, s, min, MAX_COUNT);
-	return (int)v;
+		die("--%s: '%s' is not a whole number from %lld to %d", o->long_name, s, min, MAX_COUNT);
+	return v;
+}
+
+static void count_opt(const struct lab_option *o, const char *s)
+{
+	*(int *)o->value = count_of(o, s, 1);
+}
+
+static void count0_opt(const struct lab_option *o, const char *s)
+{
+	*(int *)o->value = count_of(o, s, 0);
+}
+
+static void total_opt(const struct lab_option *o, const char *s)
+{
+	*(long long *)o->value = count_of(o, s, 1);
 }
 
 /* The shared parsers (util/expfile.h) go through strtod, which also takes
@@ -72,27 +52,56 @@ static bool plain_number(const char *s)
 	return (*s >= '0' && *s <= '9') || (*s == '.' && s[1] >= '0' && s[1] <= '9');
 }
 
-static int64_t duration_opt(const char *opt, const char *s)
+static int64_t duration_of(const struct lab_option *o, const char *s)
 {
 	unsigned long long v;
 
 	if (!plain_number(s) || parse_duration_ns(s, &v) || v > (unsigned long long)INT64_MAX / 2)
-		die("%s: '%s' is not a duration (e.g. 100ms, 1s, 2m)", opt, s);
+		die("--%s: '%s' is not a duration (e.g. 100ms, 1s, 2m)", o->long_name, s);
 	return (int64_t)v;
 }
 
-static int64_t size_opt(const char *opt, const char *s)
+static void duration_opt(const struct lab_option *o, const char *s)
+{
+	*(int64_t *)o->value = duration_of(o, s);
+}
+
+static void interval_opt(const struct lab_option *o, const char *s)
+{
+	struct statread_config *c = o->value;
+
+	c->flat_out = !strcmp(s, "flat");
+	c->interval_ns = c->flat_out ? 0 : duration_of(o, s);
+}
+
+static int64_t size_of(const struct lab_option *o, const char *s)
 {
 	unsigned long long v;
 
 	if (!plain_number(s) || parse_bytes(s, &v) || v == 0 || v > (unsigned long long)INT64_MAX / 2)
-		die("%s: '%s' is not a size above 0 (e.g. 25M, 1G)", opt, s);
+		die("--%s: '%s' is not a size above 0 (e.g. 25M, 1G)", o->long_name, s);
 	return (int64_t)v;
 }
 
+static void size_opt(const struct lab_option *o, const char *s)
+{
+	*(int64_t *)o->value = size_of(o, s);
+}
+
+static void limit_opt(const struct lab_option *o, const char *s)
+{
+	*(int64_t *)o->value = !strcmp(s, "none") ? -1 : size_of(o, s);
+}
+
+static void alloc_opt(const struct lab_option *o, const char *s)
+{
+	if (alloc_kind_parse(s, o->value))
+		die("--alloc: '%s' is not file, tmpfs or anon", s);
+}
+
 /* "root,top" -> mask over names; dies naming the bad element. */
-static unsigned list_opt(const char *opt, const char *s, const char *const *names, int n,
-			 const char *strip)
+static unsigned list_of(const struct lab_option *o, const char *s, const char *const *names, int n,
+			const char *strip)
 {
 	char *copy = xstrdup(s), *save, *tok;
 	unsigned mask = 0;
@@ -109,101 +118,124 @@ static unsigned list_opt(const char *opt, const char *s, const char *const *name
 				break;
 		}
 		if (i == n)
-			die("%s: unknown element '%s' in '%s'", opt, tok, s);
+			die("--%s: unknown element '%s' in '%s'", o->long_name, tok, s);
 		mask |= 1u << i;
 	}
 	free(copy);
 	return mask;
 }
 
+static void levels_opt(const struct lab_option *o, const char *s)
+{
+	*(unsigned *)o->value = list_of(o, s, statread_level_names, SR_NLEVELS, NULL);
+}
+
+static void files_opt(const struct lab_option *o, const char *s)
+{
+	*(unsigned *)o->value = list_of(o, s, statread_file_names, SR_NFILES, "memory.");
+}
+
+static const struct options_cmd statread_cmd = {
+	.name = "statread",
+	.usage =
+	"usage: memcg-lab statread [--top T] [--children C] [--allocators P] [--readers R]\n"
+	"                          [--interval I] [--duration D] [--warmup W] [options]\n"
+	"\n"
+	"Builds a tree of memory cgroups (a root, T top-level cgroups, C leaves under\n"
+	"each), runs P allocators per leaf that allocate past the leaf's limit so\n"
+	"reclaim runs the whole time, and times every memory.stat read of readers at\n"
+	"each level.  Prints p50/p90/p99/p99.9/max per level and the share of reads over\n"
+	"1 ms, 10 ms and 1 s; with --results, also writes histograms (data/hist-stat-read.*),\n"
+	"allocator throughput and the reclaim counters.  Reproduces stress.sh (50 x 5\n"
+	"leaves, 10 allocators each, 1 reader per cgroup every second) and Wei Xu's\n"
+	"read-contention benchmark (--levels leaf --total-readers N --interval 100ms).\n",
+	.footer =
+	"\n"
+	"Durations take ns/us/ms/s/m suffixes (a bare number is seconds), sizes K/M/G.\n"
+	"Exit status: 0 done; 1 the run finished but allocators were OOM-killed or failed,\n"
+	"reads failed, or nothing was measured; 2 bad input or an error; 128+N stopped by\n"
+	"signal N.\n",
+};
+
+#define STATREAD_NOPTS 32
+
+/* The one table, writing into c and cli. */
+static void option_table(struct lab_option t[STATREAD_NOPTS], struct statread_config *c, struct statread_cli *cli)
+{
+	const struct lab_option opts[] = {
+		OPT_GROUP("Tree and allocators:"),
+		OPT_CALLBACK(0, "top", &c->top, "T", "50 from 256 CPUs, scaled down below", "top-level cgroups",
+			     count_opt),
+		OPT_CALLBACK(0, "children", &c->children, "C", "5, fewer below 256 CPUs",
+			     "leaves under each top-level cgroup", count_opt),
+		OPT_CALLBACK(0, "allocators", &c->allocators, "P", "10, fewer below 16 CPUs; 0: readers alone",
+			     "allocators per leaf", count0_opt),
+		OPT_CALLBACK(0, "alloc", &c->kind, "KIND", NULL, "file: page cache of a sparse file on a disk "
+			     "filesystem, reclaimed without swap (default); tmpfs: write/read/truncate a memfd, anon: "
+			     "touch anonymous pages (both need swap, refused without it)", alloc_opt),
+		OPT_CALLBACK(0, "limit", &c->limit_bytes, "SIZE", NULL, "each leaf's limit (default a quarter of its "
+			     "allocators' demand, at least 16M); 'none' for no limit", limit_opt),
+		OPT_CALLBACK(0, "top-limit", &c->top_limit_bytes, "SIZE", NULL, "also limit each top-level cgroup "
+			     "(stress.sh limits that level)", size_opt),
+		OPT_CALLBACK(0, "alloc-size", &c->alloc_bytes, "SIZE", NULL, "each allocator's working set (default "
+			     "10M, or more so that a leaf's allocators need 4x its limit)", size_opt),
+		OPT_CALLBACK(0, "work", &c->work_bytes, "SIZE", NULL, "each allocator stops after this much "
+			     "(stress.sh's fixed work); the run then ends with the allocators unless --duration is "
+			     "shorter", size_opt),
+		OPT_STRING(0, "file-dir", &c->file_dir, "DIR", NULL, "where --alloc file keeps its files (default: "
+			   "$TMPDIR, /var/tmp or the lab's tree, the first on ext4/xfs/btrfs/f2fs); the files are "
+			   "anonymous (O_TMPFILE) and sparse: no disk space, nothing left behind"),
+		OPT_GROUP("Readers:"),
+		OPT_CALLBACK(0, "readers", &c->readers_per_cg, "R", "1", "readers per cgroup", count_opt),
+		OPT_CALLBACK(0, "total-readers", &c->total_readers, "N", NULL, "N readers in all, spread round robin "
+			     "over the cgroups", total_opt),
+		OPT_CALLBACK(0, "levels", &c->level_mask, "LIST", "all", "levels that get readers: root,top,leaf",
+			     levels_opt),
+		OPT_CALLBACK(0, "files", &c->file_mask, "LIST", "stat", "stat, numa_stat or both", files_opt),
+		OPT_CALLBACK(0, "interval", c, "I", NULL, "each reader reads every I (default 1s; e.g. 100ms), or "
+			     "'flat' to read back to back", interval_opt),
+		OPT_FLAG(0, "reopen", &c->reopen, "open+read+close per read, as cat does (default: pread at 0 on a "
+			 "file opened once)"),
+		OPT_FLAG(0, "host-root", &c->host_root, "the root level reads the host's root cgroup, as stress.sh "
+			 "does (default: the run's own root cgroup)"),
+		OPT_GROUP("Run:"),
+		OPT_CALLBACK(0, "duration", &c->duration_ns, "D", "10s", "measured phase", duration_opt),
+		OPT_CALLBACK(0, "warmup", &c->warmup_ns, "W", "2s", "discarded first part", duration_opt),
+		OPT_STRING(0, "results", &cli->results, "NAME", NULL, "write results/<date>-NAME/: report.txt, "
+			   "data/statread.txt, data/hist-stat-read.<level>.tsv, data/metrics.tsv, ... (under "
+			   "`memcg-lab run`: the runner's directory)"),
+		OPT_FLAG(0, "dry-run", &cli->dry_run, "check the request and print what would be created and read"),
+		OPT_FLAG(0, "validate", &cli->validate, "check the request only (exit 0 or 2; for `memcg-lab run`)"),
+		OPT_STRING(0, "mounts", &cli->mounts, "FILE", NULL, "with --dry-run/--validate: decide the hierarchy "
+			   "from this copy of /proc/self/mounts (e.g. a cgroup v2 machine's)"),
+		OPT_END(),
+	};
+
+	_Static_assert(sizeof(opts) / sizeof(opts[0]) <= STATREAD_NOPTS, "STATREAD_NOPTS is too small");
+	memcpy(t, opts, sizeof(opts));
+}
+
+void statread_print_help(FILE *f)
+{
+	struct lab_option t[STATREAD_NOPTS];
+	struct statread_config c;
+	struct statread_cli cli;
+
+	option_table(t, &c, &cli);
+	options_help(f, &statread_cmd, t);
+}
+
 int statread_parse_options(int argc, char **argv, struct statread_config *c, struct statread_cli *cli)
 {
-	int opt;
+	struct lab_option t[STATREAD_NOPTS];
+	int first, r;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (opt) {
-		case OPT_TOP:
-			c->top = count_opt("--top", optarg, 1);
-			break;
-		case OPT_CHILDREN:
-			c->children = count_opt("--children", optarg, 1);
-			break;
-		case OPT_ALLOCATORS:
-			c->allocators = count_opt("--allocators", optarg, 0);
-			break;
-		case OPT_READERS:
-			c->readers_per_cg = count_opt("--readers", optarg, 1);
-			break;
-		case OPT_TOTAL_READERS:
-			c->total_readers = count_opt("--total-readers", optarg, 1);
-			break;
-		case OPT_LEVELS:
-			c->level_mask = list_opt("--levels", optarg, statread_level_names, SR_NLEVELS, NULL);
-			break;
-		case OPT_FILES:
-			c->file_mask = list_opt("--files", optarg, statread_file_names, SR_NFILES, "memory.");
-			break;
-		case OPT_INTERVAL:
-			if (!strcmp(optarg, "flat")) {
-				c->flat_out = true;
-				c->interval_ns = 0;
-			} else {
-				c->flat_out = false;
-				c->interval_ns = duration_opt("--interval", optarg);
-			}
-			break;
-		case OPT_DURATION:
-			c->duration_ns = duration_opt("--duration", optarg);
-			break;
-		case OPT_WARMUP:
-			c->warmup_ns = duration_opt("--warmup", optarg);
-			break;
-		case OPT_ALLOC:
-			if (alloc_kind_parse(optarg, &c->kind))
-				die("--alloc: '%s' is not file, tmpfs or anon", optarg);
-			break;
-		case OPT_LIMIT:
-			c->limit_bytes = !strcmp(optarg, "none") ? -1 : size_opt("--limit", optarg);
-			break;
-		case OPT_TOP_LIMIT:
-			c->top_limit_bytes = size_opt("--top-limit", optarg);
-			break;
-		case OPT_ALLOC_SIZE:
-			c->alloc_bytes = size_opt("--alloc-size", optarg);
-			break;
-		case OPT_WORK:
-			c->work_bytes = size_opt("--work", optarg);
-			break;
-		case OPT_FILE_DIR:
-			c->file_dir = optarg;
-			break;
-		case OPT_REOPEN:
-			c->reopen = true;
-			break;
-		case OPT_HOST_ROOT:
-			c->host_root = true;
-			break;
-		case OPT_RESULTS:
-			cli->results = optarg;
-			break;
-		case OPT_DRY_RUN:
-			cli->dry_run = true;
-			break;
-		case OPT_MOUNTS:
-			cli->mounts = optarg;
-			break;
-		case OPT_VALIDATE:
-			cli->validate = true;
-			break;
-		case 'h':
-			return 1;
-		default:
-			return -1;
-		}
-	}
-	if (optind < argc)
-		die("statread: unexpected argument '%s' (see --help)", argv[optind]);
+	option_table(t, c, cli);
+	r = options_scan(&statread_cmd, t, argc, argv, &first);
+	if (r)
+		return r;
+	if (first < argc)
+		die("statread: unexpected argument '%s' (see --help)", argv[first]);
 	if (cli->mounts && !cli->dry_run && !cli->validate)
 		die("--mounts: only with --dry-run or --validate (a real run uses this machine's mounts)");
 	return 0;

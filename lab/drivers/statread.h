@@ -116,10 +116,13 @@ struct statread_cli {
 
 /*
  * argv (statread's options, argv[0] the command) into c and cli: 0, 1 for
- * --help, -1 for an option getopt refused (it said why); a bad value ends
- * the process with one line naming the option (exit 2).
+ * --help, -1 for an option getopt refused (options_usage_error() says
+ * which); a bad value ends the process with one line naming the option
+ * (exit 2).  Options and help come from one table (util/options.h).
  */
 int statread_parse_options(int argc, char **argv, struct statread_config *c, struct statread_cli *cli);
+/* statread's --help text. */
+void statread_print_help(FILE *f);
 
 /*
  * Resolves defaults (scaling the reference shape down for small machines,

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The probe's findings, for the commands that record them with a run. */
-#ifndef LAB_CMD_PROBE_H
-#define LAB_CMD_PROBE_H
+/*
+ * The probe's findings: what the kernel under test has, each with its
+ * evidence.  `memcg-lab probe` prints them; every run records them in its
+ * meta.json.
+ */
+#ifndef LAB_EXPERIMENT_PROBE_REPORT_H
+#define LAB_EXPERIMENT_PROBE_REPORT_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -38,5 +42,8 @@ json_object *probe_json(const struct probe_report *p);
 json_object *probe_runtime_json(const struct probe_report *p);
 void probe_print(FILE *f, const struct probe_report *p);
 void probe_release(struct probe_report *p);
+/* The runtime probe's counts into dir's data/metrics.tsv, so that `compare`
+ * of two probe results directories (two kernels) shows them. */
+void probe_runtime_metrics_write(const char *dir, const struct probe_report *p);
 
 #endif

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A charge plan on this machine: the cgroup tree is built, the harness
+ * (drivers/harness.h) runs the mode's loop once per task count with the
+ * kernel's counters read around each window; the stock and objstock modes
+ * sweep K memcgs on one CPU instead.  What each step measured goes to
+ * report.c as it comes.
+ */
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include "drivers/charge/report.h"
+#include "drivers/charge/run.h"
+#include "drivers/evidence.h"
+#include "drivers/harness.h"
+#include "drivers/loops.h"
+#include "drivers/placement.h"
+#include "drivers/stock.h"
+#include "util/cleanup.h"
+#include "util/err.h"
+#include "util/outfile.h"
+#include "util/results.h"
+
+/* What the harness hooks below need, per run (stock: per K). */
+struct run_ctx {
+	struct placement *pl;
+	struct evidence *ev;
+	struct stock_ctl *stock;	/* stock mode */
+	const struct cg_env *env;
+	const char *root;
+	int rounds;
+	long page;
+	struct stock_holders holders;
+};
+
+static int hook_enter(void *arg, int idx, char *err, size_t errlen)
+{
+	struct run_ctx *x = arg;
+	int e;
+
+	if (x->pl)
+		return placement_enter(x->pl, idx, err, errlen);
+	/* --cgroups 0: the root memcg, where nothing is charged. */
+	e = cg_enter_root(x->env, 0);
+	if (e < 0)
+		snprintf(err, errlen, "moving worker %d into the root memcg %s: %s", idx, x->env->memory_root,
+			 strerror(-e));
+	return e;
+}
+
+static void hook_before(void *arg)
+{
+	struct run_ctx *x = arg;
+
+	if (x->ev)
+		evidence_before(x->ev);
+}
+
+static void hook_window_end(void *arg)
+{
+	struct run_ctx *x = arg;
+
+	if (x->ev)
+		evidence_after(x->ev);
+	if (x->stock)
+		stock_holders_measure(x->stock, x->env, x->root, x->rounds, x->page, &x->holders);
+}
+
+static bool hook_death(void *arg, int idx, int wstatus, char *buf, size_t n)
+{
+	struct run_ctx *x = arg;
+
+	return x->ev && evidence_death_cause(x->ev, idx, wstatus, buf, n);
+}
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	/* kmem keeps descriptors open: lift the soft limit to the hard one. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static const char *step_label(const struct results *res, bool steps, int tasks, char *buf, size_t n)
+{
+	if (res && res->attached && !steps)
+		return res->step;
+	snprintf(buf, n, "tasks=%d", tasks);
+	return buf;
+}
+
+static struct charge_opts loop_opts(const struct charge_plan *pl)
+{
+	const struct charge_config *o = &pl->cfg;
+
+	return (struct charge_opts){
+		.page = (size_t)pl->page, .size = (size_t)o->size, .populate = o->populate, .objects = (int)o->objects,
+		.msg = (size_t)o->msg, .tmpfs = o->tmpfs, .stock_pages = CHARGE_BATCH_PAGES,
+	};
+}
+
+static struct harness_cfg harness_for(const struct charge_plan *pl, const struct charge_opts *lo, int n,
+				      const int *cpu, const int *cg, struct run_ctx *x)
+{
+	const struct charge_config *o = &pl->cfg;
+
+	return (struct harness_cfg){
+		.loop = pl->loop, .loop_cfg = lo, .nworkers = n, .threads = o->threads,
+		.duration_s = o->duration, .warmup_s = o->warmup, .worker_cpu = cpu,
+		.worker_cgroup = cg, .stop_on_death = o->stop_on_death,
+		.progress = o->verbose ? stderr : NULL,
+		.hooks = { .arg = x, .enter_cgroup = x->pl || x->env ? hook_enter : NULL, .before_start = hook_before,
+			   .window_end = hook_window_end, .death_cause = hook_death },
+	};
+}
+
+static int run_modes(const struct charge_plan *pl, struct results *res)
+{
+	const struct charge_config *o = &pl->cfg;
+	struct placement p;
+	struct evidence ev;
+	struct charge_outputs out;
+	struct run_ctx x = { 0 };
+	struct charge_opts lo = loop_opts(pl);
+	struct charge_step_row *rows = xcalloc(pl->nsteps, sizeof(*rows));
+	int ret = 0, maxn = pl->steps[pl->nsteps - 1];
+	int *cpu = xcalloc(maxn, sizeof(int)), *cg = xcalloc(maxn, sizeof(int));
+	char err[512], *all = NULL;
+	size_t alllen;
+	FILE *summary = open_memstream(&all, &alllen);
+
+	memset(&p, 0, sizeof(p));
+	memset(&ev, 0, sizeof(ev));
+	if (pl->use_cg) {
+		if (placement_build(&p, o->depth, o->fanout, pl->ncg, o->limit, o->tcp_limit, err, sizeof(err)))
+			die("charge: %s", err);
+		evidence_init(&ev, &p.tree.env, o->mode, p.ncg, p.leaf, p.label);
+		x.pl = &p;
+		x.ev = &ev;
+	} else {
+		x.env = &pl->env;	/* the root memcg */
+	}
+	if (res)
+		results_meta_set(res, "charge", charge_report_config(pl, pl->use_cg ? &p : NULL));
+	charge_outputs_open(&out, res);
+	for (int s = 0; s < pl->nsteps && !lab_stop_requested(); s++) {
+		int n = pl->steps[s];
+		struct harness_cfg hc;
+		struct harness_result r;
+		char *text = NULL, stepbuf[64], prefix[160];
+		const char *step = step_label(res, o->steps, n, stepbuf, sizeof(stepbuf));
+		size_t len;
+		FILE *f;
+
+		pin_assign(&pl->pin, pl->topo, n, cpu);
+		for (int i = 0; i < n; i++)
+			cg[i] = pl->use_cg ? i % pl->ncg : 0;
+		hc = harness_for(pl, &lo, n, cpu, cg, &x);
+		if (harness_run(&hc, &r, err, sizeof(err))) {
+			if (lab_stop_requested())
+				break;
+			die("charge: %s", err);
+		}
+		f = open_memstream(&text, &len);
+		if (s)
+			fputc('\n', f);
+		charge_report_step(f, pl, pl->use_cg ? &p : NULL, &r, pl->use_cg ? &ev : NULL, cpu, n,
+				   pl->step_names[s]);
+		fclose(f);
+		charge_report_emit(text);
+		fputs(text, summary);
+		if (res) {
+			snprintf(prefix, sizeof(prefix), "%s\t", step);
+			if (out.workers)
+				harness_write_workers(&r, pl->loop, out.workers, s ? NULL : "step\t", prefix);
+			if (out.series)
+				harness_write_series(&r, pl->loop, out.series, s ? NULL : "step\t", prefix);
+			if (out.cgroups && pl->use_cg) {
+				unsigned long long *ops = xcalloc(p.ncg, sizeof(*ops));
+
+				for (int i = 0; i < n; i++)
+					if (r.w[i].cgroup >= 0)
+						ops[r.w[i].cgroup] += r.w[i].ops_all;
+				evidence_write_tsv(&ev, ops, out.cgroups, s ? NULL : "step\t", prefix);
+				free(ops);
+			}
+			charge_report_metrics(out.metrics, pl, step, res->repeat, &r);
+			results_log(res, "charge %s %s: %.6g %s", o->mode, step, r.total_rate * pl->loop->rate_scale,
+				    pl->loop->rate_unit);
+		}
+		free(text);
+		rows[s] = charge_report_step_row(pl, &r, n, pl->step_names[s]);
+		if (r.interrupted) {
+			harness_result_free(&r);
+			break;
+		}
+		if (r.ndied && o->stop_on_death)
+			ret = 1;
+		harness_result_free(&r);
+		if (ret)
+			break;
+	}
+	if (pl->nsteps > 1) {
+		char *text = NULL;
+		size_t len;
+		FILE *f = open_memstream(&text, &len);
+
+		charge_report_steps(f, pl, rows, pl->nsteps);
+		fclose(f);
+		charge_report_emit(text);
+		fputs(text, summary);
+		free(text);
+	}
+	fclose(summary);
+	if (res)
+		charge_report_write_data(res, "charge-summary.txt", all);
+	free(all);
+	charge_outputs_close(&out);
+	if (pl->use_cg) {
+		evidence_free(&ev);
+		placement_destroy(&p);
+	}
+	free(rows);
+	free(cpu);
+	free(cg);
+	return ret;
+}
+
+static int run_stock(const struct charge_plan *pl, struct results *res)
+{
+	const struct charge_config *o = &pl->cfg;
+	struct charge_opts lo = loop_opts(pl);
+	int kmax = o->stock_max, ret = 0, done = 0, cliff, most;
+	bool obj = !strcmp(o->mode, "objstock");
+	struct charge_stock_row *row = xcalloc(kmax, sizeof(*row));
+	int *cpu = xcalloc(kmax, sizeof(int)), *cg = xcalloc(kmax, sizeof(int));
+	cpu_set_t orig, others;
+	struct placement p;
+	struct evidence ev;
+	struct charge_outputs out;
+	char err[512], *text = NULL;
+	size_t len;
+	FILE *f, *tsv = NULL;
+
+	if (placement_build(&p, 1, kmax, kmax, o->limit, -1, err, sizeof(err)))
+		die("charge: %s", err);
+	evidence_init(&ev, &p.tree.env, o->mode, p.ncg, p.leaf, p.label);
+	if (res) {
+		results_meta_set(res, "charge", charge_report_config(pl, &p));
+		tsv = charge_report_stock_tsv(res, pl);
+	}
+	charge_outputs_open(&out, res);
+	/* The parent keeps off the probed CPU when there is another one. */
+	sched_getaffinity(0, sizeof(orig), &orig);
+	others = orig;
+	CPU_CLR(pl->stock_cpu, &others);
+	if (CPU_COUNT(&others))
+		sched_setaffinity(0, sizeof(others), &others);
+	for (int k = 1; k <= kmax && !lab_stop_requested(); k++) {
+		struct run_ctx x = { .pl = &p, .ev = &ev, .env = &p.tree.env, .root = p.tree.root,
+				     .rounds = o->stock_rounds, .page = pl->page };
+		struct harness_result r;
+		struct harness_cfg hc;
+		char step[32], prefix[40];
+
+		x.stock = stock_ctl_new(k, CPU_COUNT(&others) > 0, obj);
+		lo.stock_ctl = x.stock;
+		ev.ncg = k;
+		for (int i = 0; i < k; i++) {
+			cpu[i] = pl->stock_cpu;
+			cg[i] = i;
+		}
+		hc = harness_for(pl, &lo, k, cpu, cg, &x);
+		if (harness_run(&hc, &r, err, sizeof(err))) {
+			stock_ctl_free(x.stock);
+			if (lab_stop_requested())
+				break;
+			die("charge: stock K=%d: %s", k, err);
+		}
+		if (stock_holders_cleanup(p.tree.root, k, o->stock_rounds, err, sizeof(err))) {
+			stock_ctl_free(x.stock);
+			die("charge: stock K=%d: %s", k, err);
+		}
+		stock_ctl_free(x.stock);
+		row[k - 1] = (struct charge_stock_row){ k, r.total_rate,
+			r.total_ops ? (r.workers_user_s + r.workers_sys_s) * 1e9 / r.total_ops : NAN, x.holders,
+			r.cut_short };
+		done = k;
+		if (o->verbose)
+			fprintf(stderr, "stock K=%d: %.0f charges/s, %d holders\n", k, r.total_rate, x.holders.best);
+		snprintf(step, sizeof(step), "K=%d", k);
+		snprintf(prefix, sizeof(prefix), "%s\t", step);
+		if (res) {
+			if (out.workers)
+				harness_write_workers(&r, pl->loop, out.workers, k > 1 ? NULL : "step\t", prefix);
+			if (out.series)
+				harness_write_series(&r, pl->loop, out.series, k > 1 ? NULL : "step\t", prefix);
+			if (out.cgroups)
+				evidence_write_tsv(&ev, NULL, out.cgroups, k > 1 ? NULL : "step\t", prefix);
+			charge_report_stock_row(tsv, out.metrics, pl, step, res->repeat, &row[k - 1]);
+		}
+		if (r.interrupted || (r.ndied && o->stop_on_death)) {
+			ret = r.interrupted ? 0 : 1;
+			harness_result_free(&r);
+			break;
+		}
+		harness_result_free(&r);
+	}
+	sched_setaffinity(0, sizeof(orig), &orig);
+	f = open_memstream(&text, &len);
+	charge_report_stock(f, pl, row, done, &cliff, &most);
+	fclose(f);
+	charge_report_emit(text);
+	if (res) {
+		charge_report_write_data(res, "charge-summary.txt", text);
+		charge_report_stock_meta(res, pl, done, cliff, most);
+	}
+	free(text);
+	if (tsv)
+		outfile_close(tsv);
+	charge_outputs_close(&out);
+	evidence_free(&ev);
+	placement_destroy(&p);
+	free(row);
+	free(cpu);
+	free(cg);
+	return ret;
+}
+
+int charge_run(const struct charge_plan *p, struct results *res)
+{
+	if (!strcmp(p->cfg.mode, "kmem"))
+		raise_nofile();
+	return p->stock ? run_stock(p, res) : run_modes(p, res);
+}

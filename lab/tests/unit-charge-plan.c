@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The charge plan on made-up hosts: a 2-CPU cgroup v1 box (this lab's build
+ * VM), a 256-CPU SMT cgroup v2 box, hosts whose BTF shows no multi-memcg
+ * stock or no BTF at all, and one host fact per refusal.  Checked: the task
+ * counts, cgroups and CPUs of each mode, what the plan rewrites (stock's K
+ * and duration, sock's cgroup per worker, --size to whole pages), and that
+ * every refusal is the one line the command prints after "charge: ".
+ * The mounts are the recorded ones of tests/data/statread/.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "drivers/charge/plan.h"
+#include "tests/tap.h"
+#include "util/fileio.h"
+
+#define MOUNTS TEST_DATA "/statread/"
+#define SMT256 "package:2 numa:4 core:16 pu:2"
+
+/* A host of the described topology whose CPUs are all online and ours,
+ * root, 4 KiB pages, no swap, 32 GiB, the kernel's default pid limits. */
+static void host_make(struct charge_host *h, const char *topo_spec, const char *mounts_file)
+{
+	char err[512], *mounts = read_text(mounts_file, NULL);
+
+	memset(h, 0, sizeof(*h));
+	h->page = 4096;
+	h->topo_ok = !topo_load_spec(&h->topo, topo_spec, err, sizeof(err));
+	if (!h->topo_ok) {
+		printf("Bail out! topology '%s': %s\n", topo_spec, err);
+		exit(1);
+	}
+	for (int c = 0; c < h->topo.npu; c++) {
+		CPU_SET(c, &h->cpus.online);
+		CPU_SET(c, &h->cpus.usable);
+	}
+	if (!mounts) {
+		printf("Bail out! cannot read %s\n", mounts_file);
+		exit(1);
+	}
+	h->cg_detect_rc = cg_detect(&h->env, mounts);
+	free(mounts);
+	h->euid = 0;
+	h->cg_limits = (struct hierarchy_limits){ .memcg_ids_used = 40, .max_depth = LLONG_MAX,
+						  .max_descendants = LLONG_MAX };
+	h->tasks = (struct task_limits){ .now = 200, .pid_max = 32768, .threads_max = 1 << 20,
+					 .pids_left = LLONG_MAX };
+	h->nofile_max = 1 << 20;
+	h->meminfo_ok = true;
+	h->mem = (struct meminfo){ .total = 32ll << 30, .available = 30ll << 30 };
+	/* 6.18: seven memcg slots; the objcg stock is one cached_objcg. */
+	h->stock_slots = 7;
+	h->obj_stock_slots = 1;
+	strcpy(h->stock_evidence, "memcg_stock_pcp.cached is struct mem_cgroup *[7], nr_pages is uint8_t[7]");
+	strcpy(h->obj_stock_evidence, "memcg_stock_pcp.cached_objcg is one objcg");
+	h->tmpfs_is_tmpfs = true;
+}
+
+/* argv-like options after --mode, applied to the defaults. */
+static struct charge_config config(const char *mode)
+{
+	struct charge_config c;
+
+	charge_config_defaults(&c);
+	c.mode = mode;
+	return c;
+}
+
+static int plan(struct charge_plan *p, const struct charge_config *c, const struct charge_host *h, char *err,
+		size_t n)
+{
+	err[0] = '\0';
+	return charge_plan(p, c, h, err, n);
+}
+
+/* Plans c on h and expects exactly the refusal want (the whole line). */
+static void refused(const struct charge_config *c, const struct charge_host *h, const char *want,
+		    const char *what)
+{
+	struct charge_plan p;
+	char err[1024];
+	int r = plan(&p, c, h, err, sizeof(err));
+
+	ok(r == -1 && !strcmp(err, want) && !strchr(err, '\n'), "refused: %s", what);
+	if (r != -1 || strcmp(err, want))
+		tap_diag("  got %d '%s', want '%s'", r, err, want);
+	charge_plan_free(&p);
+}
+
+static void two_cpus_v1(const struct charge_host *h)
+{
+	struct charge_config c = config("anon");
+	struct charge_plan p;
+	char err[1024];
+
+	ok(h->topo.npu == 2 && !h->env.memory_v2, "host: 2 CPUs, memory on cgroup v1");
+	is_int(plan(&p, &c, h, err, sizeof(err)), 0, "anon with the defaults is planned (%s)", err);
+	ok(p.nsteps == 1 && p.steps[0] == 1 && !p.step_names[0], "anon: one step of 1 task");
+	ok(p.use_cg && p.ncg == 1 && p.cfg.depth == 1 && p.cfg.fanout == 1, "anon: 1 cgroup, a 1x1 tree");
+	is_int(p.pin.kind, PIN_SPREAD, "anon: spread by default");
+	ok(!strcmp(p.loop->name, "anon") && !p.stock && p.page == 4096, "anon: the anon loop, 4 KiB pages");
+	ok(!strcmp(p.env.memory_root, "/sys/fs/cgroup/memory"), "anon: the host's v1 memory root");
+	ok(p.cfg.duration == 5 && p.cfg.warmup == 1 && p.cfg.size == 1 << 20, "anon: 5 s after 1 s, 1 MiB a pass");
+	charge_plan_free(&p);
+
+	c.size = 1;
+	plan(&p, &c, h, err, sizeof(err));
+	is_int(p.cfg.size, 4096, "--size 1 is rewritten to one whole page");
+	charge_plan_free(&p);
+
+	c = config("anon");
+	c.steps = true;
+	is_int(plan(&p, &c, h, err, sizeof(err)), 0, "anon --tasks steps is planned");
+	ok(p.nsteps == 2 && p.steps[0] == 1 && p.steps[1] == 2, "2 CPUs: steps 1 and 2 (%d steps)", p.nsteps);
+	is_int(p.pin.kind, PIN_COMPACT, "steps: compact by default");
+	charge_plan_free(&p);
+
+	c = config("anon");
+	c.hierarchy_set = true;
+	c.depth = c.fanout = 2;
+	plan(&p, &c, h, err, sizeof(err));
+	ok(p.ncg == 4 && p.cfg.cgroups == 4, "--hierarchy 2x2 without --cgroups: its 4 leaves");
+	charge_plan_free(&p);
+
+	c = config("sock");
+	c.tasks = 3;
+	plan(&p, &c, h, err, sizeof(err));
+	ok(p.ncg == 3 && p.cfg.fanout == 3, "sock --tasks 3: a cgroup per client/receiver pair (%d)", p.ncg);
+	charge_plan_free(&p);
+
+	c = config("anon");
+	c.cgroups = 0;
+	c.cgroups_set = true;
+	is_int(plan(&p, &c, h, err, sizeof(err)), 0, "--cgroups 0 is planned");
+	ok(!p.use_cg && p.ncg == 0, "--cgroups 0: the root memcg, no cgroups of its own");
+	charge_plan_free(&p);
+
+	c = config("anon");
+	c.pin = "pack:1";
+	plan(&p, &c, h, err, sizeof(err));
+	ok(p.pin.kind == PIN_PACK && p.pin.ncpus == 1 && p.pin.cpus[0] == 1, "--pin pack:1: every worker on CPU 1");
+	charge_plan_free(&p);
+
+	/* The stock sweep: K = 1 .. 2 x the slots, one memcg each, 2 s per K. */
+	c = config("stock");
+	is_int(plan(&p, &c, h, err, sizeof(err)), 0, "stock is planned (%s)", err);
+	ok(p.stock && p.stock_slots == 7 && p.cfg.stock_max == 14, "stock: 7 slots, K up to 14 (%d)",
+	   p.cfg.stock_max);
+	ok(p.nsteps == 1 && p.steps[0] == 14 && p.ncg == 14, "stock: one step of 14 workers in 14 memcgs");
+	is_int(p.cfg.duration, 2, "stock: the duration is rewritten to 2 s per K");
+	is_int(p.stock_cpu, 1, "stock: the last CPU, so the parent keeps CPU 0");
+	ok(!strcmp(p.stock_evidence, h->stock_evidence), "stock: BTF's evidence goes with the slots");
+	ok(c.stock_max == 0 && c.duration == 5 && c.cgroups == 1, "stock: the rewrites are the plan's, not the request's");
+	charge_plan_free(&p);
+
+	c = config("objstock");
+	plan(&p, &c, h, err, sizeof(err));
+	ok(p.stock_slots == 1 && p.cfg.stock_max == 4 && p.ncg == 4,
+	   "objstock: one objcg slot, K up to 2 x 1 + 2 = %d", p.cfg.stock_max);
+	ok(!strcmp(p.stock_evidence, h->obj_stock_evidence), "objstock: the obj stock's evidence");
+	charge_plan_free(&p);
+
+	c = config("stock");
+	c.stock_max = 3;
+	c.duration = 4;
+	c.duration_set = true;
+	c.pin = "pack:0";
+	plan(&p, &c, h, err, sizeof(err));
+	ok(p.cfg.stock_max == 3 && p.ncg == 3 && p.cfg.duration == 4 && p.stock_cpu == 0,
+	   "stock --stock-max 3 --duration 4 --pin pack:0: kept as asked");
+	charge_plan_free(&p);
+}
+
+static void smt256_v2(const struct charge_host *h)
+{
+	static const int want[] = { 1, 2, 32, 64, 128, 256 };
+	struct charge_config c = config("sock");
+	struct charge_plan p;
+	char err[1024];
+	int same = 1;
+
+	ok(h->topo.npu == 256 && h->topo.smt == 2 && h->env.memory_v2, "host: 256 CPUs, SMT 2, cgroup v2");
+	c.steps = true;
+	is_int(plan(&p, &c, h, err, sizeof(err)), 0, "sock --tasks steps is planned (%s)", err);
+	for (int i = 0; i < 6 && i < p.nsteps; i++)
+		same &= p.steps[i] == want[i];
+	ok(p.nsteps == 6 && same, "256 CPUs: steps 1, 2, 32, 64, 128, 256 (%d steps)", p.nsteps);
+	ok(p.step_names[1] && !strcmp(p.step_names[1], "SMT set") && !strcmp(p.step_names[5], "machine"),
+	   "steps named by level (%s, %s)", p.step_names[1], p.step_names[5]);
+	ok(p.ncg == 256 && p.cfg.fanout == 256, "sock: a cgroup per pair of the largest step (%d)", p.ncg);
+	ok(!strcmp(p.env.memory_root, "/sys/fs/cgroup"), "sock: the unified hierarchy's root");
+	charge_plan_free(&p);
+
+	c = config("stock");
+	plan(&p, &c, h, err, sizeof(err));
+	is_int(p.stock_cpu, 255, "stock on 256 CPUs: CPU 255");
+	charge_plan_free(&p);
+
+	/* 256 sock pairs need 513 tasks: past a pids.max of 500. */
+	{
+		struct charge_host tight = *h;
+
+		tight.tasks.pids_left = 300;
+		tight.tasks.pids_max = 500;
+		tight.tasks.pids_cur = 200;
+		strcpy(tight.tasks.pids_file, "/sys/fs/cgroup/user.slice/pids.max");
+		c = config("sock");
+		c.steps = true;
+		refused(&c, &tight, "--tasks 256: 513 tasks needed, over the pid limit: "
+			"/sys/fs/cgroup/user.slice/pids.max is 500 and 200 are in use", "sock steps past pids.max");
+		tight = *h;
+		tight.cg_limits.max_depth = 2;
+		c = config("anon");
+		c.hierarchy_set = true;
+		c.depth = 3;
+		c.fanout = 2;
+		refused(&c, &tight, "--hierarchy 3x2: the run's root and 3 levels below it need cgroup.max.depth 4, "
+			"but /sys/fs/cgroup/cgroup.max.depth allows 2", "a tree deeper than cgroup.max.depth");
+	}
+	c = config("sock");
+	c.tcp_limit = 1 << 20;
+	refused(&c, h, "--tcp-limit: cgroup v2 has no tcp limit; socket memory is charged to memory there",
+		"--tcp-limit on v2");
+}
+
+/* Kernels without the multi-memcg stock, or whose BTF cannot be read. */
+static void without_stock(const struct charge_host *base)
+{
+	struct charge_host h = *base;
+	struct charge_config c = config("stock");
+	struct charge_plan p;
+	char err[1024];
+
+	h.stock_slots = 1;
+	strcpy(h.stock_evidence, "memcg_stock_pcp.cached is one struct mem_cgroup *");
+	is_int(plan(&p, &c, &h, err, sizeof(err)), 0, "stock on a one-slot kernel is planned");
+	ok(p.stock_slots == 1 && p.cfg.stock_max == 2, "one slot: K = 1, 2 (%d)", p.cfg.stock_max);
+	charge_plan_free(&p);
+
+	h.stock_slots = h.obj_stock_slots = 0;
+	strcpy(h.stock_evidence, "no BTF of the running kernel (/sys/kernel/btf/vmlinux: No such file)");
+	plan(&p, &c, &h, err, sizeof(err));
+	ok(p.stock_slots == 0 && p.cfg.stock_max == CHARGE_STOCK_K_UNKNOWN,
+	   "no BTF: slots unknown, K swept to %d", p.cfg.stock_max);
+	ok(strstr(p.stock_evidence, "no BTF") != NULL, "no BTF: the evidence says so");
+	charge_plan_free(&p);
+	c.stock_max = 100;
+	plan(&p, &c, &h, err, sizeof(err));
+	is_int(p.cfg.stock_max, 64, "K is capped at the stock driver's 64");
+	charge_plan_free(&p);
+}
+
+static void refusals(const struct charge_host *h)
+{
+	struct charge_config c;
+	struct charge_host bad;
+
+	c = config(NULL);
+	refused(&c, h, "--mode is required (anon, file, kmem, sock, stock, objstock)", "no --mode");
+	c = config("bogus");
+	refused(&c, h, "--mode 'bogus': unknown mode (want one of anon, file, kmem, sock, stock, objstock)",
+		"an unknown mode");
+	c = config("anon");
+	c.results = ".x";
+	refused(&c, h, "--results '.x': want a name that does not start with '.'", "a hidden results name");
+	c.results = "a/b";
+	refused(&c, h, "--results 'a/b': want letters, digits, '.', '_' and '-' only (it names a directory)",
+		"a results name with a slash");
+	c = config("anon");
+	c.pin = "0,1000";
+	refused(&c, h, "--pin '0,1000': CPU 1000 is offline or absent (online: 0-1)", "a CPU the host lacks");
+	c = config("stock");
+	c.tasks = 2;
+	refused(&c, h, "--tasks: the stock mode sets its own worker counts (K = 1 .. --stock-max)", "stock --tasks");
+	c = config("stock");
+	c.threads = true;
+	refused(&c, h, "--threads: the stock mode needs one process per memcg", "stock --threads");
+	c = config("objstock");
+	c.cgroups_set = true;
+	refused(&c, h, "--cgroups/--hierarchy: the stock mode makes one memcg per worker", "objstock --cgroups");
+	c = config("stock");
+	c.pin = "spread";
+	refused(&c, h, "--pin 'spread': the stock mode packs its workers on one CPU: want pack or pack:CPU",
+		"stock --pin spread");
+	c = config("anon");
+	c.hierarchy_set = c.cgroups_set = true;
+	c.depth = c.fanout = 2;
+	c.cgroups = 5;
+	refused(&c, h, "--cgroups 5: more than the 2x2 hierarchy's 4 leaves", "more cgroups than leaves");
+	c = config("anon");
+	c.cgroups = 0;
+	c.cgroups_set = true;
+	c.limit = 1 << 20;
+	refused(&c, h, "--cgroups 0 runs the workers in the root memcg: --limit, --tcp-limit and --hierarchy need "
+		"cgroups of the run's own", "--cgroups 0 --limit");
+	c = config("anon");
+	c.hierarchy_set = true;
+	c.depth = 4;
+	c.fanout = 20;
+	refused(&c, h, "--hierarchy 4x20: over 65536 cgroups, more than the memory controller's free IDs (65535, "
+		"40 in use)", "a tree past the memcg IDs");
+	c = config("anon");
+	c.limit = 100 << 10;
+	refused(&c, h, "--limit 100.0 KiB: below one charge batch (64 pages = 256 KiB): a CPU's stock alone could "
+		"hold more than the limit", "a limit below one batch");
+	c.limit = -1;
+	c.tcp_limit = 1 << 20;
+	refused(&c, h, "--tcp-limit is for --mode sock", "--tcp-limit on anon");
+	c = config("sock");
+	c.tcp_limit = 100;
+	refused(&c, h, "--tcp-limit 100: below one page", "a tcp limit below a page");
+	c = config("anon");
+	c.tasks = 40000;
+	refused(&c, h, "--tasks 40000: 40001 tasks needed, over the pid limit: kernel.pid_max is 32768 and 200 tasks "
+		"exist", "more tasks than pid_max");
+	c = config("anon");
+	c.size = 0;
+	refused(&c, h, "--size: at least one page (4096 bytes)", "--size 0");
+	c = config("file");
+	c.populate = true;
+	refused(&c, h, "--populate is for --mode anon", "file --populate");
+	c = config("sock");
+	c.msg = 100 << 20;
+	refused(&c, h, "--msg-size 104857600: want 1 byte to 64M", "a message over 64M");
+	c = config("anon");
+	c.cgroups = 2;
+	c.limit = 1ll << 40;
+	refused(&c, h, "--limit x --cgroups = 2.0 TiB: above the host's 32.0 GiB of RAM with no swap: the limits "
+		"would not protect it", "limits above RAM without swap");
+	c = config("anon");
+	c.tasks = 2;
+	c.size = 1ll << 40;
+	refused(&c, h, "--size x --tasks = 2.0 TiB: more than 80% of the 30.0 GiB available, with no swap and no "
+		"--limit", "more than 80% of the available memory");
+
+	/* One host fact each. */
+	bad = *h;
+	bad.mem.swap_free = 1 << 30;
+	{
+		struct charge_plan p;
+		char err[1024];
+
+		c = config("anon");
+		c.tasks = 2;
+		c.size = 1ll << 40;
+		is_int(plan(&p, &c, &bad, err, sizeof(err)), 0, "with swap, the same size is left to the kernel");
+		charge_plan_free(&p);
+	}
+	bad = *h;
+	bad.euid = 1000;
+	c = config("anon");
+	refused(&c, &bad, "placing workers in memory cgroups needs root (uid 1000)", "not root");
+	host_make(&bad, "core:2 pu:1", MOUNTS "mounts-none");
+	refused(&c, &bad, "no memory controller to put workers in (no cgroup hierarchy with the memory controller in "
+		"/proc/self/mounts)", "no memory controller");
+	charge_host_free(&bad);
+	bad = *h;
+	bad.nofile_max = 20000;
+	c = config("kmem");
+	c.objects = 1 << 20;
+	c.tasks = 4;
+	c.threads = true;
+	refused(&c, &bad, "--objects 1048576: 4194304 descriptors per process, over RLIMIT_NOFILE (20000)",
+		"kmem threads past RLIMIT_NOFILE");
+	bad = *h;
+	bad.tmpfs_is_tmpfs = false;
+	c = config("file");
+	c.tmpfs = "/proc";
+	refused(&c, &bad, "--tmpfs '/proc': not a tmpfs directory", "--tmpfs on procfs");
+	bad.tmpfs_errno = ENOENT;
+	c.tmpfs = "/nonexistent";
+	refused(&c, &bad, "--tmpfs '/nonexistent': No such file or directory", "a --tmpfs that does not exist");
+	bad = *h;
+	bad.topo_ok = false;
+	strcpy(bad.topo_err, "hwloc: cannot load the topology");
+	c = config("anon");
+	refused(&c, &bad, "hwloc: cannot load the topology", "a host whose topology cannot be read");
+}
+
+int main(void)
+{
+	struct charge_host v1, v2;
+
+	host_make(&v1, "core:2 pu:1", MOUNTS "mounts-v1-hybrid");
+	host_make(&v2, SMT256, MOUNTS "mounts-v2");
+	two_cpus_v1(&v1);
+	smt256_v2(&v2);
+	without_stock(&v1);
+	refusals(&v1);
+	charge_host_free(&v1);
+	charge_host_free(&v2);
+	return tap_done();
+}
