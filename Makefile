@@ -22,7 +22,7 @@ quiet = @printf '  %-6s %s\n'
 endif
 
 LIB_SRCS  := $(wildcard lab/cmd/*.c lab/drivers/*.c lab/drivers/*/*.c lab/collect/*.c lab/analyze/*.c \
-                        lab/experiment/*.c lab/kernel/*.c lab/util/*.c)
+                        lab/experiment/*.c lab/plot/*.c lab/kernel/*.c lab/util/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=build/obj/%.o)
 # BPF programs (lab/bpf/<name>.bpf.c, <name> without dashes) are compiled by
 # clang and linked into the binary as data (bpf_obj_<name>[] .. bpf_obj_<name>_end[]),

@@ -142,166 +142,166 @@ static bool group_has(const char *group, const char *word)
 	return strcasestr(group, word) != NULL;
 }
 
-static int map_cl_col(const struct col *c, bool *taken, const char **share_of)
-{
-	const char *n = c->name, *g = c->group;
+/*
+ * Which key a header column gets, from its name and the group label above
+ * it.  The rules are tried in order; the first that matches and whose key
+ * no earlier column took wins, so a repeated column name (the v1 RFC's two
+ * "Snoop Peer") falls through to the next rule that fits.
+ */
+enum gmatch { G_ANY, G_IS, G_HAS };
 
-#define TAKE(k) do { if (!taken[k]) return k; } while (0)
-	if (ieq(n, "Index"))
-		TAKE(CL_INDEX);
-	if (ieq(n, "Address") || ieq(n, "Cacheline"))
-		TAKE(CL_ADDRESS);
-	if (ieq(n, "Node"))
-		TAKE(CL_NODE);
-	if (ieq(n, "PA cnt"))
-		TAKE(CL_PA_CNT);
-	if (ieq(n, "Hitm") && (ieq(g, "Tot") || ieq(g, "Rmt") || ieq(g, "Lcl")) && !taken[CL_SHARE_PCT]) {
-		*share_of = ieq(g, "Tot") ? "tot_hitm" : ieq(g, "Rmt") ? "rmt_hitm" : "lcl_hitm";
-		return CL_SHARE_PCT;
+struct col_rule {
+	enum gmatch gm;
+	const char *group;
+	const char *names;	/* "A|B": any of them, case-insensitive */
+	int key;
+	const char *share_of;	/* CL_SHARE_PCT: what the share is of */
+	const char *group_not;	/* a group holding this word does not match */
+	bool prefix;		/* the names are prefixes ("Node" of "Node{cpus ...}") */
+	bool after_text;	/* only among the text columns */
+};
+
+#define ANY(n, k) { .gm = G_ANY, .names = n, .key = k }
+#define IS(g, n, k) { .gm = G_IS, .group = g, .names = n, .key = k }
+#define HAS(g, n, k) { .gm = G_HAS, .group = g, .names = n, .key = k }
+#define SHARE(g, n, of) { .gm = G_IS, .group = g, .names = n, .key = CL_SHARE_PCT, .share_of = of }
+#define LLC_HIT(n, k) { .gm = G_HAS, .group = "LLC Load Hit", .names = n, .key = k, .group_not = "Hitm" }
+#define NODE_INFO(after) { .gm = G_ANY, .names = "Node", .key = OFF_NODE_INFO, .prefix = true, .after_text = after }
+
+static bool name_in(const char *n, const char *names, bool prefix)
+{
+	for (const char *s = names; *s;) {
+		size_t len = strcspn(s, "|");
+
+		if (!strncasecmp(n, s, len) && (prefix || !n[len]))
+			return true;
+		s += len;
+		if (*s)
+			s++;
 	}
-	if ((ieq(n, "Snoop") && ieq(g, "Peer")) || (ieq(n, "Peer") && ieq(g, "Snoop"))) {
-		if (!taken[CL_SHARE_PCT]) {
-			*share_of = "peer";
-			return CL_SHARE_PCT;
-		}
-		/* The v1 RFC's second "Snoop Peer" column is a count. */
-		TAKE(CL_PEER_TOTAL);
+	return false;
+}
+
+static bool rule_matches(const struct col_rule *r, const struct col *c, bool after_text)
+{
+	if (r->after_text && !after_text)
+		return false;
+	if (r->gm == G_IS && !ieq(c->group, r->group))
+		return false;
+	if (r->gm == G_HAS && !group_has(c->group, r->group))
+		return false;
+	if (r->group_not && group_has(c->group, r->group_not))
+		return false;
+	return name_in(c->name, r->names, r->prefix);
+}
+
+static int map_col(const struct col_rule *rules, size_t nrules, const struct col *c, const bool *taken,
+		   bool after_text, const char **share_of)
+{
+	for (size_t i = 0; i < nrules; i++) {
+		const struct col_rule *r = &rules[i];
+
+		if (!rule_matches(r, c, after_text) || (r->key >= 0 && taken[r->key]))
+			continue;
+		if (r->share_of)
+			*share_of = r->share_of;
+		return r->key;
 	}
-	if (group_has(g, "Load Hitm")) {
-		if (ieq(n, "Total"))
-			TAKE(CL_HITM_TOTAL);
-		if (ieq(n, "LclHitm") || ieq(n, "Lcl"))
-			TAKE(CL_HITM_LCL);
-		if (ieq(n, "RmtHitm") || ieq(n, "Rmt"))
-			TAKE(CL_HITM_RMT);
-	}
-	if (group_has(g, "Load Peer")) {
-		if (ieq(n, "Total"))
-			TAKE(CL_PEER_TOTAL);
-		if (ieq(n, "Local"))
-			TAKE(CL_PEER_LCL);
-		if (ieq(n, "Remote"))
-			TAKE(CL_PEER_RMT);
-	}
-	if (ieq(g, "Total")) {
-		if (ieq(n, "records"))
-			TAKE(CL_RECORDS);
-		if (ieq(n, "Loads"))
-			TAKE(CL_LOADS);
-		if (ieq(n, "Stores"))
-			TAKE(CL_STORES);
-	}
-	if (ieq(g, "Stores") || group_has(g, "Store Reference")) {
-		if (ieq(n, "Total"))
-			TAKE(CL_STORES);
-		if (ieq(n, "L1Hit"))
-			TAKE(CL_ST_L1HIT);
-		if (ieq(n, "L1Miss"))
-			TAKE(CL_ST_L1MISS);
-		if (ieq(n, "N/A") || ieq(n, "Anylvl"))
-			TAKE(CL_ST_NA);
-	}
-	if (group_has(g, "Core Load Hit")) {
-		if (ieq(n, "FB"))
-			TAKE(CL_LD_FB);
-		if (ieq(n, "L1"))
-			TAKE(CL_LD_L1);
-		if (ieq(n, "L2"))
-			TAKE(CL_LD_L2);
-	}
-	if (group_has(g, "LLC Load Hit") && !group_has(g, "Hitm")) {
-		if (ieq(n, "LclHit") || ieq(n, "Llc"))
-			TAKE(CL_LD_LCLHIT);
-		if (ieq(n, "LclHitm"))
-			TAKE(CL_LD_LCLHITM);
-		if (ieq(n, "Rmt"))	/* 2016 layout: remote clean hits */
-			TAKE(CL_LD_RMTHIT);
-	}
-	if (group_has(g, "RMT Load Hit")) {
-		if (ieq(n, "RmtHit"))
-			TAKE(CL_LD_RMTHIT);
-		if (ieq(n, "RmtHitm"))
-			TAKE(CL_LD_RMTHITM);
-	}
-	if (group_has(g, "Load Dram")) {
-		if (ieq(n, "Lcl"))
-			TAKE(CL_DRAM_LCL);
-		if (ieq(n, "Rmt"))
-			TAKE(CL_DRAM_RMT);
-	}
-	if (ieq(n, "Ld Miss"))
-		TAKE(CL_LLC_LD_MISS);
-#undef TAKE
 	return KEY_UNKNOWN;
 }
 
-static int map_pareto_col(const struct col *c, bool *taken, bool after_text)
-{
-	const char *n = c->name, *g = c->group;
+/* The Shared Data Cache Line Table. */
+static const struct col_rule cl_rules[] = {
+	ANY("Index", CL_INDEX),
+	ANY("Address|Cacheline", CL_ADDRESS),
+	ANY("Node", CL_NODE),
+	ANY("PA cnt", CL_PA_CNT),
+	SHARE("Tot", "Hitm", "tot_hitm"),
+	SHARE("Rmt", "Hitm", "rmt_hitm"),
+	SHARE("Lcl", "Hitm", "lcl_hitm"),
+	SHARE("Peer", "Snoop", "peer"),
+	SHARE("Snoop", "Peer", "peer"),
+	/* The v1 RFC's second "Snoop Peer" column is a count. */
+	IS("Peer", "Snoop", CL_PEER_TOTAL),
+	IS("Snoop", "Peer", CL_PEER_TOTAL),
+	HAS("Load Hitm", "Total", CL_HITM_TOTAL),
+	HAS("Load Hitm", "LclHitm|Lcl", CL_HITM_LCL),
+	HAS("Load Hitm", "RmtHitm|Rmt", CL_HITM_RMT),
+	HAS("Load Peer", "Total", CL_PEER_TOTAL),
+	HAS("Load Peer", "Local", CL_PEER_LCL),
+	HAS("Load Peer", "Remote", CL_PEER_RMT),
+	IS("Total", "records", CL_RECORDS),
+	IS("Total", "Loads", CL_LOADS),
+	IS("Total", "Stores", CL_STORES),
+	IS("Stores", "Total", CL_STORES),
+	IS("Stores", "L1Hit", CL_ST_L1HIT),
+	IS("Stores", "L1Miss", CL_ST_L1MISS),
+	IS("Stores", "N/A|Anylvl", CL_ST_NA),
+	HAS("Store Reference", "Total", CL_STORES),
+	HAS("Store Reference", "L1Hit", CL_ST_L1HIT),
+	HAS("Store Reference", "L1Miss", CL_ST_L1MISS),
+	HAS("Store Reference", "N/A|Anylvl", CL_ST_NA),
+	HAS("Core Load Hit", "FB", CL_LD_FB),
+	HAS("Core Load Hit", "L1", CL_LD_L1),
+	HAS("Core Load Hit", "L2", CL_LD_L2),
+	LLC_HIT("LclHit|Llc", CL_LD_LCLHIT),
+	LLC_HIT("LclHitm", CL_LD_LCLHITM),
+	LLC_HIT("Rmt", CL_LD_RMTHIT),	/* 2016 layout: remote clean hits */
+	HAS("RMT Load Hit", "RmtHit", CL_LD_RMTHIT),
+	HAS("RMT Load Hit", "RmtHitm", CL_LD_RMTHITM),
+	HAS("Load Dram", "Lcl", CL_DRAM_LCL),
+	HAS("Load Dram", "Rmt", CL_DRAM_RMT),
+	ANY("Ld Miss", CL_LLC_LD_MISS),
+};
 
-#define TAKE(k) do { if (!taken[k]) return k; } while (0)
-	if (after_text && !strncasecmp(n, "Node", 4))
-		TAKE(OFF_NODE_INFO);
-	if (ieq(n, "Num"))
-		return KEY_NUM;
-	if (ieq(g, "HITM")) {
-		if (ieq(n, "Rmt") || ieq(n, "RmtHitm"))
-			TAKE(OFF_HITM_RMT_PCT);
-		if (ieq(n, "Lcl") || ieq(n, "LclHitm"))
-			TAKE(OFF_HITM_LCL_PCT);
-	}
-	if (ieq(g, "Peer Snoop")) {
-		if (ieq(n, "Rmt"))
-			TAKE(OFF_PEER_RMT_PCT);
-		if (ieq(n, "Lcl"))
-			TAKE(OFF_PEER_LCL_PCT);
-	}
-	if (ieq(g, "Snoop") && ieq(n, "Peer"))
-		TAKE(OFF_PEER_PCT);
-	if (ieq(g, "Store Refs")) {
-		if (ieq(n, "L1 Hit"))
-			TAKE(OFF_ST_L1HIT_PCT);
-		if (ieq(n, "L1 Miss"))
-			TAKE(OFF_ST_L1MISS_PCT);
-		if (ieq(n, "N/A") || ieq(n, "Any Lvl"))
-			TAKE(OFF_ST_NA_PCT);
-	}
-	if (ieq(n, "Offset"))
-		TAKE(OFF_OFFSET);
-	if (ieq(n, "Node"))
-		TAKE(OFF_NODE);
-	if (ieq(n, "PA cnt"))
-		TAKE(OFF_PA_CNT);
-	if (ieq(n, "Pid"))
-		TAKE(OFF_PID);
-	if (ieq(n, "Tid"))
-		TAKE(OFF_TID);
-	if (ieq(n, "Code address"))
-		TAKE(OFF_CODE_ADDRESS);
-	if (ieq(g, "cycles")) {
-		if (ieq(n, "rmt hitm") || ieq(n, "rmt peer"))
-			TAKE(OFF_CYCLES_RMT);
-		if (ieq(n, "lcl hitm") || ieq(n, "lcl peer"))
-			TAKE(OFF_CYCLES_LCL);
-		if (ieq(n, "load"))
-			TAKE(OFF_CYCLES_LOAD);
-		if (ieq(n, "peer"))
-			TAKE(OFF_CYCLES_PEER);
-	}
-	if (ieq(n, "records"))
-		TAKE(OFF_RECORDS);
-	if (ieq(n, "cnt"))
-		TAKE(OFF_CPU_CNT);
-	if (ieq(n, "Symbol"))
-		TAKE(OFF_SYMBOL);
-	if (ieq(n, "Object"))
-		TAKE(OFF_OBJECT);
-	if (ieq(n, "Source:Line"))
-		TAKE(OFF_SOURCE);
-	if (!strncasecmp(n, "Node", 4))
-		TAKE(OFF_NODE_INFO);
-#undef TAKE
-	return KEY_UNKNOWN;
+/* The Pareto table of each cacheline's offsets. */
+static const struct col_rule pareto_rules[] = {
+	NODE_INFO(true),	/* "Node" among the text columns is node info */
+	ANY("Num", KEY_NUM),
+	IS("HITM", "Rmt|RmtHitm", OFF_HITM_RMT_PCT),
+	IS("HITM", "Lcl|LclHitm", OFF_HITM_LCL_PCT),
+	IS("Peer Snoop", "Rmt", OFF_PEER_RMT_PCT),
+	IS("Peer Snoop", "Lcl", OFF_PEER_LCL_PCT),
+	IS("Snoop", "Peer", OFF_PEER_PCT),
+	IS("Store Refs", "L1 Hit", OFF_ST_L1HIT_PCT),
+	IS("Store Refs", "L1 Miss", OFF_ST_L1MISS_PCT),
+	IS("Store Refs", "N/A|Any Lvl", OFF_ST_NA_PCT),
+	ANY("Offset", OFF_OFFSET),
+	ANY("Node", OFF_NODE),
+	ANY("PA cnt", OFF_PA_CNT),
+	ANY("Pid", OFF_PID),
+	ANY("Tid", OFF_TID),
+	ANY("Code address", OFF_CODE_ADDRESS),
+	IS("cycles", "rmt hitm|rmt peer", OFF_CYCLES_RMT),
+	IS("cycles", "lcl hitm|lcl peer", OFF_CYCLES_LCL),
+	IS("cycles", "load", OFF_CYCLES_LOAD),
+	IS("cycles", "peer", OFF_CYCLES_PEER),
+	ANY("records", OFF_RECORDS),
+	ANY("cnt", OFF_CPU_CNT),
+	ANY("Symbol", OFF_SYMBOL),
+	ANY("Object", OFF_OBJECT),
+	ANY("Source:Line", OFF_SOURCE),
+	NODE_INFO(false),
+};
+
+#undef ANY
+#undef IS
+#undef HAS
+#undef SHARE
+#undef LLC_HIT
+#undef NODE_INFO
+
+static int map_cl_col(const struct col *c, const bool *taken, const char **share_of)
+{
+	return map_col(cl_rules, sizeof(cl_rules) / sizeof(cl_rules[0]), c, taken, false, share_of);
+}
+
+static int map_pareto_col(const struct col *c, const bool *taken, bool after_text)
+{
+	const char *unused;
+
+	return map_col(pareto_rules, sizeof(pareto_rules) / sizeof(pareto_rules[0]), c, taken, after_text,
+		       &unused);
 }
 
 static enum ctype cl_type(int key)
@@ -1022,16 +1022,59 @@ static void parse_text_cols(struct parser *p, struct arena *a, struct c2c_offset
 		warn_at(p, p->lineno, "offset row ends before column '%s' (cut off?)", h->c[ci].name);
 }
 
+/* A report cut off in this row: its last value may be incomplete. */
+static void trim_cut_row(struct parser *p, const struct tok *t, int *n, int *nnum)
+{
+	if (*nnum == *n && *n > 0) {
+		warn_at(p, p->lineno, "the report is cut off in this row; its last value '%.*s' may be "
+			"incomplete and is dropped", t[*n - 1].len, t[*n - 1].s);
+		(*n)--;
+		(*nnum)--;
+	} else if (*nnum < *n) {
+		warn_at(p, p->lineno, "the report is cut off in this row's text columns; the last "
+			"one may be incomplete");
+	}
+}
+
+/*
+ * Stores token t[*ti] as the value of value column ci.  A comm may hold
+ * spaces: a Tid:Comm cell takes the tokens the later value columns leave
+ * over (of the nnum before the symbol), and *ti moves to its last one.
+ */
+static void take_value(struct parser *p, struct arena *a, struct c2c_offset *o, int ci,
+		       const struct tok *t, int *ti, int nnum)
+{
+	const struct header *h = &p->par;
+	const struct col *c = &h->c[ci];
+	const struct tok *k = &t[*ti];
+
+	if (c->type == T_TIDCOMM) {
+		const char *start = k->s, *cend = k->s + k->len;
+		const char *colon = memchr(start, ':', k->len);
+		int surplus = (nnum - *ti - 1) - (h->first_text - ci - 1);
+
+		while (surplus-- > 0) {
+			(*ti)++;
+			cend = t[*ti].s + t[*ti].len;
+		}
+		o->v[OFF_TID] = arena_strndup(a, start, (colon ? colon : cend) - start);
+		if (colon)
+			o->v[OFF_COMM] = arena_strndup(a, colon + 1, cend - colon - 1);
+	} else if (c->key >= 0) {
+		o->v[c->key] = arena_strndup(a, k->s, c->type == T_PCT ? k->len - 1 : k->len);
+	} else {
+		append_extra(a, &o->v[OFF_EXTRA], c, k->s, k->len);
+	}
+}
+
 static void parse_offset_row(struct parser *p, const char *line)
 {
-	struct c2c_report *r = p->r;
-	struct arena *a = p->cb ? &p->row_arena : &r->arena;
+	struct arena *a = p->cb ? &p->row_arena : &p->r->arena;
 	struct header *h = &p->par;
 	struct tok t[MAX_TOKS];
 	const char *rest = NULL;
 	struct c2c_offset o;
 	int n, ti = 0, ci, nnum;
-	bool cut = false;
 	char ex[80];
 
 	if (!p->cur) {
@@ -1051,17 +1094,8 @@ static void parse_offset_row(struct parser *p, const char *line)
 	nnum = 0;
 	while (nnum < n && !is_symbol_mark(&t[nnum]))
 		nnum++;
-	if (p->partial) {
-		if (nnum == n && n > 0) {
-			warn_at(p, p->lineno, "the report is cut off in this row; its last value '%.*s' may be "
-				"incomplete and is dropped", t[n - 1].len, t[n - 1].s);
-			n--;
-			nnum--;
-		} else if (nnum < n) {
-			warn_at(p, p->lineno, "the report is cut off in this row's text columns; the last "
-				"one may be incomplete");
-		}
-	}
+	if (p->partial)
+		trim_cut_row(p, t, &n, &nnum);
 	if (p->cb)
 		arena_reset(a);
 	memset(&o, 0, sizeof(o));
@@ -1070,51 +1104,26 @@ static void parse_offset_row(struct parser *p, const char *line)
 	o.v[OFF_CACHELINE] = p->cur->v[CL_INDEX];
 	o.v[OFF_CACHELINE_ADDRESS] = p->cur->v[CL_ADDRESS];
 
-	/* Value columns: every header column after Num up to the text columns. */
-	for (ci = 1; ci < h->first_text; ci++) {
+	/* Value columns: every header column after Num up to the text columns;
+	 * a row whose symbol comes early is missing some. */
+	for (ci = 1; ci < h->first_text && ti < nnum; ci++, ti++) {
 		const struct col *c = &h->c[ci];
 
-		if (ti >= n) {
-			cut = true;
-			break;
-		}
-		if (ti >= nnum) {
-			cut = true;	/* the symbol came early: columns are missing */
-			break;
-		}
 		if (!tok_is(c->type, &t[ti])) {
 			warn_at(p, p->lineno, "column '%s' should be %s, found '%.*s'; the rest of the row is skipped",
 				c->name, type_name(c->type), t[ti].len, t[ti].s);
 			store_offset(p, &o);
 			return;
 		}
-		if (c->type == T_TIDCOMM) {
-			const char *start = t[ti].s, *cend = t[ti].s + t[ti].len;
-			const char *colon = memchr(start, ':', t[ti].len);
-			/* A comm may hold spaces: it takes the tokens the value columns leave over. */
-			int surplus = (nnum - ti - 1) - (h->first_text - ci - 1);
-
-			while (surplus-- > 0) {
-				ti++;
-				cend = t[ti].s + t[ti].len;
-			}
-			o.v[OFF_TID] = arena_strndup(a, start, (colon ? colon : cend) - start);
-			if (colon)
-				o.v[OFF_COMM] = arena_strndup(a, colon + 1, cend - colon - 1);
-		} else if (c->key >= 0) {
-			o.v[c->key] = arena_strndup(a, t[ti].s, c->type == T_PCT ? t[ti].len - 1 : t[ti].len);
-		} else {
-			append_extra(a, &o.v[OFF_EXTRA], c, t[ti].s, t[ti].len);
-		}
+		take_value(p, a, &o, ci, t, &ti, nnum);
 		rest = t[ti].s + t[ti].len;
-		ti++;
 	}
-	if (cut) {
+	if (ci < h->first_text) {
 		warn_at(p, p->lineno, "offset row ends after %d of %d value columns (cut off?); kept what was there",
 			ci - 1, h->first_text - 1);
 	} else if (h->first_text < h->n) {
 		parse_text_cols(p, a, &o, rest ? rest : line);
-	} else if (ti < n) {
+	} else {
 		for (; ti < n; ti++)
 			append_extra(a, &o.v[OFF_EXTRA], NULL, t[ti].s, t[ti].len);
 	}

@@ -3,6 +3,7 @@
  * Feature detection (memcg-history.md section 7): classify by BTF shapes,
  * confirm by symbols, and keep a sentence of evidence for every answer.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
@@ -422,40 +423,95 @@ json_object *kfeatures_tracepoints_json(const struct kfeatures *f)
 	return o;
 }
 
+/* A member of struct kfeatures as it goes into meta.json. */
+enum json_kind {
+	J_BOOL,
+	J_INT,
+	J_INT_OR_NULL,		/* negative: null (the kernel has none) */
+	J_STR,			/* const char * */
+	J_BUF,			/* char[] */
+};
+
+struct json_field {
+	const char *name;
+	enum json_kind kind;
+	size_t off;
+};
+
+#define FIELD(name, kind, member) { name, kind, offsetof(struct kfeatures, member) }
+
+static const struct json_field top_fields[] = {
+	FIELD("cacheline_split", J_BOOL, cacheline_split),
+	FIELD("stock_slots", J_INT, stock_slots),
+	FIELD("user_flush_mutex", J_BOOL, user_flush_mutex),
+	FIELD("obj_stock_split", J_BOOL, obj_stock_split),
+	FIELD("cacheline_size", J_INT, cacheline_size),
+	FIELD("lock_debug", J_BOOL, lock_debug),
+	FIELD("lock_rt", J_BOOL, lock_rt),
+	FIELD("lock_size", J_INT_OR_NULL, lock_size),
+	FIELD("stock_class", J_STR, stock_class),
+	FIELD("obj_stock_slots", J_INT_OR_NULL, obj_stock_slots),
+	FIELD("memcg_v1_counters", J_BOOL, memcg_v1_counters),
+	FIELD("flush_scheme", J_BUF, flush_scheme),
+};
+
+static const struct json_field flush_fields[] = {
+	FIELD("scope", J_STR, flush_scope),
+	FIELD("threshold", J_STR, flush_threshold),
+	FIELD("rstat_lock", J_STR, flush_rstat_lock),
+	FIELD("force_flag", J_BOOL, flush_force_flag),
+	FIELD("lockless_updates", J_BOOL, flush_lockless_updates),
+};
+
+static const struct json_field evidence_fields[] = {
+	FIELD("cacheline_split", J_BUF, cacheline_split_evidence),
+	FIELD("stock_slots", J_BUF, stock_slots_evidence),
+	FIELD("user_flush_mutex", J_BUF, user_flush_mutex_evidence),
+	FIELD("obj_stock_split", J_BUF, obj_stock_split_evidence),
+	FIELD("cacheline_size", J_BUF, cacheline_size_evidence),
+	FIELD("lock_debug", J_BUF, lock_debug_evidence),
+	FIELD("stock_class", J_BUF, stock_class_evidence),
+	FIELD("obj_stock_slots", J_BUF, obj_stock_slots_evidence),
+	FIELD("flush_scheme", J_BUF, flush_evidence),
+};
+
+#undef FIELD
+
+static json_object *field_json(const struct kfeatures *f, const struct json_field *d)
+{
+	const char *p = (const char *)f + d->off;
+
+	switch (d->kind) {
+	case J_BOOL:
+		return json_object_new_boolean(*(const bool *)p);
+	case J_INT:
+		return json_object_new_int(*(const int *)p);
+	case J_INT_OR_NULL:
+		return *(const int *)p < 0 ? NULL : json_object_new_int(*(const int *)p);
+	case J_STR:
+		return json_object_new_string(*(const char *const *)p);
+	case J_BUF:
+		return json_object_new_string(p);
+	}
+	return NULL;
+}
+
+static json_object *fields_json(const struct kfeatures *f, const struct json_field *d, size_t n)
+{
+	json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < n; i++)
+		json_object_object_add(o, d[i].name, field_json(f, &d[i]));
+	return o;
+}
+
+#define FIELDS_JSON(f, table) fields_json(f, table, sizeof(table) / sizeof(table[0]))
+
 json_object *kfeatures_json(const struct kfeatures *f)
 {
-	json_object *o = json_object_new_object(), *e = json_object_new_object(), *fl;
+	json_object *o = FIELDS_JSON(f, top_fields);
 
-	json_object_object_add(o, "cacheline_split", json_object_new_boolean(f->cacheline_split));
-	json_object_object_add(o, "stock_slots", json_object_new_int(f->stock_slots));
-	json_object_object_add(o, "user_flush_mutex", json_object_new_boolean(f->user_flush_mutex));
-	json_object_object_add(o, "obj_stock_split", json_object_new_boolean(f->obj_stock_split));
-	json_object_object_add(o, "cacheline_size", json_object_new_int(f->cacheline_size));
-	json_object_object_add(o, "lock_debug", json_object_new_boolean(f->lock_debug));
-	json_object_object_add(o, "lock_rt", json_object_new_boolean(f->lock_rt));
-	json_object_object_add(o, "lock_size", f->lock_size < 0 ? NULL : json_object_new_int(f->lock_size));
-	json_object_object_add(o, "stock_class", json_object_new_string(f->stock_class));
-	json_object_object_add(o, "obj_stock_slots", f->obj_stock_slots < 0 ? NULL :
-			       json_object_new_int(f->obj_stock_slots));
-	json_object_object_add(o, "memcg_v1_counters", json_object_new_boolean(f->memcg_v1_counters));
-	json_object_object_add(o, "flush_scheme", json_object_new_string(f->flush_scheme));
-	fl = json_object_new_object();
-	json_object_object_add(fl, "scope", json_object_new_string(f->flush_scope));
-	json_object_object_add(fl, "threshold", json_object_new_string(f->flush_threshold));
-	json_object_object_add(fl, "rstat_lock", json_object_new_string(f->flush_rstat_lock));
-	json_object_object_add(fl, "force_flag", json_object_new_boolean(f->flush_force_flag));
-	json_object_object_add(fl, "lockless_updates", json_object_new_boolean(f->flush_lockless_updates));
-	json_object_object_add(o, "flush", fl);
-
-	json_object_object_add(e, "cacheline_split", json_object_new_string(f->cacheline_split_evidence));
-	json_object_object_add(e, "stock_slots", json_object_new_string(f->stock_slots_evidence));
-	json_object_object_add(e, "user_flush_mutex", json_object_new_string(f->user_flush_mutex_evidence));
-	json_object_object_add(e, "obj_stock_split", json_object_new_string(f->obj_stock_split_evidence));
-	json_object_object_add(e, "cacheline_size", json_object_new_string(f->cacheline_size_evidence));
-	json_object_object_add(e, "lock_debug", json_object_new_string(f->lock_debug_evidence));
-	json_object_object_add(e, "stock_class", json_object_new_string(f->stock_class_evidence));
-	json_object_object_add(e, "obj_stock_slots", json_object_new_string(f->obj_stock_slots_evidence));
-	json_object_object_add(e, "flush_scheme", json_object_new_string(f->flush_evidence));
-	json_object_object_add(o, "evidence", e);
+	json_object_object_add(o, "flush", FIELDS_JSON(f, flush_fields));
+	json_object_object_add(o, "evidence", FIELDS_JSON(f, evidence_fields));
 	return o;
 }

@@ -46,6 +46,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 die() { echo "lab-kernel: $*" >&2; exit 2; }
+note() { echo "lab-kernel: $*"; }
 
 flavour=${LAB_KERNEL:-7.3}
 case $flavour in
@@ -78,38 +79,19 @@ kdir=$cache/lab-kernel
 
 # apt: the host's own sources for bookworm; a private configuration (never
 # /etc/apt) for another suite.
+# shellcheck source=lab/scripts/apt-private.sh
+. "$here/apt-private.sh"
 aptenv=""
 use_suite() {
 	[ -n "$suite" ] || return 0
 	d=$kdir/apt/$suite
 	if [ ! -f "$d/apt.conf" ]; then
-		kr=/usr/share/keyrings/debian-archive-keyring.gpg
-		[ -f $kr ] || die "$kr missing (package debian-archive-keyring): cannot verify Debian $suite"
-		rm -rf "$d.tmp" && mkdir -p "$d.tmp/lists/partial" "$d.tmp/archives/partial" "$d.tmp/parts"
-		: > "$d.tmp/status"
-		echo "deb [signed-by=$kr] http://deb.debian.org/debian $suite main" > "$d.tmp/sources.list"
-		cat > "$d.tmp/apt.conf" <<-EOF
-		Dir::Etc::SourceList "$d/sources.list";
-		Dir::Etc::SourceParts "$d/parts";
-		Dir::Etc::Preferences "/dev/null";
-		Dir::Etc::PreferencesParts "$d/parts";
-		Dir::State::Lists "$d/lists";
-		Dir::State::status "$d/status";
-		Dir::Cache "$d/cache";
-		Dir::Cache::Archives "$d/archives";
-		APT::Architecture "amd64";
-		APT::Architectures { "amd64"; };
-		Acquire::Languages "none";
-		EOF
-		chown -R _apt "$d.tmp/lists" "$d.tmp/archives" 2>/dev/null || true
+		rm -rf "$d.tmp"
+		apt_private_write "$d.tmp" "$d" "$suite"
 		mv -T "$d.tmp" "$d"
 	fi
 	aptenv="APT_CONFIG=$d/apt.conf"
-	if ! ls "$d/lists/"*Packages* >/dev/null 2>&1; then
-		echo "lab-kernel: fetching the package index of Debian $suite (private apt configuration in $d)"
-		env $aptenv apt-get update >"$d/update.log" 2>&1 ||
-			die "no apt access to Debian $suite: $(grep -E '^(E|W|Err):' "$d/update.log" | head -n1)"
-	fi
+	apt_private_update "$d" "Debian $suite" || die "no apt access to Debian $suite: $apt_msg"
 }
 
 command -v apt-get >/dev/null || die "apt-get not found: the lab kernel's source comes from Debian's $pkg"

@@ -85,8 +85,8 @@ fi
 
 command -v apt-get >/dev/null || die "apt-get not found: perf $want is fetched with apt"
 command -v dpkg-deb >/dev/null || die "dpkg-deb not found: perf $want is unpacked with dpkg-deb"
-kr=/usr/share/keyrings/debian-archive-keyring.gpg
-[ -f $kr ] || die "$kr missing (package debian-archive-keyring): cannot verify Debian $perf_suite"
+# shellcheck source=lab/scripts/apt-private.sh
+. "$(dirname "$0")/apt-private.sh"
 
 tmp=""
 trap '[ -z "$tmp" ] || rm -rf "$tmp"' EXIT
@@ -98,40 +98,13 @@ mkdir -p "$cache/apt"
 if [ ! -f "$a/apt.conf" ]; then
 	tmp=$a.tmp.$$
 	rm -rf "$tmp"
-	mkdir -p "$tmp/lists/partial" "$tmp/archives/partial" "$tmp/parts"
-	: > "$tmp/status"
-	for s in $suites; do
-		case $s in
-		*-security) echo "deb [signed-by=$kr] http://deb.debian.org/debian-security $s main" ;;
-		*) echo "deb [signed-by=$kr] http://deb.debian.org/debian $s main" ;;
-		esac
-	done > "$tmp/sources.list"
-	cat > "$tmp/apt.conf" <<-EOF
-	Dir::Etc::SourceList "$a/sources.list";
-	Dir::Etc::SourceParts "$a/parts";
-	Dir::Etc::Preferences "/dev/null";
-	Dir::Etc::PreferencesParts "$a/parts";
-	Dir::State::Lists "$a/lists";
-	Dir::State::status "$a/status";
-	Dir::Cache "$a/cache";
-	Dir::Cache::Archives "$a/archives";
-	APT::Architecture "amd64";
-	APT::Architectures { "amd64"; };
-	Acquire::Languages "none";
-	EOF
-	chown -R _apt "$tmp/lists" "$tmp/archives" 2>/dev/null || true
+	# shellcheck disable=SC2086
+	apt_private_write "$tmp" "$a" $suites
 	mv -T "$tmp" "$a" 2>/dev/null || rm -rf "$tmp"
 	tmp=""
 fi
 export APT_CONFIG=$a/apt.conf
-if ! ls "$a/lists/"*Packages* >/dev/null 2>&1; then
-	note "fetching the package index of Debian $suites (private apt configuration in $a)"
-	flock "$a/update.lock" apt-get update >"$a/update.log" 2>&1 ||
-		die "no apt access to Debian $perf_suite: $(grep -E '^(E|W|Err):' "$a/update.log" | head -n1)"
-	ls "$a/lists/"*Packages* >/dev/null 2>&1 ||
-		die "no apt access to Debian $perf_suite: $({ grep -E '^(E:|W: Failed to fetch)' "$a/update.log"
-			grep -E '^W:' "$a/update.log"; } | head -n1 | sed 's/^[EW]: //')"
-fi
+apt_private_update "$a" "Debian $suites" || die "no apt access to Debian $perf_suite: $apt_msg"
 
 # linux-perf of the wanted version from its suite (backports are not apt's
 # candidate: ask for the version).

@@ -78,6 +78,9 @@ mkdir -p "$cache" || die "cannot create the cache directory $cache"
 
 # ---- apt: the host's configuration, or a private one for another suite ----
 
+# shellcheck source=lab/scripts/apt-private.sh
+. "$here/apt-private.sh"
+
 aptenv=""	# "APT_CONFIG=..." for a private suite, "" for the host's
 
 # Asked once per process (subshells inherit the answer once it is known).
@@ -96,15 +99,6 @@ security_suite_exists() {	# suite scratch-dir
 		>/dev/null 2>&1
 }
 
-# apt's own words for a failed `apt-get update`: its first error, else the
-# first failed fetch with the reason on the line after it.
-apt_failure() {	# log
-	msg=$(grep -m1 '^E: ' "$1" || true)
-	[ -n "$msg" ] || msg=$(awk '/^Err:/ { e = $0; getline; sub(/^ +/, ""); print e ": " $0; exit }' "$1")
-	[ -n "$msg" ] || msg=$(grep -m1 '^W: ' "$1" || true)
-	echo "${msg:-apt-get update said nothing (see $1)}"
-}
-
 use_suite() {
 	suite=$1
 	aptenv=""
@@ -114,49 +108,24 @@ use_suite() {
 	d=$cache/apt/$suite
 	if [ ! -f "$d/apt.conf" ]; then
 		tmpname "$d"
-		mkdir -p "$t/lists/partial" "$t/archives/partial" "$t/parts" "$t/cache"
-		: > "$t/status"
-		chown -R _apt "$t/lists" "$t/archives" 2>/dev/null || true
-		kr=/usr/share/keyrings/debian-archive-keyring.gpg
-		[ -f $kr ] || die "$kr missing (package debian-archive-keyring): cannot verify suite $suite"
-		{
-			echo "deb [signed-by=$kr] http://deb.debian.org/debian $suite main"
-			if security_suite_exists "$suite" "$t/lists/partial"; then
-				echo "deb [signed-by=$kr] http://deb.debian.org/debian-security $suite-security main"
-			fi
-		} > "$t/sources.list"
+		mkdir -p "$t/lists/partial"
+		security=""
+		if security_suite_exists "$suite" "$t/lists/partial"; then
+			security=$suite-security
+		fi
 		rm -f "$t/lists/partial/security-release"
-		cat > "$t/apt.conf" <<-EOF
-		Dir::Etc::SourceList "$d/sources.list";
-		Dir::Etc::SourceParts "$d/parts";
-		Dir::Etc::Preferences "/dev/null";
-		Dir::Etc::PreferencesParts "$d/parts";
-		Dir::State::Lists "$d/lists";
-		Dir::State::status "$d/status";
-		Dir::Cache "$d/cache";
-		Dir::Cache::Archives "$d/archives";
-		APT::Architecture "amd64";
-		APT::Architectures { "amd64"; };
-		Acquire::Languages "none";
-		EOF
+		apt_private_write "$t" "$d" "$suite" $security
 		publish "$t" "$d"
 	fi
 	aptenv="APT_CONFIG=$d/apt.conf"
-	if ! ls "$d/lists/"*Packages* >/dev/null 2>&1; then
-		note "fetching the package index of Debian $suite (private apt configuration in $d)"
-		urc=0
-		flock "$d/update.lock" env $aptenv apt-get update >"$d/update.log" 2>&1 || urc=$?
-		if ! ls "$d/lists/"*Packages* >/dev/null 2>&1; then
-			msg=$(apt_failure "$d/update.log")
-			# A suite apt refused (or could not reach) leaves no
-			# configuration behind: the next try starts afresh.
-			rm -rf "$d"
-			if [ "$urc" != 0 ]; then
-				die "apt-get update refused Debian suite $suite: $msg"
-			fi
-			die "no apt access to Debian $suite: $msg"
-		fi
-	fi
+	urc=0
+	apt_private_update "$d" "Debian $suite" || urc=$?
+	[ "$urc" = 0 ] && return 0
+	# A suite apt refused (or could not reach) leaves no configuration
+	# behind: the next try starts afresh.
+	rm -rf "$d"
+	[ "$urc" = 2 ] || die "apt-get update refused Debian suite $suite: $apt_msg"
+	die "no apt access to Debian $suite: $apt_msg"
 }
 
 # The suites a kernel line alias (6.12, 7.3-rt) is looked up in; the newest

@@ -44,7 +44,7 @@ PATH=$(dirname "$LAB"):$PATH
 to_regex() { printf '%s' "$1" | sed -e 's/[][\.*^$(){}+?|/]/\\&/g' -e 's/\\\.\\\.\\\./.*/g'; }
 
 rows=$(awk '/^## Bad input/ { on = 1; next } on && /^## / { exit } on && /^\| [a-z]/ { print }' "$README")
-[ -n "$rows" ] || { echo "not ok 1 - the README has a bad-input table"; echo "1..1"; exit 0; }
+[ -n "$rows" ] || { ok false "the README has a bad-input table"; done_testing; exit 0; }
 while IFS= read -r row; do
 	kind=$(echo "$row" | awk -F' [|] ' '{ print $1 }' | sed 's/^| //')
 	example=$(echo "$row" | awk -F' [|] ' '{ print $2 }')

@@ -11,7 +11,7 @@ G=lab/tests/data/c2c/golden
 update=0
 [ "${1:-}" = --update ] && update=1
 
-check() {	# name, directory with the outputs
+check_golden() {	# name, directory with the outputs
 	if [ $update = 1 ]; then
 		rm -rf "$G/$1" && mkdir -p "$G/$1" && cp "$2"/*.tsv "$G/$1/"
 		ok true "$1: golden rewritten"
@@ -26,7 +26,7 @@ attribution_only() { rm -f "$1/offsets.tsv" "$1/stats.tsv" "$1/cachelines.tsv" "
 for f in $S/*.txt; do
 	name=$(basename "$f" .txt)
 	if $LAB c2c parse -q "$f" --out "$T/$name" >/dev/null 2>"$T/err"; then
-		check "$name" "$T/$name"
+		check_golden "$name" "$T/$name"
 	else
 		ok false "$name: c2c parse failed: $(head -1 "$T/err")"
 	fi
@@ -39,7 +39,7 @@ done
 if $LAB c2c report -q $S/10-lkml-fengtang-memcg-rstat-cascadelake.txt --btf build/btf/vmlinux-5.10.262.btf \
 	--struct mem_cgroup --base 0xffff8881c0642000 --out "$T/r10" >"$T/report.txt" 2>"$T/err"; then
 	attribution_only "$T/r10"
-	check report-10-mem_cgroup "$T/r10"
+	check_golden report-10-mem_cgroup "$T/r10"
 else
 	ok false "c2c report of sample 10 failed: $(head -1 "$T/err")"
 fi
@@ -47,7 +47,7 @@ fi
 # Sample 06 without any object address: attribution by code symbol only.
 if $LAB c2c report -q $S/06-joemario-example-report-2016-intel.txt --out "$T/r06" >"$T/r06.txt" 2>"$T/err"; then
 	attribution_only "$T/r06"
-	check report-06-symbols "$T/r06"
+	check_golden report-06-symbols "$T/r06"
 	ok 'grep -q "fields cannot be named" "$T/r06.txt"' \
 		"without an object address the report says plainly that fields cannot be named"
 else

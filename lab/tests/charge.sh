@@ -7,7 +7,6 @@
 set -u
 . "$(dirname "$0")/lib/tap.sh"
 export MEMCG_LAB_RESULTS=$T/res
-diag() { sed 's/^/# /'; }
 
 memroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/self/mounts)
 if [ -z "$memroot" ]; then
@@ -15,12 +14,10 @@ if [ -z "$memroot" ]; then
 	[ -n "$v2" ] && grep -qw memory "$v2/cgroup.controllers" 2>/dev/null && memroot=$v2
 fi
 if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP charge needs root to create cgroups"
-	exit 0
+	skip_all "charge needs root to create cgroups"
 fi
 if [ -z "$memroot" ]; then
-	echo "1..0 # SKIP no memory controller mounted (v1 or v2)"
-	exit 0
+	skip_all "no memory controller mounted (v1 or v2)"
 fi
 
 # charge NAME ARGS...: runs in the background so its pid names its cgroup tree.

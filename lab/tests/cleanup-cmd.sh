@@ -3,31 +3,29 @@
 # not root (one line, exit 2; --dry-run still works), nothing to do.
 # What it removes is tested with real leftovers in int-cgroup.
 set -u
+. "$(dirname "$0")/lib/tap.sh"
 bin=bin/memcg-lab
-n=0
-t() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 out=$($bin cleanup --help 2>&1); rc=$?
 echo "$out" | grep -q '^usage: memcg-lab cleanup \[--force\] \[--dry-run\]'
-t $(( rc != 0 || $? != 0 )) "cleanup --help prints the usage, exit 0"
+check $(( rc != 0 || $? != 0 )) "cleanup --help prints the usage, exit 0"
 
 out=$($bin cleanup --bogus 2>&1 >/dev/null); rc=$?
 [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "bad option or missing value: '--bogus'"
-t $(( rc != 2 || $? != 0 )) "an unknown option: one line naming it, exit 2"
+check $(( rc != 2 || $? != 0 )) "an unknown option: one line naming it, exit 2"
 
 out=$($bin cleanup extra 2>&1 >/dev/null); rc=$?
 echo "$out" | head -1 | grep -q "unexpected argument 'extra'"
-t $(( rc != 2 || $? != 0 )) "a stray argument names it, exit 2"
+check $(( rc != 2 || $? != 0 )) "a stray argument names it, exit 2"
 
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	asuser="setpriv --reuid=65534 --regid=65534 --clear-groups"
 	out=$($asuser $bin cleanup 2>&1); rc=$?
 	lines=$(printf '%s\n' "$out" | wc -l)
 	echo "$out" | grep -q 'needs root (running as uid 65534)'
-	t $(( rc != 2 || lines != 1 || $? != 0 )) "not root: one line, exit 2 ($out)"
+	check $(( rc != 2 || lines != 1 || $? != 0 )) "not root: one line, exit 2 ($out)"
 	out=$($asuser $bin cleanup --dry-run 2>&1); rc=$?
-	t $(( rc != 0 )) "not root: --dry-run still reports ($out)"
+	check $(( rc != 0 )) "not root: --dry-run still reports ($out)"
 else
 	skip "not root: one line, exit 2" "needs root and setpriv to drop to another user"
 	skip "not root: --dry-run still reports" "needs root and setpriv"
@@ -38,7 +36,7 @@ fi
 state=$(mktemp -d)
 out=$(MEMCG_LAB_STATE_DIR=$state $bin cleanup --dry-run 2>&1); rc=$?
 echo "$out" | grep -Eq '^(nothing left by lab runs that are gone|would (remove|restore) .*)$'
-t $(( rc != 0 || $? != 0 )) "cleanup --dry-run: one line per thing, or that nothing is left"
+check $(( rc != 0 || $? != 0 )) "cleanup --dry-run: one line per thing, or that nothing is left"
 rmdir "$state"
 
 # A temporary directory a killed vm left (named after its dead owner) goes,
@@ -52,7 +50,7 @@ if [ "$(id -u)" = 0 ]; then
 	out=$(TMPDIR=$tmpd MEMCG_LAB_STATE_DIR=$tmpd/state $bin cleanup 2>&1); rc=$?
 	[ ! -e "$dead" ] && [ -d "$live" ] && [ -s "$tmpd/target" ] &&
 		echo "$out" | grep -q "removed temporary directory $dead (owner pid 999999 gone)"
-	t $(( rc != 0 || $? != 0 )) "a dead run's temporary directory is removed, a live run's kept ($(echo "$out" | grep temporary))"
+	check $(( rc != 0 || $? != 0 )) "a dead run's temporary directory is removed, a live run's kept ($(echo "$out" | grep temporary))"
 	rm -rf "$tmpd"
 else
 	skip "a dead run's temporary directory is removed" "needs root"
@@ -77,9 +75,9 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	echo "$out" | grep -q "removed tracefs instance .*/memcg-lab-999998-12345 (owner pid 999998 gone)" &&
 		echo "$out" | grep -q "could not remove tracefs instance .*/memcg-lab-999997-12345: Device or resource busy: held open by pid $holder (sleep)" &&
 		echo "$out" | grep -q "^rc=2 " && ! echo "$out" | grep -q "left: go"
-	t $? "a busy instance of a dead run: removed once its holder exits, else its holder named, exit 2 ($(echo "$out" | grep -c 'tracefs instance') lines)"
+	check $? "a busy instance of a dead run: removed once its holder exits, else its holder named, exit 2 ($(echo "$out" | grep -c 'tracefs instance') lines)"
 	rm -rf "$tmpd"
 else
 	skip "a busy instance of a dead run" "needs root and unshare"
 fi
-echo "1..$n"
+done_testing

@@ -19,16 +19,14 @@ set -u
 
 iters=${KILL_ITERATIONS:-5}
 if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP needs root (the run creates cgroups)"
-	exit 0
+	skip_all "needs root (the run creates cgroups)"
 fi
 memroot=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/self/mounts)
 [ -z "$memroot" ] && memroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 if [ -z "$memroot" ]; then
-	echo "1..0 # SKIP no memory controller mounted"
-	exit 0
+	skip_all "no memory controller mounted"
 fi
-command -v perf >/dev/null || { echo "1..0 # SKIP no perf in PATH (Debian package linux-perf)"; exit 0; }
+command -v perf >/dev/null || skip_all "no perf in PATH (Debian package linux-perf)"
 
 cat > "$T/k.exp" <<'X'
 [experiment]

@@ -4,92 +4,83 @@
 # captures against fresh ones, the default capture directory, --against a
 # capture, the running kernel, and every kind of bad input (one line, exit 2).
 set -u
-LAB=bin/memcg-lab
-T=$(mktemp -d /tmp/memcg-lab-layout-cli.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-n=0
-fails=0
-ok() {	# ok COND-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+. "$(dirname "$0")/lib/tap.sh"
 has() { grep -qF -- "$2" "$1"; }
 btf() { echo "build/btf/vmlinux-$1.btf"; }
 
 $LAB layout --help >"$T/help" 2>&1
-ok $? "layout --help exits 0"
-has "$T/help" "--against DIR_OR_BTF"; ok $? "--help documents --against"
+check $? "layout --help exits 0"
+has "$T/help" "--against DIR_OR_BTF"; check $? "--help documents --against"
 
 # --check on the eight kernels: exit status and the lines a reviewer reads.
 for k in 5.10.262 6.1.192 6.12.117 6.18.44 6.16.12 7.1.13 7.2.12 7.3.4-rt; do
 	$LAB layout --btf "$(btf $k)" --check >"$T/check-$k" 2>"$T/err-$k"
 	echo $? >"$T/rc-$k"
 done
-[ "$(cat "$T/rc-5.10.262")" = 1 ]; ok $? "5.10.262 --check exits 1 (a hard rule failed)"
+[ "$(cat "$T/rc-5.10.262")" = 1 ]; check $? "5.10.262 --check exits 1 (a hard rule failed)"
 for k in 6.1.192 6.12.117 6.18.44 6.16.12 7.1.13 7.2.12 7.3.4-rt; do
 	[ "$(cat "$T/rc-$k")" = 0 ] && ! grep -q '^FAIL' "$T/check-$k"
-	ok $? "$k --check exits 0 with no FAIL line"
+	check $? "$k --check exits 0 with no FAIL line"
 done
 grep -q '^FAIL  usage-alone ' "$T/check-5.10.262" && grep -q '^FAIL  limits-off-usage-line ' "$T/check-5.10.262"
-ok $? "5.10.262: both usage rules FAIL"
+check $? "5.10.262: both usage rules FAIL"
 grep -F 'cacheline 0 (bytes 0-63): usage@0 (hot-written) shares it with min@8 (read-mostly) low@16 (read-mostly) high@24 (read-mostly) max@32 (read-mostly)' "$T/check-5.10.262" >/dev/null
-ok $? "5.10.262: the failure names min/low/high/max with offsets on cacheline 0"
-has "$T/check-5.10.262" "class: pre-split page_counter"; ok $? "5.10.262 is classed pre-split"
+check $? "5.10.262: the failure names min/low/high/max with offsets on cacheline 0"
+has "$T/check-5.10.262" "class: pre-split page_counter"; check $? "5.10.262 is classed pre-split"
 has "$T/check-6.18.44" "class: split page_counter; 7-slot memcg stock; separate obj_stock_pcp"
-ok $? "6.18.44 is classed split, 7 slots, obj_stock_pcp"
-grep -q '^n/a   memcg-kmem-aligned .*CONFIG_MEMCG_V1' "$T/check-6.12.117"; ok $? "6.12.117: kmem rule n/a naming CONFIG_MEMCG_V1"
-grep -q '^warn  sometimes-written-one-line' "$T/check-6.12.117"; ok $? "6.12.117: the watermark spill is a soft warn"
-grep -q '^result: 16 pass, 0 FAIL, 0 warn, 6 n/a$' "$T/check-6.18.44"; ok $? "6.18.44: 16 pass, 6 n/a"
+check $? "6.18.44 is classed split, 7 slots, obj_stock_pcp"
+grep -q '^n/a   memcg-kmem-aligned .*CONFIG_MEMCG_V1' "$T/check-6.12.117"; check $? "6.12.117: kmem rule n/a naming CONFIG_MEMCG_V1"
+grep -q '^warn  sometimes-written-one-line' "$T/check-6.12.117"; check $? "6.12.117: the watermark spill is a soft warn"
+grep -q '^result: 16 pass, 0 FAIL, 0 warn, 6 n/a$' "$T/check-6.18.44"; check $? "6.18.44: 16 pass, 6 n/a"
 has "$T/check-7.2.12" "class: split page_counter; 7-slot memcg stock; separate obj_stock_pcp, 5 objcg slots"
-ok $? "7.2.12 is classed with a 5-slot obj stock"
-grep -q '^result: 16 pass, 0 FAIL, 0 warn, 6 n/a$' "$T/check-7.2.12"; ok $? "7.2.12: 16 pass, 6 n/a"
-grep -q '^pass  obj-stock-slots-one-line ' "$T/check-7.2.12"; ok $? "7.2.12: the obj stock's hot block is on one line"
+check $? "7.2.12 is classed with a 5-slot obj stock"
+grep -q '^result: 16 pass, 0 FAIL, 0 warn, 6 n/a$' "$T/check-7.2.12"; check $? "7.2.12: 16 pass, 6 n/a"
+grep -q '^pass  obj-stock-slots-one-line ' "$T/check-7.2.12"; check $? "7.2.12: the obj stock's hot block is on one line"
 has "$T/check-7.3.4-rt" "lock debugging: no (memcg_stock_pcp.lock is local_trylock_t of 32 B (struct spinlock over struct rt_mutex_base: PREEMPT_RT"
-ok $? "7.3.4-rt: the 32-byte lock is PREEMPT_RT's, not lock debugging"
-has "$T/check-7.3.4-rt" "; PREEMPT_RT stock lock (32 B)"; ok $? "7.3.4-rt is classed PREEMPT_RT"
+check $? "7.3.4-rt: the 32-byte lock is PREEMPT_RT's, not lock debugging"
+has "$T/check-7.3.4-rt" "; PREEMPT_RT stock lock (32 B)"; check $? "7.3.4-rt is classed PREEMPT_RT"
 grep -q '^pass  stock-slots-rt-lines .*95 B in bytes 0-95 on cachelines 0-1' "$T/check-7.3.4-rt" &&
 	grep -q '^pass  obj-stock-rt-lines .*89 B in bytes 0-95 on cachelines 0-1' "$T/check-7.3.4-rt"
-ok $? "7.3.4-rt: both stocks' hot blocks take lines 0-1, checked with the 32-byte lock"
-grep -q '^result: 16 pass, 0 FAIL, 0 warn, 6 n/a$' "$T/check-7.3.4-rt"; ok $? "7.3.4-rt: 16 pass, 6 n/a"
-grep -q '^result: 14 pass, 0 FAIL, 0 warn, 8 n/a$' "$T/check-6.16.12"; ok $? "6.16.12: 14 pass, 8 n/a"
+check $? "7.3.4-rt: both stocks' hot blocks take lines 0-1, checked with the 32-byte lock"
+grep -q '^result: 16 pass, 0 FAIL, 0 warn, 6 n/a$' "$T/check-7.3.4-rt"; check $? "7.3.4-rt: 16 pass, 6 n/a"
+grep -q '^result: 14 pass, 0 FAIL, 0 warn, 8 n/a$' "$T/check-6.16.12"; check $? "6.16.12: 14 pass, 8 n/a"
 for k in 5.10.262 6.1.192 6.12.117 6.18.44 6.16.12 7.1.13 7.2.12 7.3.4-rt; do
-	[ ! -s "$T/err-$k" ]; ok $? "$k --check writes nothing on stderr"
+	[ ! -s "$T/err-$k" ]; check $? "$k --check writes nothing on stderr"
 done
 
 # The committed references are what the lab captures today.
 for k in 5.10.262 6.1.192 6.12.117 6.18.44 6.16.12 7.1.13 7.2.12 7.3.4-rt; do
 	$LAB layout --btf "$(btf $k)" --out "$T/cap-$k" >/dev/null 2>&1
 	diff -r "layouts/$k" "$T/cap-$k" >"$T/diff-$k" 2>&1
-	ok $? "layouts/$k matches a fresh capture (regenerate: bin/memcg-lab layout --btf $(btf $k))"
+	check $? "layouts/$k matches a fresh capture (regenerate: bin/memcg-lab layout --btf $(btf $k))"
 done
-has "$T/cap-6.18.44/obj_stock_pcp.txt" "struct obj_stock_pcp {"; ok $? "pahole text captured per struct"
-[ ! -e "$T/cap-6.12.117/obj_stock_pcp.txt" ]; ok $? "no pahole text for a struct the kernel lacks"
+has "$T/cap-6.18.44/obj_stock_pcp.txt" "struct obj_stock_pcp {"; check $? "pahole text captured per struct"
+[ ! -e "$T/cap-6.12.117/obj_stock_pcp.txt" ]; check $? "no pahole text for a struct the kernel lacks"
 has "$T/cap-6.18.44/cachelines.txt" "    4 [256-319] memory.usage@256+8[w] memory.failcnt@264+8"
-ok $? "cacheline map lists nested fields (memory.usage) with their tags"
+check $? "cacheline map lists nested fields (memory.usage) with their tags"
 
 # Without --out, a capture goes to layouts/<release>/ of the lab root.
 mkdir -p "$T/root/layouts" && cp layouts/rules.conf "$T/root/layouts/"
 MEMCG_LAB_ROOT="$T/root" $LAB layout --btf "$(btf 6.1.192)" >"$T/default" 2>&1
 [ $? = 0 ] && [ -s "$T/root/layouts/6.1.192/page_counter.txt" ] && [ -s "$T/root/layouts/6.1.192/cachelines.txt" ]
-ok $? "default capture directory is layouts/<kernel-release>/"
+check $? "default capture directory is layouts/<kernel-release>/"
 
 # --against a capture directory, and with --check in one run.
 $LAB layout --btf "$(btf 6.18.44)" --against layouts/6.12.117 >"$T/against" 2>&1
-ok $? "--against a capture exits 0"
+check $? "--against a capture exits 0"
 has "$T/against" "! new sharing: usage@0 (hot-written, line 0) now shares its cacheline with failcnt@8"
-ok $? "--against layouts/6.12.117: failcnt joins usage's line"
+check $? "--against layouts/6.12.117: failcnt joins usage's line"
 $LAB layout --btf "$(btf 5.10.262)" --check --against "$(btf 6.1.192)" >"$T/both" 2>&1
 rc=$?
 [ $rc = 1 ] && grep -q '^FAIL  usage-alone' "$T/both" && has "$T/both" "+++ 5.10.262"
-ok $? "--check and --against together: the verdicts, then the diff; exit 1 from the check"
+check $? "--check and --against together: the verdicts, then the diff; exit 1 from the check"
 
 # The running kernel (no --btf/--vmlinux).
 if [ -r /sys/kernel/btf/vmlinux ]; then
 	$LAB layout --check >"$T/running" 2>&1
 	rc=$?
 	[ $rc -le 1 ] && has "$T/running" "(running kernel BTF /sys/kernel/btf/vmlinux)" && grep -q '^result: ' "$T/running"
-	ok $? "the running kernel's BTF is checked (exit $rc)"
+	check $? "the running kernel's BTF is checked (exit $rc)"
 else
 	skip "the running kernel's BTF is checked" "/sys/kernel/btf/vmlinux missing (CONFIG_DEBUG_INFO_BTF=n)"
 fi
@@ -100,7 +91,7 @@ bad() {	# bad DESCRIPTION EXPECTED-TEXT ARGS...
 	$LAB layout "$@" >"$T/out" 2>"$T/err"
 	rc=$?
 	[ $rc = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && has "$T/err" "$want"
-	ok $? "$desc: exit 2, one line: $want"
+	check $? "$desc: exit 2, one line: $want"
 	[ $rc = 2 ] || echo "# rc=$rc: $(cat "$T/err")"
 }
 echo "not a kernel" >"$T/text"
@@ -114,7 +105,7 @@ bad "--btf and --vmlinux together" "exclusive" --btf "$(btf 6.18.44)" --vmlinux 
 $LAB layout --frobnicate >/dev/null 2>"$T/err"
 [ $? = 2 ] && has "$T/err" "layout: bad option or missing value: '--frobnicate' (see 'memcg-lab layout --help')" &&
 	[ "$(wc -l < "$T/err")" = 1 ]
-ok $? "an unknown option: exit 2, one line naming it"
+check $? "an unknown option: exit 2, one line naming it"
 printf 'rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant alone usage allow\n' >"$T/r1.conf"
 bad "a rules syntax error" "$T/r1.conf:4: expected 'alone FIELD [allow FIELD...]'" --btf "$(btf 6.18.44)" --check --rules "$T/r1.conf"
 printf 'rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant apart usage from min hihg\n' >"$T/r2.conf"
@@ -125,5 +116,4 @@ bad "--against a directory that is no capture" "$T/empty: not a layout capture" 
 cp "$(btf 6.18.44)" "$T/kernel.btf"
 bad "a capture whose release is unknown" "the kernel release is unknown" --btf "$T/kernel.btf"
 
-echo "1..$n"
-[ $fails = 0 ]
+done_testing

@@ -6,8 +6,7 @@ set -u
 . "$(dirname "$0")/lib/tap.sh"
 
 if ! command -v gnuplot >/dev/null; then
-	echo "1..0 # SKIP gnuplot not installed (make deps)"
-	exit 0
+	skip_all "gnuplot not installed (make deps)"
 fi
 mkdir -p "$T/r/data"
 echo '{"name":"t","status":"complete","probe":{"kernel":"6.18.44"}}' > "$T/r/meta.json"
@@ -70,6 +69,66 @@ ok 'grep -q "memory.usage" "$T/r/plots/cachelines-mem_cgroup.tsv" && awk -F"\t" 
 	"memory.usage is drawn as hot-written"
 ok 'grep -q "css.cgroup" "$T/r/plots/falsesharing-mem_cgroup.txt" && grep -q "HITMs per field" "$T/r/plots/falsesharing-mem_cgroup.txt"' \
 	"the false-sharing map names the fields and the metric"
+
+# What a reader sees: no label over another, each byte range drawn once,
+# and mail-wide text.
+for sz in 800x500 560x400 1400x500; do
+	$LAB plot --out "$T/map$sz" --size $sz "$T/r" >/dev/null 2>&1
+	ov=$(awk -v pt=7 -f lab/tests/lib/svg-label-overlaps.awk "$T/map$sz/cachelines-mem_cgroup.svg")
+	ok '[ -s "$T/map$sz/cachelines-mem_cgroup.svg" ] && [ -z "$ov" ]' \
+		"cachelines-mem_cgroup at $sz: no two labels overlap ($(echo "$ov" | head -1))"
+done
+ok 'awk -F"\t" "NR > 1 { for (i = 1; i < n; i++) if (L[i] == \$1 && S[i] < \$3 && \$2 < E[i]) bad = 1
+	n++; L[n] = \$1; S[n] = \$2; E[n] = \$3 } END { exit bad }" "$T/r/plots/cachelines-mem_cgroup.tsv"' \
+	"the cacheline map draws each byte range once"
+ok 'awk -F"\t" "\$1 == 7 && \$2 == 0 && \$5 == \"swap|memsw.usage\" && \$4 == 1 {f = 1} END {exit !f}" "$T/r/plots/cachelines-mem_cgroup.tsv"' \
+	"the union members swap and memsw share one box, hot-written"
+ok 'grep -q "swap|memsw" "$T/r/plots/cachelines-mem_cgroup.txt" && grep -q "children_min_usage" "$T/r/plots/cachelines-mem_cgroup.txt"' \
+	"the ASCII map names the line prefixes and lists the long names"
+wide=$(for f in "$T"/r/plots/*.txt; do [ "$(LC_ALL=C.UTF-8 wc -L < "$f")" -le 72 ] || echo "${f##*/}"; done)
+ok '[ -n "$(ls "$T"/r/plots/*.txt)" ] && [ -z "$wide" ]' "every ASCII plot fits 72 columns ($wide)"
+ok 'grep -q "10 µs" "$T/r/plots/cdf-lock.txt" && grep -q "1 µs" "$T/r/plots/cdf-lock.txt" && ! grep -q "e+0" "$T/r/plots/cdf-lock.txt"' \
+	"the latency axis reads in µs, not 1e+04"
+ok 'grep -q "^value_ns" "$T/r/plots/cdf-lock.1.tsv" 2>/dev/null || grep -q "^value_ns" "$T/r/plots/cdf-lock.0.1.tsv"' \
+	"the CDF data stay in ns"
+
+# Legends in the report's words: a stat-read level is "leaf cgroups", as
+# the report's "1 root, N top-level, N leaves" says, not the file's "leaf".
+mkdir -p "$T/lv/data"
+cp "$T/r/meta.json" "$T/lv/"
+for r in 0 1; do
+	printf '# title: memory.stat read() latency (no allocators)\nlow_ns\thigh_ns\tcount\n4096\t4223\t3\n' \
+		> "$T/lv/data/hist-stat-read.leaf.total-readers=10.r$r.tsv"
+done
+printf 'low_ns\thigh_ns\tcount\n4096\t4223\t3\n' > "$T/lv/data/hist-lock-hold.memory_cgrp_subsys.rstat_ss_lock.root4.level0.tsv"
+$LAB plot "$T/lv" >/dev/null 2>&1
+ok 'grep -q "leaf cgroups, total-readers=10" "$T/lv/plots/cdf-stat-read.txt" && ! grep -q "leaf\.total" "$T/lv/plots/cdf-stat-read.txt"' \
+	"a stat-read CDF's legend says leaf cgroups"
+ok 'grep -q "rstat_ss_lock, root 4, level 0" "$T/lv/plots/cdf-lock-hold.gp"' \
+	"a lock's legend says root 4, level 0 as the report's lock table does"
+
+# Metrics with no numeric step (phases, or A/B runs such as kmem-overhead):
+# a bar per step and directory, its error bar min..max over the repeats.
+for d in a:1000 b:2000; do
+	mkdir -p "$T/ab${d%:*}/data"
+	echo '{"name":"k","status":"complete","probe":{"kernel":"6.18.'${d%:*}'"}}' > "$T/ab${d%:*}/meta.json"
+	{
+		printf 'step\trepeat\tmetric\tvalue\tunit\tbetter\n'
+		for r in 0 1 2; do
+			printf 'accounted\t%s\tcharge.kmem.total\t%s\tops/s\thigher\n' $r $((${d#*:} + r * 100))
+			printf -- '-\t%s\tlat\t%s\tns\tlower\n' $r $((2000000 + r * 1000000))
+		done
+	} > "$T/ab${d%:*}/data/metrics.tsv"
+done
+out=$($LAB plot --out "$T/ab" "$T/aba" "$T/abb" 2>&1); st=$?
+ok '[ $st = 0 ] && ! echo "$out" | grep -q "nothing to plot" && [ -s "$T/ab/bars-charge.kmem.total.png" ] && [ -s "$T/ab/bars-charge.kmem.total.txt" ]' \
+	"A/B runs without stepped metrics: a bar plot per metric ($(echo "$out" | head -1))"
+ok 'awk -F"\t" "\$1 == \"accounted\" && \$2 == 1100 && \$3 == 1000 && \$4 == 1200 && \$5 == 3 && \$6 == 2100 && \$7 == 2000 && \$8 == 2200 {f = 1} END {exit !f}" "$T/ab/bars-charge.kmem.total.tsv"' \
+	"the bars are A and B means with their min..max over the repeats"
+ok 'grep -q "A: 6.18.a" "$T/ab/bars-charge.kmem.total.txt" && grep -q "B: 6.18.b" "$T/ab/bars-charge.kmem.total.txt"' \
+	"the bar plot's legend names A and B"
+ok 'grep -q "lat \[ms\]" "$T/ab/bars-lat.txt" && awk -F"\t" "\$1 == \"whole run\" && \$2 == 3 {f = 1} END {exit !f}" "$T/ab/bars-lat.tsv"' \
+	"a time metric's bars are scaled to one unit (3000000 ns -> 3 ms)"
 
 err=$(PATH=/nonexistent $LAB plot "$T/r" 2>&1 >/dev/null); st=$?
 ok '[ $st = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q "gnuplot is not installed"' \

@@ -11,11 +11,10 @@
 #     has it.
 # Counts only: throughput under qemu TCG means nothing, and the guests'
 # results say so in their meta.json.
-cd "$(dirname "$0")/../.." || exit 1
-. lab/tests/vm/lib.sh
+. "$(dirname "$0")/vm/lib.sh"
 
 command -v qemu-system-x86_64 >/dev/null ||
-	{ echo "1..0 # SKIP qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"; exit 0; }
+	skip_all "qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"
 
 # guest NAME KERNEL LAB-ARGS...: runs `memcg-lab LAB-ARGS` in a guest of
 # KERNEL; sets dir to the guest's own results directory (empty on failure).
@@ -33,7 +32,7 @@ guest() {
 	dir=$(ls -d "$tmp/$name"/*/results/*/ 2>/dev/null | head -n1 | sed 's:/$::')
 	[ $rc = 0 ] && [ -n "$dir" ] && [ "$(jget "$dir/meta.json" status)" = complete ] &&
 		[ -n "$(jget "$dir/meta.json" vm.accel)" ]
-	ok $? "$name: memcg-lab $1 ran in a $k guest, its results came back marked as made in qemu ($(( $(date +%s) - t0 )) s)"
+	check $? "$name: memcg-lab $1 ran in a $k guest, its results came back marked as made in qemu ($(( $(date +%s) - t0 )) s)"
 	[ $rc = 0 ] || { diag "$(tail -n 8 "$tmp/$name.out")"; dir=""; return 1; }
 }
 
@@ -47,7 +46,7 @@ pair() {
 	if guest "$tag-$kb" "$kb" "$@"; then b=$dir; fi
 	[ -n "$a" ] && [ -n "$b" ] || return 1
 	$lab compare "$a" "$b" > "$tmp/cmp.txt" 2>&1
-	ok $? "compare $tag $ka $kb exits 0"
+	check $? "compare $tag $ka $kb exits 0"
 }
 
 # cliff METRIC SLOTS [REACH]: the holders per K in a and b through
@@ -74,14 +73,14 @@ if pair slots 6.12 6.16 run experiments/stock-slots.exp -s experiment.repeats=1 
 	grep -q "kernel 6.12" "$tmp/cmp.txt" && grep -q "kernel 6.16" "$tmp/cmp.txt" &&
 		grep -q "stock slots 1" "$tmp/cmp.txt" && grep -q "stock slots 7" "$tmp/cmp.txt" &&
 		grep -q "in a qemu guest" "$tmp/cmp.txt"
-	ok $? "compare names both kernels, their stock slots (1 and 7) and the qemu guests"
+	check $? "compare names both kernels, their stock slots (1 and 7) and the qemu guests"
 	# 6.12: exactly one holder at every K (the cliff at K = 2).  6.16:
 	# more than one from K = 2 on, never more than min(K, 7).  (Under
 	# TCG a reading now and then finds one or two slots drained: the
 	# most of 5 readings per K fell 1 short of K at K = 5..8 here; the
 	# runtime probe's exact 7 is vm-kernels.sh's to check.)
 	cliff stock.holders 7
-	ok $? "the cliff through compare: memcgs keeping a precharge, 6.12 1 at every K, 6.16 more than 1 from K = 2, at most min(K, 7)"
+	check $? "the cliff through compare: memcgs keeping a precharge, 6.12 1 at every K, 6.16 more than 1 from K = 2, at most min(K, 7)"
 	diag "K:6.12:6.16$got"
 	[ -s "$tmp/why" ] && diag "$(cat "$tmp/why")" "$(cat "$tmp/cmp.tsv")"
 fi
@@ -90,12 +89,12 @@ fi
 if pair batch 5.10 6.1 probe --runtime --results runtime; then
 	grep -q "kernel 5.10" "$tmp/cmp.txt" && grep -q "kernel 6.1\." "$tmp/cmp.txt" &&
 		grep -q "cacheline split no" "$tmp/cmp.txt" && grep -q "cacheline split yes" "$tmp/cmp.txt"
-	ok $? "compare names both kernels and the page_counter split (5.10 no, 6.1 yes)"
+	check $? "compare names both kernels and the page_counter split (5.10 no, 6.1 yes)"
 	$lab compare --tsv --metric '^runtime\.' "$a" "$b" > "$tmp/cmp.tsv" 2>&1
 	got=$(awk -F'\t' '$2 ~ /^runtime\.(charge_batch|stock_slots)$/ { printf " %s:%g:%g", $2, $4, $7 }' "$tmp/cmp.tsv")
 	want=" runtime.charge_batch:32:64 runtime.stock_slots:1:1"
 	[ "$got" = "$want" ]
-	ok $? "the charge batch through compare: 32 pages on 5.10, 64 on 6.1 (one stock slot on both)"
+	check $? "the charge batch through compare: 32 pages on 5.10, 64 on 6.1 (one stock slot on both)"
 	diag "metric:5.10:6.1$got"
 	[ "$got" = "$want" ] || diag "want$want" "$(cat "$tmp/cmp.tsv")"
 fi
@@ -108,11 +107,11 @@ else
 	if pair objslots 7.1 7.2 run experiments/obj-stock-slots.exp -s experiment.repeats=1 -s driver.stock-max=$kmax; then
 		grep -q "kernel 7.1" "$tmp/cmp.txt" && grep -q "kernel 7.2" "$tmp/cmp.txt" &&
 			grep -q "obj stock slots 1" "$tmp/cmp.txt" && grep -q "obj stock slots 5" "$tmp/cmp.txt"
-		ok $? "compare names both kernels and their obj stock slots (1 and 5)"
+		check $? "compare names both kernels and their obj stock slots (1 and 5)"
 		# 7.1: one objcg cached, one holder at every K.  7.2: more than
 		# one from K = 2, never more than min(K, 5), and 5 reached.
 		cliff objstock.holders 5 reach
-		ok $? "the obj stock cliff through compare: 7.1 1 holder at every K, 7.2 more than 1 from K = 2, at most min(K, 5), 5 reached"
+		check $? "the obj stock cliff through compare: 7.1 1 holder at every K, 7.2 more than 1 from K = 2, at most min(K, 5), 5 reached"
 		diag "K:7.1:7.2$got"
 		[ -s "$tmp/why" ] && diag "$(cat "$tmp/why")" "$(cat "$tmp/cmp.tsv")"
 	fi

@@ -4,26 +4,25 @@
 # isa-debug-exit), files coming back intact, one retry on a missing end
 # marker, and one clear line (exit 2) for no qemu, no apt access, an unknown
 # package, a guest that panics and a guest that hangs (with its last lines).
-cd "$(dirname "$0")/../.." || exit 1
-. lab/tests/vm/lib.sh
+. "$(dirname "$0")/vm/lib.sh"
 
 command -v qemu-system-x86_64 >/dev/null ||
-	{ echo "1..0 # SKIP qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"; exit 0; }
+	skip_all "qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"
 k=6.12
 
 # Errors found before any boot.
 $lab vm --cpus 0 --shell true >"$tmp/o" 2>&1
 [ $? = 2 ] && [ "$(wc -l < "$tmp/o")" -le 2 ] && grep -q -- "--cpus: '0'" "$tmp/o"
-ok $? "--cpus 0: exit 2 naming the option"
+check $? "--cpus 0: exit 2 naming the option"
 $lab vm --kernel banana --shell true >"$tmp/o" 2>&1
 [ $? = 2 ] && [ "$(wc -l < "$tmp/o")" = 1 ] && grep -q "unknown kernel 'banana'" "$tmp/o"
-ok $? "an unknown kernel spec: exit 2 ($(grep -m1 unknown "$tmp/o" | cut -c1-70)...)"
+check $? "an unknown kernel spec: exit 2 ($(grep -m1 unknown "$tmp/o" | cut -c1-70)...)"
 # progress notes (index fetches, downloads) aside, an error is one line.
 errlines() { grep -v -e 'fetching the package index' -e ': downloading ' "$1" | wc -l; }
 $lab vm --fetch --kernel 6.15 >"$tmp/o" 2>&1
 [ $? = 2 ] && [ "$(errlines "$tmp/o")" = 1 ] && grep -q "no suite carries kernel line 6.15 (flavour amd64)" "$tmp/o" &&
 	grep -q "bullseye, bookworm, trixie, trixie-backports, sid, experimental" "$tmp/o"
-ok $? "an alias no suite carries (6.15): exit 2, one line naming the suites searched"
+check $? "an alias no suite carries (6.15): exit 2, one line naming the suites searched"
 diag "$(tail -n1 "$tmp/o")"
 # From 6.19 an image package holds no image itself; this one holds none
 # anywhere (the code-signing templates of bookworm's kernel).
@@ -31,22 +30,22 @@ $lab vm --fetch --kernel linux-image-amd64-signed-template --suite bookworm >"$t
 [ $? = 2 ] && [ "$(errlines "$tmp/o")" = 1 ] &&
 	grep -q "linux-image-amd64-signed-template [^ ]* holds no kernel image (no /boot/vmlinuz-\* nor /usr/lib/modules/\*/vmlinuz): it holds [0-9]* files, e.g. /usr/share/code-signing/" "$tmp/o" &&
 	! ls -d "${MEMCG_LAB_CACHE:-/var/cache/memcg-lab}"/kernels/linux-image-amd64-signed-template_* >/dev/null 2>&1
-ok $? "a package that holds no image: exit 2, one line naming it and what it holds, nothing cached"
+check $? "a package that holds no image: exit 2, one line naming it and what it holds, nothing cached"
 diag "$(tail -n1 "$tmp/o")"
 # A suite apt refuses: apt's own message, and no configuration left.
 MEMCG_LAB_CACHE=$tmp/cache-ns $lab vm --fetch --kernel linux-image-amd64 --suite nosuch >"$tmp/o" 2>&1
 [ $? = 2 ] && [ "$(errlines "$tmp/o")" = 1 ] &&
 	grep -q "apt-get update refused Debian suite nosuch: E: The repository 'http://deb.debian.org/debian nosuch Release' does not have a Release file" "$tmp/o" &&
 	[ ! -e "$tmp/cache-ns/apt/nosuch" ]
-ok $? "a suite apt refuses: exit 2, one line with apt's message, no configuration left behind"
+check $? "a suite apt refuses: exit 2, one line with apt's message, no configuration left behind"
 diag "$(tail -n1 "$tmp/o")"
 $lab vm --fetch --kernel linux-image-0.0.0-0-nosuch-amd64 >"$tmp/o" 2>&1
 [ $? = 2 ] && grep -q "no Debian package named 'linux-image-0.0.0-0-nosuch-amd64'" "$tmp/o"
-ok $? "a kernel package apt does not know: exit 2 naming it"
+check $? "a kernel package apt does not know: exit 2 naming it"
 # No apt access: an empty cache and a proxy that refuses every connection.
 MEMCG_LAB_CACHE=$tmp/cache http_proxy=http://127.0.0.1:9 $lab vm --fetch --kernel 6.1 >"$tmp/o" 2>&1
 [ $? = 2 ] && grep -q "no apt access" "$tmp/o" && [ -z "$(ls "$tmp/cache/kernels" 2>/dev/null | grep -v '^resolved$')" ]
-ok $? "no apt access: exit 2 with apt's reason, nothing half-fetched left in the cache"
+check $? "no apt access: exit 2 with apt's reason, nothing half-fetched left in the cache"
 diag "$(cat "$tmp/o")"
 # No qemu: every command on PATH but qemu's.
 mkdir -p "$tmp/bin"
@@ -56,7 +55,7 @@ for f in /usr/local/bin/* /usr/bin/* /bin/* /usr/sbin/* /sbin/*; do
 done
 PATH=$tmp/bin MEMCG_LAB_RESULTS=$tmp/noq $lab vm --kernel $k --shell true >"$tmp/o" 2>&1
 [ $? = 2 ] && [ "$(wc -l < "$tmp/o")" = 1 ] && grep -q "qemu-system-x86_64 not found" "$tmp/o" && [ ! -e "$tmp/noq" ]
-ok $? "no qemu: one line saying what to install (exit 2), no results directory"
+check $? "no qemu: one line saying what to install (exit 2), no results directory"
 
 if ! $lab vm --fetch --kernel $k >/dev/null 2>"$tmp/fetch.err"; then
 	skip "guest behaviour on kernel $k" "cannot get kernel $k: $(tail -n1 "$tmp/fetch.err")"
@@ -69,11 +68,11 @@ MEMCG_LAB_RESULTS=$tmp/st $lab vm --kernel $k --shell 'seq 1 20000 > /out/result
 rc=$?
 d=$(one_dir "$tmp/st")
 [ $rc = 3 ] && [ "$(jget "$d/meta.json" vm.guest_exit)" = 3 ] && [ "$(jget "$d/meta.json" status)" = complete ]
-ok $? "the guest command's exit status 3 is ours (meta.json: complete, guest_exit 3)"
+check $? "the guest command's exit status 3 is ours (meta.json: complete, guest_exit 3)"
 [ "$(jget "$d/meta.json" vm.qemu_exit)" = 7 ]
-ok $? "it came through isa-debug-exit too (qemu exit 7 = 2*3+1), not only the console marker"
+check $? "it came through isa-debug-exit too (qemu exit 7 = 2*3+1), not only the console marker"
 seq 1 20000 | cmp -s - "$d/results/seq.txt" && grep -q "$(sha256sum < "$d/results/seq.txt" | cut -d' ' -f1)" "$d/output.txt"
-ok $? "a file the guest wrote comes back byte for byte, and its output too"
+check $? "a file the guest wrote comes back byte for byte, and its output too"
 
 # One retry when the end marker is missing (here: the first boot powers off;
 # the sleep keeps it from going on should the power-off return).
@@ -82,7 +81,7 @@ rc=$?
 d=$(one_dir "$tmp/re")
 [ $rc = 0 ] && [ "$(jget "$d/meta.json" vm.attempts)" = 2 ] && grep -q "second boot" "$d/output.txt" &&
 	grep -q "booting once more" "$tmp/o"
-if ! ok $? "a boot without the end marker is retried once, and says so"; then
+if ! check $? "a boot without the end marker is retried once, and says so"; then
 	# On stderr: prove shows it without -v.
 	{
 		diag "exit $rc, attempts $(jget "$d/meta.json" vm.attempts); what vm said:"
@@ -99,7 +98,7 @@ rc=$?
 d=$(one_dir "$tmp/pa")
 [ $rc = 2 ] && grep -q "guest kernel panicked" "$tmp/o" && grep -q "Kernel panic" "$tmp/o" &&
 	[ "$(jget "$d/meta.json" vm.attempts)" = 1 ] && [ "$(jget "$d/meta.json" status)" = failed ]
-ok $? "a guest that panics: exit 2, its last lines, no retry, the run marked failed"
+check $? "a guest that panics: exit 2, its last lines, no retry, the run marked failed"
 diag "$(head -n 3 "$tmp/o")"
 
 # SIGKILL of the lab mid-guest: its script stops (parent-death signal),
@@ -121,12 +120,12 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 [ -n "$vp" ] && [ "$qn" -gt 0 ] && [ -z "$left" ]
-ok $? "a SIGKILLed vm leaves no qemu, script or temporary directory behind (saw qemu: $qn; left: ${left:-nothing})"
+check $? "a SIGKILLed vm leaves no qemu, script or temporary directory behind (saw qemu: $qn; left: ${left:-nothing})"
 
 # A hang: the timeout, then the last lines.
 MEMCG_LAB_RESULTS=$tmp/ha $lab vm --kernel $k --timeout 20 --shell 'echo about to hang; sleep 600' >"$tmp/o" 2>&1
 rc=$?
 [ $rc = 2 ] && grep -q "did not finish within 20 s" "$tmp/o" && grep -q "about to hang" "$tmp/o"
-ok $? "a guest that hangs: exit 2 after the timeout, with its last lines"
+check $? "a guest that hangs: exit 2 after the timeout, with its last lines"
 [ $rc = 2 ] && grep -q "did not finish" "$tmp/o" || diag "$(cat "$tmp/o"; tail -n 40 "$(one_dir "$tmp/ha")/console.log")"
 done_testing

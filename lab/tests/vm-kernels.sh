@@ -12,11 +12,10 @@
 #   - the guest's own results directory came back intact;
 #   - the cgroup library's tests pass on cgroup v2.
 # A kernel that cannot be fetched (no apt access) is skipped with apt's reason.
-cd "$(dirname "$0")/../.." || exit 1
-. lab/tests/vm/lib.sh
+. "$(dirname "$0")/vm/lib.sh"
 
 command -v qemu-system-x86_64 >/dev/null ||
-	{ echo "1..0 # SKIP qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"; exit 0; }
+	skip_all "qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"
 
 # Test programs of the lab that exercise cgroup v2 paths (the cgroup library,
 # cleanup after killed runs, the runtime probes), run in every guest.
@@ -43,15 +42,15 @@ check_kernel() {
 	rc=$?
 	d=$(one_dir "$res")
 	c=$d/results/checks
-	ok $rc "kernel $k: the guest booted, ran the checks and reported exit 0 ($(jget "$d/meta.json" vm.qemu_seconds) s in qemu, $(jget "$d/meta.json" vm.accel))"
+	check $rc "kernel $k: the guest booted, ran the checks and reported exit 0 ($(jget "$d/meta.json" vm.qemu_seconds) s in qemu, $(jget "$d/meta.json" vm.accel))"
 	if [ $rc != 0 ]; then
 		diag "$(tail -n 25 "$tmp/$k.out")"
 		return
 	fi
 	rel=$(jget "$d/meta.json" vm.guest_kernel)
 	grep -qw memory "$c/controllers"
-	ok $? "kernel $k ($rel): cgroup v2 offers the memory controller"
-	ok "$(cat "$c/probe.rc")" "kernel $k: probe --runtime --json --results exits 0 in the guest"
+	check $? "kernel $k ($rel): cgroup v2 offers the memory controller"
+	check "$(cat "$c/probe.rc")" "kernel $k: probe --runtime --json --results exits 0 in the guest"
 
 	# The BTF answer: the guest's (running kernel) against the host's
 	# offline reading of the very same vmlinux, and the stored BTF.
@@ -59,7 +58,7 @@ check_kernel() {
 	$lab probe --vmlinux "$kd/vmlinux" --json > "$tmp/host.json" 2>"$tmp/host.err"
 	jcanon "$tmp/host.json" features evidence > "$tmp/host.features"
 	cmp -s "$tmp/guest.features" "$tmp/host.features"
-	ok $? "kernel $k: probe's features agree between the guest and the host's offline read of its vmlinux"
+	check $? "kernel $k: probe's features agree between the guest and the host's offline read of its vmlinux"
 	[ $? = 0 ] || diag "$(diff "$tmp/guest.features" "$tmp/host.features")"
 	upver=$(jget "$d/meta.json" vm.kernel_package | awk '/^linux-image/ { sub(/-.*/, "", $2); print $2 }')
 	if [ "$k" = lab ]; then
@@ -69,30 +68,30 @@ check_kernel() {
 		jcanon "$tmp/stored.json" features evidence memcg_v1_counters > "$tmp/stored.features"
 		jcanon "$c/probe.out" features evidence memcg_v1_counters > "$tmp/guest2.features"
 		cmp -s "$tmp/guest2.features" "$tmp/stored.features"
-		ok $? "kernel $k: and with the stored BTF of $upver (lab/tests/data/btf)"
+		check $? "kernel $k: and with the stored BTF of $upver (lab/tests/data/btf)"
 	else
 		skip "kernel $k: probe agrees with the stored BTF" "no stored BTF for release '$upver'"
 	fi
 	[ "$(jget "$c/probe.out" features.cacheline_split)" = "$split" ]
-	ok $? "kernel $k: cacheline_split is $split"
+	check $? "kernel $k: cacheline_split is $split"
 	[ "$(jget "$c/probe.out" features.stock_slots)" = "$slots" ]
-	ok $? "kernel $k: stock_slots is $slots ($([ "$slots" = 1 ] && echo single-memcg || echo multi-memcg) per-CPU stock)"
+	check $? "kernel $k: stock_slots is $slots ($([ "$slots" = 1 ] && echo single-memcg || echo multi-memcg) per-CPU stock)"
 	[ "$(jget "$c/probe.out" features.user_flush_mutex)" = "$mutex" ]
-	ok $? "kernel $k: user_flush_mutex is $mutex ($(jget "$c/probe.out" features.evidence.user_flush_mutex))"
+	check $? "kernel $k: user_flush_mutex is $mutex ($(jget "$c/probe.out" features.evidence.user_flush_mutex))"
 	[ "$(jget "$c/probe.out" tracepoints.lock:contention_begin.tracefs)" = "$tp" ]
-	ok $? "kernel $k: lock:contention_begin in tracefs is $tp"
+	check $? "kernel $k: lock:contention_begin in tracefs is $tp"
 
 	r=$(ls -d "$d"/results/*-probe 2>/dev/null | head -n1)
 	[ -n "$r" ] && [ "$(jget "$r/meta.json" status)" = complete ] &&
 		[ "$(jget "$r/meta.json" uname)" = "$rel" ]
-	ok $? "kernel $k: the guest's results directory came back (meta.json complete, uname $rel)"
+	check $? "kernel $k: the guest's results directory came back (meta.json complete, uname $rel)"
 
 	[ "$(jget "$c/probe.out" runtime.charge_batch)" = "$batch" ]
-	ok $? "kernel $k: the first charge moves usage by $batch pages (runtime probe)"
+	check $? "kernel $k: the first charge moves usage by $batch pages (runtime probe)"
 	[ "$(jget "$c/probe.out" runtime.stock_slots)" = "$slots" ]
-	ok $? "kernel $k: $slots memcg(s) keep their precharge per CPU (runtime probe: $(jget "$c/probe.out" runtime.stock_slots))"
+	check $? "kernel $k: $slots memcg(s) keep their precharge per CPU (runtime probe: $(jget "$c/probe.out" runtime.stock_slots))"
 	[ "$(jget "$c/probe.out" runtime.agrees_with_btf)" = true ]
-	ok $? "kernel $k: the runtime probe agrees with BTF"
+	check $? "kernel $k: the runtime probe agrees with BTF"
 	if [ "$mutex" = true ]; then
 		check_mutex_trace "$k" "$c"
 	fi
@@ -101,7 +100,7 @@ check_kernel() {
 	for t in "$c"/test-*.rc; do
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .rc)
-		ok "$(cat "$t")" "kernel $k: ${name#test-} passes on cgroup v2"
+		check "$(cat "$t")" "kernel $k: ${name#test-} passes on cgroup v2"
 		[ "$(cat "$t")" = 0 ] || diag "$(grep -v '^ok' "${t%.rc}.out" | tail -n 40; tail -n 10 "${t%.rc}.err")"
 	done
 }
@@ -113,11 +112,11 @@ pct() { sort -n "$2" | awk -v p="$1" '{ v[NR] = $1 } END { if (NR) { i = int(NR 
 check_statread() {
 	k=$1 d=$2
 	r=$(ls -d "$d"/results/*-statread 2>/dev/null | head -n1)
-	ok "$(cat "$d/results/checks/statread.rc" 2>/dev/null || echo missing)" "kernel $k: statread with 16 readers exits 0 in the guest"
+	check "$(cat "$d/results/checks/statread.rc" 2>/dev/null || echo missing)" "kernel $k: statread with 16 readers exits 0 in the guest"
 	reads=$(awk -F'\t' '$1 == "all" { print $5 }' "$r/data/statread-summary.tsv" 2>/dev/null)
 	[ "${reads:-0}" -gt 0 ] && [ -s "$r/data/hist-stat-read.leaf.tsv" ] &&
 		grep -q '^-	0	statread.leaf.p99	' "$r/data/metrics.tsv"
-	ok $? "kernel $k: its results came back: ${reads:-no} reads, leaf histogram, metrics.tsv for compare"
+	check $? "kernel $k: its results came back: ${reads:-no} reads, leaf histogram, metrics.tsv for compare"
 }
 
 # Every charge mode ran on cgroup v2 and its results came back; the socket
@@ -130,33 +129,33 @@ check_charge() {
 		r=$(ls -d "$d"/results/*-charge-$m 2>/dev/null | head -n1)
 		rc=$(cat "$d/results/checks/charge-$m.rc" 2>/dev/null || echo missing)
 		[ "$rc" = 0 ] && [ -s "$r/data/metrics.tsv" ] && [ "$(jget "$r/meta.json" status)" = complete ]
-		ok $? "kernel $k: charge --mode $m runs on cgroup v2 and its results come back"
+		check $? "kernel $k: charge --mode $m runs on cgroup v2 and its results come back"
 		[ "$rc" = 0 ] || diag "$(tail -n 5 "$d/results/checks/charge-$m.err" 2>/dev/null)"
 	done
 	sock=$(sed -n 's/.*memory.stat sock at the window.s end: \(.*\) in all.*/\1/p' "$d/results/checks/charge-sock.out")
 	grep -q 'socket memory: charged to memory (cgroup v2' "$d/results/checks/charge-sock.out" &&
 		[ -n "$sock" ] && [ "$sock" != "0 B" ]
-	ok $? "kernel $k: loopback TCP charges socket memory to the memcg on v2 (memory.stat sock: ${sock:-none})"
+	check $? "kernel $k: loopback TCP charges socket memory to the memcg on v2 (memory.stat sock: ${sock:-none})"
 	r=$(ls -d "$d"/results/*-charge-stock 2>/dev/null | head -n1)
 	holders=$(awk -F'\t' '$3 == "stock.holders" { printf "%s=%s ", $1, $4 }' "$r/data/metrics.tsv" 2>/dev/null)
 	want=""
 	for i in 1 2 3; do want="${want}K=$i=$((i < slots ? i : slots)) "; done
 	[ "$holders" = "$want" ]
-	ok $? "kernel $k: min(K, $slots) memcgs per CPU keep their precharge for K = 1..3 ($holders)"
+	check $? "kernel $k: min(K, $slots) memcgs per CPU keep their precharge for K = 1..3 ($holders)"
 }
 
 # The user-flush mutex at work: concurrent memory.stat readers all go
 # through mem_cgroup_user_flush_stats and queue on stats_user_flush_mutex.
 check_mutex_trace() {
 	k=$1 c=$2
-	ok "$(cat "$c/mutex.rc")" "kernel $k: 16 memory.stat readers traced on stats_user_flush_mutex (kprobes, lock:contention_*)"
+	check "$(cat "$c/mutex.rc")" "kernel $k: 16 memory.stat readers traced on stats_user_flush_mutex (kprobes, lock:contention_*)"
 	calls=$(awk '$1 == "flush_calls" { print $2 }' "$c/mutex.out")
 	rets=$(awk '$1 == "flush_returns" { print $2 }' "$c/mutex.out")
 	cb=$(awk '$1 == "contention_begin" { print $2 }' "$c/mutex.out")
 	[ "${calls:-0}" -gt 0 ] && [ "$(( calls - rets ))" -le 16 ] && [ "$(( rets - calls ))" -le 16 ]
-	ok $? "kernel $k: every memory.stat read flushes through mem_cgroup_user_flush_stats ($calls calls, $rets returns)"
+	check $? "kernel $k: every memory.stat read flushes through mem_cgroup_user_flush_stats ($calls calls, $rets returns)"
 	[ "${cb:-0}" -gt 0 ]
-	ok $? "kernel $k: the readers contend on the mutex ($cb contention_begin events on its address)"
+	check $? "kernel $k: the readers contend on the mutex ($cb contention_begin events on its address)"
 	awk -f lab/tests/vm/mutex-times.awk "$c/mutex-trace.txt" > "$tmp/times"
 	awk '$1 == "wait" { print $2 }' "$tmp/times" > "$tmp/wait"
 	awk '$1 == "hold" { print $2 }' "$tmp/times" > "$tmp/hold"
@@ -175,27 +174,27 @@ check_mutex_trace() {
 # holds as the independent tracefs account saw flushes.
 check_lock_collector() {
 	k=$1 c=$2 r=$3 calls=$4
-	ok "$(cat "$c/traced.rc")" "kernel $k: lock record around statread exits 0"
+	check "$(cat "$c/traced.rc")" "kernel $k: lock record around statread exits 0"
 	row() { awk -F'\t' -v m="$1" '$1 == "stats_user_flush_mutex" && $3 == m { print $4, $5, $9, $10 }' "$r/data/lock-hold.tsv"; }
 	hold=$(row hold)
 	wait=$(row wait)
 	set -- $hold
 	[ "${2:-0}" -gt 0 ] && [ -s "$r/data/hist-lock-hold.stats_user_flush_mutex.tsv" ] &&
 		case $1 in bpf-kprobe|bpf-fentry) true ;; *) false ;; esac
-	ok $? "kernel $k: hold-time histogram of stats_user_flush_mutex by ${1:-no method} (${2:-0} holds, p50 ${3:-?} ns, p99 ${4:-?} ns)"
+	check $? "kernel $k: hold-time histogram of stats_user_flush_mutex by ${1:-no method} (${2:-0} holds, p50 ${3:-?} ns, p99 ${4:-?} ns)"
 	holds=${2:-0}
 	set -- $wait
 	[ "${2:-0}" -gt 0 ] && [ -s "$r/data/hist-lock-wait.stats_user_flush_mutex.tsv" ]
-	ok $? "kernel $k: wait-time histogram of stats_user_flush_mutex (${2:-0} waits, p50 ${3:-?} ns, p99 ${4:-?} ns)"
+	check $? "kernel $k: wait-time histogram of stats_user_flush_mutex (${2:-0} waits, p50 ${3:-?} ns, p99 ${4:-?} ns)"
 	top=$(awk -F'\t' 'NR > 1 && $6 > max { max = $6; name = $1 } END { print name }' "$r/data/lock-locks.tsv")
 	[ "$top" = stats_user_flush_mutex ]
-	ok $? "kernel $k: the most contended lock under 16 readers is stats_user_flush_mutex (lock:contention_*: $top)"
+	check $? "kernel $k: the most contended lock under 16 readers is stats_user_flush_mutex (lock:contention_*: $top)"
 	# Every flush holds the mutex once.  (A kretprobe on mutex_lock has
 	# room for only 2 sleeping callers per CPU and lost up to half the
 	# holds under 32 readers; the collector prefers fexit where the kernel
 	# has fentry, as the lab kernel does.)
 	[ "$holds" -ge $((calls - 16)) ] && [ "$holds" -le "$calls" ]
-	ok $? "kernel $k: one hold per flush: the collector's $holds against tracefs' $calls"
+	check $? "kernel $k: one hold per flush: the collector's $holds against tracefs' $calls"
 }
 
 # VM_KERNELS picks some of them (e.g. VM_KERNELS=lab make vmtest).
@@ -214,7 +213,7 @@ for k in ${VM_KERNELS:-6.1 6.12 5.10 6.16 7.3 lab}; do
 		else
 			skip "lab kernel: user_flush_mutex, mutex traced" "no lab kernel built (make lab-kernel)"
 		fi ;;
-	*) ok 1 "VM_KERNELS: '$k' is one of 6.1 6.12 5.10 6.16 7.3 lab" ;;
+	*) check 1 "VM_KERNELS: '$k' is one of 6.1 6.12 5.10 6.16 7.3 lab" ;;
 	esac
 	diag "kernel $k: $(( $(date +%s) - t0 )) s (fetch, boot, checks)"
 done

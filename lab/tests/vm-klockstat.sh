@@ -14,17 +14,16 @@
 # A klockstat that cannot attach (or attaches kprobes, where the kernel has
 # no fentry) skips the comparison with its reason: it is never a pass.
 # LAB_KERNEL (7.3 by default) picks the lab kernel.
-cd "$(dirname "$0")/../.." || exit 1
-. lab/tests/vm/lib.sh
+. "$(dirname "$0")/vm/lib.sh"
 
 command -v qemu-system-x86_64 >/dev/null ||
-	{ echo "1..0 # SKIP qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"; exit 0; }
+	skip_all "qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"
 lab/scripts/lab-kernel.sh --print >/dev/null 2>"$tmp/print.err" ||
-	{ echo "1..0 # SKIP no ${LAB_KERNEL:-7.3} lab kernel built (make lab-kernel)$(head -c 200 "$tmp/print.err" | tr '\n' ' ')"; exit 0; }
+	skip_all "no ${LAB_KERNEL:-7.3} lab kernel built (make lab-kernel)$(head -c 200 "$tmp/print.err" | tr '\n' ' ')"
 (cd "$tmp" && apt-get download libbpf-tools >/dev/null 2>"$tmp/apt.err") ||
-	{ echo "1..0 # SKIP cannot get Debian's libbpf-tools (klockstat): $(tail -n1 "$tmp/apt.err")"; exit 0; }
+	skip_all "cannot get Debian's libbpf-tools (klockstat): $(tail -n1 "$tmp/apt.err")"
 dpkg-deb -x "$tmp"/libbpf-tools_*.deb "$tmp/bt" && [ -x "$tmp/bt/usr/sbin/klockstat" ] ||
-	{ echo "1..0 # SKIP Debian's libbpf-tools package has no usr/sbin/klockstat"; exit 0; }
+	skip_all "Debian's libbpf-tools package has no usr/sbin/klockstat"
 kver=$(dpkg-deb -f "$tmp"/libbpf-tools_*.deb Version)
 
 res=$tmp/res
@@ -34,7 +33,7 @@ MEMCG_LAB_RESULTS=$res $lab vm --kernel lab --cpus 2 --timeout 600 \
 rc=$?
 d=$(one_dir "$res")
 c=$d/results/checks
-ok $rc "the lab kernel guest booted and ran the readers under klockstat and lock record ($(jget "$d/meta.json" vm.accel), $(jget "$d/meta.json" vm.guest_kernel))"
+check $rc "the lab kernel guest booted and ran the readers under klockstat and lock record ($(jget "$d/meta.json" vm.accel), $(jget "$d/meta.json" vm.guest_kernel))"
 [ $rc = 0 ] || { diag "$(tail -n 20 "$tmp/vm.out")"; done_testing; exit; }
 
 method=$(cat "$c/klockstat.method" 2>/dev/null)
@@ -48,8 +47,8 @@ fentry*) ;;
 	done_testing
 	exit ;;
 esac
-ok "$krc" "klockstat $kver attached by $method and printed its table (exit $krc)"
-ok "$(cat "$c/klockstat-lab.rc")" "lock record around the readers exits 0"
+check "$krc" "klockstat $kver attached by $method and printed its table (exit $krc)"
+check "$(cat "$c/klockstat-lab.rc")" "lock record around the readers exits 0"
 [ "$(cat "$c/klockstat-lab.rc")" = 0 ] || diag "$(tail -n 5 "$c/klockstat-lab.err")"
 
 r=$(ls -d "$d"/results/*-lock-klockstat 2>/dev/null | head -n1)
@@ -65,15 +64,15 @@ diag "$(printf '%-10s %-5s %8s %12s %12s %12s %s\n' tool measure count mean_ns p
 		while read -r l; do printf '%-10s %-5s %8s %12s %12s %12s %s\n' $l; done < "$tmp/table")"
 
 [ "$l_method" = bpf-fentry ]
-ok $? "the lab measured the holds by fentry/fexit like klockstat (method $l_method)"
+check $? "the lab measured the holds by fentry/fexit like klockstat (method $l_method)"
 [ "$k_cnt" -gt 0 ] && [ "$k_cnt" = "$l_cnt" ]
-ok $? "hold counts are equal: lab $l_cnt, klockstat $k_cnt"
+check $? "hold counts are equal: lab $l_cnt, klockstat $k_cnt"
 within() {	# a b: |a - b| <= 10% of b, both > 0
 	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > 0 && b > 0 && (a - b) <= 0.1 * b && (b - a) <= 0.1 * b) }'
 }
 within "$l_mean" "$k_mean"
-ok $? "mean hold within 10%: lab $l_mean ns, klockstat $k_mean ns"
+check $? "mean hold within 10%: lab $l_mean ns, klockstat $k_mean ns"
 within "$l_max" "$k_max"
-ok $? "max hold within 10%: lab $l_max ns, klockstat $k_max ns"
+check $? "max hold within 10%: lab $l_max ns, klockstat $k_max ns"
 skip "p50 hold against klockstat's" "klockstat prints count, average, max and total only (no percentiles); the mean stands in (lab p50 $l_p50 ns)"
 done_testing

@@ -5,17 +5,16 @@
 # the guest's kernel, and the lab's lock report -i agrees with it row for
 # row, caller and thread views.  A version perf-runtime.sh does not know
 # ends before any boot with one line.
-cd "$(dirname "$0")/../.." || exit 1
-. lab/tests/vm/lib.sh
+. "$(dirname "$0")/vm/lib.sh"
 
 command -v qemu-system-x86_64 >/dev/null ||
-	{ echo "1..0 # SKIP qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"; exit 0; }
+	skip_all "qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"
 k=6.12
 
 $lab vm --perf 6.9 --kernel $k --shell true >"$tmp/o" 2>&1
 [ $? = 2 ] && [ "$(wc -l < "$tmp/o")" = 1 ] && grep -q "unknown perf version '6.9'" "$tmp/o" &&
 	[ -z "$(ls "$MEMCG_LAB_RESULTS" 2>/dev/null)" ]
-ok $? "--perf 6.9: exit 2, one line ($(cat "$tmp/o")), no results"
+check $? "--perf 6.9: exit 2, one line ($(cat "$tmp/o")), no results"
 
 if ! w=$(QUIET=1 lab/scripts/perf-runtime.sh 7.3 2>"$tmp/rt.err"); then
 	skip "perf 7.3 in a guest" "perf 7.3 cannot be fetched: $(cat "$tmp/rt.err")"
@@ -46,17 +45,17 @@ EOF
 MEMCG_LAB_RESULTS=$tmp/r $lab vm --kernel $k --perf 7.3 --timeout 400 --shell "$(cat "$tmp/guest.sh")" \
 	>"$tmp/out" 2>"$tmp/err"
 st=$?
-ok $st "vm --perf 7.3 runs the guest command (exit $st$( [ $st = 0 ] || echo ": $(tail -n2 "$tmp/err")"))"
+check $st "vm --perf 7.3 runs the guest command (exit $st$( [ $st = 0 ] || echo ": $(tail -n2 "$tmp/err")"))"
 d=$(one_dir "$tmp/r")
 out=$d/output.txt
 [ "$(sed -n 1p "$out")" = "$(dirname "$(dirname "$w")")/bin/perf" ] && [ "$(sed -n 2p "$out")" = "perf version 7.3.4" ]
-ok $? "in the guest, perf on PATH is the runtime's, perf version 7.3.4 ($(sed -n 2p "$out"), $(grep '^kernel:' "$d/guest.txt"))"
+check $? "in the guest, perf on PATH is the runtime's, perf version 7.3.4 ($(sed -n 2p "$out"), $(grep '^kernel:' "$d/guest.txt"))"
 grep -qx "record=0" "$out"
-ok $? "perf 7.3 lock record works on the guest's kernel"
+check $? "perf 7.3 lock record works on the guest's kernel"
 for v in caller thread; do
 	line=$(grep "^$v rows=" "$out")
 	r=${line#* rows=}; r=${r%% *}
 	[ "${line##*diff=}" = 0 ] && [ "${r:-0}" -ge 1 ]
-	ok $? "guest: the lab's $v view equals perf 7.3's row for row ($line)"
+	check $? "guest: the lab's $v view equals perf 7.3's row for row ($line)"
 done
 done_testing

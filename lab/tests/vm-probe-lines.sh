@@ -6,21 +6,19 @@
 # with BTF.  The table at the end (diag) is the one issue notes give:
 # alias, package, version, suite, split, stock slots, flush scheme, and the
 # batch and slots measured in the guest.  VM_LINES picks some aliases.
-cd "$(dirname "$0")/../.." || exit 1
-. lab/tests/vm/lib.sh
+. "$(dirname "$0")/vm/lib.sh"
 
 command -v qemu-system-x86_64 >/dev/null ||
-	{ echo "1..0 # SKIP qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"; exit 0; }
+	skip_all "qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"
 if ! $lab vm --list > "$tmp/list" 2>"$tmp/list.err"; then
-	echo "1..0 # SKIP vm --list failed: $(tail -n1 "$tmp/list.err")"
-	exit 0
+	skip_all "vm --list failed: $(tail -n1 "$tmp/list.err")"
 fi
 lines=${VM_LINES:-$(awk 'NR > 1 && $2 != "-" { print $1 }' "$tmp/list")}
 # Every alias resolved (a "-" row says why one did not).
 if [ -z "${VM_LINES:-}" ]; then
 	awk 'NR > 1 && $2 == "-"' "$tmp/list" > "$tmp/unresolved"
 	[ ! -s "$tmp/unresolved" ] && [ "$(awk 'NR > 1' "$tmp/list" | wc -l)" = 22 ]
-	ok $? "vm --list resolves all 22 aliases (11 lines, each also -rt)"
+	check $? "vm --list resolves all 22 aliases (11 lines, each also -rt)"
 	[ -s "$tmp/unresolved" ] && diag "$(cat "$tmp/unresolved")"
 fi
 
@@ -34,7 +32,7 @@ for k in $lines; do
 		if grep -q 'Failed to fetch .* 404 *Not Found' "$tmp/fetch.err"; then
 			skip "$k: probe in a guest" "the archive lacks the package its index names: $(tail -n1 "$tmp/fetch.err")"
 		else
-			ok 1 "$k: vm --fetch ($(tail -n1 "$tmp/fetch.err"))"
+			check 1 "$k: vm --fetch ($(tail -n1 "$tmp/fetch.err"))"
 		fi
 		continue
 	fi
@@ -56,10 +54,10 @@ for k in $lines; do
 		j=$g/probe2.json
 		diag "$k: the first runtime probe disagreed with BTF ($(grep -m1 disagree "$g/probe1.err" | cut -c1-90)); measured again"
 	fi
-	ok $rc "$k: probe --runtime --json exits 0 in the guest ($(jget "$j" kernel))"
+	check $rc "$k: probe --runtime --json exits 0 in the guest ($(jget "$j" kernel))"
 	if [ $rc != 0 ] || [ -z "$(jget "$j" features.stock_slots)" ]; then
 		diag "$(tail -n 10 "$tmp/$k.out")" "$(cat "$g"/probe*.err 2>/dev/null)"
-		[ $rc != 0 ] || ok 1 "$k: the guest's probe wrote its JSON"
+		[ $rc != 0 ] || check 1 "$k: the guest's probe wrote its JSON"
 		continue
 	fi
 	cp "$j" "$tmp/$k.json"
@@ -67,10 +65,10 @@ for k in $lines; do
 	jcanon "$tmp/$k.json" features evidence > "$tmp/guest.features"
 	jcanon "$tmp/$k.off.json" features evidence > "$tmp/host.features"
 	cmp -s "$tmp/guest.features" "$tmp/host.features"
-	ok $? "$k: the guest's features agree with the offline probe of its image ($kd/vmlinux)"
+	check $? "$k: the guest's features agree with the offline probe of its image ($kd/vmlinux)"
 	[ $? = 0 ] || diag "$(diff "$tmp/guest.features" "$tmp/host.features")"
 	[ "$(jget "$tmp/$k.json" runtime.agrees_with_btf)" = true ]
-	ok $? "$k: the runtime probe agrees with BTF (batch $(jget "$tmp/$k.json" runtime.charge_batch), slots $(jget "$tmp/$k.json" runtime.stock_slots) against $(jget "$tmp/$k.json" features.stock_slots))"
+	check $? "$k: the runtime probe agrees with BTF (batch $(jget "$tmp/$k.json" runtime.charge_batch), slots $(jget "$tmp/$k.json" runtime.stock_slots) against $(jget "$tmp/$k.json" features.stock_slots))"
 	j=$tmp/$k.json
 	# shellcheck disable=SC2086
 	set -- $row

@@ -71,10 +71,10 @@ static void script_output(FILE *f, const char *term, const char *out, const char
 /*
  * gnuplot exits 0 when it could not write an output (a full disk leaves it
  * empty or cut short): an output is there in full when it ends the way its
- * format ends: PNG's IEND chunk, SVG's closing tag, the dumb terminal's 24
- * lines.
+ * format ends: PNG's IEND chunk, SVG's closing tag, the dumb terminal's
+ * rows.
  */
-static bool output_complete(const char *path, int kind)
+static bool output_complete(const char *path, int kind, int text_rows)
 {
 	static const char png_end[] = "IEND\xae\x42\x60\x82";
 	size_t len = 0, lines = 0;
@@ -90,25 +90,29 @@ static bool output_complete(const char *path, int kind)
 	else {
 		for (size_t i = 0; i < len; i++)
 			lines += t[i] == '\n';
-		ok = lines >= 24;
+		ok = lines >= (size_t)text_rows;
 	}
 	free(t);
 	return ok;
 }
 
 int gnuplot_render(const char *template_name, const char *vars, const char *out_base, int width, int height,
-		   char *err, size_t errlen)
+		   int text_rows, char *err, size_t errlen)
 {
 	char *tmpl = xasprintf("%s/plots/%s.gp", lab_root_dir(), template_name);
 	char *outs[3] = { xasprintf("%s.png", out_base), xasprintf("%s.svg", out_base), xasprintf("%s.txt", out_base) };
 	char *terms[3] = {
 		xasprintf("pngcairo size %d,%d font 'sans,10' noenhanced", width, height),
 		xasprintf("svg size %d,%d font 'sans,10' noenhanced", width, height),
-		xstrdup("dumb size 79,24 noenhanced"),
+		NULL,
 	};
 	char *script = xasprintf("%s.gp", out_base), *qtmpl = gnuplot_quote(tmpl), *cmd = NULL, *log = NULL, *qs;
 	FILE *f;
 	int r = -1, st;
+
+	if (text_rows <= 0)
+		text_rows = 24;
+	terms[2] = xasprintf("dumb size %d,%d noenhanced", GNUPLOT_TEXT_COLS, text_rows);
 
 	if (!path_exists(tmpl)) {
 		snprintf(err, errlen, "%s: plot template missing", tmpl);
@@ -118,7 +122,9 @@ int gnuplot_render(const char *template_name, const char *vars, const char *out_
 	 * nothing behind outside its results, and a user can edit and rerun
 	 * it (gnuplot plots/NAME.gp) for a mail or a slide. */
 	f = outfile_open(script, "w");
-	fprintf(f, "# Drawn by memcg-lab from %s; rerun with: gnuplot %s\n%s\n", tmpl, script, vars ? vars : "");
+	/* UTF-8: a "µs" is one column of the ASCII plot, not two. */
+	fprintf(f, "# Drawn by memcg-lab from %s; rerun with: gnuplot %s\nset encoding utf8\n%s\n", tmpl, script,
+		vars ? vars : "");
 	for (int i = 0; i < 3; i++)
 		script_output(f, terms[i], outs[i], qtmpl);
 	if (outfile_close(f)) {
@@ -139,7 +145,7 @@ int gnuplot_render(const char *template_name, const char *vars, const char *out_
 		goto out;
 	}
 	for (int i = 0; i < 3; i++) {
-		if (!output_complete(outs[i], i)) {
+		if (!output_complete(outs[i], i, text_rows)) {
 			snprintf(err, errlen, "%s: cannot write: gnuplot left it cut short (disk full?)", outs[i]);
 			outfile_failure_line(err);
 			/* Nothing half-written stays: not this plot's other renderings

@@ -1,21 +1,38 @@
-# Shared by the lab's TAP shell tests (sourced, not run): cd to the lab's
-# root, a private temp dir removed on exit (results of the commands a test
-# runs go there too), and the TAP helpers.
-#   ok 'shell condition' "description"    a test that passes when the condition holds
+# The one TAP library of the lab's shell tests, lab/tests/*.sh and the guest
+# tests lab/tests/vm-*.sh (sourced, not run; plain sh): cd to the lab's
+# root, a private temp dir $T removed on exit (results of the commands a
+# test runs go there too), and the TAP helpers.
+#   ok 'shell condition' "description"    passes when the condition, eval'd, holds
+#   check STATUS "description"            passes when STATUS (of the command just run) is 0
 #   skip "description" "reason"           a skipped test, with its reason
-#   done_testing                          the plan, at the end
+#   skip_all "reason"                     the whole file skipped: plan 1..0, exit 0
+#   diag "line"... | diag                 comment lines (#), from arguments or stdin
+#   done_testing                          the plan, at the end; fails when a test failed
+# ok and check return the test's own status, so that `ok ... || diag ...`
+# adds what was seen on failure.
 cd "$(dirname "$0")/../.." || exit 1
 LAB=$PWD/bin/memcg-lab
-T=$(mktemp -d /tmp/memcg-lab-test.XXXXXX)
+T=$(mktemp -d "${TMPDIR:-/tmp}/memcg-lab-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 # Nothing a test runs leaves results in the lab's own results/.
 export MEMCG_LAB_RESULTS=$T/results
 n=0
-ok() { n=$((n + 1)); if eval "$1"; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+failed=0
+tap_result() {	# status description
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; return 0; fi
+	echo "not ok $n - $2"
+	failed=$((failed + 1))
+	return 1
+}
+ok() { eval "$1"; tap_result $? "$2"; }
+check() { tap_result "$1" "$2"; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-done_testing() { echo "1..$n"; }
+done_testing() { echo "1..$n"; [ "$failed" = 0 ]; }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
-diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+diag() {
+	if [ $# = 0 ]; then sed 's/^/# /'; else printf '%s\n' "$@" | sed 's/^/# /'; fi
+}
 # "memcg-lab-<pid>-<starttime>" of a process, as util/owner.h names things.
 lab_owner_name_of() {
 	local pid=$1 stat
@@ -25,8 +42,6 @@ lab_owner_name_of() {
 	set -- $stat
 	echo "memcg-lab-$pid-${20}"
 }
-# A test on an exit status: cmd; check $? "description".
-check() { local st=$1; shift; ok "[ $st -eq 0 ]" "$*"; }
 # Re-runs the test in a mount namespace of its own (call it right after
 # sourcing this file, with "$@"), so that it may unmount or mount tracefs
 # without touching the host's; skips when the namespace cannot be made.

@@ -1,16 +1,8 @@
-# Shared by the lab's guest tests (lab/tests/vm-*.sh), sourced from the lab's
-# root: TAP output, booting a guest, reading JSON.
+# Shared by the lab's guest tests (lab/tests/vm-*.sh, which source it as
+# "$(dirname "$0")/vm/lib.sh"): the lab's TAP library (it moves to the lab's
+# root and makes the temp dir), booting a guest, reading JSON.
+. "$(dirname "$0")/lib/tap.sh"
 lab=bin/memcg-lab
-n=0
-failed=0
-ok() {	# cond-status description
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-	[ "$1" = 0 ]	# so a caller can add what it saw on failure
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-diag() { echo "$*" | sed 's/^/# /'; }
-done_testing() { echo "1..$n"; [ "$failed" = 0 ]; }
 
 # jget FILE KEY.PATH: a scalar of a JSON file ("true"/"false", numbers,
 # strings; empty when absent).
@@ -31,10 +23,9 @@ jcanon() {
 		print JSON::PP->new->canonical->pretty->encode($o);' "$@"
 }
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/memcg-lab-vmtest.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-# Nothing a test runs leaves results in the lab's own results/.
-export MEMCG_LAB_RESULTS="$tmp/results"
+# The guest tests call tap.sh's temp dir $tmp (results of what they run go
+# to $tmp/results, as tap.sh sets).
+tmp=$T
 
 # The results directory of the one run under $1 (MEMCG_LAB_RESULTS of a vm call).
 one_dir() { ls -d "$1"/*/ 2>/dev/null | head -n1 | sed 's:/$::'; }

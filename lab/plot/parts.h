@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the plot kinds of lab/plot/ share: the directories and where to draw. */
+#ifndef LAB_PLOT_PARTS_H
+#define LAB_PLOT_PARTS_H
+
+#include <stdbool.h>
+#include "util/metrics.h"
+
+struct plot_dir {
+	const char *dir;
+	char label[160];	/* "A: 6.18.44 (incomplete)" */
+	struct metrics m;
+	bool have_metrics;
+};
+
+struct plot_target {
+	const char *out;	/* the directory the plots go to */
+	int w, h;
+};
+
+/* Each returns the number of plots it wrote. */
+int plot_series(struct plot_dir *dirs, int ndirs, const struct plot_target *t);
+int plot_bars(struct plot_dir *dirs, int ndirs, const struct plot_target *t);
+int plot_cdfs(struct plot_dir *dirs, int ndirs, const struct plot_target *t);
+int plot_layout_maps(struct plot_dir *d, const struct plot_target *t);
+int plot_fieldmaps(struct plot_dir *d, const struct plot_target *t);
+
+/* file<i>=PATH and label<i>=LABEL for the templates' loops over series. */
+void plot_add_file(char **vars, int i, const char *path, const char *label);
+/* A metric name as a file name: [A-Za-z0-9._-], the rest '_'. malloc'd. */
+char *plot_safe_name(const char *s);
+/* A metric's plot <out>/<kind>-<name>.*: sets nfiles, title and ylabel
+ * among vars (then freed) and renders plots/<kind>.gp. */
+void plot_metric(const char *kind, const char *name, char *vars, int nfiles, const char *title,
+		 const char *ylabel, const struct plot_target *t);
+/* Renders template into <base>.{png,svg,txt} (text_rows 0: the usual
+ * 24) and says so on stdout; a failure ends plot (plot_guard_render_failed). */
+void plot_render(const char *tmpl, const char *vars, const char *base, int w, int h, int text_rows);
+
+#endif

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The directories to plot, their legend labels, and the order of the plots. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+#include "plot/guard.h"
+#include "plot/parts.h"
+#include "plot/plot.h"
+#include "util/err.h"
+#include "util/fileio.h"
+#include "util/gnuplot.h"
+
+/* What a legend says of a run's status: nothing when complete. */
+static const char *status_note(const char *status)
+{
+	if (!status || !strcmp(status, "complete"))
+		return "";
+	if (!strcmp(status, "complete-with-failures"))
+		return " (with failures)";
+	if (!strcmp(status, "failed"))
+		return " (failed)";
+	return " (incomplete)";
+}
+
+static void label_of(struct plot_dir *d, char tag, const char *status_as)
+{
+	char *mp = xasprintf("%s/meta.json", d->dir);
+	json_object *meta = json_object_from_file(mp), *probe, *k, *st;
+	const char *kernel = "kernel ?", *status = "";
+
+	if (!meta)
+		die("%s: cannot read or parse (not a results directory?)", mp);
+	if (json_object_object_get_ex(meta, "probe", &probe) && json_object_object_get_ex(probe, "kernel", &k))
+		kernel = json_object_get_string(k);
+	else if (json_object_object_get_ex(meta, "uname", &k))
+		kernel = json_object_get_string(k);	/* a driver's own run: the host's kernel */
+	if (status_as)
+		status = status_note(status_as);
+	else if (json_object_object_get_ex(meta, "status", &st))
+		status = status_note(json_object_get_string(st));
+	snprintf(d->label, sizeof(d->label), "%c: %s%s", tag, kernel, status);
+	json_object_put(meta);
+	free(mp);
+}
+
+char *plot_safe_name(const char *s)
+{
+	char *o = xstrdup(s);
+
+	for (char *p = o; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '.' || *p == '_' || *p == '-'))
+			*p = '_';
+	return o;
+}
+
+void plot_add_file(char **vars, int i, const char *path, const char *label)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "file%d", i);
+	gnuplot_var(vars, name, path);
+	snprintf(name, sizeof(name), "label%d", i);
+	gnuplot_var(vars, name, label);
+}
+
+void plot_render(const char *tmpl, const char *vars, const char *base, int w, int h, int text_rows)
+{
+	char err[512];
+
+	if (gnuplot_render(tmpl, vars, base, w, h, text_rows, err, sizeof(err)))
+		plot_guard_render_failed(err);
+	printf("plot: %s.{png,svg,txt}\n", base);
+}
+
+void plot_metric(const char *kind, const char *name, char *vars, int nfiles, const char *title,
+		 const char *ylabel, const struct plot_target *t)
+{
+	char *base = xasprintf("%s/%s-%s", t->out, kind, name);
+
+	gnuplot_var_int(&vars, "nfiles", nfiles);
+	gnuplot_var(&vars, "title", title);
+	gnuplot_var(&vars, "ylabel", ylabel);
+	plot_render(kind, vars, base, t->w, t->h, 0);
+	free(base);
+	free(vars);
+}
+
+int plot_dirs(const char *const *names, int ndirs, const struct plot_request *req)
+{
+	struct plot_dir *dirs;
+	struct plot_target t = { NULL, req->width, req->height };
+	char why[256], *outdir;
+	int nplots;
+
+	if (ndirs < 1)
+		die("plot: needs at least one results directory");
+	if (!gnuplot_available(why, sizeof(why)))
+		die("plot: %s", why);
+	dirs = xcalloc(ndirs, sizeof(*dirs));
+	for (int i = 0; i < ndirs; i++) {
+		char err[512];
+
+		dirs[i].dir = names[i];
+		label_of(&dirs[i], 'A' + (i < 26 ? i : 25), i == 0 ? req->status_as : NULL);
+		dirs[i].have_metrics = !metrics_load(dirs[i].dir, &dirs[i].m, err, sizeof(err));
+		if (!dirs[i].have_metrics && errno != ENOENT && !strstr(err, "No such file"))
+			die("%s", err);
+	}
+	outdir = req->out ? xstrdup(req->out) : xasprintf("%s/plots", dirs[0].dir);
+	if (mkdir_p(outdir, 0755))
+		die("%s: cannot create: %s", outdir, strerror(errno));
+	t.out = outdir;
+	if (!req->out && !req->status_as)
+		plot_guard_begin(dirs[0].dir);
+	nplots = plot_series(dirs, ndirs, &t);
+	nplots += plot_bars(dirs, ndirs, &t);
+	nplots += plot_cdfs(dirs, ndirs, &t);
+	nplots += plot_layout_maps(&dirs[0], &t);
+	nplots += plot_fieldmaps(&dirs[0], &t);
+	if (!nplots)
+		printf("plot: nothing to plot in %s (no metrics in data/metrics.tsv, no data/hist-*.tsv)\n",
+		       dirs[0].dir);
+	plot_guard_end();
+	for (int i = 0; i < ndirs; i++)
+		metrics_free(&dirs[i].m);
+	free(dirs);
+	free(outdir);
+	return nplots;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * memcg-lab plot: gnuplot renderings of one or more results directories,
+ * each as PNG, SVG and an ASCII (dumb terminal) text to paste into a mail.
+ * cmd/plot.c parses the options and calls plot_dirs(); the plots
+ * themselves are drawn by the files of this folder, one kind each:
+ *
+ *  - series.c  series-<metric>: every metric measured at numeric schedule
+ *              steps, one line per directory (A vs B), stddev bars;
+ *  - bars.c    bars-<metric>: every metric measured at no numeric step
+ *              (phases, A/B runs), a bar per step and directory, min..max;
+ *  - cdf.c     cdf-<group>: the latency histograms as CDFs;
+ *  - maps.c    cachelines-<struct> and falsesharing-<struct>: the layout
+ *              captures' cacheline maps and c2c's HITMs per field.
+ */
+#ifndef LAB_PLOT_PLOT_H
+#define LAB_PLOT_PLOT_H
+
+struct plot_request {
+	const char *out;	/* NULL: the first directory's plots/ */
+	const char *status_as;	/* the first directory's status, as run passes it; or NULL */
+	int width, height;	/* PNG/SVG pixels */
+};
+
+/* Plots dirs[0..ndirs) (A, B, ...); dies with one line on bad input.
+ * Returns the number of plots written. */
+int plot_dirs(const char *const *dirs, int ndirs, const struct plot_request *req);
+
+#endif

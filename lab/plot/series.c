@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/* series-<metric>: a metric against its numeric schedule step, one line per
+ * directory, error bars one standard deviation over the repeats. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "analyze/stats.h"
+#include "plot/guard.h"
+#include "plot/parts.h"
+#include "plot/time_axis.h"
+#include "util/err.h"
+#include "util/gnuplot.h"
+#include "util/outfile.h"
+
+/* Writes "step_value mean stddev" rows of one metric, values times scale;
+ * false if none. */
+static bool write_series(const struct plot_dir *d, const char *metric, const char *path, double scale)
+{
+	FILE *f = outfile_open(path, "w");
+	double steps[256];
+	size_t nsteps = 0;
+	char xname[64];
+
+	fprintf(f, "step\tmean\tstddev\n");
+	for (size_t i = 0; i < d->m.n && nsteps < 256; i++) {
+		double x;
+		bool seen = false;
+
+		if (strcmp(d->m.rows[i].metric, metric) ||
+		    !metrics_step_value(d->m.rows[i].step, xname, sizeof(xname), &x))
+			continue;
+		for (size_t s = 0; s < nsteps; s++)
+			seen |= steps[s] == x;
+		if (!seen)
+			steps[nsteps++] = x;
+	}
+	for (size_t s = 0; s < nsteps; s++) {
+		double v[1024];
+		size_t n = 0;
+		struct sample_stats st;
+		double x;
+
+		for (size_t i = 0; i < d->m.n && n < 1024; i++)
+			if (!strcmp(d->m.rows[i].metric, metric) &&
+			    metrics_step_value(d->m.rows[i].step, xname, sizeof(xname), &x) && x == steps[s])
+				v[n++] = d->m.rows[i].value * scale;
+		sample_stats(v, n, &st);
+		fprintf(f, "%.17g\t%.17g\t%.17g\n", steps[s], st.mean, st.stddev);
+	}
+	if (outfile_close(f))
+		plot_guard_unwritten(path);
+	return nsteps > 0;
+}
+
+/* The largest magnitude of a metric at numeric steps in any directory. */
+static double stepped_max(const struct plot_dir *dirs, int ndirs, const char *metric)
+{
+	double max = 0, x;
+	char xname[64];
+
+	for (int d = 0; d < ndirs; d++)
+		for (size_t i = 0; i < dirs[d].m.n; i++)
+			if (!strcmp(dirs[d].m.rows[i].metric, metric) &&
+			    metrics_step_value(dirs[d].m.rows[i].step, xname, sizeof(xname), &x))
+				max = fmax(max, fabs(dirs[d].m.rows[i].value));
+	return max;
+}
+
+int plot_series(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
+{
+	int nplots = 0;
+
+	for (size_t i = 0; i < dirs[0].m.n; i++) {
+		const struct metric_row *r = &dirs[0].m.rows[i];
+		char xname[64], *vars, *sm, *title, *ylabel;
+		struct time_axis ax = { r->unit, 1 };
+		double x;
+		bool first = true;
+		int nfiles = 0;
+
+		/* Every stepped metric: counts such as the stock's holders show
+		 * a cliff as well as rates do. */
+		if (!metrics_step_value(r->step, xname, sizeof(xname), &x))
+			continue;
+		for (size_t j = 0; j < i && first; j++)
+			first = strcmp(dirs[0].m.rows[j].metric, r->metric) ||
+				!metrics_step_value(dirs[0].m.rows[j].step, xname, sizeof(xname), &x);
+		if (!first)
+			continue;
+		time_axis_for(r->unit, stepped_max(dirs, ndirs, r->metric), &ax);
+		sm = plot_safe_name(r->metric);
+		vars = NULL;
+		for (int d = 0; d < ndirs; d++) {
+			char *path = xasprintf("%s/series-%s.%d.tsv", t->out, sm, d);
+
+			if (!dirs[d].have_metrics || !write_series(&dirs[d], r->metric, path, ax.scale)) {
+				unlink(path);
+				free(path);
+				continue;
+			}
+			plot_add_file(&vars, ++nfiles, path, dirs[d].label);
+			free(path);
+		}
+		/* The unit in the title too: the ASCII rendering draws no ylabel. */
+		title = xasprintf("%s vs %s [%s]", r->metric, xname, ax.unit);
+		ylabel = xasprintf("%s [%s]", r->metric, ax.unit);
+		gnuplot_var(&vars, "xlabel", xname);
+		plot_metric("series", sm, vars, nfiles, title, ylabel, t);
+		nplots++;
+		free(title);
+		free(ylabel);
+		free(sm);
+	}
+	return nplots;
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the plots decide before gnuplot draws: the unit of a time axis, the
+ * words of a legend, and the cacheline map's boxes and labels (one box per
+ * byte range, every label within its box).
+ */
+#include <string.h>
+#include "analyze/plotmaps.h"
+#include "plot/legend.h"
+#include "plot/time_axis.h"
+#include "tests/tap.h"
+
+static void check_axes(void)
+{
+	static const struct { const char *unit; double max; const char *want; double scale; } cases[] = {
+		{ "ns", 640, "ns", 1 }, { "ns", 67583, "µs", 1e-3 }, { "ns", 1e6, "ms", 1e-6 },
+		{ "ns", 5.2e9, "s", 1e-9 }, { "s", 0.0021, "ms", 1e3 }, { "us", 12, "µs", 1 },
+	};
+	struct time_axis ax;
+	char *tics;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool is_time = time_axis_for(cases[i].unit, cases[i].max, &ax);
+
+		ok(is_time && !strcmp(ax.unit, cases[i].want) && ax.scale > cases[i].scale * 0.999 &&
+		   ax.scale < cases[i].scale * 1.001,
+		   "%g %s reads in %s (got %s, x%g)", cases[i].max, cases[i].unit, cases[i].want, ax.unit, ax.scale);
+	}
+	ok(!time_axis_for("ops/s", 1e6, &ax), "ops/s is not a time axis");
+	tics = time_axis_log_tics(500, 67583);
+	ok(!strcmp(tics, "\"100 ns\" 100, \"1 µs\" 1000, \"10 µs\" 10000, \"100 µs\" 100000"),
+	   "a log axis from 500 ns to 68 µs: a tic a decade, each in its unit (%s)", tics);
+	free(tics);
+}
+
+static void check_legends(void)
+{
+	static const char *const cases[][2] = {
+		{ "leaf.total-readers=10", "leaf cgroups, total-readers=10" },
+		{ "top", "top-level cgroups" },
+		{ "memory_cgrp_subsys.rstat_ss_lock.root4.level0", "memory_cgrp_subsys.rstat_ss_lock, root 4, level 0" },
+		{ "cgroup_rstat_lock", "cgroup_rstat_lock" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = legend_of_series(cases[i][0]);
+
+		ok(!strcmp(got, cases[i][1]), "legend of %s: %s (got %s)", cases[i][0], cases[i][1], got);
+		free(got);
+	}
+}
+
+static const struct cl_struct *find(const struct cl_struct *s, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s[i].name, name))
+			return &s[i];
+	return NULL;
+}
+
+static void check_map(void)
+{
+	struct cl_struct *s;
+	char err[256], **labels, *keys;
+	int n, overlaps = 0, too_wide = 0, nkeys;
+	int r = plotmap_cachelines_read("layouts/6.18.44/cachelines.txt", &s, &n, err, sizeof(err));
+	const struct cl_struct *m = r < 0 ? NULL : find(s, n, "mem_cgroup");
+	/* The 800-pixel map: 9.33-pixel em, 10.9 pixels a byte. */
+	struct cl_geometry g = { 9.33 / 10.9, 1.5 / 10.9, 0 };
+	const struct cl_box *usage = NULL;
+
+	ok(n >= 4 && m, "layouts/6.18.44: %d structs, mem_cgroup among them (%s)", n, r < 0 ? err : "");
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nboxes; i++) {
+		const struct cl_box *b = &m->boxes[i];
+
+		for (size_t j = i + 1; j < m->nboxes; j++)
+			overlaps += m->boxes[j].line == b->line && m->boxes[j].start < b->end && b->start < m->boxes[j].end;
+		if (b->line == 7 && b->start == 0)
+			usage = b;
+	}
+	ok(!overlaps, "mem_cgroup: each byte range is one box (%d overlapping)", overlaps);
+	ok(usage && !strcmp(usage->name, "swap|memsw.usage") && usage->tag == 1 && !strcmp(usage->leaf, "usage") &&
+	   !strcmp(m->prefix[7], "swap|memsw"),
+	   "the union of swap and memsw: one hot-written box 'usage' on a line named swap|memsw (%s)",
+	   usage ? usage->name : "none");
+	ok(!strcmp(m->prefix[5], "memory") && !m->prefix[0][0], "line 5 carries memory, line 0 (css) no prefix");
+	nkeys = plotmap_cachelines_label(m, &g, &labels, &keys);
+	for (size_t i = 0; i < m->nboxes; i++) {
+		const struct cl_box *b = &m->boxes[i];
+
+		too_wide += labels[i][0] && plotmap_label_ems(labels[i], 0) * g.em_bytes + 2 * g.pad_bytes > b->end - b->start;
+		free(labels[i]);
+	}
+	free(labels);
+	ok(!too_wide, "every drawn label fits its box (%d do not)", too_wide);
+	ok(nkeys > 0 && strstr(keys, " children_min_usage\n") && !strstr(keys, " usage\n"),
+	   "long names are keys in the list, short ones are not (%d keys)", nkeys);
+	free(keys);
+	plotmap_cachelines_free(s, n);
+}
+
+int main(void)
+{
+	check_axes();
+	check_legends();
+	check_map();
+	return tap_done();
+}
