@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmd/builtin.h"
-#include "cmd/report.h"
+#include "analyze/report.h"
 #include "collect/lock_statread.h"
 #include "drivers/statread/statread.h"
 #include "util/cleanup.h"

@@ -23,6 +23,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "analyze/report.h"
 #include "cmd/builtin.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -206,7 +207,12 @@ static void guest_results_note(const char *dir, json_object *vm)
 		char *meta = xasprintf("%s/%s/meta.json", sub, names[i]->d_name);
 
 		if (names[i]->d_name[0] != '.' && path_exists(meta)) {
+			char *guest = xasprintf("%s/%s", sub, names[i]->d_name);
+
 			guest_results_mark(meta, vm);
+			/* The report.txt written in the guest did not know it ran under TCG. */
+			report_rewrite(guest);
+			free(guest);
 			note("vm: the guest's results: %s/%s", sub, names[i]->d_name);
 		}
 		free(meta);

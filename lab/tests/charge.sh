@@ -43,6 +43,10 @@ left_behind() {
 	[ $alive = 1 ]
 }
 
+# report.txt's summary with each entry on one line (as a reader sees it on
+# the first screen, whatever the wrapping).
+summary() { sed -n '/^Summary$/,/^$/p' "$dir/report.txt" | head -20 | sed 's/^  //' | tr -s ' \n' ' '; }
+
 # Workers with ops > 0, and the number of workers.
 workers_ok() { awk -F'\t' 'NR > 1 && $7 > 0 { k++ } END { print k + 0 }' "$dir/data/charge-workers.tsv"; }
 
@@ -89,12 +93,16 @@ if [ "$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/' /proc/self/mounts)" ]; t
 		"$dir/data/charge-cgroups.tsv")
 	ok '[ $rc = 0 ] && [ "$peak" = 2 ] && grep -q "charged to memory.kmem.tcp" "$T/socktcp.out"' \
 		"sock v1 with --tcp-limit: both cgroups' memory.kmem.tcp moved, reported as charged there"
+	ok 'summary | grep -q "^Summary ------- NOT MEASURED the per-CPU stock: socket memory was charged to memory.kmem.tcp (v1, tcp limit set), not through the stock"' \
+		"sock v1: report.txt's summary says first that the stock was not measured"
 	ok '! left_behind' "sock: no cgroup or worker left"
 else
 	charge sock --mode sock --tasks 2 --duration 2 --warmup 0
 	ok '[ $rc = 0 ] && [ "$(workers_ok)" = 2 ] && grep -q "charged to memory (cgroup v2" "$T/sock.out"' \
 		"sock v2: runs, reported as charged to memory"
 	ok '[ "$(cg_value cg-0)" -gt 0 ]' "sock v2: memory.stat sock moved"
+	ok '! summary | grep -q "NOT MEASURED" && summary | grep -q " measured charge.sock.total [0-9.]* Mbps"' \
+		"sock v2: report.txt's summary gives the Mbps with no caveat"
 	ok '! left_behind' "sock: no cgroup or worker left"
 fi
 
@@ -145,6 +153,12 @@ most=$(awk -F'\t' 'NR > 1 && $4 > m { m = $4 } END { print m + 0 }' "$dir/data/s
 ok '[ "$most" = "$slots" ] && grep -q "matches the $slots slots BTF gives" "$T/stock.out"' \
 	"stock: the holders stop at the kernel's stock size ($most of $slots)"
 grep -E '^ +[0-9]+ ' "$T/stock.out" | diag
+cliff=$(grep -o "cliff: every memcg keeps its precharge up to K = [0-9]*\|no cliff up to K = [0-9]*" "$T/stock.out")
+case $cliff in
+cliff*) want="stock cliff every memcg keeps its slot up to K = ${cliff##* }, at most $most beyond" ;;
+*) want="stock cliff none up to K = ${cliff##* }:" ;;
+esac
+ok 'summary | grep -qF "$want"' "stock: report.txt's summary gives the driver's cliff ($cliff)"
 ok '! left_behind' "stock: no cgroup or worker left"
 
 # ---- the obj stock's slots (v1: memory.kmem.usage_in_bytes; v2: memory.stat's kernel) ----

@@ -73,6 +73,20 @@ ok '[ $(grep -c "^quick:readers=1	" "$dir/data/metrics.tsv") -gt 0 ] && [ $(grep
 ok 'grep -q "step 4/4" "$T/err"' "progress lines count the steps"
 ratio=$(awk -F'\t' '$3=="twice_as_many" && $2==0 {print $4}' "$dir/data/metrics.tsv")
 ok 'awk -v r="$ratio" "BEGIN{exit !(r > 1.5 && r < 2.5)}"' "a derived ratio: 2 readers read about twice as often as 1 ($ratio)"
+# report.txt's first screen: the summary of what the run found (at most 20
+# lines with its title), before the kernel and the per-step tables.
+head -25 "$dir/report.txt" > "$T/screen"
+diag "$(cat "$T/screen")"
+sum_at=$(grep -n '^Summary$' "$T/screen" | cut -d: -f1)
+sum_len=$(awk '/^Summary$/ { on = 1 } on && /^$/ { exit } on { n++ } END { print n + 0 }' "$dir/report.txt")
+ok '[ "${sum_at:-99}" -le 5 ] && [ "$sum_len" -le 20 ]' \
+	"report.txt opens with its summary (line ${sum_at:-none}, $sum_len lines with its title)"
+shown=$(sed -n 's/^  ratio  *twice_as_many \([0-9.]*\) (sd [0-9.]*%, 2 runs)$/\1/p' "$T/screen")
+ok 'awk -v r="$shown" "BEGIN{exit !(r > 1.5 && r < 2.5)}"' "its first screen gives the ratio, mean of both repeats ($shown)"
+ok 'grep -Eq "^  measured +quick: statread\.all\.p99: readers=1 [0-9.]+[mun]?s, readers=2 [0-9.]+[mun]?s$" "$T/screen"' \
+	"and the phase's headline, the readers' p99 per step"
+ok '[ "$(grep -n "^Driver results" "$dir/report.txt" | cut -d: -f1)" -gt $((sum_at + sum_len)) ]' \
+	"the per-step table comes after the summary"
 ok 'grep -q "\"kernel\"" "$dir/meta.json"' "the probe is in meta.json"
 if command -v gnuplot >/dev/null; then
 	p=$(ls "$dir"/plots/series-*.txt 2>/dev/null | head -1)

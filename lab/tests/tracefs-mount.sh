@@ -143,6 +143,9 @@ st=$?
 res=$(ls -d "$MEMCG_LAB_RESULTS"/*-nomount 2>/dev/null | head -1)
 [ $st = 0 ] && grep -A3 "^Skipped" "$res/report.txt" 2>/dev/null | grep -q "the lock collector did not start: cannot mount tracefs at /sys/kernel/tracing: No such file or directory"
 check $? "a failed mount in a run: exit 0 with a skip line naming the mount point ($(grep 'skipping' "$T/nomount.out"))"
+sed -n '/^Summary$/,/^$/p' "$res/report.txt" 2>/dev/null | head -20 | tr -s ' \n' ' ' |
+	grep -q " skipped kernel flush counts (memcg:memcg_flush_stats): the lock collector did not start: cannot mount"
+check $? "its report.txt's summary says so on the first screen"
 
 # A mount refused (a user namespace: as root there, but no tracefs).
 if unshare -U -r -m true 2>/dev/null; then

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef LAB_CMD_REPORT_H
-#define LAB_CMD_REPORT_H
+#ifndef LAB_ANALYZE_REPORT_H
+#define LAB_ANALYZE_REPORT_H
 
 #include <stdio.h>
 
@@ -15,5 +15,12 @@ struct results;
  * Under the runner (attached) only logs; the runner ends the directory.
  */
 void report_finish(struct results *r, const char *status);
+/*
+ * Writes <dir>/report.txt again, where there is one, from the directory as
+ * it stands: after meta.json learnt what the run itself could not know
+ * (vm marks a guest's results as made under TCG).  0, or -1 (reported as a
+ * write failure, util/outfile.h).
+ */
+int report_rewrite(const char *dir);
 
 #endif
