@@ -579,7 +579,21 @@ static void finish_result(const struct harness_cfg *c, struct harness_result *r)
  */
 struct window_cost {
 	double t0, cpu0, edge_cpu;
+	double tlast, cpulast;	/* as of the last sample */
+	double *share;		/* [nshare] CPU / wall from one sample to the next */
+	int nshare;
 };
+
+/* At each sample of the window: the parent's CPU share since the last one. */
+static void window_cost_sample(struct window_cost *wc)
+{
+	double t = labcost_now(), cpu = labcost_cpu_self();
+
+	if (t > wc->tlast)
+		wc->share[wc->nshare++] = (cpu - wc->cpulast) / (t - wc->tlast);
+	wc->tlast = t;
+	wc->cpulast = cpu;
+}
 
 /* The window opens: every worker's CPU time and the machine's, as of now. */
 static void open_window(struct run *run, double *u0, double *s0, struct cpustat *m0, struct window_cost *wc)
@@ -589,8 +603,8 @@ static void open_window(struct run *run, double *u0, double *s0, struct cpustat 
 	for (int i = 0; i < run->c->nworkers; i++)
 		thread_cpu(run->slot[i].pid, run->slot[i].tid, &u0[i], &s0[i]);
 	machine_cpu(m0);
-	wc->t0 = labcost_now();
-	wc->cpu0 = labcost_cpu_self();
+	wc->t0 = wc->tlast = labcost_now();
+	wc->cpu0 = wc->cpulast = labcost_cpu_self();
 	wc->edge_cpu += wc->cpu0 - cpu;
 }
 
@@ -603,7 +617,7 @@ static void measure_loop(struct run *run, struct harness_result *r, double t0)
 	double *u0 = xcalloc(n, sizeof(double)), *s0 = xcalloc(n, sizeof(double));
 	double tprev = t0, tws = t0;
 	struct cpustat m0, m1;
-	struct window_cost wc = { 0 };
+	struct window_cost wc = { .share = xcalloc(total + 1, sizeof(double)) };
 	bool in_window = false;
 
 	/* Without warm-up the window opens at the barrier. */
@@ -626,6 +640,8 @@ static void measure_loop(struct run *run, struct harness_result *r, double t0)
 			continue;
 		}
 		tnow = now_s();
+		if (in_window)
+			window_cost_sample(&wc);
 		for (int i = 0; i < n; i++)
 			cur[i] = __atomic_load_n(&run->slot[i].count, __ATOMIC_RELAXED);
 		if (in_window) {
@@ -663,7 +679,7 @@ static void measure_loop(struct run *run, struct harness_result *r, double t0)
 	}
 	r->cut_short = r->interrupted || r->stop_reason[0];
 	if (in_window)
-		labcost_add_sampling(labcost_now() - wc.t0, labcost_cpu_self() - wc.cpu0, n);
+		labcost_add_sampling(labcost_now() - wc.t0, labcost_cpu_self() - wc.cpu0, wc.share, wc.nshare, n);
 	wc.cpu0 = labcost_cpu_self();
 	/* The window's end: counters and CPU times as of the last sample. */
 	machine_cpu(&m1);
@@ -691,6 +707,7 @@ static void measure_loop(struct run *run, struct harness_result *r, double t0)
 	}
 	if (in_window)
 		labcost_add_edge_cpu(wc.edge_cpu + labcost_cpu_self() - wc.cpu0);
+	free(wc.share);
 	free(prev);
 	free(cur);
 	free(base);

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include "util/err.h"
 #include "util/labcost.h"
 
 static struct {
 	double part[LABCOST_NPARTS];
-	double sampling_s, sampling_cpu_s, edge_cpu_s;
+	double sampling_s, sampling_cpu_s, edge_cpu_s, share_median;
 	int workers_max;
 	int recorded;
 } cost;
@@ -39,8 +42,26 @@ void labcost_add(enum labcost_part part, double seconds)
 	cost.recorded = 1;
 }
 
-void labcost_add_sampling(double wall_s, double cpu_s, int workers)
+static int cmp_double(const void *a, const void *b)
 {
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void labcost_add_sampling(double wall_s, double cpu_s, const double *share, int nshare, int workers)
+{
+	if (nshare > 0) {
+		double *v = xmalloc(nshare * sizeof(double)), m;
+
+		memcpy(v, share, nshare * sizeof(double));
+
+		qsort(v, nshare, sizeof(double), cmp_double);
+		m = nshare % 2 ? v[nshare / 2] : (v[nshare / 2 - 1] + v[nshare / 2]) / 2;
+		if (m > cost.share_median)
+			cost.share_median = m;
+		free(v);
+	}
 	cost.sampling_s += wall_s;
 	cost.sampling_cpu_s += cpu_s;
 	if (workers > cost.workers_max)
@@ -81,6 +102,7 @@ json_object *labcost_json(void)
 	add_s(o, "sampling_s", cost.sampling_s);
 	add_s(o, "parent_cpu_s", cost.sampling_cpu_s);
 	add_s(o, "parent_cpu_share", cost.sampling_s > 0 ? cost.sampling_cpu_s / cost.sampling_s : 0);
+	add_s(o, "parent_cpu_share_median", cost.share_median);
 	add_s(o, "window_edges_cpu_s", cost.edge_cpu_s);
 	json_object_object_add(o, "workers_max", json_object_new_int(cost.workers_max));
 	/* ru_maxrss: the largest resident set of this process, in KiB. */

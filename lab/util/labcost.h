@@ -27,14 +27,18 @@ double labcost_now(void);
 double labcost_cpu_self(void);
 void labcost_add(enum labcost_part part, double seconds);
 /* A measured window's 1 Hz sampling: its wall time (opening to last
- * sample) and this process's CPU in it, all threads. */
-void labcost_add_sampling(double wall_s, double cpu_s, int workers);
+ * sample), this process's CPU in it (all threads), and its CPU share
+ * from each sample to the next (nshare of them). */
+void labcost_add_sampling(double wall_s, double cpu_s, const double *share, int nshare, int workers);
 /* The once-per-window reads at its edges (each worker's CPU time). */
 void labcost_add_edge_cpu(double cpu_s);
 /*
  * {"setup_s", "teardown_s" (sums of the parts above), "cgroup_setup_s",
  * "spawn_s", "reap_s", "cgroup_teardown_s", "sampling_s", "parent_cpu_s",
- * "parent_cpu_share" (CPU / wall of the sampling), "window_edges_cpu_s",
+ * "parent_cpu_share" (CPU / wall of the sampling), "parent_cpu_share_median"
+ * (the median of the per-second shares, the largest of several windows:
+ * robust against a second in which the machine charged the parent for
+ * time it did not run, as a busy virtual machine's host does), "window_edges_cpu_s",
  * "workers_max", "peak_rss_kb"}, or NULL when nothing was recorded.
  */
 json_object *labcost_json(void);
