@@ -14,7 +14,8 @@
 #  - the lab process's peak RSS (getrusage ru_maxrss);
 #  - the parent's CPU while sampling: its utime+stime over the measured
 #    window (the 1 Hz counter reads and death checks, from the window's
-#    opening to its last sample) divided by the window's wall time; the
+#    opening to its last sample) divided by the window's wall time
+#    (share_%), and the median of its per-second shares (median_%); the
 #    once-per-window per-worker /proc reads at its edges apart (edges_cpu_s);
 # and the results directory's size (du -sb of what the guest wrote).
 # Targets:
@@ -23,7 +24,7 @@
 #    <= 1 (the worst step is the measured value; the kernel's per-memcg
 #    work is per-CPU, so CPUs x cgroups is the right size, not workers);
 #  - the parent's sampling CPU extrapolated to 256 workers <= 1% of one
-#    CPU: a least-squares line share = a + b x workers through the
+#    CPU: a least-squares line median share = a + b x workers through the
 #    measured points (each guest at workers = vCPUs, and the largest
 #    guest again at SCALE_COST_SWEEP workers, 256 among them, so the line
 #    is not extrapolated far), evaluated at 256.
@@ -79,10 +80,10 @@ cost_row() {
 	perl -MJSON::PP -e '
 		local $/; open(my $f, "<", "$ARGV[2]/meta.json") or exit 1;
 		my $c = eval { decode_json(<$f>)->{cost} } or exit 1;
-		printf "%s %d %d %d %s %s %s %s %s %s %s %s %s %.4f %s %s %s\n", $ARGV[0], $ARGV[1], $c->{workers_max},
-			$c->{workers_max}, (map { $c->{$_} } qw(cgroup_setup_s spawn_s setup_s reap_s cgroup_teardown_s
-			teardown_s peak_rss_kb parent_cpu_s sampling_s)),
-			$c->{sampling_s} > 0 ? 100 * $c->{parent_cpu_s} / $c->{sampling_s} : 0,
+		printf "%s %d %d %d %s %s %s %s %s %s %s %s %s %.4f %.4f %s %s %s\n", $ARGV[0], $ARGV[1],
+			$c->{workers_max}, $c->{workers_max}, (map { $c->{$_} } qw(cgroup_setup_s spawn_s setup_s reap_s
+			cgroup_teardown_s teardown_s peak_rss_kb parent_cpu_s sampling_s)),
+			100 * $c->{parent_cpu_share}, 100 * $c->{parent_cpu_share_median},
 			$c->{window_edges_cpu_s}, $ARGV[3], $ARGV[4];
 		' "$1" "$2" "$3" "$(du -sb "$3" | cut -f1)" "$4" ||
 		{ echo "bench scale-cost: $3/meta.json has no \"cost\"" >&2; exit 2; }
@@ -145,10 +146,10 @@ echo "the lab's own cost (qemu $accel guests, kernel $(sed -n 's/^kernel: //p' "
 	"charge --mode anon, one worker and memcg per vCPU, packed; 1 s + $SECS s; host rows: reference only)"
 {
 	echo "where cpus workers cgroups cg_setup_s spawn_s setup_s reap_s cg_down_s teardown_s peak_rss_kb" \
-		"parent_cpu_s window_s share_% edges_cpu_s results_b wall_s"
+		"parent_cpu_s window_s share_% median_% edges_cpu_s results_b wall_s"
 	cat "$T/rows" "$T/sweep" "$T/host"
-} | awk '{ printf "%-5s %4s %7s %7s %10s %8s %8s %8s %9s %10s %11s %12s %8s %7s %11s %9s %6s\n",
-	$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17 }'
+} | awk '{ printf "%-5s %4s %7s %7s %10s %8s %8s %8s %9s %10s %11s %12s %8s %7s %8s %11s %9s %6s\n",
+	$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 }'
 if [ "$(wc -l <"$T/rows")" -lt 2 ]; then
 	for m in $METRICS; do
 		bench_skip "$GROW, $m" "<= 1" "one guest size: no growth to measure"
@@ -157,7 +158,7 @@ if [ "$(wc -l <"$T/rows")" -lt 2 ]; then
 	bench_exit
 fi
 # Growth of each figure against CPUs x cgroups, step by step; the worst.
-col() { case $1 in setup) echo 7 ;; teardown) echo 10 ;; peak_rss) echo 11 ;; parent_cpu) echo 12 ;; results_size) echo 16 ;; esac; }
+col() { case $1 in setup) echo 7 ;; teardown) echo 10 ;; peak_rss) echo 11 ;; parent_cpu) echo 12 ;; results_size) echo 17 ;; esac; }
 for m in $METRICS; do
 	g=$(awk -v c="$(col "$m")" '
 		NR > 1 && p > 0 { r = ($c / p) / (($2 * $4) / px); if (r > w) w = r; s = s sprintf(" %s->%s: x%.3g vs x%d;", pc, $2, $c / p, ($2 * $4) / px) }
@@ -167,15 +168,15 @@ for m in $METRICS; do
 	bench_target "$GROW, $m" '<=' 1 "${g%% *}"
 done
 # share = a + b x workers, least squares over the guests (percent of one
-# CPU).  A slope at or below 0 resolves no per-worker cost: then the value
+# CPU; each run's median second: util/labcost.h says why).  A slope at or below 0 resolves no per-worker cost: then the value
 # at 256 is the largest share measured, never the line's (smaller) value.
-fit=$(cat "$T/rows" "$T/sweep" | awk '{ x = $3; y = $14; n++; sx += x; sy += y; sxx += x * x; sxy += x * y; if (y > mx) mx = y }
+fit=$(cat "$T/rows" "$T/sweep" | awk '{ x = $3; y = $15; n++; sx += x; sy += y; sxx += x * x; sxy += x * y; if (y > mx) mx = y }
 	END { d = n * sxx - sx * sx; b = d ? (n * sxy - sx * sy) / d : 0; a = (sy - b * sx) / n
 	      how = b > 0 ? "the line" : "no growth resolved: the largest share measured"
 	      printf "%.4f %.6g %.6g %s\n", (b > 0 ? a + 256 * b : mx), a, b, how }')
 set -- $fit
 v=$1 a=$2 b=$3
 shift 3
-echo "parent sampling CPU, least squares in workers: $a% + $b% per worker; at 256 workers: $v% of one CPU ($*)"
+echo "parent sampling CPU (median second), least squares in workers: $a% + $b% per worker; at 256 workers: $v% of one CPU ($*)"
 bench_target "$SHARE" '<=' 1 "$v" %
 bench_exit
