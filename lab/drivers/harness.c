@@ -24,6 +24,7 @@
 #include "util/cpus.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/labcost.h"
 
 enum slot_state { S_SETUP, S_READY, S_RUNNING, S_DONE, S_FAILED };
 
@@ -69,6 +70,7 @@ struct run {
 	int nhosts;
 	struct host *hosts;
 	int *order;		/* host order -> worker index */
+	int *host_of;		/* worker index -> its host (so a lookup is O(1)) */
 	pid_t parent;
 };
 
@@ -259,11 +261,29 @@ static void describe_status(const struct run *run, const struct host *h, char *b
 		snprintf(buf, n, "ended (wait status %#x)", ws);
 }
 
+/*
+ * Whether a child of this process has ended and waits to be reaped, without
+ * reaping it: one syscall per sample instead of a waitpid per worker
+ * process.  No children at all (ECHILD: someone reaped ours) or an error
+ * answer yes, so that the caller looks at every host.
+ */
+static bool child_ended(void)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return true;
+	return si.si_pid != 0;
+}
+
 /* Reaps hosts that ended; returns how many. */
 static int reap(struct run *run)
 {
 	int n = 0;
 
+	if (!child_ended())
+		return 0;
 	for (int i = 0; i < run->nhosts; i++) {
 		struct host *h = &run->hosts[i];
 		pid_t p;
@@ -323,54 +343,68 @@ static void run_free(struct run *run)
 		munmap(run->ctl, run->map_len);
 	free(run->hosts);
 	free(run->order);
+	free(run->host_of);
 }
 
 /* Groups workers into processes: one each, or one per cgroup for threads. */
 static void plan_hosts(struct run *run)
 {
 	const struct harness_cfg *c = run->c;
-	int n = c->nworkers, k = 0;
-	int *cg = xcalloc(n, sizeof(int));
+	int n = c->nworkers, ncg = 0;
+	int *cg = xcalloc(n, sizeof(int)), *host_of_cg, *fill;
 
 	run->order = xcalloc(n, sizeof(int));
 	run->hosts = xcalloc(n, sizeof(struct host));
-	for (int i = 0; i < n; i++)
+	run->host_of = xcalloc(n, sizeof(int));
+	for (int i = 0; i < n; i++) {
 		cg[i] = c->worker_cgroup ? c->worker_cgroup[i] : -1;
+		if (cg[i] + 2 > ncg)
+			ncg = cg[i] + 2;	/* slot 0 for -1, the caller's cgroup */
+	}
 	if (!c->threads) {
 		for (int i = 0; i < n; i++) {
 			run->order[i] = i;
+			run->host_of[i] = i;
 			run->hosts[i] = (struct host){ .first = i, .n = 1, .cgroup = cg[i] };
 		}
 		run->nhosts = n;
 		free(cg);
 		return;
 	}
-	/* Stable grouping by cgroup, in order of first appearance. */
+	/*
+	 * Stable grouping by cgroup, hosts in order of first appearance: a
+	 * host per cgroup index (the indices are dense, 0 .. cgroups-1), so
+	 * this is linear in workers, not workers x cgroups.
+	 */
+	host_of_cg = xcalloc(ncg, sizeof(int));
+	fill = xcalloc(n, sizeof(int));
+	for (int i = 0; i < ncg; i++)
+		host_of_cg[i] = -1;
 	for (int i = 0; i < n; i++) {
-		bool seen = false;
+		int *h = &host_of_cg[cg[i] + 1];
 
-		for (int j = 0; j < i && !seen; j++)
-			seen = cg[j] == cg[i];
-		if (seen)
-			continue;
-		run->hosts[run->nhosts] = (struct host){ .first = k, .cgroup = cg[i] };
-		for (int j = i; j < n; j++)
-			if (cg[j] == cg[i]) {
-				run->order[k++] = j;
-				run->hosts[run->nhosts].n++;
-			}
-		run->nhosts++;
+		if (*h < 0) {
+			*h = run->nhosts++;
+			run->hosts[*h].cgroup = cg[i];
+		}
+		run->host_of[i] = *h;
+		run->hosts[*h].n++;
 	}
+	for (int h = 1; h < run->nhosts; h++)
+		run->hosts[h].first = run->hosts[h - 1].first + run->hosts[h - 1].n;
+	for (int i = 0; i < n; i++) {
+		int h = run->host_of[i];
+
+		run->order[run->hosts[h].first + fill[h]++] = i;
+	}
+	free(host_of_cg);
+	free(fill);
 	free(cg);
 }
 
 static struct host *host_of(struct run *run, int worker)
 {
-	for (int i = 0; i < run->nhosts; i++)
-		for (int j = 0; j < run->hosts[i].n; j++)
-			if (run->order[run->hosts[i].first + j] == worker)
-				return &run->hosts[i];
-	return NULL;
+	return run->host_of ? &run->hosts[run->host_of[worker]] : NULL;
 }
 
 /* First worker that failed in setup, or whose process died, as a sentence. */
@@ -538,6 +572,42 @@ static void finish_result(const struct harness_cfg *c, struct harness_result *r)
 	}
 }
 
+/*
+ * The parent's own cost of a window (util/labcost.h): its CPU and wall time
+ * from the window's opening to its last sample, and apart from that the CPU
+ * of the per-worker /proc reads at both edges, which run once per window.
+ */
+struct window_cost {
+	double t0, cpu0, edge_cpu;
+	double tlast, cpulast;	/* as of the last sample */
+	double *share;		/* [nshare] CPU / wall from one sample to the next */
+	int nshare;
+};
+
+/* At each sample of the window: the parent's CPU share since the last one. */
+static void window_cost_sample(struct window_cost *wc)
+{
+	double t = labcost_now(), cpu = labcost_cpu_self();
+
+	if (t > wc->tlast)
+		wc->share[wc->nshare++] = (cpu - wc->cpulast) / (t - wc->tlast);
+	wc->tlast = t;
+	wc->cpulast = cpu;
+}
+
+/* The window opens: every worker's CPU time and the machine's, as of now. */
+static void open_window(struct run *run, double *u0, double *s0, struct cpustat *m0, struct window_cost *wc)
+{
+	double cpu = labcost_cpu_self();
+
+	for (int i = 0; i < run->c->nworkers; i++)
+		thread_cpu(run->slot[i].pid, run->slot[i].tid, &u0[i], &s0[i]);
+	machine_cpu(m0);
+	wc->t0 = wc->tlast = labcost_now();
+	wc->cpu0 = wc->cpulast = labcost_cpu_self();
+	wc->edge_cpu += wc->cpu0 - cpu;
+}
+
 static void measure_loop(struct run *run, struct harness_result *r, double t0)
 {
 	const struct harness_cfg *c = run->c;
@@ -547,13 +617,12 @@ static void measure_loop(struct run *run, struct harness_result *r, double t0)
 	double *u0 = xcalloc(n, sizeof(double)), *s0 = xcalloc(n, sizeof(double));
 	double tprev = t0, tws = t0;
 	struct cpustat m0, m1;
+	struct window_cost wc = { .share = xcalloc(total + 1, sizeof(double)) };
 	bool in_window = false;
 
 	/* Without warm-up the window opens at the barrier. */
 	if (c->warmup_s == 0) {
-		for (int i = 0; i < n; i++)
-			thread_cpu(run->slot[i].pid, run->slot[i].tid, &u0[i], &s0[i]);
-		machine_cpu(&m0);
+		open_window(run, u0, s0, &m0, &wc);
 		in_window = true;
 	}
 	for (int s = 1; s <= total; s++) {
@@ -571,6 +640,8 @@ static void measure_loop(struct run *run, struct harness_result *r, double t0)
 			continue;
 		}
 		tnow = now_s();
+		if (in_window)
+			window_cost_sample(&wc);
 		for (int i = 0; i < n; i++)
 			cur[i] = __atomic_load_n(&run->slot[i].count, __ATOMIC_RELAXED);
 		if (in_window) {
@@ -588,9 +659,7 @@ static void measure_loop(struct run *run, struct harness_result *r, double t0)
 		tprev = tnow;
 		if (s == c->warmup_s) {
 			/* The warm-up ends here: everything before is discarded. */
-			for (int i = 0; i < n; i++)
-				thread_cpu(run->slot[i].pid, run->slot[i].tid, &u0[i], &s0[i]);
-			machine_cpu(&m0);
+			open_window(run, u0, s0, &m0, &wc);
 			memcpy(base, cur, n * sizeof(uint64_t));
 			tws = tnow;
 			in_window = true;
@@ -609,6 +678,9 @@ static void measure_loop(struct run *run, struct harness_result *r, double t0)
 		}
 	}
 	r->cut_short = r->interrupted || r->stop_reason[0];
+	if (in_window)
+		labcost_add_sampling(labcost_now() - wc.t0, labcost_cpu_self() - wc.cpu0, wc.share, wc.nshare, n);
+	wc.cpu0 = labcost_cpu_self();
 	/* The window's end: counters and CPU times as of the last sample. */
 	machine_cpu(&m1);
 	for (int i = 0; i < n; i++) {
@@ -633,6 +705,9 @@ static void measure_loop(struct run *run, struct harness_result *r, double t0)
 			r->cpu_other = 100.0 * (m1.other - m0.other) / tot;
 		}
 	}
+	if (in_window)
+		labcost_add_edge_cpu(wc.edge_cpu + labcost_cpu_self() - wc.cpu0);
+	free(wc.share);
 	free(prev);
 	free(cur);
 	free(base);
@@ -650,7 +725,7 @@ int harness_run(const struct harness_cfg *c, struct harness_result *r, char *err
 {
 	struct run run = { .c = c, .ready_r = -1, .ready_w = -1, .start_r = -1, .start_w = -1 };
 	int n = c->nworkers, p[2];
-	double t0;
+	double t0, tspawn;
 
 	memset(r, 0, sizeof(*r));
 	if (n < 1 || n > HARNESS_MAX_WORKERS || c->duration_s < 1 || c->warmup_s < 0 || !c->loop ||
@@ -695,6 +770,7 @@ int harness_run(const struct harness_cfg *c, struct harness_result *r, char *err
 	}
 
 	fflush(NULL);	/* nothing buffered may be written twice by the children */
+	tspawn = labcost_now();
 	for (int i = 0; i < run.nhosts; i++) {
 		pid_t pid = fork();
 
@@ -715,6 +791,7 @@ int harness_run(const struct harness_cfg *c, struct harness_result *r, char *err
 		abort_start(&run);
 		return -1;
 	}
+	labcost_add(LABCOST_SPAWN, labcost_now() - tspawn);
 	for (int i = 0; i < n; i++) {
 		r->w[i].pid = run.slot[i].pid;
 		r->w[i].tid = run.slot[i].tid;
@@ -730,7 +807,9 @@ int harness_run(const struct harness_cfg *c, struct harness_result *r, char *err
 		r->w[i].ops_all = __atomic_load_n(&run.slot[i].count, __ATOMIC_RELAXED);
 	if (c->hooks.window_end)
 		c->hooks.window_end(c->hooks.arg);
+	tspawn = labcost_now();
 	stop_all(&run);
+	labcost_add(LABCOST_REAP, labcost_now() - tspawn);
 	/* A worker whose loop failed after the last sample still counts. */
 	note_deaths(&run, r, now_s() - t0, false);
 	finish_result(c, r);

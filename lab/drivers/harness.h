@@ -93,7 +93,8 @@ struct harness_cfg {
 	int duration_s;		/* measured seconds */
 	int warmup_s;		/* discarded seconds before them */
 	const int *worker_cpu;		/* per worker, -1 unpinned; NULL: none pinned */
-	const int *worker_cgroup;	/* per worker, -1 caller's; NULL: all in the caller's */
+	const int *worker_cgroup;	/* per worker, a cgroup index 0 .. cgroups-1 or -1 for the
+				 * caller's; NULL: all in the caller's */
 	bool stop_on_death;	/* a dead worker ends the run (else it carries on) */
 	double setup_timeout_s;	/* workers not ready by then: error (default 60) */
 	double stop_grace_s;	/* after the stop flag, then SIGKILL (default 5) */

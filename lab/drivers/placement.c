@@ -10,6 +10,7 @@
 #include "util/cpus.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/labcost.h"
 #include "util/owner.h"
 
 /* The memory controller's cgroup IDs are 16 bits (MEM_CGROUP_ID_MAX). */
@@ -157,6 +158,7 @@ int placement_build(struct placement *p, int depth, int fanout, int ncg, long lo
 {
 	int *prev = xcalloc(depth, sizeof(int)), *dig = xcalloc(depth, sizeof(int));
 	int e, ret = -1;
+	double t0 = labcost_now();
 
 	memset(p, 0, sizeof(*p));
 	p->depth = depth;
@@ -210,6 +212,7 @@ int placement_build(struct placement *p, int depth, int fanout, int ncg, long lo
 	}
 	ret = 0;
 out:
+	labcost_add(LABCOST_CGROUP_SETUP, labcost_now() - t0);
 	free(prev);
 	free(dig);
 	return ret;
@@ -217,6 +220,8 @@ out:
 
 void placement_destroy(struct placement *p)
 {
+	double t0 = labcost_now();
+
 	for (int i = 0; i < p->ncg; i++) {
 		free(p->leaf[i]);
 		free(p->label[i]);
@@ -226,6 +231,7 @@ void placement_destroy(struct placement *p)
 	if (p->have_tree)
 		cg_tree_destroy(&p->tree);
 	memset(p, 0, sizeof(*p));
+	labcost_add(LABCOST_CGROUP_TEARDOWN, labcost_now() - t0);
 }
 
 int placement_enter(void *arg, int idx, char *err, size_t errlen)

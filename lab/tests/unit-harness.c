@@ -177,6 +177,33 @@ static void test_contract(void)
 	harness_result_free(&r);
 }
 
+/* Threads grouped by cgroup whatever the order: interleaved, and the
+ * caller's own cgroup (-1) as a group of its own. */
+static void test_threads_interleaved(void)
+{
+	int cgs[6] = { 1, -1, 0, 1, -1, 0 };
+	struct tcfg tc = { NAP, -1, -1 };
+	struct harness_cfg c = base_cfg(&tc, 6);
+	struct harness_result r;
+	char err[256];
+	int rc;
+	bool same = true, apart;
+
+	c.threads = true;
+	c.worker_cgroup = cgs;
+	rc = harness_run(&c, &r, err, sizeof(err));
+	ok(rc == 0, "threads, interleaved cgroups: the run completes (%s)", rc ? err : "ok");
+	for (int i = 0; i < 3; i++)
+		same = same && r.w[i].pid == r.w[i + 3].pid && r.w[i].tid != r.w[i + 3].tid;
+	apart = r.w[0].pid != r.w[1].pid && r.w[1].pid != r.w[2].pid && r.w[0].pid != r.w[2].pid;
+	ok(same && apart, "threads, interleaved cgroups 1,-1,0,1,-1,0: one process per cgroup");
+	for (int i = 0; i < 6; i++)
+		ok(r.w[i].cgroup == cgs[i] && r.w[i].ops > 0, "threads, interleaved: worker %d in cgroup %d counted",
+		   i, r.w[i].cgroup);
+	harness_result_free(&r);
+	ok(no_children_left(), "no worker process left");
+}
+
 static void test_barrier_threads(void)
 {
 	int p[2], cgs[4] = { 0, 0, 1, 1 };
@@ -282,6 +309,7 @@ int main(void)
 	cleanup_init();
 	test_contract();
 	test_barrier_threads();
+	test_threads_interleaved();
 	test_death(false);
 	test_death(true);
 	test_failures();

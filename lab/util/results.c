@@ -11,6 +11,7 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/labcost.h"
 #include "util/outfile.h"
 #include "util/results.h"
 
@@ -322,13 +323,22 @@ const char *results_final_status(const char *status)
 
 void results_finish(struct results *r, const char *status)
 {
+	json_object *cost;
 	char when[32];
 
 	status = results_final_status(status);
+	cost = labcost_json();
 	if (r->attached) {
+		/* The runner owns meta.json: this step's cost goes to the log. */
+		if (cost)
+			results_log(r, "step %s repeat %d cost %s", r->step, r->repeat,
+				    json_object_to_json_string_ext(cost, JSON_C_TO_STRING_PLAIN));
+		json_object_put(cost);
 		results_log(r, "step %s repeat %d %s", r->step, r->repeat, status);
 		return;
 	}
+	if (cost)
+		json_object_object_add(r->meta, "cost", cost);
 	iso_time_now(when, sizeof(when));
 	json_object_object_add(r->meta, "end", json_object_new_string(when));
 	if (outfile_failed())
