@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `memcg-lab layout --check`: the rules checked against the known kernels
+ * `memcg-lab layout --check`: the rules validated against the known kernels
  * (this one and the captures under layouts/), then one line per rule for
  * this kernel, pass / FAIL / warn / n/a.
  */

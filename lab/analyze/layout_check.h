@@ -8,9 +8,9 @@ struct layout;
 struct rules;
 
 /*
- * The rules must name only structs and fields that some known kernel has:
- * lay and every capture under layouts_dir.  0, or -1 with err (a capture
- * that cannot be read is one line and exit 2).
+ * rules_validate() over the known layouts: lay and every capture under
+ * layouts_dir, so a typo in a rule is an error, never a silent n/a.  0, or
+ * -1 with err (a capture that cannot be read is one line and exit 2).
  */
 int layout_check_against_known(const struct rules *rs, const struct layout *lay, const char *layouts_dir,
 				char *err, size_t errlen);
