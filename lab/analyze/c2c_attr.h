@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "analyze/c2c_report.h"
+#include "analyze/c2c_parse.h"
 #include "analyze/field_at.h"
 #include "kernel/btf.h"
 

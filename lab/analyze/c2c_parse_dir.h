@@ -4,7 +4,7 @@
 #define LAB_ANALYZE_C2C_PARSE_DIR_H
 
 #include <stdbool.h>
-#include "analyze/c2c_report.h"
+#include "analyze/c2c_parse.h"
 
 /* c2c_parse_to_dir() or its one line and exit 2; then the warnings on
  * stderr unless quiet (they stay in warnings.tsv). */

@@ -96,13 +96,13 @@ static int chain_frames(const struct lockcon *lc, const uint64_t *ips, uint64_t 
 
 static bool frame_has_sym(const struct lockcon *lc, uint64_t ip, bool kernel)
 {
-	return kernel && lc->syms && psyms_lookup(lc->syms, ip);
+	return kernel && lc->syms && perf_symbols_lookup(lc->syms, ip);
 }
 
 static bool frame_is_lock(const struct lockcon *lc, uint64_t ip, bool kernel)
 {
 	/* The range test first: it is cheap and almost always false. */
-	return kernel && lc->syms && psyms_is_lock_function(lc->syms, ip) &&
+	return kernel && lc->syms && perf_symbols_is_lock_function(lc->syms, ip) &&
 	       frame_has_sym(lc, ip, kernel);
 }
 
@@ -146,7 +146,7 @@ bool lockcon_caller(struct lockcon *lc, const uint64_t *ips, uint64_t nr, char *
 		}
 		if (!frame_has_sym(lc, f[i], true) || frame_is_lock(lc, f[i], true))
 			continue;
-		psyms_format(lc->syms, f[i], buf, n);
+		perf_symbols_format(lc->syms, f[i], buf, n);
 		return true;
 	}
 	return false;
@@ -179,7 +179,7 @@ static struct lockcon_entry *new_entry(struct lockcon *lc, uint64_t key, uint64_
 		if (!lockcon_caller(lc, ips, nr, e->name, sizeof(e->name)))
 			snprintf(e->name, sizeof(e->name), "Unknown");
 	} else if (lc->by == LOCKCON_BY_LOCK && lc->syms) {
-		const struct psym *s = psyms_lookup(lc->syms, addr);
+		const struct psym *s = perf_symbols_lookup(lc->syms, addr);
 
 		if (s)
 			snprintf(e->name, sizeof(e->name), "%s", s->name);

@@ -47,9 +47,9 @@ void lockcon_print_text(FILE *f, const struct lockcon *lc, lockcon_comm_fn comm,
 		const struct lockcon_entry *e = v[i];
 		char t1[32], t2[32], t3[32], buf[64];
 
-		lct_format_time(e->wait_total, t1, sizeof(t1));
-		lct_format_time(e->wait_max, t2, sizeof(t2));
-		lct_format_time(lockcon_avg(e), t3, sizeof(t3));
+		lockcon_text_format_time(e->wait_total, t1, sizeof(t1));
+		lockcon_text_format_time(e->wait_max, t2, sizeof(t2));
+		lockcon_text_format_time(lockcon_avg(e), t3, sizeof(t3));
 		fprintf(f, "%10" PRIu64 " %s %s %s ", e->contended, t1, t2, t3);
 		if (lc->by == LOCKCON_BY_THREAD)
 			fprintf(f, "  %10d   %s\n", (int)e->key,

@@ -17,7 +17,7 @@ static int on_record(struct perf_file *pf, const struct perf_event_header *ev, u
 		     void *arg)
 {
 	struct walk *w = arg;
-	struct pf_sample s;
+	struct perfdata_sample s;
 
 	(void)off;
 	if (ev->type == PERF_RECORD_COMM) {
@@ -54,7 +54,7 @@ static int on_record(struct perf_file *pf, const struct perf_event_header *ev, u
 	}
 	if (ev->type != PERF_RECORD_SAMPLE)
 		return 0;
-	if (pf_parse_sample(pf, ev, &s, w->err, w->errlen))
+	if (perfdata_parse_sample(pf, ev, &s, w->err, w->errlen))
 		return -1;
 	w->lc->pid = s.pid;
 	if (s.evsel == w->f->begin) {
@@ -82,10 +82,10 @@ int lockcon_open_perfdata(struct lockcon_file *f, const char *path, char *err, s
 {
 	memset(f, 0, sizeof(*f));
 	u64map_init(&f->comms);
-	if (pf_open(&f->pf, path, err, errlen))
+	if (perfdata_open(&f->pf, path, err, errlen))
 		return -1;
-	f->begin = pf_find_evsel(&f->pf, "lock:contention_begin");
-	f->end = pf_find_evsel(&f->pf, "lock:contention_end");
+	f->begin = perfdata_find_evsel(&f->pf, "lock:contention_begin");
+	f->end = perfdata_find_evsel(&f->pf, "lock:contention_end");
 	if ((!f->begin || !f->end) && f->pf.cut[0]) {
 		/* The event formats are in a header feature cut off the end. */
 		snprintf(err, errlen, "%s", f->pf.cut);
@@ -93,7 +93,7 @@ int lockcon_open_perfdata(struct lockcon_file *f, const char *path, char *err, s
 		return -1;
 	}
 	if (!f->begin || !f->end) {
-		const char *lockdep = pf_find_evsel(&f->pf, "lock:lock_acquire") ?
+		const char *lockdep = perfdata_find_evsel(&f->pf, "lock:lock_acquire") ?
 			" (it has lockdep's lock:lock_* events, which the lab does not read)" : "";
 
 		snprintf(err, errlen, "%s: no lock:contention_begin/end events%s; recorded with '%s'; "
@@ -136,7 +136,7 @@ int lockcon_walk_perfdata(struct lockcon_file *f, struct lockcon *lc, char *err,
 		lc->user_arg = f->uinl;
 	}
 
-	return pf_for_each(&f->pf, on_record, &w, err, errlen) ? -1 : 0;
+	return perfdata_for_each(&f->pf, on_record, &w, err, errlen) ? -1 : 0;
 }
 
 int lockcon_read_perfdata(struct lockcon_file *f, const char *path, struct lockcon *lc,
@@ -177,5 +177,5 @@ void lockcon_file_close(struct lockcon_file *f)
 	u64map_free(&f->comms);
 	uinl_free(f->uinl);
 	f->uinl = NULL;
-	pf_close(&f->pf);
+	perfdata_close(&f->pf);
 }

@@ -21,7 +21,7 @@ struct lockcon_file {
 	struct perf_file pf;
 	struct u64map comms;	/* tid -> char * */
 	uint64_t nbegin, nend;	/* lock samples seen */
-	const struct pf_evsel *begin, *end;
+	const struct perfdata_evsel *begin, *end;
 	struct tp_field b_addr, b_flags, e_addr;
 	/* User mappings for perf 7.x's inline frames (NULL: not needed). */
 	struct user_inlines *uinl;

@@ -40,25 +40,25 @@ static void warn_foreign(const struct lockcon_file *f, const char *kallsyms)
 int lockcon_report_perf_text(const char *path, bool tsv, FILE *out)
 {
 	char err[512], *text = read_text(path, NULL);
-	struct lct_table *t;
+	struct lockcon_text_table *t;
 	size_t nt;
 
 	if (!text)
 		die("%s: cannot read", path);
-	if (lct_parse(text, path, &t, &nt, err, sizeof(err)))
+	if (lockcon_text_parse(text, path, &t, &nt, err, sizeof(err)))
 		die("%s", err);
 	for (size_t k = 0; k < nt; k++) {
 		fprintf(out, "# table %zu (line %d): %s view, %zu rows%s\n", k + 1, t[k].header_line,
-			lct_view_name(t[k].view), t[k].n - t[k].nowners, t[k].csv ? ", CSV" : "");
+			lockcon_text_view_name(t[k].view), t[k].n - t[k].nowners, t[k].csv ? ", CSV" : "");
 		if (t[k].nowners)
 			fprintf(out, "# and %zu lock owner rows (owner section, line %d), role owner\n",
 				t[k].nowners, t[k].owner_line);
 		if (tsv) {
-			lct_write_tsv(out, &t[k]);
+			lockcon_text_write_tsv(out, &t[k]);
 			continue;
 		}
 		for (size_t i = 0; i < t[k].n; i++) {
-			const struct lct_row *r = &t[k].rows[i];
+			const struct lockcon_text_row *r = &t[k].rows[i];
 			const char *key = t[k].view == LCT_CALLER ? r->caller : t[k].view == LCT_TASK ? r->comm :
 					  t[k].view == LCT_ADDR ? r->symbol : r->cgroup;
 
@@ -66,7 +66,7 @@ int lockcon_report_perf_text(const char *path, bool tsv, FILE *out)
 				r->v[LCT_WAIT_TOTAL], key, r->owner ? "  (owner)" : "");
 		}
 	}
-	lct_free(t, nt);
+	lockcon_text_free(t, nt);
 	free(text);
 	return 0;
 }
@@ -82,7 +82,7 @@ static void *load_syms(void *arg)
 {
 	struct syms_load *l = arg;
 
-	l->failed = psyms_load(l->syms, l->path, l->err, sizeof(l->err)) != 0;
+	l->failed = perf_symbols_load(l->syms, l->path, l->err, sizeof(l->err)) != 0;
 	return NULL;
 }
 
@@ -141,6 +141,6 @@ int lockcon_report_perfdata(const struct lockcon_report_opts *o, FILE *out)
 		lockcon_print_text(out, &lc, comm_of, &f);
 	lockcon_free(&lc);
 	lockcon_file_close(&f);
-	psyms_free(&syms);
+	perf_symbols_free(&syms);
 	return 0;
 }

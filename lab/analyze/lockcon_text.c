@@ -18,7 +18,7 @@ static const struct {
 	{ "h", 1e9f * 3600 }, { "m", 1e9f * 60 }, { "s", 1e9f }, { "ms", 1e6f }, { "us", 1e3f },
 };
 
-void lct_format_time(uint64_t ns, char *buf, size_t n)
+void lockcon_text_format_time(uint64_t ns, char *buf, size_t n)
 {
 	/*
 	 * tools/perf/builtin-lock.c lock_stat_key_print_time(): the table's
@@ -38,7 +38,7 @@ void lct_format_time(uint64_t ns, char *buf, size_t n)
 	snprintf(buf, n, "%9" PRIu64 " ns", ns);
 }
 
-int lct_parse_time(const char *num, const char *unit, uint64_t *ns)
+int lockcon_text_parse_time(const char *num, const char *unit, uint64_t *ns)
 {
 	char *end;
 	double v;
@@ -59,7 +59,7 @@ int lct_parse_time(const char *num, const char *unit, uint64_t *ns)
 	return -1;
 }
 
-const char *lct_view_name(enum lct_view v)
+const char *lockcon_text_view_name(enum lockcon_text_view v)
 {
 	static const char *const names[] = { "caller", "task", "address", "cgroup" };
 
@@ -130,7 +130,7 @@ static int col_of_word(const char *w, int len)
 }
 
 /* A text header: "[^C] contended  total wait ... (type caller | pid comm | address symbol | cgroup)". */
-static bool parse_text_header(const struct toks *t, struct lct_table *tb)
+static bool parse_text_header(const struct toks *t, struct lockcon_text_table *tb)
 {
 	int i = 0, nc = 0;
 
@@ -185,7 +185,7 @@ static int csv_split(char *line, const char *sep, char **f, int max)
 }
 
 /* "# output: contended<SEP> total wait<SEP> ... <SEP> caller" */
-static bool parse_csv_header(const char *line, struct lct_table *tb, char *sep, size_t seplen)
+static bool parse_csv_header(const char *line, struct lockcon_text_table *tb, char *sep, size_t seplen)
 {
 	const char *p = strstr(line, "# output:");
 	char buf[512], *f[16];
@@ -237,7 +237,7 @@ static bool parse_csv_header(const char *line, struct lct_table *tb, char *sep, 
 	return nc > 0;
 }
 
-static int ncols(const struct lct_table *tb)
+static int ncols(const struct lockcon_text_table *tb)
 {
 	int n = 0;
 
@@ -246,9 +246,9 @@ static int ncols(const struct lct_table *tb)
 	return n;
 }
 
-static struct lct_row *new_row(struct lct_table *tb, int lineno)
+static struct lockcon_text_row *new_row(struct lockcon_text_table *tb, int lineno)
 {
-	struct lct_row *r;
+	struct lockcon_text_row *r;
 
 	tb->rows = xrealloc(tb->rows, (tb->n + 1) * sizeof(*tb->rows));
 	r = &tb->rows[tb->n++];
@@ -260,7 +260,7 @@ static struct lct_row *new_row(struct lct_table *tb, int lineno)
 	return r;
 }
 
-static void parse_addr_tail(struct lct_row *r, const char *rest)
+static void parse_addr_tail(struct lockcon_text_row *r, const char *rest)
 {
 	char buf[256], *open;
 	size_t len;
@@ -288,11 +288,11 @@ static const char *col_label(int c)
 	return l[c];
 }
 
-static int parse_text_row(struct lct_table *tb, const struct toks *t, const char *source,
+static int parse_text_row(struct lockcon_text_table *tb, const struct toks *t, const char *source,
 			  int lineno, char *err, size_t errlen)
 {
 	int nc = ncols(tb), i = 1;
-	struct lct_row *r;
+	struct lockcon_text_row *r;
 
 	/* Not a row unless "<int> <number> <unit>" starts it. */
 	if (t->n < 3 || !str_is_digits(t->s[0], t->len[0]) || !isdigit((unsigned char)t->s[1][0]))
@@ -304,7 +304,7 @@ static int parse_text_row(struct lct_table *tb, const struct toks *t, const char
 
 		tok_copy(t, i, num, sizeof(num));
 		tok_copy(t, i + 1, unit, sizeof(unit));
-		if (i + 1 >= t->n || lct_parse_time(num, unit, &r->v[tb->cols[c]]))
+		if (i + 1 >= t->n || lockcon_text_parse_time(num, unit, &r->v[tb->cols[c]]))
 			FAIL("%s:%d: field '%s': expected a time like '12.34 us' or '870 ns', got '%s %s'",
 			     source, lineno, col_label(tb->cols[c]), num, unit);
 	}
@@ -343,12 +343,12 @@ static int parse_text_row(struct lct_table *tb, const struct toks *t, const char
 	return 0;
 }
 
-static int parse_csv_row(struct lct_table *tb, char *line, const char *sep, const char *source,
+static int parse_csv_row(struct lockcon_text_table *tb, char *line, const char *sep, const char *source,
 			 int lineno, char *err, size_t errlen)
 {
 	char *f[32];
 	int n = csv_split(line, sep, f, 32), nc = ncols(tb), k;
-	struct lct_row *r;
+	struct lockcon_text_row *r;
 
 	if (!n || !str_is_digits(f[0], strlen(f[0])))
 		return 1;
@@ -388,7 +388,7 @@ static int parse_csv_row(struct lct_table *tb, char *line, const char *sep, cons
 	return 0;
 }
 
-static void parse_debug_csv(struct lct_table *tb, const char *line)
+static void parse_debug_csv(struct lockcon_text_table *tb, const char *line)
 {
 	const char *p = strstr(line, "total="), *b = strstr(line, "bad=");
 
@@ -399,10 +399,10 @@ static void parse_debug_csv(struct lct_table *tb, const char *line)
 		tb->debug_bad = strtoull(b + 4, NULL, 10);
 }
 
-int lct_parse(const char *text, const char *source, struct lct_table **tables, size_t *ntables,
-	      char *err, size_t errlen)
+int lockcon_text_parse(const char *text, const char *source, struct lockcon_text_table **tables,
+		       size_t *ntables, char *err, size_t errlen)
 {
-	struct lct_table *tv = NULL, *cur = NULL;
+	struct lockcon_text_table *tv = NULL, *cur = NULL;
 	size_t nt = 0;
 	const char *p = text;
 	char sep[8] = "";
@@ -412,7 +412,7 @@ int lct_parse(const char *text, const char *source, struct lct_table **tables, s
 	char line[4096];
 
 	while (text_next_line(&p, line, sizeof(line))) {
-		struct lct_table probe;
+		struct lockcon_text_table probe;
 		struct toks t;
 		int r;
 
@@ -469,7 +469,7 @@ int lct_parse(const char *text, const char *source, struct lct_table **tables, s
 		else
 			r = parse_text_row(cur, &t, source, lineno, err, errlen);
 		if (r < 0) {
-			lct_free(tv, nt);
+			lockcon_text_free(tv, nt);
 			return -1;
 		}
 		if (r == 0 && cur->owner_line) {
@@ -487,18 +487,18 @@ int lct_parse(const char *text, const char *source, struct lct_table **tables, s
 	return 0;
 }
 
-void lct_free(struct lct_table *tables, size_t ntables)
+void lockcon_text_free(struct lockcon_text_table *tables, size_t ntables)
 {
 	for (size_t i = 0; i < ntables; i++)
 		free(tables[i].rows);
 	free(tables);
 }
 
-void lct_write_tsv(FILE *f, const struct lct_table *t)
+void lockcon_text_write_tsv(FILE *f, const struct lockcon_text_table *t)
 {
 	fprintf(f, "key\tcontended\twait_total_ns\twait_max_ns\twait_avg_ns\twait_min_ns\ttype\trole\n");
 	for (size_t i = 0; i < t->n; i++) {
-		const struct lct_row *r = &t->rows[i];
+		const struct lockcon_text_row *r = &t->rows[i];
 		static const int cols[] = { LCT_WAIT_TOTAL, LCT_WAIT_MAX, LCT_WAIT_AVG, LCT_WAIT_MIN };
 
 		switch (t->view) {

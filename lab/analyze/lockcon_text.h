@@ -22,18 +22,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum lct_view {
+enum lockcon_text_view {
 	LCT_CALLER,	/* type, caller */
 	LCT_TASK,	/* pid, comm (or owner) */
 	LCT_ADDR,	/* address, symbol, (type) */
 	LCT_CGROUP,	/* cgroup path */
 };
 
-enum lct_col { LCT_CONTENDED, LCT_WAIT_TOTAL, LCT_WAIT_MAX, LCT_WAIT_MIN, LCT_WAIT_AVG, LCT_NCOLS };
+enum lockcon_text_col { LCT_CONTENDED, LCT_WAIT_TOTAL, LCT_WAIT_MAX, LCT_WAIT_MIN, LCT_WAIT_AVG, LCT_NCOLS };
 
 #define LCT_ABSENT UINT64_MAX
 
-struct lct_row {
+struct lockcon_text_row {
 	uint64_t v[LCT_NCOLS];	/* contended count and waits in ns; LCT_ABSENT if not shown */
 	char type[24];		/* caller and address views ("" when not printed) */
 	char caller[160];	/* caller view */
@@ -48,11 +48,11 @@ struct lct_row {
 				 * owner's row, not a waiter's */
 };
 
-struct lct_table {
-	enum lct_view view;
+struct lockcon_text_table {
+	enum lockcon_text_view view;
 	bool csv;
 	int cols[LCT_NCOLS + 1];	/* the columns in printed order, LCT_NCOLS-terminated */
-	struct lct_row *rows;
+	struct lockcon_text_row *rows;
 	size_t n;
 	size_t nowners;		/* rows of the owner section (after the waiters) */
 	int owner_line;		/* its "=== owner stack trace ===" line, or 0 */
@@ -66,19 +66,19 @@ struct lct_table {
  * source:line and the field at fault.  A capture without any table is an
  * error too.
  */
-int lct_parse(const char *text, const char *source, struct lct_table **tables, size_t *ntables,
-	      char *err, size_t errlen);
-void lct_free(struct lct_table *tables, size_t ntables);
+int lockcon_text_parse(const char *text, const char *source, struct lockcon_text_table **tables,
+		       size_t *ntables, char *err, size_t errlen);
+void lockcon_text_free(struct lockcon_text_table *tables, size_t ntables);
 
 /* perf's time column: "%9.2f <unit>" (h, m, s, ms, us) or "%9llu ns". */
-void lct_format_time(uint64_t ns, char *buf, size_t n);
+void lockcon_text_format_time(uint64_t ns, char *buf, size_t n);
 /* Parses "<number> <unit>" as printed; 0 or -1. */
-int lct_parse_time(const char *num, const char *unit, uint64_t *ns);
+int lockcon_text_parse_time(const char *num, const char *unit, uint64_t *ns);
 
-const char *lct_view_name(enum lct_view v);
+const char *lockcon_text_view_name(enum lockcon_text_view v);
 /* The rows as TSV with a header row: key contended wait_total_ns
  * wait_max_ns wait_avg_ns wait_min_ns type role (absent values as "-";
  * role is waiter or owner). */
-void lct_write_tsv(FILE *f, const struct lct_table *t);
+void lockcon_text_write_tsv(FILE *f, const struct lockcon_text_table *t);
 
 #endif

@@ -74,7 +74,7 @@ static bool keep_first(const struct raw *a, const struct raw *b)
 	return na >= nb;
 }
 
-int psyms_parse(struct psyms *p, char *text, const char *source, char *err, size_t errlen)
+int perf_symbols_parse(struct psyms *p, char *text, const char *source, char *err, size_t errlen)
 {
 	struct raw *r = NULL;
 	size_t n = 0, cap = 0, lineno = 0, out = 0;
@@ -100,7 +100,7 @@ int psyms_parse(struct psyms *p, char *text, const char *source, char *err, size
 			snprintf(err, errlen, "%s:%zu: not a kallsyms line (want 'ADDRESS TYPE NAME [MODULE]')",
 				 source, lineno);
 			free(r);
-			psyms_free(p);
+			perf_symbols_free(p);
 			return -1;
 		}
 		type = end[1];
@@ -193,7 +193,7 @@ static void index_names(struct psyms *p)
 	sort_base = NULL;
 }
 
-int psyms_load(struct psyms *p, const char *path, char *err, size_t errlen)
+int perf_symbols_load(struct psyms *p, const char *path, char *err, size_t errlen)
 {
 	char *text;
 
@@ -205,10 +205,10 @@ int psyms_load(struct psyms *p, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
 		return -1;
 	}
-	return psyms_parse(p, text, path, err, errlen);
+	return perf_symbols_parse(p, text, path, err, errlen);
 }
 
-void psyms_free(struct psyms *p)
+void perf_symbols_free(struct psyms *p)
 {
 	free(p->sym);
 	free(p->by_name);
@@ -217,7 +217,7 @@ void psyms_free(struct psyms *p)
 	memset(p, 0, sizeof(*p));
 }
 
-const struct psym *psyms_lookup(const struct psyms *p, uint64_t addr)
+const struct psym *perf_symbols_lookup(const struct psyms *p, uint64_t addr)
 {
 	size_t lo = 0, hi = p->n;
 
@@ -235,7 +235,7 @@ const struct psym *psyms_lookup(const struct psyms *p, uint64_t addr)
 	return addr < p->sym[lo - 1].end ? &p->sym[lo - 1] : NULL;
 }
 
-const struct psym *psyms_find(const struct psyms *p, const char *name)
+const struct psym *perf_symbols_find(const struct psyms *p, const char *name)
 {
 	size_t lo = 0, hi = p->n;
 
@@ -256,7 +256,7 @@ const struct psym *psyms_find(const struct psyms *p, const char *name)
 	return NULL;
 }
 
-bool psyms_is_lock_function(const struct psyms *p, uint64_t addr)
+bool perf_symbols_is_lock_function(const struct psyms *p, uint64_t addr)
 {
 	if (!p->have_lock_ranges)
 		return false;
@@ -264,9 +264,9 @@ bool psyms_is_lock_function(const struct psyms *p, uint64_t addr)
 	       (p->lock_start <= addr && addr < p->lock_end);
 }
 
-bool psyms_format(const struct psyms *p, uint64_t addr, char *buf, size_t n)
+bool perf_symbols_format(const struct psyms *p, uint64_t addr, char *buf, size_t n)
 {
-	const struct psym *s = psyms_lookup(p, addr);
+	const struct psym *s = perf_symbols_lookup(p, addr);
 
 	if (!s) {
 		buf[0] = '\0';

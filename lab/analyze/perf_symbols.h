@@ -29,7 +29,7 @@ struct psym {
 struct psyms {
 	struct psym *sym;	/* sorted by start, duplicates removed */
 	size_t n;
-	size_t *by_name;	/* indexes sorted by name (built on first psyms_find) */
+	size_t *by_name;	/* indexes sorted by name (built on first perf_symbols_find) */
 	char *text;		/* the kallsyms text the names point into */
 	uint64_t sched_start, sched_end, lock_start, lock_end;
 	bool have_lock_ranges;
@@ -37,15 +37,15 @@ struct psyms {
 };
 
 /* Parses kallsyms text (the buffer is taken over); 0 or -1 with err. */
-int psyms_parse(struct psyms *p, char *text, const char *source, char *err, size_t errlen);
+int perf_symbols_parse(struct psyms *p, char *text, const char *source, char *err, size_t errlen);
 /* Loads a kallsyms file (NULL: /proc/kallsyms). */
-int psyms_load(struct psyms *p, const char *path, char *err, size_t errlen);
-void psyms_free(struct psyms *p);
+int perf_symbols_load(struct psyms *p, const char *path, char *err, size_t errlen);
+void perf_symbols_free(struct psyms *p);
 
-const struct psym *psyms_lookup(const struct psyms *p, uint64_t addr);
-const struct psym *psyms_find(const struct psyms *p, const char *name);
-bool psyms_is_lock_function(const struct psyms *p, uint64_t addr);
+const struct psym *perf_symbols_lookup(const struct psyms *p, uint64_t addr);
+const struct psym *perf_symbols_find(const struct psyms *p, const char *name);
+bool perf_symbols_is_lock_function(const struct psyms *p, uint64_t addr);
 /* perf's "sym+0xoff" (just "sym" at offset 0) into buf; false when unknown. */
-bool psyms_format(const struct psyms *p, uint64_t addr, char *buf, size_t n);
+bool perf_symbols_format(const struct psyms *p, uint64_t addr, char *buf, size_t n);
 
 #endif

@@ -15,15 +15,15 @@
 #include "util/u64map.h"
 
 /* The on-disk header (tools/perf/util/header.h). */
-struct pf_section {
+struct perfdata_section {
 	uint64_t offset, size;
 };
 
-struct pf_header {
+struct perfdata_header {
 	uint64_t magic;
 	uint64_t size;
 	uint64_t attr_size;
-	struct pf_section attrs, data, event_types;
+	struct perfdata_section attrs, data, event_types;
 	uint64_t adds_features[4];
 };
 
@@ -44,22 +44,22 @@ static int errf(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-bool pf_has_feat(const struct perf_file *pf, int bit)
+bool perfdata_has_feat(const struct perf_file *pf, int bit)
 {
 	return bit >= 0 && bit < 256 && (pf->feat[bit / 64] >> (bit % 64)) & 1;
 }
 
 /* The file section of feature bit (sections follow the data, one per set
  * bit in bit order); false when the feature is absent or out of range. */
-static bool feat_section(const struct perf_file *pf, int bit, struct pf_section *out)
+static bool feat_section(const struct perf_file *pf, int bit, struct perfdata_section *out)
 {
 	uint64_t base = pf->data_off + pf->data_size;
 	int idx = 0;
 
-	if (!pf_has_feat(pf, bit))
+	if (!perfdata_has_feat(pf, bit))
 		return false;
 	for (int b = 0; b < bit; b++)
-		idx += pf_has_feat(pf, b);
+		idx += perfdata_has_feat(pf, b);
 	if (base + (idx + 1) * sizeof(*out) > pf->size)
 		return false;
 	memcpy(out, pf->map + base + idx * sizeof(*out), sizeof(*out));
@@ -70,22 +70,22 @@ static bool feat_section(const struct perf_file *pf, int bit, struct pf_section 
  * Whether the feature table after the data, and every section it points
  * to, lie inside the file: 0, or -1 with where it is cut in err.  perf
  * reads what it can of such a file (and refuses one whose tracing data is
- * cut with only "incompatible file format"); pf_open records the place in
+ * cut with only "incompatible file format"); perfdata_open records the place in
  * pf->cut for the reader that then misses a feature.
  */
 static int check_feat_sections(const struct perf_file *pf, char *err, size_t errlen)
 {
 	uint64_t base = pf->data_off + pf->data_size, n = 0;
-	struct pf_section s;
+	struct perfdata_section s;
 
 	for (int b = 0; b < 256; b++)
-		n += pf_has_feat(pf, b);
+		n += perfdata_has_feat(pf, b);
 	if (base + n * sizeof(s) > pf->size)
 		return errf(err, errlen, "%s: truncated: the table of its %" PRIu64 " header features "
 			    "ends at byte %" PRIu64 " but the file has %zu", pf->path, n,
 			    base + n * sizeof(s), pf->size);
 	for (int b = 0, idx = 0; b < 256; b++) {
-		if (!pf_has_feat(pf, b))
+		if (!perfdata_has_feat(pf, b))
 			continue;
 		memcpy(&s, pf->map + base + idx++ * sizeof(s), sizeof(s));
 		if (s.offset > pf->size || s.size > pf->size - s.offset)
@@ -98,7 +98,7 @@ static int check_feat_sections(const struct perf_file *pf, char *err, size_t err
 /* perf's do_write_string(): u32 length (NUL and padding included), bytes. */
 static char *feat_string(const struct perf_file *pf, int bit)
 {
-	struct pf_section s;
+	struct perfdata_section s;
 	uint32_t len;
 
 	if (!feat_section(pf, bit, &s) || s.size < 4)
@@ -111,7 +111,7 @@ static char *feat_string(const struct perf_file *pf, int bit)
 
 static char *feat_cmdline(const struct perf_file *pf)
 {
-	struct pf_section s;
+	struct perfdata_section s;
 	const uint8_t *p, *end;
 	uint32_t nr, len;
 	char *out = NULL;
@@ -142,7 +142,7 @@ static char *feat_cmdline(const struct perf_file *pf)
 /* The [kernel.kallsyms] entry of HEADER_BUILD_ID. */
 static void feat_kernel_build_id(struct perf_file *pf)
 {
-	struct pf_section s;
+	struct perfdata_section s;
 	const uint8_t *p, *end;
 
 	if (!feat_section(pf, PF_FEAT_BUILD_ID, &s))
@@ -170,12 +170,12 @@ static void feat_kernel_build_id(struct perf_file *pf)
 	}
 }
 
-static int read_attrs(struct perf_file *pf, const struct pf_header *h, char *err, size_t errlen)
+static int read_attrs(struct perf_file *pf, const struct perfdata_header *h, char *err, size_t errlen)
 {
 	/* attr_size covers perf_file_attr: the attr, then its id section. */
-	uint64_t entry = h->attr_size, asize = h->attr_size - sizeof(struct pf_section);
+	uint64_t entry = h->attr_size, asize = h->attr_size - sizeof(struct perfdata_section);
 
-	if (h->attr_size < 64 + sizeof(struct pf_section) || h->attr_size > 4096)
+	if (h->attr_size < 64 + sizeof(struct perfdata_section) || h->attr_size > 4096)
 		return errf(err, errlen, "%s: bad attr_size %" PRIu64 " in the header", pf->path,
 			    h->attr_size);
 	if (h->attrs.size % entry)
@@ -187,8 +187,8 @@ static int read_attrs(struct perf_file *pf, const struct pf_header *h, char *err
 	pf->evsel = xcalloc(pf->nevsel, sizeof(*pf->evsel));
 	for (int i = 0; i < pf->nevsel; i++) {
 		const uint8_t *a = pf->map + h->attrs.offset + i * entry;
-		struct pf_evsel *e = &pf->evsel[i];
-		struct pf_section ids;
+		struct perfdata_evsel *e = &pf->evsel[i];
+		struct perfdata_section ids;
 
 		memcpy(&e->attr, a, asize < sizeof(e->attr) ? asize : sizeof(e->attr));
 		memcpy(&ids, a + asize, sizeof(ids));
@@ -212,7 +212,7 @@ static int read_attrs(struct perf_file *pf, const struct pf_header *h, char *err
 static void name_tracepoints(struct perf_file *pf)
 {
 	for (int i = 0; i < pf->nevsel; i++) {
-		struct pf_evsel *e = &pf->evsel[i];
+		struct perfdata_evsel *e = &pf->evsel[i];
 
 		if (e->attr.type != PERF_TYPE_TRACEPOINT || !pf->tep)
 			continue;
@@ -222,10 +222,10 @@ static void name_tracepoints(struct perf_file *pf)
 	}
 }
 
-int pf_open(struct perf_file *pf, const char *path, char *err, size_t errlen)
+int perfdata_open(struct perf_file *pf, const char *path, char *err, size_t errlen)
 {
-	struct pf_header h;
-	struct pf_section s;
+	struct perfdata_header h;
+	struct perfdata_section s;
 	struct stat st;
 
 	memset(pf, 0, sizeof(*pf));
@@ -304,12 +304,12 @@ int pf_open(struct perf_file *pf, const char *path, char *err, size_t errlen)
 	check_feat_sections(pf, pf->cut, sizeof(pf->cut));
 	if (read_attrs(pf, &h, err, errlen))
 		goto fail;
-	if (pf_has_feat(pf, PF_FEAT_DIR_FORMAT)) {
+	if (perfdata_has_feat(pf, PF_FEAT_DIR_FORMAT)) {
 		errf(err, errlen, "%s: a perf.data directory header (perf record --threads) is not supported",
 		     path);
 		goto fail;
 	}
-	if (pf_has_feat(pf, PF_FEAT_COMPRESSED)) {
+	if (perfdata_has_feat(pf, PF_FEAT_COMPRESSED)) {
 		errf(err, errlen, "%s: records are Zstd-compressed (perf record -z), which the lab "
 		     "does not read; record again without -z", path);
 		goto fail;
@@ -331,11 +331,11 @@ int pf_open(struct perf_file *pf, const char *path, char *err, size_t errlen)
 	feat_kernel_build_id(pf);
 	return 0;
 fail:
-	pf_close(pf);
+	perfdata_close(pf);
 	return -1;
 }
 
-void pf_close(struct perf_file *pf)
+void perfdata_close(struct perf_file *pf)
 {
 	if (pf->map)
 		munmap((void *)pf->map, pf->size);
@@ -357,7 +357,7 @@ void pf_close(struct perf_file *pf)
 	pf->fd = -1;
 }
 
-const struct pf_evsel *pf_find_evsel(const struct perf_file *pf, const char *name)
+const struct perfdata_evsel *perfdata_find_evsel(const struct perf_file *pf, const char *name)
 {
 	for (int i = 0; i < pf->nevsel; i++)
 		if (!strcmp(pf->evsel[i].name, name))
@@ -365,7 +365,7 @@ const struct pf_evsel *pf_find_evsel(const struct perf_file *pf, const char *nam
 	return NULL;
 }
 
-static const struct pf_evsel *evsel_of_id(const struct perf_file *pf, uint64_t id)
+static const struct perfdata_evsel *evsel_of_id(const struct perf_file *pf, uint64_t id)
 {
 	if (pf->nevsel == 1)
 		return &pf->evsel[0];
@@ -392,11 +392,11 @@ static size_t read_format_size(uint64_t rf, const uint8_t *p, const uint8_t *end
 
 #define NEED(n) do { if ((size_t)(end - p) < (size_t)(n)) goto short_rec; } while (0)
 
-int pf_parse_sample(const struct perf_file *pf, const struct perf_event_header *ev,
-		    struct pf_sample *s, char *err, size_t errlen)
+int perfdata_parse_sample(const struct perf_file *pf, const struct perf_event_header *ev,
+		    struct perfdata_sample *s, char *err, size_t errlen)
 {
 	const uint8_t *p = (const uint8_t *)(ev + 1), *end = (const uint8_t *)ev + ev->size;
-	const struct pf_evsel *e = &pf->evsel[0];
+	const struct perfdata_evsel *e = &pf->evsel[0];
 	uint64_t st = e->attr.sample_type, v;
 
 	memset(s, 0, sizeof(*s));
@@ -497,7 +497,7 @@ short_rec:
 static bool record_time(const struct perf_file *pf, const struct perf_event_header *ev, uint64_t *t)
 {
 	const uint8_t *end = (const uint8_t *)ev + ev->size, *p;
-	const struct pf_evsel *e = &pf->evsel[0];
+	const struct perfdata_evsel *e = &pf->evsel[0];
 	uint64_t st = e->attr.sample_type;
 
 	if (ev->type == PERF_RECORD_SAMPLE) {
@@ -509,10 +509,10 @@ static bool record_time(const struct perf_file *pf, const struct perf_event_head
 			uint64_t id;
 
 			if (!(st & PERF_SAMPLE_IDENTIFIER)) {
-				struct pf_sample s;
+				struct perfdata_sample s;
 				char err[8];
 
-				if (pf_parse_sample(pf, ev, &s, err, sizeof(err)) ||
+				if (perfdata_parse_sample(pf, ev, &s, err, sizeof(err)) ||
 				    !(s.evsel->attr.sample_type & PERF_SAMPLE_TIME))
 					return false;
 				*t = s.time;
@@ -625,13 +625,13 @@ struct queue {
 	uint64_t last_flush;
 };
 
-static int deliver(struct perf_file *pf, uint64_t off, pf_record_fn fn, void *arg)
+static int deliver(struct perf_file *pf, uint64_t off, perfdata_record_fn fn, void *arg)
 {
 	return fn(pf, (const struct perf_event_header *)(pf->map + off), off, arg);
 }
 
 /* Delivers queued records with time <= limit, in (time, file offset) order. */
-static int flush(struct perf_file *pf, struct queue *qu, uint64_t limit, pf_record_fn fn, void *arg)
+static int flush(struct perf_file *pf, struct queue *qu, uint64_t limit, perfdata_record_fn fn, void *arg)
 {
 	size_t i;
 	int r;
@@ -652,7 +652,7 @@ static int flush(struct perf_file *pf, struct queue *qu, uint64_t limit, pf_reco
 	return 0;
 }
 
-int pf_for_each(struct perf_file *pf, pf_record_fn fn, void *arg, char *err, size_t errlen)
+int perfdata_for_each(struct perf_file *pf, perfdata_record_fn fn, void *arg, char *err, size_t errlen)
 {
 	struct queue qu = { 0 };
 	uint64_t off = pf->data_off, end = pf->data_off + pf->data_size;

@@ -9,7 +9,7 @@
  * timed records and, at each PERF_RECORD_FINISHED_ROUND, deliver those at or
  * below the highest time seen at the previous round's end, stable by file
  * position (tools/perf/util/ordered-events.c).  State machines such as the
- * lock contention pairing depend on that order, so pf_for_each() reproduces
+ * lock contention pairing depend on that order, so perfdata_for_each() reproduces
  * it; memory is bounded by two rounds of record offsets.
  *
  * Tracepoint payloads are decoded with libtraceevent from the formats that
@@ -47,7 +47,7 @@ struct tep_event;
 /* Callchain context markers are the top 4095 values of u64. */
 #define PF_CONTEXT_MAX ((uint64_t)-4095)
 
-struct pf_evsel {
+struct perfdata_evsel {
 	struct perf_event_attr attr;
 	uint64_t *ids;
 	uint32_t nids;
@@ -55,8 +55,8 @@ struct pf_evsel {
 	struct tep_event *tp;		/* format of a tracepoint event, else NULL */
 };
 
-struct pf_sample {
-	const struct pf_evsel *evsel;
+struct perfdata_sample {
+	const struct perfdata_evsel *evsel;
 	uint64_t ip, time, id, addr, period;
 	uint32_t pid, tid, cpu;
 	uint64_t nr;			/* callchain entries, markers included */
@@ -65,7 +65,7 @@ struct pf_sample {
 	const uint8_t *raw;
 };
 
-struct pf_stats {
+struct perfdata_stats {
 	uint64_t records;		/* all records in the data section */
 	uint64_t samples;
 	uint64_t lost;			/* PERF_RECORD_LOST: samples the kernel dropped */
@@ -81,7 +81,7 @@ struct perf_file {
 	size_t size;
 	uint64_t data_off, data_size;
 	uint64_t feat[4];		/* adds_features bitmap */
-	struct pf_evsel *evsel;
+	struct perfdata_evsel *evsel;
 	int nevsel;
 	int sample_id_all;		/* non-sample records carry sample ids */
 	struct tep_handle *tep;		/* from HEADER_TRACING_DATA, or NULL */
@@ -92,7 +92,7 @@ struct perf_file {
 	 * perf reads such a file as far as it can, and so does the lab, but a
 	 * reader that misses a feature says why. */
 	char cut[320];
-	struct pf_stats stats;
+	struct perfdata_stats stats;
 	struct u64map id_map;		/* sample id -> evsel */
 };
 
@@ -105,37 +105,37 @@ enum {
 };
 
 /* Opens and checks the file; 0, or -1 with one line in err. */
-int pf_open(struct perf_file *pf, const char *path, char *err, size_t errlen);
-void pf_close(struct perf_file *pf);
-bool pf_has_feat(const struct perf_file *pf, int bit);
+int perfdata_open(struct perf_file *pf, const char *path, char *err, size_t errlen);
+void perfdata_close(struct perf_file *pf);
+bool perfdata_has_feat(const struct perf_file *pf, int bit);
 
 /* The evsel named "sys:name", or NULL. */
-const struct pf_evsel *pf_find_evsel(const struct perf_file *pf, const char *name);
+const struct perfdata_evsel *perfdata_find_evsel(const struct perf_file *pf, const char *name);
 
 /*
  * Parses a PERF_RECORD_SAMPLE; 0, or -1 when the record is shorter than its
  * sample_type says (the error names the file offset).
  */
-int pf_parse_sample(const struct perf_file *pf, const struct perf_event_header *ev,
-		    struct pf_sample *s, char *err, size_t errlen);
+int perfdata_parse_sample(const struct perf_file *pf, const struct perf_event_header *ev,
+		    struct perfdata_sample *s, char *err, size_t errlen);
 
 /*
  * Calls fn for every record in delivery order (see above); a non-zero
  * return stops the walk and is returned.  Returns -1 with err set on a
  * truncated or corrupt data section, or an unsupported record.
  */
-typedef int (*pf_record_fn)(struct perf_file *pf, const struct perf_event_header *ev,
+typedef int (*perfdata_record_fn)(struct perf_file *pf, const struct perf_event_header *ev,
 			    uint64_t offset, void *arg);
-int pf_for_each(struct perf_file *pf, pf_record_fn fn, void *arg, char *err, size_t errlen);
+int perfdata_for_each(struct perf_file *pf, perfdata_record_fn fn, void *arg, char *err, size_t errlen);
 
 /* A tracepoint field, looked up once and read from each payload. */
-struct pf_field {
+struct perfdata_field {
 	int offset, size;
 	bool is_signed;
 };
 /* 0, or -1 when the event has no such integer field. */
-int pf_field_lookup(const struct pf_evsel *e, const char *name, struct pf_field *f);
+int perfdata_field_lookup(const struct perfdata_evsel *e, const char *name, struct perfdata_field *f);
 /* The field's value (sign-extended when signed); 0 if the payload is short. */
-uint64_t pf_field_u64(const struct pf_sample *s, const struct pf_field *f);
+uint64_t perfdata_field_u64(const struct perfdata_sample *s, const struct perfdata_field *f);
 
 #endif

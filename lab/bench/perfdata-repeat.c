@@ -49,16 +49,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: perfdata-repeat IN OUT N\n");
 		return 2;
 	}
-	if (pf_open(&pf, argv[1], err, sizeof(err))) {
+	if (perfdata_open(&pf, argv[1], err, sizeof(err))) {
 		fprintf(stderr, "perfdata-repeat: %s\n", err);
 		return 2;
 	}
 	/* The time span of the samples, to shift each copy past the last. */
 	for (uint64_t off = pf.data_off; off < pf.data_off + pf.data_size;) {
 		const struct perf_event_header *h = (const void *)(pf.map + off);
-		struct pf_sample s;
+		struct perfdata_sample s;
 
-		if (h->type == PERF_RECORD_SAMPLE && !pf_parse_sample(&pf, h, &s, err, sizeof(err))) {
+		if (h->type == PERF_RECORD_SAMPLE && !perfdata_parse_sample(&pf, h, &s, err, sizeof(err))) {
 			if (s.time < first)
 				first = s.time;
 			if (s.time > last)
@@ -79,14 +79,14 @@ int main(int argc, char **argv)
 	for (int copy = 0; copy < n; copy++) {
 		for (uint64_t off = pf.data_off; off < pf.data_off + pf.data_size;) {
 			const struct perf_event_header *h = (const void *)(pf.map + off);
-			struct pf_sample s;
+			struct perfdata_sample s;
 
 			off += h->size;
 			if (copy && h->type != PERF_RECORD_SAMPLE && h->type != PF_RECORD_FINISHED_ROUND)
 				continue;
 			memcpy(buf, h, h->size);
 			if (copy && h->type == PERF_RECORD_SAMPLE &&
-			    !pf_parse_sample(&pf, h, &s, err, sizeof(err))) {
+			    !perfdata_parse_sample(&pf, h, &s, err, sizeof(err))) {
 				int t = time_offset(s.evsel->attr.sample_type);
 				uint64_t v = s.time + copy * span;
 
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 	data_end = ftell(out);
 	/* Feature sections: the table, then the bodies, moved by delta. */
 	for (int b = 0; b < 256; b++)
-		nfeat += pf_has_feat(&pf, b);
+		nfeat += perfdata_has_feat(&pf, b);
 	{
 		uint64_t old_base = pf.data_off + pf.data_size;
 		struct section *sec = malloc(nfeat * sizeof(*sec) + 1);
@@ -127,6 +127,6 @@ int main(int argc, char **argv)
 	}
 	printf("%s: %d copies, %" PRIu64 " bytes of records\n", argv[2], n, new_size);
 	free(buf);
-	pf_close(&pf);
+	perfdata_close(&pf);
 	return 0;
 }

@@ -32,7 +32,7 @@ struct lock_collector {
 	bool live_bpf_used;		/* perf ran in BPF mode (live_bpf ends at stop) */
 	char perf_data[512];
 	char perf_mode[256];		/* which perf lock mode ran, "" when none */
-	struct lct_table *perf_tables[3];	/* caller, thread (from perf.data), BPF live */
+	struct lockcon_text_table *perf_tables[3];	/* caller, thread (from perf.data), BPF live */
 	size_t perf_ntables[3];
 	struct lock_hold_result hold;
 	char notes[2048];
@@ -416,7 +416,7 @@ void lock_collector_free(struct lock_collector *c)
 		lockstat_free(&c->ls_before);
 	for (int v = 0; v < 3; v++)
 		if (c->perf_tables[v])
-			lct_free(c->perf_tables[v], c->perf_ntables[v]);
+			lockcon_text_free(c->perf_tables[v], c->perf_ntables[v]);
 	if (c->have_ks)
 		ksyms_free(&c->ks);
 	free(c);
@@ -769,7 +769,7 @@ int lock_collector_write(struct lock_collector *c, struct results *r)
 			continue;
 		FILE *f = results_open_data(r, names[v]);
 
-		lct_write_tsv(f, &c->perf_tables[v][0]);
+		lockcon_text_write_tsv(f, &c->perf_tables[v][0]);
 		fclose(f);
 	}
 	{
@@ -787,7 +787,7 @@ static void print_time(FILE *f, uint64_t ns)
 {
 	char buf[32];
 
-	lct_format_time(ns, buf, sizeof(buf));
+	lockcon_text_format_time(ns, buf, sizeof(buf));
 	fprintf(f, "%s", buf);
 }
 

@@ -224,7 +224,7 @@ int perf_lock_record_stop(struct perf_lock_rec *r, char *err, size_t errlen)
 }
 
 int perf_lock_contention(const struct perf_info *pi, const char *path, bool threads,
-			 const char *out_txt, struct lct_table **t, size_t *nt, char *err, size_t errlen)
+			 const char *out_txt, struct lockcon_text_table **t, size_t *nt, char *err, size_t errlen)
 {
 	char *argv[12];
 	int n = 0, status, out;
@@ -294,7 +294,8 @@ int perf_lock_live_start(struct perf_lock_rec *r, const struct perf_info *pi, co
 	return 0;
 }
 
-int perf_lock_parse_output(const char *out_txt, struct lct_table **t, size_t *nt, char *err, size_t errlen)
+int perf_lock_parse_output(const char *out_txt, struct lockcon_text_table **t, size_t *nt, char *err,
+			   size_t errlen)
 {
 	char *text = read_text(out_txt, NULL);
 	int r;
@@ -303,7 +304,7 @@ int perf_lock_parse_output(const char *out_txt, struct lct_table **t, size_t *nt
 		snprintf(err, errlen, "%s: cannot read perf's output", out_txt);
 		return -1;
 	}
-	r = lct_parse(text, out_txt, t, nt, err, errlen);
+	r = lockcon_text_parse(text, out_txt, t, nt, err, errlen);
 	free(text);
 	return r;
 }

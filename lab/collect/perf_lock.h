@@ -51,11 +51,12 @@ int perf_lock_record_stop(struct perf_lock_rec *r, char *err, size_t errlen);
  * (perf_lock_record_stop) and then parsed with perf_lock_parse_output. */
 int perf_lock_live_start(struct perf_lock_rec *r, const struct perf_info *pi, const char *out_txt,
 			 char *err, size_t errlen);
-int perf_lock_parse_output(const char *out_txt, struct lct_table **t, size_t *nt, char *err, size_t errlen);
+int perf_lock_parse_output(const char *out_txt, struct lockcon_text_table **t, size_t *nt, char *err,
+			   size_t errlen);
 
 /* Runs `perf lock contention -i path [-t]`, keeps its output in out_txt,
  * parses it.  0 or -1 with err (perf failed, or its output had no table). */
 int perf_lock_contention(const struct perf_info *pi, const char *path, bool threads,
-			 const char *out_txt, struct lct_table **t, size_t *nt, char *err, size_t errlen);
+			 const char *out_txt, struct lockcon_text_table **t, size_t *nt, char *err, size_t errlen);
 
 #endif

@@ -17,7 +17,7 @@ struct expect {
 	const char *file;
 	int ntables;
 	struct {
-		enum lct_view view;
+		enum lockcon_text_view view;
 		size_t rows;
 	} t[8];
 };
@@ -46,7 +46,7 @@ static const struct expect expects[] = {
 	{ "22-source-perf7.3-owner-csv-abvo-x.txt", 1, { { LCT_CALLER, 5 } } },
 };
 
-static int parse_file(const char *path, struct lct_table **t, size_t *nt, char *err, size_t errlen)
+static int parse_file(const char *path, struct lockcon_text_table **t, size_t *nt, char *err, size_t errlen)
 {
 	char *text = read_text(path, NULL);
 	int r;
@@ -55,7 +55,7 @@ static int parse_file(const char *path, struct lct_table **t, size_t *nt, char *
 		snprintf(err, errlen, "%.400s: cannot read", path);
 		return -1;
 	}
-	r = lct_parse(text, path, t, nt, err, errlen);
+	r = lockcon_text_parse(text, path, t, nt, err, errlen);
 	free(text);
 	return r;
 }
@@ -80,7 +80,7 @@ static void every_sample(void)
 	while ((de = readdir(d))) {
 		char path[512], err[512];
 		const struct expect *x;
-		struct lct_table *t;
+		struct lockcon_text_table *t;
 		size_t nt;
 
 		if (de->d_name[0] == '.')
@@ -97,19 +97,19 @@ static void every_sample(void)
 		is_int(nt, x->ntables, "%s: %d table(s)", de->d_name, x->ntables);
 		for (int k = 0; k < x->ntables && k < (int)nt; k++) {
 			ok(t[k].view == x->t[k].view, "%s table %d: %s view", de->d_name, k + 1,
-			   lct_view_name(x->t[k].view));
+			   lockcon_text_view_name(x->t[k].view));
 			is_int(t[k].n, x->t[k].rows, "%s table %d: %zu rows", de->d_name, k + 1, x->t[k].rows);
 		}
-		lct_free(t, nt);
+		lockcon_text_free(t, nt);
 	}
 	closedir(d);
 	is_int(seen, sizeof(expects) / sizeof(expects[0]), "every sample file was checked");
 }
 
-static struct lct_table *load(const char *name, size_t *nt)
+static struct lockcon_text_table *load(const char *name, size_t *nt)
 {
 	char path[512], err[512];
-	struct lct_table *t = NULL;
+	struct lockcon_text_table *t = NULL;
 
 	snprintf(path, sizeof(path), "%s/%s", SAMPLES, name);
 	if (parse_file(path, &t, nt, err, sizeof(err))) {
@@ -121,13 +121,13 @@ static struct lct_table *load(const char *name, size_t *nt)
 
 static void values(void)
 {
-	struct lct_table *t;
+	struct lockcon_text_table *t;
 	size_t nt;
 
 	/* 01: ^C before the header, ns/us/ms units, empty lock symbol. */
 	t = load("01-lkml-acme-bpf-caller-and-lockaddr.txt", &nt);
 	if (nt == 2) {
-		const struct lct_row *r = &t[0].rows[0], *a = &t[1].rows[0], *b = &t[1].rows[1];
+		const struct lockcon_text_row *r = &t[0].rows[0], *a = &t[1].rows[0], *b = &t[1].rows[1];
 
 		ok(r->v[LCT_CONTENDED] == 7 && r->v[LCT_WAIT_TOTAL] == 53590 && r->v[LCT_WAIT_MAX] == 10860 &&
 		   r->v[LCT_WAIT_AVG] == 7660, "01 caller row 1: 7, 53.59 us, 10.86 us, 7.66 us");
@@ -138,7 +138,7 @@ static void values(void)
 		ok(!strcmp(b->symbol, "mmap_lock") && !strcmp(b->type, "rwsem"), "01 address row 2: mmap_lock (rwsem)");
 		ok(t[1].rows[7].v[LCT_WAIT_MAX] == 818, "01 address row 8: '818 ns' max wait");
 	}
-	lct_free(t, nt);
+	lockcon_text_free(t, nt);
 
 	/* 05: -v stacks under each entry and the debug footer. */
 	t = load("05-perfwiki-verbose-stacks-abv-E3.txt", &nt);
@@ -146,26 +146,26 @@ static void values(void)
 		ok(t[0].rows[0].nframes == 8 && t[0].rows[2].nframes == 8, "05: 8 stack frames under each entry");
 		ok(t[0].have_debug && t[0].debug_total == 14 && t[0].debug_bad == 0, "05: debug footer bad 0 total 14");
 	}
-	lct_free(t, nt);
+	lockcon_text_free(t, nt);
 
 	/* 06: seconds. */
 	t = load("06-perfwiki-lock-filter-L-addr.txt", &nt);
 	if (nt == 1)
 		ok(t[0].rows[0].v[LCT_CONTENDED] == 39412 && t[0].rows[0].v[LCT_WAIT_TOTAL] == 1580000000ull,
 		   "06: 39412 contentions, 1.58 s");
-	lct_free(t, nt);
+	lockcon_text_free(t, nt);
 
 	/* 08/10: comm with spaces-free truncation, pid -1 as Unknown. */
 	t = load("08-perfwiki-threads-abt.txt", &nt);
 	if (nt == 1)
 		ok(t[0].rows[0].pid == 7738 && !strcmp(t[0].rows[0].comm, "chrome") &&
 		   !strcmp(t[0].rows[2].comm, "ThreadPoolForeg"), "08: pid 7738 chrome, ThreadPoolForeg");
-	lct_free(t, nt);
+	lockcon_text_free(t, nt);
 	t = load("10-perfwiki-owner-abto.txt", &nt);
 	if (nt == 1)
 		ok(t[0].rows[2].pid == -1 && !strcmp(t[0].rows[2].comm, "Unknown") &&
 		   t[0].rows[2].v[LCT_WAIT_AVG] == 434, "10: pid -1 Unknown, avg 434 ns");
-	lct_free(t, nt);
+	lockcon_text_free(t, nt);
 
 	/* 15: the narrow first-6.2 layout, -l rows without (type). */
 	t = load("15-lkml-pull-v6.2-narrow-t-and-l.txt", &nt);
@@ -175,7 +175,7 @@ static void values(void)
 		ok(!strcmp(t[1].rows[1].symbol, "rcu_state") && !t[1].rows[1].type[0] && !t[1].rows[0].symbol[0],
 		   "15: narrow -l rows: 'rcu_state' without type, empty symbol");
 	}
-	lct_free(t, nt);
+	lockcon_text_free(t, nt);
 
 	/* 16: workload output before the table, slab cache names. */
 	t = load("16-lkml-namhyung-slab-zone-lock-abl.txt", &nt);
@@ -183,7 +183,7 @@ static void values(void)
 		ok(!strcmp(t[0].rows[0].symbol, "&kmem_cache_node") && !strcmp(t[0].rows[0].type, "spinlock") &&
 		   t[0].rows[0].v[LCT_CONTENDED] == 5167 && !strcmp(t[0].rows[4].symbol, "zone_lock"),
 		   "16: &kmem_cache_node (spinlock) 5167, zone_lock");
-	lct_free(t, nt);
+	lockcon_text_free(t, nt);
 
 	/* 17: cgroup paths with escapes. */
 	t = load("17-lkml-namhyung-lock-cgroup-and-G-filter.txt", &nt);
@@ -191,14 +191,14 @@ static void values(void)
 		ok(!strcmp(t[0].rows[4].cgroup, "/app-gnome-firefox\\x2desr-34054.scope") &&
 		   t[1].rows[1].pid == 0 && !strcmp(t[1].rows[1].comm, "swapper"),
 		   "17: cgroup path with \\x2d, then the -t table");
-	lct_free(t, nt);
+	lockcon_text_free(t, nt);
 }
 
 /* perf 7.3's outputs (real, sample 20) and the owner section of -o -v
  * (perf 6.15+, samples 21 text and 22 CSV): owner rows keep their role. */
 static void perf73(void)
 {
-	struct lct_table *t;
+	struct lockcon_text_table *t;
 	size_t nt;
 
 	t = load("20-debian-perf7.3.4-tracepoint-l-x-t-v.txt", &nt);
@@ -214,17 +214,17 @@ static void perf73(void)
 		   "20: -v debug footers, text and CSV: total 160");
 		ok(!t[0].nowners && !t[7].nowners, "20: no owner rows without -o");
 	}
-	lct_free(t, nt);
+	lockcon_text_free(t, nt);
 
 	t = load("21-lkml-ctshao-owner-stacks-abvo.txt", &nt);
 	if (nt == 1) {
-		const struct lct_row *w = &t[0].rows[5], *o = &t[0].rows[6];
+		const struct lockcon_text_row *w = &t[0].rows[5], *o = &t[0].rows[6];
 
 		ok(t[0].nowners == 1 && !w->owner && o->owner, "21: 6 waiter rows, then 1 owner row");
 		ok(!strcmp(o->caller, "pipe_read+0x348") && o->v[LCT_CONTENDED] == 3 && o->nframes == 5 &&
 		   w->nframes == 4, "21: the owner row pipe_read+0x348 with its 5 frames, not a 7th waiter");
 	}
-	lct_free(t, nt);
+	lockcon_text_free(t, nt);
 
 	t = load("22-source-perf7.3-owner-csv-abvo-x.txt", &nt);
 	if (nt == 1) {
@@ -238,20 +238,20 @@ static void perf73(void)
 		size_t len = 0;
 		FILE *f = open_memstream(&buf, &len);
 
-		lct_write_tsv(f, &t[0]);
+		lockcon_text_write_tsv(f, &t[0]);
 		fclose(f);
 		ok(strstr(buf, "\ttype\trole\n") && strstr(buf, "pipe_read+0x57\t171\t1550000\t20260\t9060\t-\tmutex\twaiter\n") &&
 		   strstr(buf, "pipe_read+0x348\t3\t31240\t15270\t10410\t-\tmutex\towner\n"),
 		   "22: TSV with a role column, waiter and owner");
 		free(buf);
 	}
-	lct_free(t, nt);
+	lockcon_text_free(t, nt);
 }
 
 static void csv(void)
 {
 	char err[512];
-	struct lct_table *t;
+	struct lockcon_text_table *t;
 	size_t nt;
 
 	if (!ok(parse_file(TEST_DATA "/lock/lockcon-csv-01-lkml-namhyung-csv-v2.txt", &t, &nt, err,
@@ -261,7 +261,7 @@ static void csv(void)
 	}
 	ok(nt == 1 && t[0].csv && t[0].view == LCT_CALLER && t[0].n == 9, "CSV: one caller table of 9 rows");
 	if (nt == 1 && t[0].n == 9) {
-		const struct lct_row *r = &t[0].rows[0];
+		const struct lockcon_text_row *r = &t[0].rows[0];
 
 		ok(r->v[LCT_CONTENDED] == 19 && r->v[LCT_WAIT_TOTAL] == 194232 && r->v[LCT_WAIT_MAX] == 21415 &&
 		   r->v[LCT_WAIT_AVG] == 10222 && !strcmp(r->type, "spinlock") &&
@@ -269,7 +269,7 @@ static void csv(void)
 		ok(!strcmp(t[0].rows[3].type, "mutex") && t[0].rows[3].v[LCT_WAIT_MIN] == LCT_ABSENT,
 		   "CSV row 4: mutex; min wait absent (not selected)");
 	}
-	lct_free(t, nt);
+	lockcon_text_free(t, nt);
 }
 
 /* perf's own strings come back from the parsed nanoseconds. */
@@ -287,31 +287,31 @@ static void format(void)
 	uint64_t ns;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		lct_format_time(cases[i].ns, buf, sizeof(buf));
+		lockcon_text_format_time(cases[i].ns, buf, sizeof(buf));
 		ok(!strcmp(buf, cases[i].text), "%llu ns prints as '%s'", (unsigned long long)cases[i].ns,
 		   cases[i].text);
 		if (strcmp(buf, cases[i].text))
 			tap_diag("got '%s'", buf);
 	}
-	ok(lct_parse_time("1.58", "s", &ns) == 0 && ns == 1580000000ull, "'1.58 s' parses to 1580000000 ns");
-	ok(lct_parse_time("12", "xs", &ns) < 0, "an unknown unit is refused");
+	ok(lockcon_text_parse_time("1.58", "s", &ns) == 0 && ns == 1580000000ull, "'1.58 s' parses to 1580000000 ns");
+	ok(lockcon_text_parse_time("12", "xs", &ns) < 0, "an unknown unit is refused");
 }
 
 static void bad_input(void)
 {
 	char err[512];
-	struct lct_table *t;
+	struct lockcon_text_table *t;
 	size_t nt;
 
-	ok(lct_parse("hello\nworld\n", "junk.txt", &t, &nt, err, sizeof(err)) < 0 &&
+	ok(lockcon_text_parse("hello\nworld\n", "junk.txt", &t, &nt, err, sizeof(err)) < 0 &&
 	   strstr(err, "junk.txt") && strstr(err, "no perf lock contention table"),
 	   "text without a table: one line naming the file");
-	ok(lct_parse(" contended   total wait     max wait     avg wait         type   caller\n\n"
+	ok(lockcon_text_parse(" contended   total wait     max wait     avg wait         type   caller\n\n"
 		     "         7     53.59 qq     10.86 us      7.66 us     spinlock   foo+0x1\n",
 		     "bad.txt", &t, &nt, err, sizeof(err)) < 0 && strstr(err, "bad.txt:3") &&
 	   strstr(err, "total wait"), "a bad unit: file:line and the field");
 	tap_diag("%s", err);
-	ok(lct_parse("# output: contended, total wait, max wait, avg wait, type, caller\n"
+	ok(lockcon_text_parse("# output: contended, total wait, max wait, avg wait, type, caller\n"
 		     "19, 12x, 1, 1, spinlock, f+0x1\n", "bad.csv", &t, &nt, err, sizeof(err)) < 0 &&
 	   strstr(err, "bad.csv:2"), "a bad CSV number: file:line");
 }

@@ -65,15 +65,15 @@ int main(void)
 			      0xffffffff81002010 };
 	uint64_t id1, id2;
 
-	if (psyms_parse(&ps, xstrdup(kallsyms), "test-kallsyms", err, sizeof(err)))
+	if (perf_symbols_parse(&ps, xstrdup(kallsyms), "test-kallsyms", err, sizeof(err)))
 		tap_skip_all(err);
 	ok(ps.have_lock_ranges, "lock text ranges from the section markers");
-	ok(psyms_format(&ps, 0xffffffff81002010, name, sizeof(name)) && !strcmp(name, "__pfx_caller_b_alias+0x10"),
+	ok(perf_symbols_format(&ps, 0xffffffff81002010, name, sizeof(name)) && !strcmp(name, "__pfx_caller_b_alias+0x10"),
 	   "of two symbols at one address the later one names it (perf's fixup order)");
-	ok(!psyms_lookup(&ps, 0xffffffff81007010) || strcmp(psyms_lookup(&ps, 0xffffffff81007010)->name, "rodata_sym"),
+	ok(!perf_symbols_lookup(&ps, 0xffffffff81007010) || strcmp(perf_symbols_lookup(&ps, 0xffffffff81007010)->name, "rodata_sym"),
 	   "rodata symbols are not perf symbols");
-	ok(psyms_is_lock_function(&ps, 0xffffffff81003020) && psyms_is_lock_function(&ps, 0xffffffff81004020) &&
-	   !psyms_is_lock_function(&ps, 0xffffffff81005010), "sched and lock text are lock functions");
+	ok(perf_symbols_is_lock_function(&ps, 0xffffffff81003020) && perf_symbols_is_lock_function(&ps, 0xffffffff81004020) &&
+	   !perf_symbols_is_lock_function(&ps, 0xffffffff81005010), "sched and lock text are lock functions");
 
 	lockcon_init(&lc, LOCKCON_BY_CALLER, &ps);
 	ok(lockcon_caller(&lc, chain1, 8, name, sizeof(name)) && !strcmp(name, "caller_a+0x40"),
@@ -176,15 +176,15 @@ int main(void)
 		is_int(pairs, 0, "without keep_acquired no finished pair stays in memory");
 	}
 	lockcon_free(&lc);
-	psyms_free(&ps);
+	perf_symbols_free(&ps);
 
 	/* A marker that loses to a later symbol at its address disables the
 	 * lock-function test, as in perf. */
-	if (!psyms_parse(&ps, xstrdup("ffffffff81003000 T __sched_text_start\n"
+	if (!perf_symbols_parse(&ps, xstrdup("ffffffff81003000 T __sched_text_start\n"
 				      "ffffffff81003000 T schedule\n"
 				      "ffffffff81003800 T __sched_text_end\n"), "k2", err, sizeof(err)))
 		ok(!ps.have_lock_ranges, "a shadowed __sched_text_start turns the lock-function test off");
-	psyms_free(&ps);
+	perf_symbols_free(&ps);
 	{
 		/* Thread names as perf lock contention -t prints them. */
 		struct lockcon_file f;

@@ -8,13 +8,13 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1), err[512];
-	struct lct_table *t;
+	struct lockcon_text_table *t;
 	size_t nt;
 
 	memcpy(text, data, size);
 	text[size] = '\0';
-	if (!lct_parse(text, "fuzz", &t, &nt, err, sizeof(err)))
-		lct_free(t, nt);
+	if (!lockcon_text_parse(text, "fuzz", &t, &nt, err, sizeof(err)))
+		lockcon_text_free(t, nt);
 	free(text);
 	return 0;
 }

@@ -21,8 +21,8 @@
  * Offset rows can be streamed to a callback (reports with millions of
  * rows) or kept in memory.
  */
-#ifndef LAB_ANALYZE_C2C_REPORT_H
-#define LAB_ANALYZE_C2C_REPORT_H
+#ifndef LAB_ANALYZE_C2C_PARSE_H
+#define LAB_ANALYZE_C2C_PARSE_H
 
 #include <stdbool.h>
 #include <stdint.h>

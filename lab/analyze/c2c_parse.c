@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf c2c report --stdio parser.  See c2c_report.h for the contract and
+ * perf c2c report --stdio parser.  See c2c_parse.h for the contract and
  * lab/README section 2 for the rules the samples force.
  *
  * Lines are classified after dropping the excerpt prefix (mail quotes, TABs,
@@ -17,7 +17,7 @@
 #include <string.h>
 #include "util/outfile.h"
 #include "util/strfmt.h"
-#include "analyze/c2c_report.h"
+#include "analyze/c2c_parse.h"
 #include "util/err.h"
 #include "util/fileio.h"
 
