@@ -762,9 +762,9 @@ export PATH='$perf_dir/bin':\$PATH"
 	    crash_lines "$opt_out/console.log" >&2; exit 2 ;;
 	13) echo "guest_status=qemu-error" >> "$opt_out/vm.env"
 	    if [ -s "$opt_out/console.log" ]; then
-		    die "qemu stopped the guest ($opt_cpus vCPUs, $opt_kernel) after $boot_seconds s: $qemu_msg"
+		    die "qemu stopped the guest ($opt_cpus vCPUs, $opt_kernel; exit $qrc after $boot_seconds s): $qemu_msg"
 	    fi
-	    die "qemu refused to start the guest ($opt_cpus vCPUs, $accel): $qemu_msg" ;;
+	    die "qemu did not run the guest ($opt_cpus vCPUs, $accel; exit $qrc after $boot_seconds s): $qemu_msg" ;;
 	12) echo "guest_status=timeout" >> "$opt_out/vm.env"
 	    echo "$me: the guest did not finish within $opt_timeout s ($opt_kernel); its last lines:" >&2
 	    last_lines "$opt_out/console.log" >&2; exit 2 ;;
