@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "cmd/builtin.h"
 #include "util/err.h"
+#include "util/expfile.h"
 #include "util/fileio.h"
 #include "util/results.h"
 
@@ -292,10 +293,9 @@ static void vm_shape_check(struct vm_shape *g)
 /* A number option, 1..max, or a one-line error naming it. */
 static int int_opt(const char *name, const char *arg, long max, const char *what)
 {
-	char *end;
-	long v = strtol(arg, &end, 10);
+	long v;
 
-	if (*end || end == arg || v < 1 || v > max)
+	if (parse_long(arg, 1, max, &v))
 		die("vm: --%s: '%s' is not a %s", name, arg, what);
 	return (int)v;
 }

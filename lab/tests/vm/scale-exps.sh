@@ -1,0 +1,45 @@
+#!/bin/sh
+# Runs inside the largest guest (lab/tests/vm-scale.sh): every shipped
+# experiment (experiments/*.exp) at its full-size values -- no [small]:
+# the guest has more CPUs than any small_cpus -- one repeat, each driver's
+# duration cut to SCALE_DURATION seconds (default 2) and no warmup.  The
+# statread allocators' page cache lives on ext2 on a RAM disk (/dev/ram0,
+# Debian's brd and ext4 modules from $KMODS, loaded in $KMODS_ORDER):
+# clean page cache is reclaimed without swap, and brd's own pages are
+# charged to no memcg.  Into /out/results/checks/: <name>.{plan,out,rc,time},
+# the overrides used (<name>.overrides), and leftovers.<name> (what the run
+# left behind: lab/tests/vm/leftovers.sh).
+out=/out/results/checks
+mkdir -p $out /mnt/disk
+d=${SCALE_DURATION:-2}
+for m in $KMODS_ORDER; do
+	insmod "$KMODS/$m.ko" $( [ "$m" = brd ] && echo rd_nr=1 rd_size=262144 ) ||
+		{ echo "insmod $m failed"; exit 1; }
+done
+{ mke2fs -q /dev/ram0 && mount -t ext2 /dev/ram0 /mnt/disk; } > $out/ramdisk.out 2>&1 ||
+	{ echo "no RAM disk filesystem: $(tail -n1 $out/ramdisk.out)"; exit 1; }
+sh /lab/lab/tests/vm/leftovers.sh snapshot /tmp/state
+for x in experiments/*.exp; do
+	name=$(basename "$x" .exp)
+	[ -z "${SCALE_ONLY:-}" ] || echo " $SCALE_ONLY " | grep -q " $name " || continue
+	# "-s SECTION.KEY=V" for each [driver ...] section: a short duration,
+	# no warmup; statread's work-bound run (duration 0) ends after it too.
+	set -- -s experiment.repeats=1
+	for sec in $(awk '/^\[driver( [a-z0-9-]+)?\]$/ { s = substr($0, 2, length($0) - 2); gsub(/ /, "@", s); print s }' "$x"); do
+		sec=$(echo "$sec" | tr @ ' ')
+		set -- "$@" -s "$sec.duration=${d}s" -s "$sec.warmup=0s"
+		[ "$(awk -v s="[$sec]" '$0 == s { on = 1; next } /^\[/ { on = 0 } on && $1 == "command" { print $3 }' "$x")" = statread ] &&
+			set -- "$@" -s "$sec.file-dir=/mnt/disk"
+	done
+	printf '%s\n' "$@" > $out/$name.overrides
+	memcg-lab run --plan "$x" "$@" > $out/$name.plan 2>&1
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	memcg-lab run "$x" "$@" > $out/$name.out 2>&1
+	echo $? > $out/$name.rc
+	echo "$t0 $(cut -d' ' -f1 /proc/uptime)" > $out/$name.time
+	echo "$name: exit $(cat $out/$name.rc), $(awk '{ printf "%.0f", $2 - $1 }' $out/$name.time) s"
+	sh /lab/lab/tests/vm/leftovers.sh check /tmp/state > $out/leftovers.$name 2>&1
+	echo $? >> $out/leftovers.$name
+done
+umount /mnt/disk
+exit 0
