@@ -6,7 +6,8 @@
 # charge-anon-scaling runs at its full size (32 CPUs: no [small]) with a
 # short duration and one repeat, its report showing those steps; and
 # nothing is left behind in the guest (lab/tests/vm/leftovers.sh).
-# Also the topology errors vm finds before it boots anything.
+# Also the topology errors vm finds before it boots anything, and qemu's
+# own refusal of 256 vCPUs in one line.
 # VM_BIG_KERNEL picks the kernel (default 7.3).
 cd "$(dirname "$0")/../.." || exit 1
 . lab/tests/vm/lib.sh
@@ -55,10 +56,10 @@ MEMCG_LAB_RESULTS=$tmp/big $lab vm --kernel $k --cpus 32 --sockets 2 --nodes 4 -
 	sh /lab/lab/tests/vm/leftovers.sh snapshot /tmp/before
 	memcg-lab probe --json > $o/probe.json 2> $o/probe.err; echo $? > $o/probe.rc
 	memcg-lab run --plan experiments/charge-anon-scaling.exp > $o/plan.out 2>&1; echo $? > $o/plan.rc
-	s=$(cut -d" " -f1 /proc/uptime)
+	s=$(cat /sys/class/rtc/rtc0/since_epoch)
 	memcg-lab run experiments/charge-anon-scaling.exp -s experiment.repeats=1 \
 		-s driver.duration=1 -s driver.warmup=0 > $o/run.out 2>&1; echo $? > $o/run.rc
-	echo "$s $(cut -d" " -f1 /proc/uptime)" > $o/run.time
+	echo "$s $(cat /sys/class/rtc/rtc0/since_epoch)" > $o/run.time
 	sh /lab/lab/tests/vm/leftovers.sh check /tmp/before > $o/leftovers 2>&1; echo $? > $o/leftovers.rc
 	exit 0' >"$tmp/o" 2>&1
 rc=$?
@@ -90,7 +91,7 @@ ok $? "run --plan in the guest: full size, topology steps 1, SMT 2, a node 8, a 
 r=$(ls -d "$d"/results/*-charge-anon-scaling 2>/dev/null | head -n1)
 [ "$(cat "$g/run.rc")" = 0 ] && [ -n "$r" ] && [ "$(jget "$r/meta.json" status)" = complete ] &&
 	[ -z "$(jget "$r/meta.json" scaled)" ] && ! grep -q '^  scaled down' "$r/report.txt"
-ok $? "charge-anon-scaling at full size completes in $(awk '{ printf "%.0f", $2 - $1 }' "$g/run.time") s guest time (1 s steps, 1 repeat)"
+ok $? "charge-anon-scaling at full size completes in $(awk '{ print $2 - $1 }' "$g/run.time") s (the host's clock through qemu's RTC; 1 s steps, 1 repeat)"
 [ "$(cat "$g/run.rc")" = 0 ] || diag "$(tail -n 10 "$g/run.out")"
 # The report's steps are the plan's.
 rsteps=$(sed -n 's/^  tasks=\([0-9]*\) .*charge.anon.total .*/\1/p' "$r/report.txt" | tr '\n' ' ' | sed 's/ $//')

@@ -26,21 +26,21 @@ processes() {
 	for p in /proc/[0-9]*; do
 		pid=${p#/proc/}
 		[ "$pid" = "$me" ] && continue
-		cmd=$(tr '\0' ' ' < "$p/cmdline" 2>/dev/null) || continue
+		cmd=$(tr '\0' ' ' 2>/dev/null < "$p/cmdline") || continue
 		[ -n "$cmd" ] || continue	# a kernel thread
 		ppid=$(sed 's/.*) //' "$p/stat" 2>/dev/null | cut -d' ' -f2)
 		[ "$ppid" = "$me" ] && continue
 		echo "$pid $cmd"
 	done | sort
 }
+# "key value" of the writable ones (a few processes: forks are slow under TCG).
 sysctls() {
-	find /proc/sys/kernel /proc/sys/vm /proc/sys/net/core -type f -perm -u+rw 2>/dev/null | sort |
-	while read -r f; do
-		v=$(tr '\t\n' '  ' 2>/dev/null < "$f") || continue
-		v=${v% }
-		k=${f#/proc/sys/}
-		echo "$(echo "$k" | tr / .) $v"
-	done
+	find /proc/sys/kernel /proc/sys/vm /proc/sys/net/core -type f -perm -u+rw -print0 2>/dev/null |
+		xargs -0 grep -sH '' | sed 's|^/proc/sys/||' |
+		awk '{ i = index($0, ":"); k = substr($0, 1, i - 1); val = substr($0, i + 1)
+			gsub("/", ".", k); gsub("\t", " ", val)
+			if (k in v) v[k] = v[k] " " val; else v[k] = val }
+			END { for (k in v) print k, v[k] }' | sort
 }
 
 case $1 in

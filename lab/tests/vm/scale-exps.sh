@@ -8,10 +8,14 @@
 # clean page cache is reclaimed without swap, and brd's own pages are
 # charged to no memcg.  Into /out/results/checks/: <name>.{plan,out,rc,time},
 # the overrides used (<name>.overrides), and leftovers.<name> (what the run
-# left behind: lab/tests/vm/leftovers.sh).
+# left behind: lab/tests/vm/leftovers.sh).  <name>.time: the guest's
+# uptime and the host's clock, before and after.
 out=/out/results/checks
 mkdir -p $out /mnt/disk
 d=${SCALE_DURATION:-2}
+# The guest's uptime, then the host's seconds through qemu's RTC: under a
+# loaded TCG host the guest's clock falls behind the host's (ticks lost).
+now() { echo "$(cut -d' ' -f1 /proc/uptime) $(cat /sys/class/rtc/rtc0/since_epoch 2>/dev/null || echo 0)"; }
 for m in $KMODS_ORDER; do
 	insmod "$KMODS/$m.ko" $( [ "$m" = brd ] && echo rd_nr=1 rd_size=262144 ) ||
 		{ echo "insmod $m failed"; exit 1; }
@@ -33,11 +37,11 @@ for x in experiments/*.exp; do
 	done
 	printf '%s\n' "$@" > $out/$name.overrides
 	memcg-lab run --plan "$x" "$@" > $out/$name.plan 2>&1
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	t0=$(now)
 	memcg-lab run "$x" "$@" > $out/$name.out 2>&1
 	echo $? > $out/$name.rc
-	echo "$t0 $(cut -d' ' -f1 /proc/uptime)" > $out/$name.time
-	echo "$name: exit $(cat $out/$name.rc), $(awk '{ printf "%.0f", $2 - $1 }' $out/$name.time) s"
+	echo "$t0 $(now)" > $out/$name.time
+	echo "$name: exit $(cat $out/$name.rc), $(awk '{ printf "%.0f s (%.0f s guest time)", $4 - $3, $2 - $1 }' $out/$name.time)"
 	sh /lab/lab/tests/vm/leftovers.sh check /tmp/state > $out/leftovers.$name 2>&1
 	echo $? >> $out/leftovers.$name
 done
