@@ -31,7 +31,7 @@ t0=$(date +%s)
 MEMCG_LAB_RESULTS=$tmp/scale $lab vm --kernel "$k" --cpus "$cpus" --sockets 2 --nodes 4 --threads-per-core 2 \
 	--mem "$mem" --timeout "${SCALE_TIMEOUT:-7200}" --add lab/tests/vm --add "$tmp/kmods" \
 	--env "KMODS=$tmp/kmods" --env "KMODS_ORDER=$mods" --env "SCALE_DURATION=${SCALE_DURATION:-2}" \
-	--env "SCALE_ONLY=${SCALE_ONLY:-}" --shell 'sh lab/tests/vm/scale-exps.sh' >"$tmp/o" 2>&1
+	--env "SCALE_ONLY=${SCALE_ONLY:-}" --env "SCALE_EXP_TIMEOUT=${SCALE_EXP_TIMEOUT:-900}" --shell 'sh lab/tests/vm/scale-exps.sh' >"$tmp/o" 2>&1
 rc=$?
 d=$(one_dir "$tmp/scale")
 g=$d/results/checks

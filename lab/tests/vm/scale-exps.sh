@@ -38,7 +38,11 @@ for x in experiments/*.exp; do
 	printf '%s\n' "$@" > $out/$name.overrides
 	memcg-lab run --plan "$x" "$@" > $out/$name.plan 2>&1
 	t0=$(now)
-	memcg-lab run "$x" "$@" > $out/$name.out 2>&1
+	# Its progress lines on the console too (what a stuck run was doing);
+	# SCALE_EXP_TIMEOUT seconds at most, then SIGINT (the lab undoes its
+	# cgroups on it), so that one stuck run does not cost the others.
+	set -o pipefail
+	timeout -s INT "${SCALE_EXP_TIMEOUT:-900}" memcg-lab run "$x" "$@" 2>&1 | tee $out/$name.out
 	echo $? > $out/$name.rc
 	echo "$t0 $(now)" > $out/$name.time
 	echo "$name: exit $(cat $out/$name.rc), $(awk '{ printf "%.0f s (%.0f s guest time)", $4 - $3, $2 - $1 }' $out/$name.time)"
