@@ -45,7 +45,7 @@ for x in experiments/*.exp; do
 	timeout -s INT "${SCALE_EXP_TIMEOUT:-900}" memcg-lab run "$x" "$@" 2>&1 | tee $out/$name.out
 	echo $? > $out/$name.rc
 	echo "$t0 $(now)" > $out/$name.time
-	echo "$name: exit $(cat $out/$name.rc), $(awk '{ printf "%.0f s (%.0f s guest time)", $4 - $3, $2 - $1 }' $out/$name.time)"
+	echo "$name: exit $(cat $out/$name.rc), $(awk '{ printf "%.0f s (%.0f s guest time)", $4 - $2, $3 - $1 }' $out/$name.time)"
 	sh /lab/lab/tests/vm/leftovers.sh check /tmp/state > $out/leftovers.$name 2>&1
 	echo $? >> $out/leftovers.$name
 done
