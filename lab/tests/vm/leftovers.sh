@@ -12,14 +12,16 @@
 # sysctls under kernel, vm and net.core.  A perf_event_max_sample_rate the
 # kernel itself lowered (its "lowering kernel.perf_event_max_sample_rate"
 # line in dmesg: perf interrupts are slow under TCG) is the kernel's doing,
-# not a leftover.
+# not a leftover; so are the hung-task detector's counters, and the
+# tracefs the kernel mounts by itself at /sys/kernel/debug/tracing when
+# that path is looked up (an automount: no command mounts it).
 set -u
 dir=$2
 me=$$
 
 cgroups() { find /sys/fs/cgroup -mindepth 1 -type d | sort; }
 instances() { ls /sys/kernel/tracing/instances 2>/dev/null | sort; }
-mounts() { cut -d' ' -f2,3 /proc/mounts | sort; }
+mounts() { cut -d' ' -f2,3 /proc/mounts | grep -vx '/sys/kernel/debug/tracing tracefs' | sort; }
 tmpfiles() { ls -A /tmp /dev/shm 2>/dev/null | grep -v -e '^/' -e '^$' | sort; }
 # pid, then the command line: those not started by this script.
 processes() {
@@ -66,7 +68,8 @@ check)
 	changed=$(awk 'NR == FNR { v[$1] = substr($0, length($1) + 2); next }
 		($1 in v) && v[$1] != substr($0, length($1) + 2) { print $1, v[$1], "->", substr($0, length($1) + 2) }' \
 		"$dir/sysctls" "$dir/sysctls.after" |
-		grep -v -e '^kernel.random\.' -e '^kernel.ns_last_pid ' -e '^kernel.tainted ' |
+		grep -v -e '^kernel.random\.' -e '^kernel.ns_last_pid ' -e '^kernel.tainted ' \
+			-e '^kernel.hung_task_detect_count ' -e '^kernel.hung_task_warnings ' |
 		grep -v -x "kernel.perf_event_max_sample_rate [0-9]* -> ${lowered:-none}" || true)
 	if [ -n "$changed" ]; then
 		echo "$changed" | sed 's/^/left changed: sysctl /'
