@@ -26,8 +26,24 @@
 #include "analyze/report.h"
 #include "cmd/builtin.h"
 #include "util/err.h"
+#include "util/expfile.h"
 #include "util/fileio.h"
 #include "util/results.h"
+
+/*
+ * The defaults of every guest setting, here only: lab/scripts/vm.sh takes
+ * each one from this command's arguments and has none of its own.
+ */
+#define VM_DEFAULT_KERNEL "6.12"
+#define VM_DEFAULT_CPUS 2
+#define VM_DEFAULT_MEM_MB 1024
+#define VM_DEFAULT_TIMEOUT_S 300
+#define VM_DEFAULT_ACCEL "auto"
+/* qemu decides what it can run (bookworm's refuses more than 255 vCPUs
+ * under TCG) and vm says its words; this only catches typing errors. */
+#define VM_MAX_CPUS 1024
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static const char usage_text[] =
 "usage: memcg-lab vm [options] -- COMMAND [ARGS...]\n"
@@ -44,11 +60,16 @@ static const char usage_text[] =
 "                  trixie-backports, sid or experimental), LINE-rt for its\n"
 "                  PREEMPT_RT build; a package name (linux-image-6.1.0-57-amd64,\n"
 "                  or a meta package); lab (the kernel `make lab-kernel`\n"
-"                  built); or the path of a vmlinux or bzImage.  Default: 6.12\n"
+"                  built); or the path of a vmlinux or bzImage.  Default: " VM_DEFAULT_KERNEL "\n"
 "  --suite S       Debian suite for a package name (private apt configuration\n"
 "                  when the host's apt has no such suite; /etc/apt untouched)\n"
-"  --cpus N        vCPUs (default 2)          --mem MB   guest memory (1024)\n"
-"  --timeout S     give up on the guest after S seconds (default 300)\n"
+"  --cpus N        vCPUs (default " STR(VM_DEFAULT_CPUS) ")          --mem MB   guest memory (" STR(VM_DEFAULT_MEM_MB) ")\n"
+"  --nodes M       M NUMA nodes, each with N/M vCPUs and 1/M of the memory\n"
+"  --sockets S     S packages (default: one per node; 1 with only -T)\n"
+"  --threads-per-core T  SMT: T threads in each core (default 1)\n"
+"                  N must be a multiple of S*T, and each node hold whole cores\n"
+"                  of one package (or whole packages)\n"
+"  --timeout S     give up on the guest after S seconds (default " STR(VM_DEFAULT_TIMEOUT_S) ")\n"
 "  --add PATH      also copy PATH (file or directory, ELF libraries included)\n"
 "                  into the guest; paths in the lab land under /lab (the\n"
 "                  guest's lab root and working directory)\n"
@@ -57,7 +78,9 @@ static const char usage_text[] =
 "                  newer than the host's perf (lab/scripts/perf-runtime.sh)\n"
 "  --env K=V       set an environment variable for the command\n"
 "  --append ARGS   extra kernel command line\n"
-"  --accel A       auto (KVM where usable, else TCG), kvm or tcg\n"
+"  --accel A       auto (KVM where usable, else TCG), kvm, tcg, or mttcg (TCG\n"
+"                  with a thread per vCPU; see lab/scripts/vm.sh on its panics)\n"
+"                  (default " VM_DEFAULT_ACCEL ")\n"
 "  --console       show the guest's console (instead of only the output)\n"
 "  --fetch         only fetch and cache the kernel; print its directory\n"
 "  --list          each kernel line alias: the package, version and suite it\n"
@@ -176,7 +199,8 @@ static bool in_path(const char *prog)
 static void guest_results_mark(const char *meta_path, json_object *vm)
 {
 	json_object *meta = json_object_from_file(meta_path), *mark;
-	static const char *const keys[] = { "accel", "kernel_spec", "kernel_package", "cpus", "mem_mb", "note" };
+	static const char *const keys[] = { "accel", "kernel_spec", "kernel_package", "cpus", "nodes", "sockets",
+					     "threads_per_core", "mem_mb", "note" };
 
 	if (!meta) {
 		warnx_lab("vm: %s: not JSON, left as it came back", meta_path);
@@ -236,12 +260,61 @@ static char *spec_name(const char *spec)
 	return s;
 }
 
+/* The guest's shape: qemu's -smp and -numa follow from it (lab/scripts/vm.sh). */
+struct vm_shape {
+	int cpus, nodes, sockets, threads, mem;
+};
+
+/*
+ * Checks a shape before anything starts, each fault in one line: qemu
+ * would refuse some (cores that do not divide), and accept others that
+ * make a machine no box has (a node straddling two packages).
+ */
+static void vm_shape_check(struct vm_shape *g)
+{
+	int per_node;
+
+	/* No shape asked for: plain -smp N, qemu's own layout (as before). */
+	if (!g->sockets && g->nodes)
+		g->sockets = g->nodes;
+	if (!g->sockets && g->threads > 1)
+		g->sockets = 1;
+	if (g->nodes && (g->nodes > g->cpus || g->cpus % g->nodes))
+		die("vm: --cpus %d does not split into %d NUMA nodes of equal size", g->cpus, g->nodes);
+	if (g->sockets && g->cpus % (g->sockets * g->threads))
+		die("vm: --cpus %d does not split into %d socket(s) of cores with %d threads each",
+		    g->cpus, g->sockets, g->threads);
+	if (!g->nodes)
+		return;
+	per_node = g->cpus / g->nodes;
+	if (per_node % g->threads)
+		die("vm: a node of %d vCPUs does not hold whole cores of %d threads", per_node, g->threads);
+	if (g->nodes % g->sockets && g->sockets % g->nodes)
+		die("vm: %d NUMA nodes do not fit %d sockets (a node holds part of one socket or whole sockets)",
+		    g->nodes, g->sockets);
+	if (g->mem / g->nodes < 64)
+		die("vm: --mem %d MiB gives each of %d nodes less than 64 MiB", g->mem, g->nodes);
+}
+
+/* A number option, 1..max, or a one-line error naming it. */
+static int int_opt(const char *name, const char *arg, long max, const char *what)
+{
+	long v;
+
+	if (parse_long(arg, 1, max, &v))
+		die("vm: --%s: '%s' is not a %s", name, arg, what);
+	return (int)v;
+}
+
 int cmd_vm(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "suite", required_argument, NULL, 'S' },
 		{ "cpus", required_argument, NULL, 'c' },
+		{ "nodes", required_argument, NULL, 'n' },
+		{ "sockets", required_argument, NULL, 'o' },
+		{ "threads-per-core", required_argument, NULL, 'T' },
 		{ "mem", required_argument, NULL, 'm' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "add", required_argument, NULL, 'a' },
@@ -256,28 +329,26 @@ int cmd_vm(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *kernel = "6.12", *suite = NULL, *shell = NULL, *perf = NULL;
-	char **sargv = xcalloc(2 * argc + 32, sizeof(char *));
-	int sargc = 0, cpus = 2, mem = 1024, timeout = 300, fetch = 0, list = 0, c, rc;
+	const char *kernel = VM_DEFAULT_KERNEL, *suite = NULL, *shell = NULL, *perf = NULL;
+	const char *accel = VM_DEFAULT_ACCEL;
+	char **sargv = xcalloc(2 * argc + 40, sizeof(char *));
+	struct vm_shape g = { .cpus = VM_DEFAULT_CPUS, .threads = 1, .mem = VM_DEFAULT_MEM_MB };
+	int sargc = 0, timeout = VM_DEFAULT_TIMEOUT_S, fetch = 0, list = 0, c, rc;
 	char self[4096], kdir[4096], *script;
 	ssize_t n;
 
 	sargv[sargc++] = NULL;	/* the script, below */
 	sargv[sargc++] = "run";
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		char *end;
-		long v;
-
 		switch (c) {
 		case 'k': kernel = optarg; break;
 		case 'S': suite = optarg; break;
-		case 'c': case 'm': case 't':
-			v = strtol(optarg, &end, 10);
-			if (*end || v < 1 || v > (c == 'm' ? 1 << 20 : c == 'c' ? 256 : 86400))
-				die("vm: --%s: '%s' is not a %s", c == 'c' ? "cpus" : c == 'm' ? "mem" : "timeout",
-				    optarg, c == 'c' ? "vCPU count (1-256)" : c == 'm' ? "size in MiB" : "number of seconds");
-			*(c == 'c' ? &cpus : c == 'm' ? &mem : &timeout) = (int)v;
-			break;
+		case 'c': g.cpus = int_opt("cpus", optarg, VM_MAX_CPUS, "vCPU count (1-" STR(VM_MAX_CPUS) ")"); break;
+		case 'n': g.nodes = int_opt("nodes", optarg, VM_MAX_CPUS, "NUMA node count"); break;
+		case 'o': g.sockets = int_opt("sockets", optarg, VM_MAX_CPUS, "socket count"); break;
+		case 'T': g.threads = int_opt("threads-per-core", optarg, 8, "thread count (1-8)"); break;
+		case 'm': g.mem = int_opt("mem", optarg, 1 << 20, "size in MiB"); break;
+		case 't': timeout = int_opt("timeout", optarg, 86400, "number of seconds"); break;
 		case 'a': sargv[sargc++] = "--add"; sargv[sargc++] = optarg; break;
 		case 'P': perf = optarg; sargv[sargc++] = "--perf"; sargv[sargc++] = optarg; break;
 		case 'e':
@@ -286,9 +357,10 @@ int cmd_vm(int argc, char **argv)
 			sargv[sargc++] = "--env"; sargv[sargc++] = optarg; break;
 		case 'A': sargv[sargc++] = "--append"; sargv[sargc++] = optarg; break;
 		case 'x':
-			if (strcmp(optarg, "auto") && strcmp(optarg, "kvm") && strcmp(optarg, "tcg"))
-				die("vm: --accel: '%s' is not auto, kvm or tcg", optarg);
-			sargv[sargc++] = "--accel"; sargv[sargc++] = optarg; break;
+			if (strcmp(optarg, "auto") && strcmp(optarg, "kvm") && strcmp(optarg, "tcg") &&
+			    strcmp(optarg, "mttcg"))
+				die("vm: --accel: '%s' is not auto, kvm, tcg or mttcg", optarg);
+			accel = optarg; break;
 		case 'C': sargv[sargc++] = "--console"; break;
 		case 's': shell = optarg; break;
 		case 'f': fetch = 1; break;
@@ -297,6 +369,7 @@ int cmd_vm(int argc, char **argv)
 		default: usage_exit(usage_text, EXIT_LAB_ERR);
 		}
 	}
+	vm_shape_check(&g);
 	script = xasprintf("%s/lab/scripts/vm.sh", lab_root_dir());
 	if (access(script, X_OK))
 		die("vm: %s: %s (the vm engine ships with the lab's source tree)", script, strerror(errno));
@@ -351,14 +424,17 @@ int cmd_vm(int argc, char **argv)
 	{
 		char *name = spec_name(kernel);
 		struct results *r = results_create(name, NULL, argc + 1, argv - 1);
-		char num[3][16];
+		char num[6][16];
 		char *env_path;
-		const char *accel, *status;
+		const char *guest_accel, *status;
 		json_object *vm;
 
-		snprintf(num[0], sizeof(num[0]), "%d", cpus);
-		snprintf(num[1], sizeof(num[1]), "%d", mem);
+		snprintf(num[0], sizeof(num[0]), "%d", g.cpus);
+		snprintf(num[1], sizeof(num[1]), "%d", g.mem);
 		snprintf(num[2], sizeof(num[2]), "%d", timeout);
+		snprintf(num[3], sizeof(num[3]), "%d", g.nodes);
+		snprintf(num[4], sizeof(num[4]), "%d", g.sockets);
+		snprintf(num[5], sizeof(num[5]), "%d", g.threads);
 		sargv[sargc++] = "--out"; sargv[sargc++] = r->dir;
 		sargv[sargc++] = "--binary"; sargv[sargc++] = self;
 		sargv[sargc++] = "--kernel"; sargv[sargc++] = (char *)kernel;
@@ -366,6 +442,10 @@ int cmd_vm(int argc, char **argv)
 		sargv[sargc++] = "--cpus"; sargv[sargc++] = num[0];
 		sargv[sargc++] = "--mem"; sargv[sargc++] = num[1];
 		sargv[sargc++] = "--timeout"; sargv[sargc++] = num[2];
+		sargv[sargc++] = "--nodes"; sargv[sargc++] = num[3];
+		sargv[sargc++] = "--sockets"; sargv[sargc++] = num[4];
+		sargv[sargc++] = "--threads-per-core"; sargv[sargc++] = num[5];
+		sargv[sargc++] = "--accel"; sargv[sargc++] = (char *)accel;
 		if (shell) {
 			sargv[sargc++] = "--shell"; sargv[sargc++] = (char *)shell;
 		} else {
@@ -374,15 +454,19 @@ int cmd_vm(int argc, char **argv)
 				sargv[sargc++] = argv[optind++];
 		}
 		sargv[sargc] = NULL;
-		results_log(r, "vm: booting kernel %s with %d vCPUs", kernel, cpus);
+		if (g.nodes)
+			results_log(r, "vm: booting kernel %s with %d vCPUs (%d sockets, %d NUMA nodes, %d threads per core)",
+				    kernel, g.cpus, g.sockets, g.nodes, g.threads);
+		else
+			results_log(r, "vm: booting kernel %s with %d vCPUs", kernel, g.cpus);
 		fflush(NULL);
 		rc = run_script(sargv, NULL, 0);
 
 		env_path = xasprintf("%s/vm.env", r->dir);
 		vm = vm_env_json(env_path);
-		accel = json_str(vm, "accel");
+		guest_accel = json_str(vm, "accel");
 		status = json_str(vm, "guest_status");
-		if (accel && !strcmp(accel, "tcg"))
+		if (guest_accel && strstr(guest_accel, "tcg"))
 			json_object_object_add(vm, "note", json_object_new_string(
 				"qemu TCG (software emulation): throughput and latency mean nothing here; counts and code paths are the guest kernel's"));
 		guest_results_note(r->dir, vm);

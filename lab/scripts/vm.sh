@@ -2,11 +2,14 @@
 # The engine behind `memcg-lab vm`: real kernels under qemu.
 #
 #   vm.sh kernel [--suite S] SPEC   fetch and cache a kernel; prints its directory
-#   vm.sh run --out DIR --binary BIN [--kernel SPEC] [--suite S]
-#             [--kernel-dir DIR (of a kernel already fetched)] [--cpus N]
-#             [--mem MB] [--timeout S] [--add PATH]... [--env K=V]...
+#   vm.sh run --out DIR --binary BIN --kernel SPEC [--suite S]
+#             [--kernel-dir DIR (of a kernel already fetched)] --cpus N
+#             [--nodes M --sockets S --threads-per-core T (0: qemu's own)]
+#             --mem MB --timeout S --accel A [--add PATH]... [--env K=V]...
 #             [--perf VERSION (Debian's perf, lab/scripts/perf-runtime.sh)]
 #             [--append ARGS] [--console] (--shell CMD | -- LAB-ARGS...)
+#   The guest's settings have no defaults here: memcg-lab vm (lab/cmd/vm.c)
+#   holds them and passes each one.
 #
 # SPEC is a Debian kernel image package (linux-image-6.1.0-57-amd64, or a
 # meta package such as linux-image-6.12-amd64, followed to its image), an
@@ -457,7 +460,8 @@ file_is_static() { ! ldd "$1" >/dev/null 2>&1; }
 
 # ---- booting ----
 
-qemu_bin=qemu-system-x86_64
+# MEMCG_LAB_QEMU: another qemu (a newer Debian one run with its own loader).
+qemu_bin=${MEMCG_LAB_QEMU:-qemu-system-x86_64}
 
 # KVM only where it can work: /dev/kvm usable and the CPU shows VT-x/AMD-V
 # (a VM whose host exposes /dev/kvm without nested virtualization has the
@@ -465,13 +469,13 @@ qemu_bin=qemu-system-x86_64
 # means nothing, but counts and code paths are the guest kernel's own.
 pick_accel() {
 	case $opt_accel in
-	kvm|tcg) accel=$opt_accel ;;
+	kvm|tcg|mttcg) accel=$opt_accel ;;
 	auto)
 		accel=tcg
 		if [ -r /dev/kvm ] && [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
 			accel=kvm
 		fi ;;
-	*) die "--accel: '$opt_accel' is not kvm, tcg or auto" ;;
+	*) die "--accel: '$opt_accel' is not kvm, tcg, mttcg or auto" ;;
 	esac
 }
 # TCG runs the vCPUs in one thread: with one thread per vCPU (MTTCG), a
@@ -479,11 +483,51 @@ pick_accel() {
 # leaves another vCPU running the stale int3 ("Oops: int3" in the patched
 # function, then a panic, before /init) -- 3 boots in 25 on a loaded 2-CPU
 # host here.  One thread costs ~25% of a boot's time.
+# --accel mttcg asks for it anyway.
 accel_args() {
-	if [ "$accel" = kvm ]; then echo "-accel kvm -cpu host"; else echo "-accel tcg,thread=single -cpu max"; fi
+	case $accel in
+	kvm) echo "-accel kvm -cpu host" ;;
+	mttcg) echo "-accel tcg,thread=multi -cpu max" ;;
+	*) echo "-accel tcg,thread=single -cpu max" ;;
+	esac
 }
 
-# 0 ok, 10 no marker, 11 panic, 12 timeout; the guest's rc in $guest_rc.
+# -smp and -numa of the guest's shape (memcg-lab vm checked it): qemu
+# numbers vCPUs socket by socket, core by core, thread by thread, so node i
+# holds the i-th run of N/M of them, and the i-th M-th of the memory (the
+# last node the rest).  No shape asked for: plain -smp N, qemu's own.
+topology_args() {
+	if [ "$opt_sockets" = 0 ]; then
+		echo "-smp $opt_cpus"
+		return
+	fi
+	echo "-smp $opt_cpus,sockets=$opt_sockets,cores=$((opt_cpus / opt_sockets / opt_threads)),threads=$opt_threads"
+	[ "$opt_nodes" != 0 ] || return 0
+	per=$((opt_cpus / opt_nodes)) nmem=$((opt_mem / opt_nodes)) i=0
+	while [ "$i" -lt "$opt_nodes" ]; do
+		m=$nmem
+		[ "$i" != $((opt_nodes - 1)) ] || m=$((opt_mem - nmem * (opt_nodes - 1)))
+		echo "-object memory-backend-ram,id=node$i,size=${m}M"
+		echo "-numa node,nodeid=$i,cpus=$((i * per))-$((i * per + per - 1)),memdev=node$i"
+		i=$((i + 1))
+	done
+}
+
+# qemu's own word on why it stopped: the first line of its stderr in its
+# own name that is not a warning, without that name ("qemu-system-x86_64:
+# Invalid SMP CPUs 256. The max CPUs ..."); else the first line that is
+# neither a warning nor a warning's continuation; or the signal that ended it.
+qemu_error() {	# qemu.log qemu-exit
+	msg=$(awk '/^[^ ]*qemu[^ ]*: warning: / { w = 1; next }
+		/^[^ ]*qemu[^ ]*: / { sub(/^[^ ]*qemu[^ ]*: /, ""); print; found = 1; exit }
+		!w && NF && other == "" { other = $0 }
+		END { if (!found && other != "") print other }' "$1" 2>/dev/null)
+	[ -n "$msg" ] || [ "$2" -le 128 ] || [ "$2" = 137 ] || msg="qemu died of signal $(($2 - 128))${msg:+: $msg}"
+	echo "$msg"
+}
+
+# 0 ok, 10 no marker, 11 panic, 12 timeout, 13 qemu refused or failed (its
+# reason in $qemu_msg); the guest's rc in $guest_rc.
 boot_once() {	# kernel initrd outdir
 	con=$3/console.log
 	pay=$3/payload.b64
@@ -494,7 +538,7 @@ boot_once() {	# kernel initrd outdir
 	# kill of the group reach it; in the background so a signal to this
 	# script runs its trap at once, and on_exit stops qemu (qpid).
 	timeout --foreground -k 5 "$opt_timeout" $qemu_bin $(accel_args) \
-		-smp "$opt_cpus" -m "$opt_mem" -nodefaults -no-reboot \
+		$(topology_args) -m "$opt_mem" -nodefaults -no-reboot \
 		-display none -monitor none -nic none \
 		-serial "file:$con" -serial "file:$pay" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
@@ -508,6 +552,8 @@ boot_once() {	# kernel initrd outdir
 	set -e
 	t1=$(date +%s.%N)
 	boot_seconds=$(printf '%.2f' "$(echo "$t1 - $t0" | bc)")
+	# qemu that refused its arguments made no console file.
+	[ -f "$con" ] || : > "$con"
 	tr -d '\r' < "$con" > "$con.tmp" 2>/dev/null && mv "$con.tmp" "$con"
 	guest_rc=$(sed -n 's/.*@@MEMCG-LAB-EXIT=\([0-9]*\)@@.*/\1/p' "$con" | tail -n1)
 	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
@@ -515,6 +561,10 @@ boot_once() {	# kernel initrd outdir
 	fi
 	if [ -z "$guest_rc" ]; then
 		grep -q 'Kernel panic' "$con" && return 11
+		# Not the guest's doing: qemu said why (a refused -smp, a
+		# missing ROM, an abort), and a second boot would say it again.
+		qemu_msg=$(qemu_error "$3/qemu.log" "$qrc")
+		[ -z "$qemu_msg" ] || return 13
 		[ $((qrc % 2)) = 1 ] && grep -q '@@MEMCG-LAB-BEGIN' "$con" && {
 			# /init ran and the port answered, but the end marker was
 			# lost (qemu's own errors exit 1 before any BEGIN).
@@ -556,8 +606,9 @@ crash_lines() {
 }
 
 cmd_run() {
-	opt_out="" opt_binary="" opt_kernel=6.12 opt_kdir="" opt_suite="" opt_cpus=2 opt_mem=1024
-	opt_timeout=120 opt_add="" opt_append="" opt_console="" opt_shell="" envs="" opt_accel=auto opt_perf=""
+	opt_out="" opt_binary="" opt_kernel="" opt_kdir="" opt_suite="" opt_cpus="" opt_mem=""
+	opt_timeout="" opt_add="" opt_append="" opt_console="" opt_shell="" envs="" opt_accel="" opt_perf=""
+	opt_nodes=0 opt_sockets=0 opt_threads=1
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--out) opt_out=$2; shift ;;
@@ -567,6 +618,9 @@ cmd_run() {
 		--suite) opt_suite=$2; shift ;;
 		--cpus) opt_cpus=$2; shift ;;
 		--mem) opt_mem=$2; shift ;;
+		--nodes) opt_nodes=$2; shift ;;
+		--sockets) opt_sockets=$2; shift ;;
+		--threads-per-core) opt_threads=$2; shift ;;
 		--timeout) opt_timeout=$2; shift ;;
 		--add) opt_add="$opt_add $2"; shift ;;
 		--perf) opt_perf=$2; shift ;;
@@ -582,6 +636,9 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		shift
 	done
 	[ -n "$opt_out" ] || die "run: --out DIR is required"
+	for o in kernel:$opt_kernel cpus:$opt_cpus mem:$opt_mem timeout:$opt_timeout accel:$opt_accel; do
+		[ -n "${o#*:}" ] || die "run: --${o%%:*} is required (memcg-lab vm passes its defaults)"
+	done
 	[ -n "$opt_binary" ] && [ -x "$opt_binary" ] || die "run: --binary: '$opt_binary' is not an executable"
 	[ -n "$opt_shell" ] || [ $# -gt 0 ] || die "run: nothing to run (--shell CMD or -- LAB-ARGS)"
 	command -v $qemu_bin >/dev/null ||
@@ -658,6 +715,11 @@ export PATH='$perf_dir/bin':\$PATH"
 		echo "initramfs=$img"
 		echo "accel=$accel"
 		echo "cpus=$opt_cpus"
+		if [ "$opt_sockets" != 0 ]; then
+			echo "sockets=$opt_sockets"
+			echo "threads_per_core=$opt_threads"
+		fi
+		[ "$opt_nodes" = 0 ] || echo "nodes=$opt_nodes"
 		echo "mem_mb=$opt_mem"
 		echo "attempts=$attempts"
 		echo "qemu_seconds=$boot_seconds"
@@ -667,6 +729,11 @@ export PATH='$perf_dir/bin':\$PATH"
 	11) echo "guest_status=panic" >> "$opt_out/vm.env"
 	    echo "$me: the guest kernel panicked ($opt_kernel); what it said:" >&2
 	    crash_lines "$opt_out/console.log" >&2; exit 2 ;;
+	13) echo "guest_status=qemu-error" >> "$opt_out/vm.env"
+	    if [ -s "$opt_out/console.log" ]; then
+		    die "qemu stopped the guest ($opt_cpus vCPUs, $opt_kernel; exit $qrc after $boot_seconds s): $qemu_msg"
+	    fi
+	    die "qemu did not run the guest ($opt_cpus vCPUs, $accel; exit $qrc after $boot_seconds s): $qemu_msg" ;;
 	12) echo "guest_status=timeout" >> "$opt_out/vm.env"
 	    echo "$me: the guest did not finish within $opt_timeout s ($opt_kernel); its last lines:" >&2
 	    last_lines "$opt_out/console.log" >&2; exit 2 ;;
