@@ -663,26 +663,39 @@ static int rm_tree(const char *cg)
 	return r.err ? r.err : e;
 }
 
+/* How long cg_destroy waits without any task leaving before it gives up. */
+#define CG_DESTROY_STALL_MS 5000
+
 int cg_destroy(const char *cg)
 {
-	long wait_ms = 1;
-	int e = 0;
+	long wait_ms = 1, stalled_ms = 0;
+	int e = 0, left = -1;
 
 	if (!cg_path_is_lab(cg))
 		return refuse("remove", cg);
 	/*
 	 * Processes leave a cgroup asynchronously after SIGKILL, so rmdir
 	 * answers EBUSY for a while: kill again and retry with a growing
-	 * pause, about 5 s in all (the selftests' cg_destroy does the same).
+	 * pause (the selftests' cg_destroy does the same).  Thousands of
+	 * exiting tasks on a slow machine (a 128-vCPU guest under TCG) take
+	 * far longer than a few seconds, so the wait lasts while they keep
+	 * leaving, and ends after CG_DESTROY_STALL_MS in which none did.
 	 */
-	for (int attempt = 0; attempt < 40; attempt++) {
+	for (;;) {
+		int n;
+
 		e = rm_tree(cg);
 		if (e == 0 || e == -ENOENT)
 			return 0;
-		if (e != -EBUSY)
+		if (e != -EBUSY || stalled_ms >= CG_DESTROY_STALL_MS)
 			break;
-		cg_killall(cg);
+		n = cg_killall(cg);
+		if (n >= 0 && left >= 0 && n < left)
+			stalled_ms = 0;
+		if (n >= 0)
+			left = n;
 		sleep_ms(wait_ms);
+		stalled_ms += wait_ms;
 		if (wait_ms < 200)
 			wait_ms *= 2;
 	}

@@ -86,7 +86,8 @@ int cg_control(char *buf, size_t n, const char *cg, const char *file);
  * (cg_enter into the parent answers -EBUSY). */
 int cg_create(const struct cg_env *env, const char *cg);
 /* Kill-and-retry removal of one cgroup and everything under it; 0 or -errno.
- * ENOENT (someone removed it) counts as success.  Safe in undo steps. */
+ * ENOENT (someone removed it) counts as success.  Waits while tasks keep
+ * leaving, up to 5 s after the last one left.  Safe in undo steps. */
 int cg_destroy(const char *cg);
 /* Sends SIGKILL to every process in cg and below (also cgroup.kill on v2);
  * never to this process, which is moved back out instead.  Returns the
