@@ -9,8 +9,7 @@
 # Also the topology errors vm finds before it boots anything, and qemu's
 # own refusal of 256 vCPUs in one line.
 # VM_BIG_KERNEL picks the kernel (default 7.3).
-cd "$(dirname "$0")/../.." || exit 1
-. lab/tests/vm/lib.sh
+. "$(dirname "$0")/vm/lib.sh"
 
 command -v qemu-system-x86_64 >/dev/null ||
 	{ echo "1..0 # SKIP qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"; exit 0; }
@@ -24,7 +23,7 @@ for bad in "--cpus 6 --nodes 4:does not split into 4 NUMA nodes" \
 	# shellcheck disable=SC2086
 	MEMCG_LAB_RESULTS=$tmp/bad $lab vm --kernel $k ${bad%%:*} --shell true >"$tmp/o" 2>&1
 	[ $? = 2 ] && [ "$(wc -l < "$tmp/o")" = 1 ] && grep -qF -- "${bad#*:}" "$tmp/o" && [ ! -e "$tmp/bad" ]
-	ok $? "vm ${bad%%:*}: exit 2 before booting, one line ($(cut -c1-70 "$tmp/o"))"
+	check $? "vm ${bad%%:*}: exit 2 before booting, one line ($(cut -c1-70 "$tmp/o"))"
 done
 
 if ! $lab vm --fetch --kernel $k >/dev/null 2>"$tmp/fetch.err"; then
@@ -41,7 +40,7 @@ rc=$?
 [ $rc = 2 ] && [ "$(grep -c 'memcg-lab-vm:' "$tmp/o")" = 1 ] && ! grep -q 'internal error' "$tmp/o" &&
 	grep -q 'memcg-lab-vm: qemu did not run the guest (256 vCPUs, .*): .*[^ ]' "$tmp/o" &&
 	[ "$(jget "$(one_dir "$tmp/q256")/meta.json" vm.guest_status)" = qemu-error ]
-ok $? "vm --cpus 256: qemu's refusal in one line, exit 2 ($(grep -m1 'memcg-lab-vm:' "$tmp/o" | cut -c1-150))"
+check $? "vm --cpus 256: qemu's refusal in one line, exit 2 ($(grep -m1 'memcg-lab-vm:' "$tmp/o" | cut -c1-150))"
 
 t0=$(date +%s)
 MEMCG_LAB_RESULTS=$tmp/big $lab vm --kernel $k --cpus 32 --sockets 2 --nodes 4 --threads-per-core 2 \
@@ -65,39 +64,39 @@ MEMCG_LAB_RESULTS=$tmp/big $lab vm --kernel $k --cpus 32 --sockets 2 --nodes 4 -
 rc=$?
 d=$(one_dir "$tmp/big")
 g=$d/results/checks
-ok $rc "a 32-vCPU guest (2 sockets x 8 cores x 2 threads, 4 nodes) boots and runs ($(($(date +%s) - t0)) s, qemu $(jget "$d/meta.json" vm.qemu_seconds) s)"
+check $rc "a 32-vCPU guest (2 sockets x 8 cores x 2 threads, 4 nodes) boots and runs ($(($(date +%s) - t0)) s, qemu $(jget "$d/meta.json" vm.qemu_seconds) s)"
 [ $rc = 0 ] || { diag "$(tail -n 5 "$tmp/o")"; done_testing; exit; }
 [ "$(jget "$d/meta.json" vm.nodes)" = 4 ] && [ "$(jget "$d/meta.json" vm.sockets)" = 2 ] &&
 	[ "$(jget "$d/meta.json" vm.threads_per_core)" = 2 ]
-ok $? "meta.json says the shape booted (nodes 4, sockets 2, threads per core 2)"
+check $? "meta.json says the shape booted (nodes 4, sockets 2, threads per core 2)"
 # 2048 MiB in 4 nodes: each sees its 512 MiB less what the kernel took.
 awk '{ split($2, r, "-"); if (r[2] - r[1] != 7 || $3 < 300000 || $3 > 524288) bad = 1 }
 	END { exit NR != 4 || bad }' "$g/nodes" &&
 	[ "$(cut -d' ' -f1,2 "$g/nodes" | tr '\n' ' ')" = "node0 0-7 node1 8-15 node2 16-23 node3 24-31 " ]
-ok $? "the guest kernel sees 4 nodes of 8 vCPUs and ~512 MiB each ($(tr '\n' ';' < "$g/nodes"))"
+check $? "the guest kernel sees 4 nodes of 8 vCPUs and ~512 MiB each ($(tr '\n' ';' < "$g/nodes"))"
 [ "$(cat "$g/cpu31")" = "cpu31 package 1 siblings 30-31" ]
-ok $? "cpu31 is in package 1 with its SMT sibling 30 ($(cat "$g/cpu31"))"
+check $? "cpu31 is in package 1 with its SMT sibling 30 ($(cat "$g/cpu31"))"
 t=$g/probe.json
 [ "$(cat "$g/probe.rc")" = 0 ] && [ "$(jget "$t" machine.topology.cpus)" = 32 ] &&
 	[ "$(jget "$t" machine.topology.cores)" = 16 ] && [ "$(jget "$t" machine.topology.smt)" = 2 ] &&
 	[ "$(jget "$t" machine.topology.numa_nodes)" = 4 ]
-ok $? "probe sees it through hwloc: 32 CPUs, 16 cores, SMT 2, 4 NUMA nodes (LLC groups $(jget "$t" machine.topology.llc_groups))"
+check $? "probe sees it through hwloc: 32 CPUs, 16 cores, SMT 2, 4 NUMA nodes (LLC groups $(jget "$t" machine.topology.llc_groups))"
 # The topology steps: 1, an SMT pair, an LLC, a node (8), 2 nodes, the machine.
 steps=$(sed -n 's/^  tasks=\([0-9]*\) .*/\1/p' "$g/plan.out" | tr '\n' ' ' | sed 's/ $//')
 [ "$(cat "$g/plan.rc")" = 0 ] && grep -q '^values: full size (32 CPUs >= 16)' "$g/plan.out" &&
 	[ "$steps" = "1 2 8 16 32" ]
-ok $? "run --plan in the guest: full size, topology steps 1, SMT 2, a node 8, a package 16, the machine 32: $steps"
+check $? "run --plan in the guest: full size, topology steps 1, SMT 2, a node 8, a package 16, the machine 32: $steps"
 [ "$(cat "$g/plan.rc")" = 0 ] || diag "$(head -n 20 "$g/plan.out")"
 r=$(ls -d "$d"/results/*-charge-anon-scaling 2>/dev/null | head -n1)
 [ "$(cat "$g/run.rc")" = 0 ] && [ -n "$r" ] && [ "$(jget "$r/meta.json" status)" = complete ] &&
 	[ -z "$(jget "$r/meta.json" scaled)" ] && ! grep -q '^  scaled down' "$r/report.txt"
-ok $? "charge-anon-scaling at full size completes in $(awk '{ print $2 - $1 }' "$g/run.time") s (the host's clock through qemu's RTC; 1 s steps, 1 repeat)"
+check $? "charge-anon-scaling at full size completes in $(awk '{ print $2 - $1 }' "$g/run.time") s (the host's clock through qemu's RTC; 1 s steps, 1 repeat)"
 [ "$(cat "$g/run.rc")" = 0 ] || diag "$(tail -n 10 "$g/run.out")"
 # The report's steps are the plan's.
 rsteps=$(sed -n 's/^  tasks=\([0-9]*\) .*charge.anon.total .*/\1/p' "$r/report.txt" | tr '\n' ' ' | sed 's/ $//')
 [ -n "$steps" ] && [ "$rsteps" = "$steps" ]
-ok $? "its report has the planned steps and no other ($rsteps)"
+check $? "its report has the planned steps and no other ($rsteps)"
 [ "$(cat "$g/leftovers.rc")" = 0 ]
-ok $? "nothing left behind in the guest (cgroups, tracefs instances, mounts, processes, /tmp, sysctls)"
+check $? "nothing left behind in the guest (cgroups, tracefs instances, mounts, processes, /tmp, sysctls)"
 [ ! -s "$g/leftovers" ] || diag "$(cat "$g/leftovers")"
 done_testing

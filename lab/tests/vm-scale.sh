@@ -9,8 +9,7 @@
 # 10 allocators per leaf, the read-contention tree of 200 x 5 and up to
 # 10000 readers, stock-netperf's 6..36 pairs, charge-batch's 36 clients.
 # Nothing may be left behind in the guest after each one.
-cd "$(dirname "$0")/../.." || exit 1
-. lab/tests/vm/lib.sh
+. "$(dirname "$0")/vm/lib.sh"
 
 command -v qemu-system-x86_64 >/dev/null ||
 	{ echo "1..0 # SKIP qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"; exit 0; }
@@ -38,7 +37,7 @@ rc=$?
 d=$(one_dir "$tmp/scale")
 g=$d/results/checks
 boot=$(jget "$d/meta.json" vm.guest_uptime_at_start)
-ok $rc "a $cpus-vCPU guest ran the experiment set ($(($(date +%s) - t0)) s in all; /init after $boot s guest time)"
+check $rc "a $cpus-vCPU guest ran the experiment set ($(($(date +%s) - t0)) s in all; /init after $boot s guest time)"
 [ $rc = 0 ] || { diag "$(tail -n 8 "$tmp/o")"; done_testing; exit; }
 
 for x in experiments/*.exp; do
@@ -48,7 +47,7 @@ for x in experiments/*.exp; do
 	secs=$(awk '{ printf "%.0f s (%.0f s guest time)", $4 - $2, $3 - $1 }' "$g/$name.time")
 	[ "$(cat "$g/$name.rc")" = 0 ] && [ -n "$r" ] && [ "$(jget "$r/meta.json" status)" = complete ] &&
 		[ -z "$(jget "$r/meta.json" scaled)" ] && ! grep -q '^  scaled down' "$r/report.txt"
-	ok $? "$name completes at full size in $secs"
+	check $? "$name completes at full size in $secs"
 	[ "$(cat "$g/$name.rc")" = 0 ] || diag "$(tail -n 6 "$g/$name.out")"
 	[ -n "$r" ] || continue
 	# Every step of the plan (the first column of its step tables) is in the report.
@@ -61,9 +60,9 @@ for x in experiments/*.exp; do
 		grep -q "^  $(echo "$s" | sed 's/[.[*^$]/\\&/g') " "$r/report.txt" || missing="$missing $s"
 	done
 	[ -n "$steps" ] && [ -z "$missing" ]
-	ok $? "$name: its report has every planned step ($steps${missing:+; missing:$missing})"
+	check $? "$name: its report has every planned step ($steps${missing:+; missing:$missing})"
 	tail -n1 "$g/leftovers.$name" | grep -qx 0
-	ok $? "$name left nothing behind in the guest"
+	check $? "$name left nothing behind in the guest"
 	grep -q '^left' "$g/leftovers.$name" && diag "$(grep '^left' "$g/leftovers.$name" | head -n 5)"
 	case $name in
 	statread-flush) p='50 top x 5 leaves = 301 memory cgroups' w='2500 allocators (10 per leaf' ;;
@@ -73,7 +72,7 @@ for x in experiments/*.exp; do
 	*) continue ;;
 	esac
 	grep -qF "$p" "$g/$name.plan" && grep -qF "$w" "$g/$name.plan"
-	ok $? "$name: the plan in the guest has the full-size shape ('$p', '$w')"
+	check $? "$name: the plan in the guest has the full-size shape ('$p', '$w')"
 done
 diag "$(cat "$g/ramdisk.out" 2>/dev/null)"
 done_testing
