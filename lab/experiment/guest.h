@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One lab command inside a real kernel under qemu, without vm's options:
+ * lab/scripts/vm.sh does the heavy lifting (apt, caching, the initramfs,
+ * qemu, the serial-port transfer); this builds its command line, runs it,
+ * and gives the run a results directory whose meta.json says what was
+ * booted and how it ended.  Every error is one line and exit 2.
+ */
+#ifndef LAB_EXPERIMENT_GUEST_H
+#define LAB_EXPERIMENT_GUEST_H
+
+#include <stdbool.h>
+
+/* The guest's shape: qemu's -smp and -numa follow from it (lab/scripts/vm.sh). */
+struct guest_shape {
+	int cpus, nodes, sockets, threads, mem;
+};
+
+struct guest_config {
+	const char *kernel, *suite, *shell, *perf, *accel;
+	struct guest_shape shape;
+	int timeout;
+	bool fetch;		/* only fetch and cache the kernel, print its directory */
+	char *engine;		/* lab/scripts/vm.sh: guest_engine() */
+	char **command;		/* memcg-lab COMMAND ARGS..., unless shell */
+	int ncommand;
+	/* vm.sh's own options as they came (--add, --perf, --env, --append,
+	 * --console), in command-line order: guest_pass_on() */
+	char **pass;
+	int npass;
+};
+
+/* Appends --option (and its value unless NULL) to c->pass. */
+void guest_pass_on(struct guest_config *c, const char *option, const char *value);
+
+/* Frees what guest_pass_on() and guest_engine() gave c. */
+void guest_config_free(struct guest_config *c);
+
+/*
+ * Checks a shape before anything starts, each fault in one line (exit 2),
+ * and fills in the sockets a shape implies.
+ */
+void guest_shape_check(struct guest_shape *g);
+
+/* The path of lab/scripts/vm.sh, for c->engine; exit 2 when it is missing. */
+char *guest_engine(void);
+
+/* vm --list: each kernel line alias, what it resolves to; the script's exit status. */
+int guest_list(const struct guest_config *c);
+
+/*
+ * The kernel fetched (with c->fetch its directory printed, and done), then
+ * c->command (or c->shell) run in the guest into results/<date>-vm-<kernel>/;
+ * argv is the command line meta.json records.  The guest command's exit
+ * status, or 2 when the guest could not run it.
+ */
+int guest_run(const struct guest_config *c, int argc, char **argv);
+
+#endif
