@@ -416,7 +416,7 @@ static int run_to_files(char *const *argv, const char *out, const char *errf)
 	if (pid == 0) {
 		int e = open(errf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
-		worker_detach_from_parent(parent);
+		perf_detach_from_parent(parent);
 		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
 			_exit(127);
 		execvp(argv[0], argv);
@@ -483,7 +483,7 @@ struct c2c_collector *c2c_collector_start(const struct c2c_caps *caps, const str
 		struct timespec ts;
 		double left;
 
-		worker_detach_from_parent(parent);
+		perf_detach_from_parent(parent);
 		/* Wait for the steady state, then become perf. */
 		while ((left = c->t0 + c->win.start_s - now_s()) > 0) {
 			ts.tv_sec = (time_t)left;

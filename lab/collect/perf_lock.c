@@ -66,9 +66,9 @@ bool perf_has_csv(const struct perf_info *pi)
  * perf exits 0 when it cannot write its output (a full disk), so what it
  * prints is written to its file by save_output(), checked
  * (util/outfile.h).  perf dies with the lab, SIGKILL included
- * (worker_detach_from_parent: the death signal, set before exec and
- * checked against a parent that died first), so a killed run leaves no
- * `perf lock record -a` running.
+ * (perf_detach_from_parent: SIGINT as the death signal, set before exec
+ * and checked against a parent that died first), so a killed run leaves
+ * no `perf lock record -a` running, nor perf's temporary files.
  */
 static pid_t spawn(char *const argv[], int *out, char *err, size_t errlen)
 {
@@ -95,7 +95,7 @@ static pid_t spawn(char *const argv[], int *out, char *err, size_t errlen)
 		int in = open("/dev/null", O_RDONLY);
 
 		close(fds[0]);
-		if (worker_detach_from_parent(parent) < 0 || in < 0 || dup2(*out, 1) < 0 ||
+		if (perf_detach_from_parent(parent) < 0 || in < 0 || dup2(*out, 1) < 0 ||
 		    dup2(*out, 2) < 0 || dup2(in, 0) < 0)
 			e = errno;
 		else

@@ -133,10 +133,14 @@ ok '[ $st = 0 ] && [ -s "$(ls -d "$T"/results/*-lock | tail -1)/data/perf-lock.d
 	"lock record --perf runs to completion with its perf lock record when left alone (${span_lock} s)"
 rm -rf "$T/results"
 
-bad_procs=0 bad_perf=0 bad_trees=0 bad_inst=0 bad_rate=0 bad_status=0 bad_sentinel=0 bad_tmp=0 bad_data=0 finished=0
+bad_procs=0 bad_perf=0 bad_trees=0 bad_inst=0 bad_rate=0 bad_status=0 bad_sentinel=0 bad_tmp=0 bad_vdso=0 bad_data=0 finished=0
 # The lab's files in /tmp before the kills (a run makes only files there;
 # the directories are other tests' and vm's, which may run meanwhile).
 lab_tmp() { find /tmp -maxdepth 1 -type f -name 'memcg-lab-*' 2>/dev/null | sort; }
+# perf's own temporary copy of the vDSO, which it removes when it exits
+# cleanly: one left is a perf of the run that died without cleaning up.
+vdso_tmp() { find /tmp -maxdepth 1 -type f -name 'perf-vdso.so-*' 2>/dev/null | sort; }
+vdso0=$(vdso_tmp)
 tmp0=$(lab_tmp)
 perfs_seen=0 windows_hit=0
 for i in $(seq "$iters"); do
@@ -193,6 +197,9 @@ for i in $(seq "$iters"); do
 	[ -d "$mine" ] || bad_sentinel=$((bad_sentinel + 1))
 	left=$(comm -13 <(echo "$tmp0") <(lab_tmp))
 	[ -z "$left" ] || { bad_tmp=$((bad_tmp + 1)); echo "# left in /tmp: $left"; tmp0=$(lab_tmp); }
+	left=$(comm -13 <(echo "$vdso0") <(vdso_tmp))
+	[ -z "$left" ] || { bad_vdso=$((bad_vdso + 1)); echo "# perf's vDSO copy left in /tmp: $left (run $i: ${cmd[*]:1})"
+		rm -f $left; }
 	# A c2c window's or perf lock's data under its final name is one perf
 	# finished (perf writes perf.c2c.data.part or perf-lock.data.part until
 	# then; a killed perf's file has no data size in its header).
@@ -221,5 +228,6 @@ ok '[ $bad_inst = 0 ]' "cleanup removes every tracefs instance a killed run made
 ok '[ $bad_rate = 0 ]' "perf_event_max_sample_rate is what it was ($bad_rate failures)"
 ok '[ $bad_sentinel = 0 ]' "a cgroup the lab did not make survives every cleanup"
 ok '[ $bad_tmp = 0 ]' "a killed run leaves no memcg-lab-* file in /tmp ($bad_tmp failures)"
+ok '[ $bad_vdso = 0 ]' "a killed run's perf leaves no /tmp/perf-vdso.so-* behind ($bad_vdso failures)"
 ok '[ $bad_status = 0 ]' "a killed run's results are never marked complete ($bad_status failures)"
 done_testing

@@ -138,7 +138,7 @@ int lab_stop_signal(void)
 	return stop_sig;
 }
 
-int worker_detach_from_parent(pid_t parent)
+static int detach_from_parent(pid_t parent, int death_signal)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 
@@ -147,10 +147,20 @@ int worker_detach_from_parent(pid_t parent)
 	owner = 0;
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], SIG_DFL);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+	if (prctl(PR_SET_PDEATHSIG, death_signal) < 0)
 		return -errno;
 	/* The parent may have died between fork() and prctl(). */
 	if (getppid() != parent)
 		_exit(1);
 	return 0;
+}
+
+int worker_detach_from_parent(pid_t parent)
+{
+	return detach_from_parent(parent, SIGKILL);
+}
+
+int perf_detach_from_parent(pid_t parent)
+{
+	return detach_from_parent(parent, SIGINT);
 }

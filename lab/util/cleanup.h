@@ -43,4 +43,10 @@ int lab_stop_signal(void);
  * parent's undo steps, default signal dispositions. Returns 0 or -errno. */
 int worker_detach_from_parent(pid_t parent);
 
+/* The same for perf: its death signal is SIGINT, perf's own way to be
+ * stopped, on which it finishes and removes its temporary files (the
+ * /tmp/perf-vdso.so-* copy of the vDSO, which SIGKILL leaves behind).
+ * Returns 0 or -errno. */
+int perf_detach_from_parent(pid_t parent);
+
 #endif
