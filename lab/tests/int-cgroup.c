@@ -28,6 +28,7 @@
 #include "kernel/tracefs_dir.h"
 #include "tests/tap.h"
 #include "util/cleanup.h"
+#include "util/err.h"
 #include "util/fileio.h"
 #include "util/hoststate.h"
 #include "util/owner.h"
@@ -59,6 +60,7 @@ static int toucher(void *arg)
  * in <root>/work, prints "<root> <worker pid>", then
  *   wait:    pauses until a signal (the undo registry cleans up)
  *   destroy: waits for a line on stdin, then cg_tree_destroy() and exit 0
+ *   emfile:  opens files until EMFILE, then die()s (a run past its limit)
  * With a setting, also changes it through the host-state journal.
  */
 static int victim_main(int argc, char **argv)
@@ -87,6 +89,11 @@ static int victim_main(int argc, char **argv)
 		usleep(1000);
 	printf("%s %d\n", t.root, (int)w);
 	fflush(stdout);
+	if (!strcmp(argv[2], "emfile")) {
+		while (open("/dev/null", O_RDONLY) >= 0)
+			;
+		die("victim: out of descriptors: %s", strerror(errno));
+	}
 	if (!strcmp(argv[2], "destroy")) {
 		char line[16];
 
@@ -341,6 +348,17 @@ static void test_signals(void)
 	ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "the run died by SIGTERM after its undo steps");
 	ok(!path_exists(v.root), "after SIGTERM its tree is gone");
 	ok(reaped(v.worker), "after SIGTERM its worker is gone");
+
+	/* A run that dies of EMFILE still has descriptors for its undo steps
+	 * (10000 readers past RLIMIT_NOFILE once left their tree behind). */
+	if (victim_start(&v, "emfile", NULL, NULL)) {
+		ok(0, "victim for EMFILE started");
+		return;
+	}
+	st = victim_reap(&v);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) != 0, "a run out of descriptors dies with an error (status %d)", st);
+	ok(!path_exists(v.root), "its undo steps removed its tree all the same");
+	ok(reaped(v.worker), "and its worker is gone");
 
 	/* A live run is never touched by cleanup. */
 	if (victim_start(&v, "wait", NULL, NULL)) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,32 @@ static pid_t owner;
 static volatile sig_atomic_t stop_sig;
 static volatile sig_atomic_t polling;
 static volatile sig_atomic_t running;
+
+/*
+ * Descriptors kept for the undo steps.  A run that dies because it ran out
+ * of descriptors (EMFILE: a reader past RLIMIT_NOFILE) must still open
+ * directories and cgroup.kill to remove its tree: three levels of
+ * directory walk, a control file, a message.  Held as fd + 1 (0: none), so
+ * the zeroed array means "not taken".
+ */
+#define RESERVED_FDS 8
+static int reserved[RESERVED_FDS];
+
+static void reserve_take(void)
+{
+	for (int i = 0; i < RESERVED_FDS; i++)
+		if (!reserved[i])
+			reserved[i] = open("/dev/null", O_RDONLY | O_CLOEXEC) + 1;
+}
+
+static void reserve_release(void)
+{
+	for (int i = 0; i < RESERVED_FDS; i++) {
+		if (reserved[i] > 0)
+			close(reserved[i] - 1);
+		reserved[i] = 0;
+	}
+}
 
 static void on_signal(int sig)
 {
@@ -66,6 +93,7 @@ void cleanup_init(void)
 	/* A closed pipe (e.g. `| head`) must not skip the undo steps. */
 	signal(SIGPIPE, SIG_IGN);
 	atexit(at_exit);
+	reserve_take();
 }
 
 int cleanup_push(cleanup_fn fn, void *arg, const char *what)
@@ -100,8 +128,11 @@ void cleanup_pop(int handle, bool run)
 	while (nsteps > 0 && !steps[nsteps - 1].fn)
 		nsteps--;
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (run)
+	if (run) {
+		reserve_release();
 		s.fn(s.arg);
+		reserve_take();
+	}
 }
 
 void cleanup_run_all(void)
@@ -113,6 +144,7 @@ void cleanup_run_all(void)
 	running = 1;
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
+	reserve_release();
 	while (nsteps > 0) {
 		struct step s = steps[--nsteps];
 
@@ -145,6 +177,7 @@ static int detach_from_parent(pid_t parent, int death_signal)
 	/* The undo steps belong to the parent; a worker never runs them. */
 	nsteps = 0;
 	owner = 0;
+	reserve_release();
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], SIG_DFL);
 	if (prctl(PR_SET_PDEATHSIG, death_signal) < 0)
