@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 #include "drivers/charge/plan.h"
 #include "drivers/placement.h"
@@ -16,6 +15,7 @@
 #include "util/fileio.h"
 #include "util/humanize.h"
 #include "util/meminfo.h"
+#include "util/nofile.h"
 #include "util/strfmt.h"
 
 /* The kernel's default pid_max: PIDS_PER_CPU_DEFAULT (1024) per possible
@@ -28,8 +28,6 @@
 #define THREAD_SIZE_X86 (16 * 1024)
 /* and its pages, 4 KiB. */
 #define PAGE_SIZE_X86 4096
-/* systemd's default hard RLIMIT_NOFILE since v240 (its soft one stays 1024). */
-#define SYSTEMD_NOFILE_HARD 524288
 /* perf's DEFAULT_MAX_SAMPLE_RATE and sysctl_perf_cpu_time_max_percent (kernel/events/core.c). */
 #define PERF_SAMPLE_RATE_DEFAULT 100000
 #define PERF_CPU_TIME_PERCENT_DEFAULT 25
@@ -64,7 +62,6 @@ int exp_plan_host_this(struct exp_plan_host *h, char *err, size_t errlen)
 	struct charge_host stock;
 	struct cg_env env;
 	struct meminfo mi;
-	struct rlimit rl;
 	long long v;
 
 	(void)err;
@@ -83,8 +80,7 @@ int exp_plan_host_this(struct exp_plan_host *h, char *err, size_t errlen)
 	h->threads_max = read_ll("/proc/sys/kernel/threads-max", &v) ? LLONG_MAX : v;
 	h->tasks_now = tasks_running();
 	h->pids_left = pids_headroom(NULL, 0, NULL, NULL);
-	h->nofile_max = getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max == RLIM_INFINITY ? LLONG_MAX
-										   : (long long)rl.rlim_max;
+	h->nofile_max = nofile_reachable();
 	if (cg_detect(&env, NULL) == 0) {
 		struct statread_host sh;
 
@@ -137,7 +133,8 @@ int exp_plan_host_describe(struct exp_plan_host *h, const char *spec, char *err,
 	/* A booted box's own tasks: per-CPU kernel threads and services. */
 	h->tasks_now = 8ll * h->topo.npu + 500;
 	h->pids_left = LLONG_MAX;
-	h->nofile_max = SYSTEMD_NOFILE_HARD;
+	/* The lab runs as root, which raises its hard limit up to fs.nr_open. */
+	h->nofile_max = NOFILE_NR_OPEN_DEFAULT;
 	h->memcgs_in_use = 100;
 	h->memcgs_max = EXP_MEMCG_ID_MAX;
 	h->descendants_left = h->depth_left = LLONG_MAX;
@@ -186,8 +183,8 @@ static int check_limits(const struct exp_step_plan *st, const struct exp_plan_ho
 		return set_err(err, errlen, "%s: step %s: %lld tasks needed, over the %lld the pids controller's pids.max "
 			    "above the run still allows", where, step, st->tasks, h->pids_left);
 	if (st->fds > h->nofile_max)
-		return set_err(err, errlen, "%s: step %s: %lld files open in one process, over the RLIMIT_NOFILE hard "
-			    "limit %lld", where, step, st->fds, h->nofile_max);
+		return set_err(err, errlen, "%s: step %s: %lld files open in one process, over the %lld it "
+			    "can have (RLIMIT_NOFILE; root: fs.nr_open)", where, step, st->fds, h->nofile_max);
 	if (st->memcgs + h->memcgs_in_use > h->memcgs_max)
 		return set_err(err, errlen, "%s: step %s: %lld memory cgroups do not fit the memcg ids: %lld in use of "
 			    "%lld (MEM_CGROUP_ID_MAX)", where, step, st->memcgs, h->memcgs_in_use, h->memcgs_max);
@@ -405,7 +402,7 @@ void exp_plan_print(FILE *f, const struct exp_plan *p, const struct exp *x, cons
 	print_limit(f, "tasks (kernel.pid_max)", tasks + h->tasks_now, h->pid_max, " with those running");
 	print_limit(f, "tasks (threads-max)", tasks + h->tasks_now, h->threads_max, "");
 	print_limit(f, "tasks (pids controller)", tasks, h->pids_left, "");
-	print_limit(f, "open files per process", fds, h->nofile_max, " (RLIMIT_NOFILE hard)");
+	print_limit(f, "open files per process", fds, h->nofile_max, " (RLIMIT_NOFILE; root: fs.nr_open)");
 	print_limit(f, "memcg ids", memcgs + h->memcgs_in_use, h->memcgs_max, " (MEM_CGROUP_ID_MAX)");
 	print_limit(f, "cgroup.max.descendants", memcgs, h->descendants_left, "");
 	fmt_time(tm, sizeof(tm), p->seconds);

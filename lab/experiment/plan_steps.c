@@ -161,6 +161,8 @@ static void statread_host_of(struct statread_host *sh, const struct exp_plan_hos
 		.memcgs_in_use = h->memcgs_in_use, .memcgs_max = h->memcgs_max,
 		.descendants_left = h->descendants_left, .depth_left = h->depth_left,
 		.threads_left = tleft, .file_dir_ok = true,
+		/* Checked per step by the experiment's plan, which names the step. */
+		.nofile_max = LLONG_MAX,
 	};
 }
 
@@ -190,7 +192,7 @@ int plan_step_statread(struct exp_phase_plan *pp, struct exp_step_plan *st, char
 	st->memcgs = sp.ncgs;
 	st->depth = 3;
 	st->tasks = sp.nreaders + sp.nallocators + 2;
-	st->fds = EXP_BASE_FDS + (sp.cfg.reopen ? 0 : (long long)sp.nreaders * nfiles);
+	st->fds = sp.fds;
 	st->seconds = sp.cfg.duration_ns > 0 ? (sp.cfg.duration_ns + sp.cfg.warmup_ns) / 1e9 : -1;
 	snprintf(pp->what, sizeof(pp->what), "statread");
 	snprintf(pp->tree, sizeof(pp->tree), "1 root + %d top x %d leaves = %d memory cgroups; leaf limit %s%s%s",

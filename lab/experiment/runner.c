@@ -264,6 +264,9 @@ static void validate_driver(const struct exp *x, const struct phase *ph)
 				if (strcmp(e->section, ph->drv) && strcmp(e->section, ph->small_sec) &&
 				    strcmp(e->section, ph->v1_sec) && strcmp(e->section, ph->sched))
 					continue;
+				/* The schedule's values, not its param line, set the option. */
+				if (!strcmp(e->section, ph->sched) && !strstr(e->key, "values"))
+					continue;
 				snprintf(opt, sizeof(opt), "--%s", !strcmp(e->section, ph->sched) ?
 					 (ph->param ? ph->param : "") : e->key);
 				if (strlen(opt) > 2 && strstr(line, opt))

@@ -38,6 +38,7 @@ static struct statread_host big_host(void)
 		.descendants_left = 1ll << 40,
 		.depth_left = 1ll << 40,
 		.threads_left = 1 << 20,
+		.nofile_max = 1 << 20,
 		.file_dir_ok = true,
 	};
 
@@ -198,6 +199,22 @@ int main(void)
 		tight = big_host();
 		tight.threads_left = 1000;
 		refused(&c, &v1, &tight, "threads", "more readers and allocators than threads left");
+		/* Wei Xu's 10000 readers under a hard limit the lab cannot raise. */
+		tight = big_host();
+		tight.nofile_max = 4096;
+		c.total_readers = 10000;
+		refused(&c, &v2, &tight, "10000 readers keep 10064 files open, over the 4096",
+			"more reader files than RLIMIT_NOFILE allows, with the numbers");
+		c.reopen = true;
+		{
+			struct statread_plan p;
+			char err[512] = "";
+
+			ok(statread_plan(&p, &c, &v2, &tight, err, sizeof(err)) == 0 && p.fds == SR_BASE_FDS,
+			   "--reopen keeps no reader file open: 10000 readers fit 4096 files (%s)", err);
+			statread_plan_free(&p);
+		}
+		statread_config_defaults(&c);
 		tight = big_host();
 		tight.mem_available = 8ll << 30;
 		c.limit_bytes = -1;

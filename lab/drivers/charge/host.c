@@ -4,11 +4,11 @@
 #include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include "drivers/charge/plan.h"
 #include "kernel/btf.h"
+#include "util/nofile.h"
 
 void charge_host_stock_slots(struct charge_host *h)
 {
@@ -37,7 +37,6 @@ void charge_host_stock_slots(struct charge_host *h)
 
 void charge_host_probe(struct charge_host *h, const struct charge_config *c)
 {
-	struct rlimit rl;
 	struct statfs s;
 
 	memset(h, 0, sizeof(*h));
@@ -49,8 +48,7 @@ void charge_host_probe(struct charge_host *h, const struct charge_config *c)
 		hierarchy_limits_read(&h->env, &h->cg_limits);
 	h->euid = geteuid();
 	task_limits_read(&h->tasks);
-	h->nofile_max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY ?
-			(long long)rl.rlim_max : -1;
+	h->nofile_max = nofile_reachable();
 	h->meminfo_ok = meminfo_read(&h->mem) == 0;
 	if (c->mode && (!strcmp(c->mode, "stock") || !strcmp(c->mode, "objstock")))
 		charge_host_stock_slots(h);

@@ -68,7 +68,7 @@ struct charge_host {
 	uid_t euid;
 	struct hierarchy_limits cg_limits;
 	struct task_limits tasks;
-	long long nofile_max;		/* RLIMIT_NOFILE's hard limit; -1: unlimited or unknown */
+	long long nofile_max;		/* files a process can open (util/nofile.h); -1: unknown */
 	bool meminfo_ok;
 	struct meminfo mem;
 	/* The per-CPU stocks from BTF (stock modes only): memcg slots and

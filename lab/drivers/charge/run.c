@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include "drivers/charge/report.h"
 #include "drivers/charge/run.h"
 #include "drivers/charge/evidence.h"
@@ -21,6 +20,7 @@
 #include "drivers/charge/stock.h"
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/nofile.h"
 #include "util/outfile.h"
 #include "util/results.h"
 
@@ -74,17 +74,6 @@ static bool hook_death(void *arg, int idx, int wstatus, char *buf, size_t n)
 	struct run_ctx *x = arg;
 
 	return x->ev && evidence_death_cause(x->ev, idx, wstatus, buf, n);
-}
-
-static void raise_nofile(void)
-{
-	struct rlimit rl;
-
-	/* kmem keeps descriptors open: lift the soft limit to the hard one. */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
 }
 
 static const char *step_label(const struct results *res, bool steps, int tasks, char *buf, size_t n)
@@ -335,7 +324,12 @@ static int run_stock(const struct charge_plan *pl, struct results *res)
 
 int charge_run(const struct charge_plan *p, struct results *res)
 {
-	if (!strcmp(p->cfg.mode, "kmem"))
-		raise_nofile();
+	/* kmem keeps --objects open, sock four per pair: the plan checked
+	 * p->fds against what the limit can be raised to. */
+	int e = nofile_raise(p->fds);
+
+	if (e)
+		die("charge: cannot raise RLIMIT_NOFILE to the %lld files a worker process keeps open: %s",
+		    p->fds, strerror(-e));
 	return p->stock ? run_stock(p, res) : run_modes(p, res);
 }

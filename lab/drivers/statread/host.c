@@ -12,6 +12,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/meminfo.h"
+#include "util/nofile.h"
 #include "util/results.h"
 
 /* Memory cgroup ids are 16 bits (MEM_CGROUP_ID_MAX = USHRT_MAX). */
@@ -141,6 +142,7 @@ void statread_host_limits(struct statread_host *h, const struct cg_env *env)
 	h->memcgs_max = MEMCG_ID_MAX;
 	v2_limits(h, env);
 	h->threads_left = threads_left();
+	h->nofile_max = nofile_reachable();
 }
 
 void statread_host_probe(struct statread_host *h, const struct cg_env *env, const char *file_dir)

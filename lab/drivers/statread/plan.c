@@ -213,6 +213,19 @@ int statread_plan(struct statread_plan *p, const struct statread_config *cfg,
 
 	if (!p->nreaders)
 		return set_err(err, errlen, "no readers: --levels and the tree leave no cgroup to read");
+	p->fds = SR_BASE_FDS + (c->reopen ? 0 : (long long)p->nreaders * __builtin_popcount(c->file_mask));
+	if (p->fds > h->nofile_max) {
+		char opt[64];
+
+		/* The option in the message, so that run names the key at fault. */
+		if (c->total_readers > 0)
+			snprintf(opt, sizeof(opt), "--total-readers %lld", c->total_readers);
+		else
+			snprintf(opt, sizeof(opt), "--readers %d", c->readers_per_cg);
+		return set_err(err, errlen, "%s: %d readers keep %lld files open, over the %lld this process "
+			    "can have (RLIMIT_NOFILE; raised as root with CAP_SYS_RESOURCE up to fs.nr_open)",
+			    opt, p->nreaders, p->fds, h->nofile_max);
+	}
 	if ((long long)p->nreaders + p->nallocators > h->threads_left)
 		return set_err(err, errlen, "%d readers and %d allocators exceed the %lld threads the "
 			    "kernel still allows (threads-max, pid_max)",

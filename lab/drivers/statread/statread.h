@@ -62,6 +62,10 @@ struct statread_config {
 };
 
 /* What the machine allows; statread_host_probe() fills it, tests fake it. */
+/* Descriptors beside the readers' own: stdio, results, the tracefs
+ * collectors, the cgroup walks. */
+#define SR_BASE_FDS 64
+
 struct statread_host {
 	int ncpus;
 	int64_t mem_available;		/* MemAvailable */
@@ -71,6 +75,7 @@ struct statread_host {
 	long long descendants_left;	/* cgroup.max.descendants headroom above us */
 	long long depth_left;		/* cgroup.max.depth headroom above us */
 	long long threads_left;		/* threads-max and pid_max headroom */
+	long long nofile_max;		/* files one process can open (util/nofile.h) */
 	bool file_dir_ok;		/* file_dir is on a disk filesystem */
 	char file_dir[256];
 	char file_dir_why[160];		/* why file_dir was chosen or refused */
@@ -91,6 +96,9 @@ struct statread_plan {
 	int ncgs, nleaves, nallocators;
 	struct statread_cg *cgs;	/* root first, then each top followed by its leaves */
 	int nreaders;
+	/* Files the run keeps open: SR_BASE_FDS, and one per reader and file
+	 * unless --reopen. */
+	long long fds;
 	struct statread_reader_spec *readers;
 	int readers_at[SR_NLEVELS];
 	int cgs_at[SR_NLEVELS];
