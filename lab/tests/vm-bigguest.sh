@@ -4,8 +4,9 @@
 # core).  The guest kernel must see that shape (sysfs and the lab's own
 # probe through hwloc); `run --plan` there plans the topology steps for it;
 # charge-anon-scaling runs at its full size (32 CPUs: no [small]) with a
-# short duration and one repeat, its report showing those steps; and
-# nothing is left behind in the guest (lab/tests/vm/leftovers.sh).
+# short duration and one repeat, its report showing those steps; 5000
+# stat readers run under the bare hard RLIMIT_NOFILE of 4096, which root
+# raises; and nothing is left behind in the guest (lab/tests/vm/leftovers.sh).
 # Also the topology errors vm finds before it boots anything, and qemu's
 # own refusal of 256 vCPUs in one line.
 # VM_BIG_KERNEL picks the kernel (default 7.3).
@@ -59,6 +60,11 @@ MEMCG_LAB_RESULTS=$tmp/big $lab vm --kernel $k --cpus 32 --sockets 2 --nodes 4 -
 	memcg-lab run experiments/charge-anon-scaling.exp -s experiment.repeats=1 \
 		-s driver.duration=1 -s driver.warmup=0 > $o/run.out 2>&1; echo $? > $o/run.rc
 	echo "$s $(cat /sys/class/rtc/rtc0/since_epoch)" > $o/run.time
+	# 5000 readers keep 5000 files open, over the bare hard limit of 4096:
+	# root (every capability here) raises it to what they need.
+	( ulimit -n 4096 && memcg-lab statread --top 4 --children 5 --allocators 0 --levels leaf \
+		--total-readers 5000 --interval 1s --duration 1s --warmup 0s ) > $o/nofile.out 2>&1
+	echo $? > $o/nofile.rc
 	sh /lab/lab/tests/vm/leftovers.sh check /tmp/before > $o/leftovers 2>&1; echo $? > $o/leftovers.rc
 	exit 0' >"$tmp/o" 2>&1
 rc=$?
@@ -96,6 +102,10 @@ check $? "charge-anon-scaling at full size completes in $(awk '{ print $2 - $1 }
 rsteps=$(sed -n 's/^  tasks=\([0-9]*\) .*charge.anon.total .*/\1/p' "$r/report.txt" | tr '\n' ' ' | sed 's/ $//')
 [ -n "$steps" ] && [ "$rsteps" = "$steps" ]
 check $? "its report has the planned steps and no other ($rsteps)"
+[ "$(cat "$g/nofile.rc")" = 0 ] && grep -q '^readers: 5000 (root 0, top 0, leaf 5000)' "$g/nofile.out" &&
+	grep -Eq '^leaf +memory.stat +20 +5000 ' "$g/nofile.out"
+check $? "5000 readers under a 4096 hard RLIMIT_NOFILE: root raises it and every reader reads"
+[ "$(cat "$g/nofile.rc")" = 0 ] || diag "$(tail -n 3 "$g/nofile.out")"
 [ "$(cat "$g/leftovers.rc")" = 0 ]
 check $? "nothing left behind in the guest (cgroups, tracefs instances, mounts, processes, /tmp, sysctls)"
 [ ! -s "$g/leftovers" ] || diag "$(cat "$g/leftovers")"
