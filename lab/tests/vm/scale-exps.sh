@@ -9,7 +9,9 @@
 # charged to no memcg.  Into /out/results/checks/: <name>.{plan,out,rc,time},
 # the overrides used (<name>.overrides), and leftovers.<name> (what the run
 # left behind: lab/tests/vm/leftovers.sh).  <name>.time: the guest's
-# uptime and the host's clock, before and after.
+# uptime and the host's clock, before and after.  <name>.dmesg: the kernel's
+# log during the run, with the blocked tasks' stacks (sysrq w) written 30 s
+# before the timeout stops a run that is still going: what it waited on.
 out=/out/results/checks
 mkdir -p $out /mnt/disk
 d=${SCALE_DURATION:-2}
@@ -42,8 +44,14 @@ for x in experiments/*.exp; do
 	# SCALE_EXP_TIMEOUT seconds at most, then SIGINT (the lab undoes its
 	# cgroups on it), so that one stuck run does not cost the others.
 	set -o pipefail
-	timeout -s INT "${SCALE_EXP_TIMEOUT:-900}" memcg-lab run "$x" "$@" 2>&1 | tee $out/$name.out
+	dmesg -c > /dev/null
+	lim=${SCALE_EXP_TIMEOUT:-900}
+	( sleep $((lim > 60 ? lim - 30 : lim / 2)) && echo w > /proc/sysrq-trigger ) &
+	watch=$!
+	timeout -s INT "$lim" memcg-lab run "$x" "$@" 2>&1 | tee $out/$name.out
 	echo $? > $out/$name.rc
+	kill $watch 2>/dev/null
+	dmesg > $out/$name.dmesg
 	echo "$t0 $(now)" > $out/$name.time
 	echo "$name: exit $(cat $out/$name.rc), $(awk '{ printf "%.0f s (%.0f s guest time)", $4 - $2, $3 - $1 }' $out/$name.time)"
 	sh /lab/lab/tests/vm/leftovers.sh check /tmp/state > $out/leftovers.$name 2>&1
