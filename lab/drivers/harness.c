@@ -24,6 +24,7 @@
 #include "util/cpus.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/futexword.h"
 #include "util/labcost.h"
 
 enum slot_state { S_SETUP, S_READY, S_RUNNING, S_DONE, S_FAILED };
@@ -50,6 +51,11 @@ _Static_assert(offsetof(struct hslot, state) >= 128, "counter alone on its line 
 /* Slot 0 of the mapping: the stop flag, read-only to workers while they run. */
 struct hctl {
 	int stop;
+	/* The start barrier: 0 until the parent stores 1 and wakes every
+	 * waiter at once (futex).  A pipe's EOF is no barrier at scale: each
+	 * reader takes the pipe's mutex in turn, so 2500 of them wake one by
+	 * one (minutes in a 128-vCPU guest). */
+	int go;
 } __attribute__((aligned(HARNESS_SLOT)));
 
 struct host {
@@ -66,7 +72,7 @@ struct run {
 	struct hslot *slot;
 	herr_t *errs;
 	size_t map_len;
-	int ready_r, ready_w, start_r, start_w;
+	int ready_r, ready_w;
 	int nhosts;
 	struct host *hosts;
 	int *order;		/* host order -> worker index */
@@ -119,7 +125,6 @@ static void *worker_main(void *arg)
 		.cfg = c->loop_cfg,
 	};
 	void *state = NULL;
-	char b;
 	int e;
 
 	s->pid = getpid();
@@ -136,9 +141,9 @@ static void *worker_main(void *arg)
 	__atomic_store_n(&s->state, S_READY, __ATOMIC_RELEASE);
 	if (write(run->ready_w, "r", 1) < 0)
 		_exit(1);
-	/* The barrier: EOF for everybody at once when the parent closes it. */
-	while (read(run->start_r, &b, 1) < 0 && errno == EINTR)
-		;
+	/* The barrier: every waiter woken by one futex call. */
+	while (!futex_word_load(&run->ctl->go))
+		futex_word_wait(&run->ctl->go, 0, NULL);
 	if (!hstop(&run->ctl->stop)) {
 		__atomic_store_n(&s->state, S_RUNNING, __ATOMIC_RELEASE);
 		e = c->loop->loop(state, &s->count, &run->ctl->stop);
@@ -168,7 +173,6 @@ static void __attribute__((noreturn)) host_main(struct run *run, struct host *h)
 	if (worker_detach_from_parent(run->parent) < 0)
 		_exit(1);
 	close_fd(&run->ready_r);
-	close_fd(&run->start_w);
 	if (h->cgroup >= 0 && c->hooks.enter_cgroup &&
 	    c->hooks.enter_cgroup(c->hooks.arg, h->cgroup, err, sizeof(err)) < 0) {
 		for (int i = 0; i < h->n; i++)
@@ -316,7 +320,7 @@ static void stop_all(struct run *run)
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
 
 	__atomic_store_n(&run->ctl->stop, 1, __ATOMIC_RELEASE);
-	close_fd(&run->start_w);
+	futex_word_store_wake(&run->ctl->go, 1);
 	while (reap(run), hosts_alive(run) && now_s() - t < grace)
 		nanosleep(&tick, NULL);
 	if (!hosts_alive(run))
@@ -337,8 +341,6 @@ static void run_free(struct run *run)
 {
 	close_fd(&run->ready_r);
 	close_fd(&run->ready_w);
-	close_fd(&run->start_r);
-	close_fd(&run->start_w);
 	if (run->ctl)
 		munmap(run->ctl, run->map_len);
 	free(run->hosts);
@@ -723,7 +725,7 @@ static void abort_start(struct run *run)
 
 int harness_run(const struct harness_cfg *c, struct harness_result *r, char *err, size_t errlen)
 {
-	struct run run = { .c = c, .ready_r = -1, .ready_w = -1, .start_r = -1, .start_w = -1 };
+	struct run run = { .c = c, .ready_r = -1, .ready_w = -1 };
 	int n = c->nworkers, p[2];
 	double t0, tspawn;
 
@@ -748,16 +750,14 @@ int harness_run(const struct harness_cfg *c, struct harness_result *r, char *err
 	}
 	run.slot = (struct hslot *)(run.ctl + 1);
 	run.errs = (herr_t *)(run.slot + n);
-	/* The workers' "ready" bytes, then the start barrier. */
-	for (int i = 0; i < 2; i++) {
-		if (pipe2(p, O_CLOEXEC) < 0) {
-			snprintf(err, errlen, "pipe: %s", strerror(errno));
-			run_free(&run);
-			return -1;
-		}
-		*(i ? &run.start_r : &run.ready_r) = p[0];
-		*(i ? &run.start_w : &run.ready_w) = p[1];
+	/* The workers' "ready" bytes. */
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		run_free(&run);
+		return -1;
 	}
+	run.ready_r = p[0];
+	run.ready_w = p[1];
 	plan_hosts(&run);
 
 	r->nworkers = n;
@@ -785,7 +785,6 @@ int harness_run(const struct harness_cfg *c, struct harness_result *r, char *err
 		run.hosts[i].pid = pid;
 	}
 	close_fd(&run.ready_w);
-	close_fd(&run.start_r);
 
 	if (wait_ready(&run, err, errlen) < 0) {
 		abort_start(&run);
@@ -799,7 +798,7 @@ int harness_run(const struct harness_cfg *c, struct harness_result *r, char *err
 	if (c->hooks.before_start)
 		c->hooks.before_start(c->hooks.arg);
 	t0 = now_s();
-	close_fd(&run.start_w);	/* the barrier: every worker starts now */
+	futex_word_store_wake(&run.ctl->go, 1);	/* the barrier: every worker starts now */
 
 	measure_loop(&run, r, t0);
 	/* Read with the hook's kernel counters, so the two can be compared. */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "drivers/statread/reclaim_alloc.h"
+#include "util/futexword.h"
 
 /* One chunk per progress update: big enough that the update is noise,
  * small enough that a stop request is seen within a millisecond or so. */
@@ -143,13 +144,9 @@ static int run_anon(struct reclaim_alloc *a)
 int reclaim_alloc_main(void *arg)
 {
 	struct reclaim_alloc *a = arg;
-	char c;
 
-	close(a->go_wfd);
-	/* The start barrier: the parent closes its end when the run begins. */
-	while (read(a->go_fd, &c, 1) < 0 && errno == EINTR)
-		;
-	close(a->go_fd);
+	while (!futex_word_load(a->go))
+		futex_word_wait(a->go, 0, NULL);
 	switch (a->kind) {
 	case ALLOC_FILE:
 		return run_file(a);

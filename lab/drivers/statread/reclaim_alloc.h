@@ -39,8 +39,11 @@ struct reclaim_alloc {
 	int64_t bytes;			/* working set */
 	int64_t work;			/* > 0: stop after this many bytes */
 	const char *file_dir;		/* ALLOC_FILE: directory on a disk filesystem */
-	int go_fd;			/* start barrier: returns EOF when the run starts */
-	int go_wfd;			/* the barrier's write end, closed by the allocator */
+	/* The start barrier, in shared memory: 0 until the parent stores 1
+	 * and wakes every allocator with one futex call.  (A pipe's EOF
+	 * wakes its readers one by one through the pipe's mutex: 2500
+	 * allocators took minutes in a 128-vCPU guest.) */
+	int *go;
 	struct alloc_slot *slot;
 	const volatile int *stop;	/* set once by the parent at the end */
 };

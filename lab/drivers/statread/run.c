@@ -6,7 +6,9 @@
  *
  * The start is a moment on CLOCK_MONOTONIC fixed before any worker runs:
  * readers sleep until it (staggered across one interval), allocators wait
- * on a pipe the main thread closes at that moment.  Warm-up and end are
+ * on a futex word the main thread sets and wakes at that moment (one
+ * wake for all of them; a pipe's EOF wakes its readers one at a time
+ * through the pipe's mutex).  Warm-up and end are
  * fixed the same way, so no worker ever looks at shared state but the stop
  * flags, written once.
  */
@@ -28,6 +30,7 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/futexword.h"
 #include "util/nofile.h"
 
 #define NS 1000000000ull
@@ -43,6 +46,7 @@ struct run {
 	struct alloc_slot *slots;
 	size_t slots_len;
 	volatile int *alloc_stop;
+	int *alloc_go;
 	pid_t *pid;
 	bool *reaped;
 	int nalive;
@@ -168,7 +172,7 @@ static void build_tree(struct run *R)
 	}
 }
 
-static void spawn_allocators(struct run *R, int go[2])
+static void spawn_allocators(struct run *R)
 {
 	const struct statread_plan *p = R->p;
 	struct reclaim_alloc a = {
@@ -176,8 +180,6 @@ static void spawn_allocators(struct run *R, int go[2])
 		.bytes = p->cfg.alloc_bytes,
 		.work = p->cfg.work_bytes,
 		.file_dir = p->cfg.file_dir,
-		.go_fd = go[0],
-		.go_wfd = go[1],
 	};
 	int n = 0;
 
@@ -185,8 +187,12 @@ static void spawn_allocators(struct run *R, int go[2])
 	R->slots = mmap(NULL, R->slots_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (R->slots == MAP_FAILED)
 		die("statread: cannot map the allocators' counters: %s", strerror(errno));
+	/* The parent's words, alone on the cacheline after the slots: the
+	 * stop flag, then the start barrier. */
 	R->alloc_stop = (volatile int *)&R->slots[p->nallocators];
+	R->alloc_go = (int *)&R->slots[p->nallocators] + 1;
 	a.stop = R->alloc_stop;
+	a.go = R->alloc_go;
 	R->pid = xcalloc(p->nallocators ? p->nallocators : 1, sizeof(*R->pid));
 	R->reaped = xcalloc(p->nallocators ? p->nallocators : 1, sizeof(*R->reaped));
 	for (int i = 0; i < p->ncgs; i++) {
@@ -519,7 +525,7 @@ int statread_run(const struct statread_plan *p, struct statread_hook *hooks, int
 	struct run R = { .p = p, .res = res };
 	struct statread_run_info info = { .plan = p };
 	uint64_t t_go, measure, end, t_end, lead, *at_measure;
-	int go[2], e;
+	int e;
 
 	memset(res, 0, sizeof(*res));
 	/* Every reader keeps its files open in this one process (10000
@@ -536,11 +542,8 @@ int statread_run(const struct statread_plan *p, struct statread_hook *hooks, int
 	readers_stop = 0;
 	build_tree(&R);
 	info.tree_root = R.tree.root;
-	if (pipe2(go, O_CLOEXEC) < 0)
-		die("statread: pipe: %s", strerror(errno));
 	/* Fork before any thread exists. */
-	spawn_allocators(&R, go);
-	close(go[0]);
+	spawn_allocators(&R);
 	prepare_readers(&R);
 	/* What takes long happens before the warm-up, not in the phase. */
 	hooks_prepare(hooks, nhooks, &info);
@@ -555,7 +558,7 @@ int statread_run(const struct statread_plan *p, struct statread_hook *hooks, int
 	start_readers(&R, t_go, measure, end);
 	sleep_until_ns(t_go);
 	t_go = mono_ns();
-	close(go[1]);
+	futex_word_store_wake(R.alloc_go, 1);
 
 	t_end = supervise(&R, t_go, measure, end, hooks, nhooks, &info, at_measure);
 	res->alloc_bytes_measured = 0;
