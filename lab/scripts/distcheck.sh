@@ -103,8 +103,23 @@ $mounted"
 }
 
 mount_chroot() {
+	# The chroot a mount of its own, as a container's root is: a private
+	# mount namespace inside (unshare -m --propagation private, as the
+	# tests that mount tracefs make) needs "/" to be a mount point.
+	mount_at "$root" --bind "$root"
 	mount_at "$root/proc" -t proc -o nosuid,nodev,noexec proc
 	mount_at "$root/sys" -t sysfs -o ro,nosuid,nodev,noexec sysfs
+	# The host's cgroup hierarchies, as the host has them (the BPF memcg
+	# reader's test makes memcgs in the memory controller's).
+	while read -r mp type opts; do
+		[ -n "$mp" ] || continue
+		[ "$type" = tmpfs ] && opts=nosuid,nodev,noexec,mode=755
+		[ -d "$root$mp" ] || mkdir "$root$mp"
+		mount_at "$root$mp" -t "$type" -o "$opts" "$type"
+	done <<-EOF
+	$(awk '($3 == "cgroup" || $3 == "cgroup2" || $3 == "tmpfs") && $2 !~ /[\\]/ &&
+		($2 == "/sys/fs/cgroup" || index($2, "/sys/fs/cgroup/") == 1) { print $2, $3, $4 }' /proc/self/mounts)
+	EOF
 	mount_at "$root/dev" -t tmpfs -o nosuid,mode=755,size=65536k distcheck-dev
 	for n in null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0; do
 		IFS=: read -r name ma mi <<-EOF
