@@ -32,7 +32,10 @@ BPF_EMBED := $(BPF_SRCS:lab/bpf/%.bpf.c=build/obj/lab/bpf/%.bpf.embed.o)
 # __TARGET_ARCH_* lets bpf_tracing.h read kprobe arguments from pt_regs.
 BPF_ARCH  := $(shell uname -m | sed -e s/x86_64/x86/ -e s/aarch64/arm64/ -e s/ppc64le/powerpc/ \
                                    -e s/s390x/s390/ -e s/riscv64/riscv/)
-BPF_CFLAGS = -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I/usr/include/$(shell $(CC) -dumpmachine) -Ilab/bpf
+# The multiarch headers (asm/types.h): clang's -dumpmachine is x86_64-pc-linux-gnu,
+# not Debian's x86_64-linux-gnu, and clang 21 has no -print-multiarch.
+BPF_MULTIARCH := $(or $(shell $(CC) -print-multiarch 2>/dev/null),$(shell gcc -print-multiarch 2>/dev/null))
+BPF_CFLAGS = -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I/usr/include/$(BPF_MULTIARCH) -Ilab/bpf
 LIB_OBJS  += $(BPF_EMBED)
 TEST_SRCS := $(wildcard lab/tests/*.c)
 TEST_BINS := $(TEST_SRCS:lab/tests/%.c=build/tests/%)
