@@ -297,8 +297,11 @@ check_suite() {
 		ok=""
 	if [ -n "$ok" ]; then
 		# prove's "Files=N, Tests=M, ..." of make unit: gcc's, then ASan's.
-		counts=$(awk '/^## / { u = $0 ~ /make unit/ } u && /^Files=/ { sub(/,$/, "", $2); printf "%s %s ", $1, $2 }' "$log" |
-			sed 's/Files=\([0-9]*\) Tests=\([0-9]*\) Files=\([0-9]*\) Tests=\([0-9]*\) /gcc: \1 programs, \2 tests; ASan+UBSan: \3 programs, \4 tests/')
+		counts=$(awk '/^## / { u = $0 ~ /make unit/ }
+			u && /^Files=/ {
+				f = $1; t = $2; gsub(/[^0-9]/, "", f); gsub(/[^0-9]/, "", t)
+				printf "%s%s programs, %s tests", n++ ? "; ASan+UBSan: " : "gcc: ", f, t
+			}' "$log")
 		say "$suite: passed ($counts; $([ -n "$cold" ] && echo cold || echo warm) run $(secs "$t0"))"
 		passed=$((passed + 1))
 	else
