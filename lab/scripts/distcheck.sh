@@ -164,13 +164,13 @@ unmount_all() {
 
 stop_job() {
 	[ -n "$job" ] || return 0
-	kill -TERM -- "-$job" 2>/dev/null || true
+	kill -TERM "-$job" 2>/dev/null || true
 	i=0
-	while kill -0 -- "-$job" 2>/dev/null && [ $i -lt 20 ]; do
+	while kill -0 "-$job" 2>/dev/null && [ $i -lt 20 ]; do
 		sleep 0.5
 		i=$((i + 1))
 	done
-	kill -KILL -- "-$job" 2>/dev/null || true
+	kill -KILL "-$job" 2>/dev/null || true
 	wait "$job" 2>/dev/null || true
 	job=""
 }
@@ -190,12 +190,20 @@ trap 'echo "$me: hung up (SIGHUP): stopping" >&2; exit 129' HUP
 
 # run LOG CMD...: CMD (in a session of its own, so that all of it can be
 # stopped) with its output appended to LOG; its exit status.  Waited for in
-# the background so that a signal to this script is handled at once.
+# the background so that a signal to this script is handled at once; and
+# should this script be SIGKILLed, a watcher stops CMD within a second.
 run() {
 	l=$1
 	shift
 	setsid -w "$@" >>"$l" 2>&1 </dev/null &
 	job=$!
+	(
+		while sleep 1; do
+			kill -0 "$job" 2>/dev/null || exit 0
+			kill -0 $$ 2>/dev/null || break
+		done
+		kill -KILL "-$job" 2>/dev/null
+	) </dev/null >/dev/null 2>&1 &
 	st=0
 	wait "$job" || st=$?
 	job=""
