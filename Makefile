@@ -91,8 +91,8 @@ help:
 	@echo "              under /var/cache/memcg-lab; then: memcg-lab vm --kernel lab ...)"
 	@echo "make bench    benchmarks, as ratios against the tools users would otherwise use"
 	@echo "make unit     only the unit tests (lab/tests/unit-*), the gcc and the ASan+UBSan builds"
-	@echo "make distcheck  a clone of HEAD built and unit-tested in chroots of Debian $(DISTCHECK_SUITES)"
-	@echo "              (cached under /var/cache/memcg-lab; the first run takes long)"
+	@echo "make distcheck  a clone of HEAD through make deps, build and unit in chroots of other"
+	@echo "              Debian suites ($(DISTCHECK_SUITES); cached under /var/cache/memcg-lab)"
 	@echo "make deps     install every Debian package the lab uses"
 	@echo "make clean    remove bin/ and build/"
 
@@ -188,8 +188,8 @@ test:
 	$(ASAN_ENV) prove --timer -f $(ASAN_BINS)
 	@$(MAKE) --no-print-directory fuzz-smoke
 
-# The unit tests alone (no kernel, root or network needed): gcc's build and
-# the ASan+UBSan one.
+# The unit tests alone, gcc's build and the ASan+UBSan one (the few that need
+# root, BPF or a memory controller skip without, saying so).
 UNIT_BINS := $(UNIT_SRCS:lab/tests/%.c=build/tests/%)
 unit:
 	@$(DEPS_SH) ensure test

@@ -91,8 +91,9 @@ apt_get() {
 	while :; do
 		left=$((deadline - $(date +%s)))
 		[ "$left" -gt 0 ] || left=0
-		# apt-get's status through fd 3, past the filter of its output.
-		st=$({ { DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout="$left" "$@" 2>&1
+		# apt-get's status through fd 3, past the filter of its output;
+		# its messages untranslated, for the filter and apt_error.
+		st=$({ { LC_ALL=C DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout="$left" "$@" 2>&1
 			echo $? >&3; } | awk -v me="$me" -v wait="$lock_wait" -v said="$said" -v out="$tmp/apt.log" '
 			{ print > out }
 			/Could not get lock / && !said {

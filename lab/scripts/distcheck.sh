@@ -17,12 +17,18 @@
 # their ASan+UBSan build by the suite's clang) and lab/tests/deps-lock.sh
 # (deps.sh against the suite's apt while another holds its lock).
 #
-# The chroot gets /proc, a read-only /sys and its own /dev (a tmpfs with
-# the usual nodes, and a private devpts).  The whole script runs in a mount
+# The chroot is a mount of its own (bound on itself, so that a private
+# mount namespace can be made in it, as on a machine), with /proc, a
+# read-only /sys holding the host's cgroup hierarchies (mounted anew: the
+# BPF memcg reader's test makes memcgs) and its own /dev (a tmpfs with the
+# usual nodes and a private devpts).  The whole script runs in a mount
 # namespace of its own (unshare -m): the host never sees those mounts, and
-# they go with the script's last process whatever ends it, SIGKILL
-# included.  They are unmounted on every exit all the same, after the
-# processes left in the chroot are stopped.
+# they go with the script's last process.  SIGINT, SIGTERM and SIGHUP stop
+# the running step's session, and the mounts are unmounted; should the
+# script be SIGKILLed, a watcher stops the step within a second.  Like
+# make test, the unit tests share the host's kernel: its cgroups and
+# sysctls (perf_event_max_sample_rate), which a concurrent lab run on the
+# same box also changes.
 #
 # Output: a line per step with its time, then "distcheck: N passed, N
 # failed".  Exit status 0 when every suite passed, 1 when the lab failed in
