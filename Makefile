@@ -21,8 +21,8 @@ Q := @
 quiet = @printf '  %-6s %s\n'
 endif
 
-LIB_SRCS  := $(wildcard lab/cmd/*.c lab/drivers/*.c lab/drivers/*/*.c lab/collect/*.c lab/analyze/*.c \
-                        lab/experiment/*.c lab/plot/*.c lab/kernel/*.c lab/util/*.c)
+LIB_DIRS  := util kernel perf c2c lock layout report plot drivers drivers/* experiment cmd
+LIB_SRCS  := $(wildcard $(LIB_DIRS:%=lab/%/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=build/obj/%.o)
 # BPF programs (lab/bpf/<name>.bpf.c, <name> without dashes) are compiled by
 # clang and linked into the binary as data (bpf_obj_<name>[] .. bpf_obj_<name>_end[]),

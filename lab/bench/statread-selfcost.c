@@ -8,7 +8,7 @@
  *     loop outside the timed read()s, per read, as a share of the read
  *     itself (target: <= 5%).  Compared with a bare untimed pread() loop and
  *     with `cat memory.stat` in a shell loop.
- *  2. Histogram record cost per value (analyze/hist.h), compared with what
+ *  2. Histogram record cost per value (util/hist.h), compared with what
  *     one would otherwise do: keep every value and sort at the end.
  *
  * usage: statread-selfcost [FILE]   (default: memory.stat of the memory
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include "analyze/hist.h"
+#include "util/hist.h"
 #include "drivers/statread/stat_reader.h"
 #include "kernel/cgroup.h"
 #include "util/err.h"

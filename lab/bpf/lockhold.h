@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The records lockhold.bpf.c puts in its ring buffer, shared with the
- * user-space consumer (collect/lock_bpf.c), and its configuration.
+ * user-space consumer (lock/lock_bpf.c), and its configuration.
  * Fixed-size, native-endian.
  */
 #ifndef LAB_BPF_LOCKHOLD_H

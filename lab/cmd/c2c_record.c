@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* memcg-lab c2c record: the options; the recording is collect/c2c_record.c. */
+/* memcg-lab c2c record: the options; the recording is c2c/c2c_record.c. */
 #include <stdlib.h>
 #include "cmd/builtin.h"
-#include "collect/c2c.h"
-#include "collect/c2c_record.h"
+#include "c2c/c2c.h"
+#include "c2c/c2c_record.h"
 #include "util/err.h"
 #include "util/options.h"
 

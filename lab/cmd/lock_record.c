@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* memcg-lab lock record: the options; the recording is collect/lock_record.c. */
+/* memcg-lab lock record: the options; the recording is lock/lock_record.c. */
 #include <stdlib.h>
 #include "cmd/builtin.h"
-#include "collect/lock_collector.h"
-#include "collect/lock_record.h"
+#include "lock/lock_collector.h"
+#include "lock/lock_record.h"
 #include "util/err.h"
 #include "util/options.h"
 

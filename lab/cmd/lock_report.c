@@ -2,12 +2,12 @@
 /*
  * memcg-lab lock report: a perf.data read as perf lock contention would,
  * or a captured perf lock contention output.  This file is the options;
- * the reading is analyze/lockcon_report.c.
+ * the reading is lock/lockcon_report.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "analyze/lockcon_out.h"
-#include "analyze/lockcon_report.h"
+#include "lock/lockcon_out.h"
+#include "lock/lockcon_report.h"
 #include "cmd/builtin.h"
 #include "util/err.h"
 #include "util/options.h"

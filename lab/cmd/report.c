@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * memcg-lab report DIR: prints the report of a results directory (written
- * by analyze/report.c, which also writes a run's report.txt).
+ * by report/report.c, which also writes a run's report.txt).
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "analyze/report.h"
+#include "report/report.h"
 #include "cmd/builtin.h"
 #include "util/err.h"
 #include "util/options.h"

@@ -2,7 +2,7 @@
 /* memcg-lab run FILE: one experiment file, one results directory (experiment/runner.h). */
 #include <stdlib.h>
 #include "cmd/builtin.h"
-#include "analyze/report.h"
+#include "report/report.h"
 #include "experiment/runner.h"
 #include "util/err.h"
 #include "util/options.h"

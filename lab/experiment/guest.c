@@ -19,7 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "analyze/report.h"
+#include "report/report.h"
 #include "experiment/guest.h"
 #include "util/err.h"
 #include "util/fileio.h"

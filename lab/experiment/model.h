@@ -14,7 +14,7 @@
 #define LAB_EXPERIMENT_MODEL_H
 
 #include <stdbool.h>
-#include "collect/around.h"
+#include "c2c/around.h"
 #include "util/expfile.h"
 #include "util/topology.h"
 

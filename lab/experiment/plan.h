@@ -19,7 +19,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "collect/c2c.h"
+#include "c2c/c2c.h"
 #include "experiment/model.h"
 
 /* Memory cgroup ids are 16 bits (MEM_CGROUP_ID_MAX = USHRT_MAX, mm/memcontrol.c). */

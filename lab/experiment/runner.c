@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "collect/around.h"
+#include "c2c/around.h"
 #include "experiment/model.h"
 #include "experiment/plan.h"
 #include "experiment/probe_report.h"

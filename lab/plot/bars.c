@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/stats.h"
+#include "report/stats.h"
 #include "plot/guard.h"
 #include "plot/parts.h"
 #include "plot/time_axis.h"

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/hist.h"
+#include "util/hist.h"
 #include "plot/guard.h"
 #include "plot/legend.h"
 #include "plot/parts.h"

@@ -8,7 +8,7 @@
  *
  * The map's margins are set here, not left to gnuplot, so the width of a
  * byte is known and each box label is checked against its box before it
- * is drawn (analyze/plotmaps.h): a name that does not fit becomes a key
+ * is drawn (plot/plotmaps.h): a name that does not fit becomes a key
  * into the list under the map.
  */
 #include <dirent.h>
@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/plotmaps.h"
+#include "plot/plotmaps.h"
 #include "plot/guard.h"
 #include "plot/parts.h"
 #include "util/err.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "analyze/stats.h"
+#include "report/stats.h"
 #include "plot/guard.h"
 #include "plot/parts.h"
 #include "plot/time_axis.h"

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "collect/c2c.h"
+#include "c2c/c2c.h"
 #include "tests/tap.h"
 #include "util/cleanup.h"
 #include "util/err.h"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "analyze/layout_rules.h"
-#include "analyze/layout.h"
+#include "layout/layout_rules.h"
+#include "layout/layout.h"
 #include "kernel/btf.h"
 #include "tests/tap.h"
 #include "util/fileio.h"

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "analyze/report.h"
-#include "analyze/report_summary.h"
+#include "report/report.h"
+#include "report/report_summary.h"
 #include "tests/tap.h"
 #include "util/err.h"
 #include "util/fileio.h"

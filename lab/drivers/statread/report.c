@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/hist_summary.h"
+#include "report/hist_summary.h"
 #include "drivers/statread/statread.h"
 #include "util/err.h"
 #include "util/humanize.h"

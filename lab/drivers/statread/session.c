@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "analyze/report.h"
-#include "collect/lock_statread.h"
+#include "report/report.h"
+#include "drivers/statread/lock_statread.h"
 #include "drivers/statread/session.h"
 #include "drivers/statread/statread.h"
 #include "kernel/cgroup.h"

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
-#include "analyze/hist.h"
+#include "util/hist.h"
 #include "drivers/statread/reclaim_alloc.h"
 #include "kernel/cgroup.h"
 
