@@ -12,7 +12,7 @@
 #include "util/hist.h"
 #include "plot/guard.h"
 #include "plot/legend.h"
-#include "plot/parts.h"
+#include "plot/kinds.h"
 #include "plot/time_axis.h"
 #include "util/err.h"
 #include "util/gnuplot.h"

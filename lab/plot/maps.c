@@ -18,7 +18,7 @@
 #include <string.h>
 #include "plot/plotmaps.h"
 #include "plot/guard.h"
-#include "plot/parts.h"
+#include "plot/kinds.h"
 #include "util/err.h"
 #include "util/gnuplot.h"
 #include "util/outfile.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "plot/guard.h"
-#include "plot/parts.h"
+#include "plot/kinds.h"
 #include "plot/plot.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -43,49 +43,6 @@ static void label_of(struct plot_dir *d, char tag, const char *status_as)
 	snprintf(d->label, sizeof(d->label), "%c: %s%s", tag, kernel, status);
 	json_object_put(meta);
 	free(mp);
-}
-
-char *plot_safe_name(const char *s)
-{
-	char *o = xstrdup(s);
-
-	for (char *p = o; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      *p == '.' || *p == '_' || *p == '-'))
-			*p = '_';
-	return o;
-}
-
-void plot_add_file(char **vars, int i, const char *path, const char *label)
-{
-	char name[32];
-
-	snprintf(name, sizeof(name), "file%d", i);
-	gnuplot_var(vars, name, path);
-	snprintf(name, sizeof(name), "label%d", i);
-	gnuplot_var(vars, name, label);
-}
-
-void plot_render(const char *tmpl, const char *vars, const char *base, int w, int h, int text_rows)
-{
-	char err[512];
-
-	if (gnuplot_render(tmpl, vars, base, w, h, text_rows, err, sizeof(err)))
-		plot_guard_render_failed(err);
-	printf("plot: %s.{png,svg,txt}\n", base);
-}
-
-void plot_metric(const char *kind, const char *name, char *vars, int nfiles, const char *title,
-		 const char *ylabel, const struct plot_target *t)
-{
-	char *base = xasprintf("%s/%s-%s", t->out, kind, name);
-
-	gnuplot_var_int(&vars, "nfiles", nfiles);
-	gnuplot_var(&vars, "title", title);
-	gnuplot_var(&vars, "ylabel", ylabel);
-	plot_render(kind, vars, base, t->w, t->h, 0);
-	free(base);
-	free(vars);
 }
 
 int plot_dirs(const char *const *names, int ndirs, const struct plot_request *req)

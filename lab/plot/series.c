@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include "report/stats.h"
 #include "plot/guard.h"
-#include "plot/parts.h"
+#include "plot/kinds.h"
 #include "plot/time_axis.h"
 #include "util/err.h"
 #include "util/gnuplot.h"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What the plot kinds of lab/plot/ share: the directories and where to draw. */
-#ifndef LAB_PLOT_PARTS_H
-#define LAB_PLOT_PARTS_H
+/* What the plot kinds of lab/plot/ share (plot/common.c): the directories,
+ * where to draw, and the helpers every kind renders with. */
+#ifndef LAB_PLOT_COMMON_H
+#define LAB_PLOT_COMMON_H
 
 #include <stdbool.h>
 #include "util/metrics.h"
@@ -17,13 +18,6 @@ struct plot_target {
 	const char *out;	/* the directory the plots go to */
 	int w, h;
 };
-
-/* Each returns the number of plots it wrote. */
-int plot_series(struct plot_dir *dirs, int ndirs, const struct plot_target *t);
-int plot_bars(struct plot_dir *dirs, int ndirs, const struct plot_target *t);
-int plot_cdfs(struct plot_dir *dirs, int ndirs, const struct plot_target *t);
-int plot_layout_maps(struct plot_dir *d, const struct plot_target *t);
-int plot_fieldmaps(struct plot_dir *d, const struct plot_target *t);
 
 /* file<i>=PATH and label<i>=LABEL for the templates' loops over series. */
 void plot_add_file(char **vars, int i, const char *path, const char *label);
