@@ -53,33 +53,6 @@ static const struct options_cmd vm_cmd = {
 	.stop_at_arg = true,
 };
 
-/* Each number option's range and what its one-line error calls it. */
-static const struct {
-	const char *option;
-	long max;
-	const char *what;
-} counts[] = {
-	{ "cpus", VM_MAX_CPUS, "vCPU count (1-" STR(VM_MAX_CPUS) ")" },
-	{ "nodes", VM_MAX_CPUS, "NUMA node count" },
-	{ "sockets", VM_MAX_CPUS, "socket count" },
-	{ "threads-per-core", 8, "thread count (1-8)" },
-	{ "mem", 1 << 20, "size in MiB" },
-	{ "timeout", 86400, "number of seconds" },
-};
-
-/* A number option, 1..max, into the int opt->value points to. */
-static void count_opt(const struct lab_option *opt, const char *arg)
-{
-	size_t i = 0;
-	long v;
-
-	while (strcmp(counts[i].option, opt->long_name))
-		i++;
-	if (parse_long(arg, 1, counts[i].max, &v))
-		die("vm: --%s: '%s' is not a %s", opt->long_name, arg, counts[i].what);
-	*(int *)opt->value = (int)v;
-}
-
 /* An option vm.sh takes as it is. */
 static void pass_opt(const struct lab_option *opt, const char *arg)
 {
@@ -125,17 +98,17 @@ int cmd_vm(int argc, char **argv)
 			   "built); or the path of a vmlinux or bzImage"),
 		OPT_STRING(0, "suite", &c.suite, "S", NULL, "Debian suite for a package name (private apt "
 			   "configuration when the host's apt has no such suite; /etc/apt untouched)"),
-		OPT_CALLBACK(0, "cpus", &c.shape.cpus, "N", STR(VM_DEFAULT_CPUS), "vCPUs", count_opt),
-		OPT_CALLBACK(0, "mem", &c.shape.mem, "MB", STR(VM_DEFAULT_MEM_MB), "guest memory", count_opt),
-		OPT_CALLBACK(0, "nodes", &c.shape.nodes, "M", NULL, "M NUMA nodes, each with N/M vCPUs and 1/M of "
-			     "the memory", count_opt),
-		OPT_CALLBACK(0, "sockets", &c.shape.sockets, "S", "one per node; 1 with only -T", "S packages",
-			     count_opt),
-		OPT_CALLBACK(0, "threads-per-core", &c.shape.threads, "T", NULL, "SMT: T threads in each core "
-			     "(default " STR(VM_DEFAULT_THREADS_PER_CORE) ")\nN must be a multiple of S*T, and each "
-			     "node hold whole cores of one package (or whole packages)", count_opt),
-		OPT_CALLBACK(0, "timeout", &c.timeout, "S", STR(VM_DEFAULT_TIMEOUT_S), "give up on the guest after "
-			     "S seconds", count_opt),
+		OPT_INT(0, "cpus", &c.shape.cpus, "N", STR(VM_DEFAULT_CPUS), "vCPUs", 1, VM_MAX_CPUS),
+		OPT_INT(0, "mem", &c.shape.mem, "MB", STR(VM_DEFAULT_MEM_MB), "guest memory", 1, 1 << 20),
+		OPT_INT(0, "nodes", &c.shape.nodes, "M", NULL, "M NUMA nodes, each with N/M vCPUs and 1/M of the "
+			"memory", 1, VM_MAX_CPUS),
+		OPT_INT(0, "sockets", &c.shape.sockets, "S", "one per node; 1 with only -T", "S packages", 1,
+			VM_MAX_CPUS),
+		OPT_INT(0, "threads-per-core", &c.shape.threads, "T", NULL, "SMT: T threads in each core "
+			"(default " STR(VM_DEFAULT_THREADS_PER_CORE) ")\nN must be a multiple of S*T, and each node "
+			"hold whole cores of one package (or whole packages)", 1, 8),
+		OPT_INT(0, "timeout", &c.timeout, "S", STR(VM_DEFAULT_TIMEOUT_S), "give up on the guest after S "
+			"seconds", 1, 86400),
 		OPT_CALLBACK(0, "add", &c, "PATH", NULL, "also copy PATH (file or directory, ELF libraries "
 			     "included) into the guest; paths in the lab land under /lab (the guest's lab root and "
 			     "working directory)", pass_opt),
