@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The lock tracer's cost on the stat-read workload, measured on the real
- * driver (drivers/statread/statread.h) exactly as `memcg-lab statread` runs it: a
+ * driver (drivers/statread/driver.h) exactly as `memcg-lab statread` runs it: a
  * tree with allocators keeping the leaves in reclaim, readers at every
  * level reading memory.stat back to back, and the lock collector hooked
  * around the measured phase (drivers/statread/lock_statread.h) or not.  Rounds of
@@ -30,7 +30,7 @@
 #include "util/hist.h"
 #include "drivers/statread/lock_statread.h"
 #include "drivers/statread/stat_reader.h"
-#include "drivers/statread/statread.h"
+#include "drivers/statread/driver.h"
 #include "kernel/cgroup.h"
 #include "util/cleanup.h"
 #include "util/err.h"

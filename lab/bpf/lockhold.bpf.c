@@ -23,7 +23,7 @@
 #include <linux/types.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "lockhold.h"
+#include "lockhold.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

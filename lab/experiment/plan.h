@@ -96,7 +96,7 @@ struct exp_plan {
 };
 
 /* 0, or -1 with one line in err ("file:line: ..." where an entry is at fault). */
-int exp_plan(struct exp_plan *p, const struct exp *x, const struct exp_plan_host *h, char *err, size_t errlen);
-void exp_plan_print(FILE *f, const struct exp_plan *p, const struct exp *x, const struct exp_plan_host *h);
+int exp_plan(struct exp_plan *p, const struct experiment *x, const struct exp_plan_host *h, char *err, size_t errlen);
+void exp_plan_print(FILE *f, const struct exp_plan *p, const struct experiment *x, const struct exp_plan_host *h);
 
 #endif

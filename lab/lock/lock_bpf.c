@@ -9,7 +9,7 @@
 #include <linux/types.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "bpf/lockhold.h"
+#include "bpf/lockhold.bpf.h"
 #include "kernel/bpf_log.h"
 #include "lock/lock_bpf.h"
 #include "util/err.h"

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 #include <linux/types.h>
-#include "bpf/lockhold.h"
+#include "bpf/lockhold.bpf.h"
 #include "lock/lock_bpf.h"
 #include "lock/lock_hold.h"
 #include "tests/tap.h"

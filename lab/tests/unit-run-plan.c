@@ -18,7 +18,7 @@
 
 static struct exp_plan plan;
 
-static void load(struct exp *x, const char *path, const struct exp_plan_host *h, char *set)
+static void load(struct experiment *x, const char *path, const struct exp_plan_host *h, char *set)
 {
 	char *ov[1] = { set };
 
@@ -29,7 +29,7 @@ static void load(struct exp *x, const char *path, const struct exp_plan_host *h,
 /* Plans path (with one -s override) for h; returns exp_plan's status. */
 static int plan_for(const char *path, const struct exp_plan_host *h, char *set, char *err, size_t n)
 {
-	struct exp x;
+	struct experiment x;
 	int r;
 
 	load(&x, path, h, set);
@@ -244,7 +244,7 @@ static void limits(const struct exp_plan_host *h)
 static void overrides(const struct exp_plan_host *big)
 {
 	struct exp_plan_host h = *big;
-	struct exp x;
+	struct experiment x;
 	char **av, *joined;
 	int ac;
 

@@ -12,8 +12,8 @@
  * tree, runs allocators and readers and fills a statread_result;
  * statread_report_*() prints and stores it.
  */
-#ifndef LAB_DRIVERS_STATREAD_H
-#define LAB_DRIVERS_STATREAD_H
+#ifndef LAB_DRIVERS_STATREAD_DRIVER_H
+#define LAB_DRIVERS_STATREAD_DRIVER_H
 
 #include <stdbool.h>
 #include <stdint.h>

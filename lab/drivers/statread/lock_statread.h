@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The lock collector as a stat-read hook (drivers/statread/statread.h): prepared
+ * The lock collector as a stat-read hook (drivers/statread/driver.h): prepared
  * before the warm-up (lock_collector_prepare: what takes seconds), enabled
  * at the measured phase's first moment, so it runs around the measured
  * phase only and all of it; afterwards it takes the readers' read()
@@ -17,7 +17,7 @@
 
 #include <stdio.h>
 #include "lock/lock_collector.h"
-#include "drivers/statread/statread.h"
+#include "drivers/statread/driver.h"
 #include "util/results.h"
 
 struct lock_statread {

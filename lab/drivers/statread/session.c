@@ -14,7 +14,7 @@
 #include "report/report.h"
 #include "drivers/statread/lock_statread.h"
 #include "drivers/statread/session.h"
-#include "drivers/statread/statread.h"
+#include "drivers/statread/driver.h"
 #include "kernel/cgroup.h"
 #include "util/cleanup.h"
 #include "util/err.h"
