@@ -21,6 +21,7 @@
 #include "util/fileio.h"
 #include "util/hoststate.h"
 #include "util/outfile.h"
+#include "util/run.h"
 
 #define SAMPLE_RATE_PATH "/proc/sys/kernel/perf_event_max_sample_rate"
 
@@ -204,16 +205,19 @@ void c2c_caps_detect(struct c2c_caps *c)
 {
 	struct c2c_caps_input in = { 0 };
 	char *cpuinfo = read_or_empty("/proc/cpuinfo"), *vendor = NULL, *elist = NULL, *help = NULL,
-	     *version = NULL, *which;
+	     *version = NULL;
 	const char *assume = getenv("MEMCG_LAB_C2C_VENDOR");
 	long long paranoid = 2;
-	int st = -1;
 
-	which = run_capture("command -v perf 2>/dev/null", &st);
-	if (which && st == 0 && which[0]) {
-		elist = run_capture("perf c2c record -e list -v 2>&1", &in.elist_status);
-		help = run_capture("perf c2c report -h 2>&1", NULL);
-		version = run_capture("perf version 2>&1", NULL);
+	if (program_on_path("perf")) {
+		struct run_result r;
+
+		elist = run_capture_argv((const char *const[]){ "perf", "c2c", "record", "-e", "list", "-v", NULL },
+					 RUN_STDERR_MERGE, &r);
+		in.elist_status = r.status;
+		help = run_capture_argv((const char *const[]){ "perf", "c2c", "report", "-h", NULL }, RUN_STDERR_MERGE,
+					NULL);
+		version = run_capture_argv((const char *const[]){ "perf", "version", NULL }, RUN_STDERR_MERGE, NULL);
 	}
 	{
 		char *l = strstr(cpuinfo, "vendor_id");
@@ -252,7 +256,6 @@ void c2c_caps_detect(struct c2c_caps *c)
 	free(elist);
 	free(help);
 	free(version);
-	free(which);
 }
 
 /* ---------------------------------------------------------------- */

@@ -12,14 +12,15 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/outfile.h"
+#include "util/run.h"
 #include "util/strfmt.h"
 
 /* pahole -C A,B,C prints the structs in its own order: split at "struct X {". */
 void layout_write_pahole(const struct kbtf *k, const struct layout *lay, const char *dir)
 {
 	const char *btf = k->tmp_btf ? k->tmp_btf : k->path;
-	char names[256] = "", *cmd, *text, *p;
-	int status;
+	char names[256] = "", *file, *text, *p;
+	struct run_result r;
 
 	for (int i = 0; i < LAYOUT_NSTRUCTS; i++)
 		if (lay->s[i].present)
@@ -27,20 +28,26 @@ void layout_write_pahole(const struct kbtf *k, const struct layout *lay, const c
 				 names[0] ? "," : "", lay->s[i].name);
 	if (!names[0])
 		return;
-	if (system("command -v pahole >/dev/null 2>&1") != 0) {
+	if (!program_on_path("pahole")) {
 		warnx_lab("layout: pahole not found (apt-get install dwarves): %s/<struct>.txt not written; "
 			  "the cacheline map and TSV files are", dir);
 		return;
 	}
-	/* pahole 1.24 warns about BTF kinds it does not know (decl/type tags): harmless. */
-	cmd = xasprintf("pahole -F btf -C '%s' '%s' 2>/dev/null", names, btf);
-	text = run_capture(cmd, &status);
-	free(cmd);
-	if (!text || status != 0) {
-		warnx_lab("layout: pahole -F btf %s failed (status %d): %s/<struct>.txt not written", btf, status, dir);
+	/* pahole 1.24 warns about BTF kinds it does not know (decl/type tags):
+	 * harmless, so its stderr only makes the failure's line. */
+	file = path_arg(btf);
+	text = run_capture_argv((const char *const[]){ "pahole", "-F", "btf", "-C", names, file, NULL },
+				RUN_STDERR_KEEP, &r);
+	free(file);
+	if (r.status != 0) {
+		r.err[strcspn(r.err, "\n")] = '\0';
+		warnx_lab("layout: pahole -F btf %s failed (status %d%s%s): %s/<struct>.txt not written", btf, r.status,
+			  r.err[0] ? ": " : "", r.err, dir);
+		free(r.err);
 		free(text);
 		return;
 	}
+	free(r.err);
 	for (p = text; p && *p;) {
 		char name[128], *end, *path;
 		FILE *f;

@@ -14,6 +14,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/outfile.h"
+#include "util/run.h"
 
 /* "                 name: [ on  ]  # HAVE_..." in perf version --build-options
  * (perf 6.1 has no bpf_skeletons line; 7.x says OFF in Debian's build). */
@@ -34,20 +35,21 @@ static bool build_option_on(const char *out, const char *name)
 
 void perf_info_probe(struct perf_info *pi)
 {
+	struct run_result r;
 	char *out;
-	int st;
 
 	memset(pi, 0, sizeof(*pi));
-	out = run_capture("perf version 2>/dev/null", &st);
-	if (!out || st || sscanf(out, "perf version %d.%d", &pi->major, &pi->minor) != 2) {
+	out = run_capture_argv((const char *const[]){ "perf", "version", NULL }, RUN_STDERR_DISCARD, &r);
+	if (r.status || sscanf(out, "perf version %d.%d", &pi->major, &pi->minor) != 2) {
 		free(out);
 		return;
 	}
 	pi->found = true;
 	snprintf(pi->version, sizeof(pi->version), "%.*s", (int)strcspn(out + 13, "\n"), out + 13);
 	free(out);
-	out = run_capture("perf version --build-options 2>/dev/null", &st);
-	pi->bpf_skel = out && build_option_on(out, "bpf_skeletons");
+	out = run_capture_argv((const char *const[]){ "perf", "version", "--build-options", NULL }, RUN_STDERR_DISCARD,
+			       NULL);
+	pi->bpf_skel = build_option_on(out, "bpf_skeletons");
 	free(out);
 }
 

@@ -32,6 +32,7 @@
 #include "util/fileio.h"
 #include "util/hoststate.h"
 #include "util/owner.h"
+#include "util/run.h"
 
 static struct cg_env env;
 
@@ -175,12 +176,15 @@ static bool reaped(pid_t pid)
 	return false;
 }
 
-static char *run_cleanup(const char *args, int *status)
+/* `memcg-lab cleanup [ARG]`: its stdout and stderr together. */
+static char *run_cleanup(const char *arg, int *status)
 {
-	char cmd[256];
+	struct run_result r;
+	char *out = run_capture_argv((const char *const[]){ "bin/memcg-lab", "cleanup", arg, NULL }, RUN_STDERR_MERGE,
+				     &r);
 
-	snprintf(cmd, sizeof(cmd), "bin/memcg-lab cleanup %s 2>&1", args);
-	return run_capture(cmd, status);
+	*status = r.status;
+	return out;
 }
 
 /* The pid and start time of a process that has exited: a dead owner. */
@@ -365,7 +369,7 @@ static void test_signals(void)
 		ok(0, "victim for the live-run check started");
 		return;
 	}
-	out = run_cleanup("", &st);
+	out = run_cleanup(NULL, &st);
 	ok(st == 0 && path_exists(v.root) && kill(v.worker, 0) == 0 && !strstr(out, v.root),
 	   "cleanup leaves a live run's tree and worker alone");
 	free(out);
@@ -383,7 +387,7 @@ static void test_signals(void)
 	ok(st == 0 && strstr(out, "would remove cgroup") && strstr(out, v.root) && path_exists(v.root),
 	   "cleanup --dry-run lists it and removes nothing");
 	free(out);
-	out = run_cleanup("", &st);
+	out = run_cleanup(NULL, &st);
 	ok(st == 0 && strstr(out, "removed cgroup") && strstr(out, v.root), "cleanup says it removed it");
 	tap_diag("%s", out);
 	free(out);
@@ -429,7 +433,7 @@ static void test_tracefs(void)
 		rmdir(lookalike);
 		return;
 	}
-	out = run_cleanup("", &st);
+	out = run_cleanup(NULL, &st);
 	ok(st == 0 && !path_exists(inst) && strstr(out, "removed tracefs instance"),
 	   "cleanup removed the tracefs instance %s of a dead run", dead);
 	ok(path_exists(other) && path_exists(lookalike),

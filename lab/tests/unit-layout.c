@@ -554,10 +554,7 @@ static void test_capture_and_diff(const struct rules *rs)
 	free(d);
 
 	layout_free(&back);
-	cmd = malloc(strlen(dir) + 16);
-	sprintf(cmd, "rm -rf '%s'", dir);
-	status = system(cmd);
-	free(cmd);
+	status = tap_rm_rf(dir);
 	(void)status;
 }
 
