@@ -14,6 +14,7 @@
 #include "util/expfile.h"
 #include "util/fileio.h"
 #include "util/outfile.h"
+#include "util/strfmt.h"
 
 const char *const layout_struct_names[LAYOUT_NSTRUCTS] = {
 	"mem_cgroup", "page_counter", "memcg_stock_pcp", "obj_stock_pcp", "memcg_vmstats_percpu",
@@ -248,6 +249,14 @@ static int close_out(FILE *f, const char *dir, const char *name, char *err, size
 	return 0;
 }
 
+static void tsv_row(FILE *f, const char *key, const char *value)
+{
+	char *v = str_tsv_field(value);
+
+	fprintf(f, "%s\t%s\n", key, v);
+	free(v);
+}
+
 int layout_write_capture(const struct layout *lay, const struct lay_tags *tags, const char *dir,
 			 char *err, size_t errlen)
 {
@@ -262,12 +271,13 @@ int layout_write_capture(const struct layout *lay, const struct lay_tags *tags, 
 	if (!(f = open_out(dir, "meta.tsv", err, errlen)))
 		return -1;
 	fprintf(f, "key\tvalue\n");
-	fprintf(f, "release\t%s\n", lay->release ? lay->release : "");
-	fprintf(f, "origin\t%s\n", lay->origin);
+	/* The origin and evidence name files, which may hold a tab or newline. */
+	tsv_row(f, "release", lay->release ? lay->release : "");
+	tsv_row(f, "origin", lay->origin);
 	fprintf(f, "cacheline\t%d\n", lay->cacheline);
-	fprintf(f, "cacheline_evidence\t%s\n", lay->cacheline_evidence);
+	tsv_row(f, "cacheline_evidence", lay->cacheline_evidence);
 	fprintf(f, "lock_debug\t%d\n", lay->lock_debug);
-	fprintf(f, "lock_debug_evidence\t%s\n", lay->lock_debug_evidence);
+	tsv_row(f, "lock_debug_evidence", lay->lock_debug_evidence);
 	fprintf(f, "lock_rt\t%d\n", lay->lock_rt);
 	fprintf(f, "lock_size\t%d\n", lay->lock_size);
 	fprintf(f, "percpu_datasec\t%d\n", lay->percpu_datasec);
