@@ -16,8 +16,9 @@
 # written back.  Then a real leftover, a temporary directory the lab made
 # (lab-tmpdir) whose subdirectory was swapped for a link to a directory
 # holding a canary: cleanup removes the leftover and the link, never the
-# canary.  In a mount namespace of its own (tracefs mounted there when it
-# is not) and a TMPDIR and journal of its own.
+# canary; and one with a file system mounted inside: the walk stops there.
+# In a mount namespace of its own (tracefs mounted there when it is not)
+# and a TMPDIR and journal of its own.
 . "$(dirname "$0")/lib/tap.sh"
 in_private_mount_ns "$@"
 
@@ -147,5 +148,25 @@ rc=$?
 check $? "a real leftover goes, the links in it with it, never what they point to (canary kept)"
 survived "$T/out" "cleanup after the real one" >/dev/null
 check $? "and the planted ones are still there"
+
+# A real leftover with a file system mounted inside it: the walk stops at
+# the mount (one line, exit 2), and what the mount holds stays.
+real=$(build/tests/tools/lab-tmpdir)
+mkdir "$real/mnt" && echo y > "$real/top"
+if mount -t tmpfs -o size=1m none "$real/mnt" 2>/dev/null; then
+	echo canary > "$real/mnt/canary"
+	$LAB cleanup >"$T/out" 2>&1
+	rc=$?
+	[ $rc = 2 ] && [ "$(cat "$real/mnt/canary" 2>/dev/null)" = canary ] &&
+		grep -qxF "could not remove temporary directory $real: Invalid cross-device link" "$T/out"
+	check $? "a mount inside a leftover: the walk does not cross it, one line, exit 2 (exit $rc)"
+	umount "$real/mnt"
+	$LAB cleanup >"$T/out" 2>&1
+	[ ! -e "$real" ]
+	check $? "once unmounted, the leftover goes"
+else
+	skip "a mount inside a leftover" "cannot mount a tmpfs here"
+	skip "once unmounted, the leftover goes" "cannot mount a tmpfs here"
+fi
 
 done_testing
