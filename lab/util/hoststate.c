@@ -88,9 +88,11 @@ static int read_journal(int dirfd, const char *name, char *path, size_t pn, char
 		return -EPERM;
 	}
 	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		n = -errno;
 	close(fd);
 	if (n < 0)
-		return -errno;
+		return (int)n;
 	buf[n] = '\0';
 	nl = strchr(buf, '\n');
 	if (!nl || (size_t)(nl - buf) >= pn)
