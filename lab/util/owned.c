@@ -43,6 +43,11 @@ const char *lab_open_dir_why(int err)
 
 int lab_owned(int fd, const char *owner, bool marker, char *why, size_t n)
 {
+	return lab_owned_by(fd, geteuid(), owner, marker, why, n);
+}
+
+int lab_owned_by(int fd, unsigned uid, const char *owner, bool marker, char *why, size_t n)
+{
 	char val[128];
 	struct stat st;
 	ssize_t len;
@@ -53,8 +58,8 @@ int lab_owned(int fd, const char *owner, bool marker, char *why, size_t n)
 		snprintf(why, n, "not a directory");
 		return 1;
 	}
-	if (st.st_uid != geteuid()) {
-		snprintf(why, n, "owned by uid %u, not the lab's uid %u", (unsigned)st.st_uid, (unsigned)geteuid());
+	if (st.st_uid != uid) {
+		snprintf(why, n, "owned by uid %u, not the lab's uid %u", (unsigned)st.st_uid, uid);
 		return 1;
 	}
 	if ((st.st_mode & 07777) != LAB_DIR_MODE) {

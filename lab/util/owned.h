@@ -42,6 +42,10 @@ int lab_open_dir_at(int dirfd, const char *name);
  * (tracefs), no attribute is looked for.
  */
 int lab_owned(int fd, const char *owner, bool marker, char *why, size_t n);
+/* The same for a lab run as uid (a dry run by another user looks at what
+ * root's cleanup would take: uid 0, without the mark, which only root may
+ * read). */
+int lab_owned_by(int fd, unsigned uid, const char *owner, bool marker, char *why, size_t n);
 /* "a symbolic link", "not a directory", or strerror: why lab_open_dir_at()
  * refused (err is its -errno). */
 const char *lab_open_dir_why(int err);

@@ -20,7 +20,7 @@ static int stale_walk(int dirfd, const char *name, bool is_dir, void *arg)
 	struct stale_pass *p = w->p;
 	unsigned long long start;
 	char path[1024], owner[64], why[160];
-	bool alive;
+	bool alive, as_other;
 	pid_t pid;
 	int fd, e;
 
@@ -30,7 +30,15 @@ static int stale_walk(int dirfd, const char *name, bool is_dir, void *arg)
 	alive = lab_owner_alive(owner);
 	if ((alive && !p->force) || path_join(path, sizeof(path), w->dir, name))
 		return 0;
-	fd = lab_open_dir_at(dirfd, name);
+	/* A dry run by another user: what root's cleanup would take, looked
+	 * at through an O_PATH fd (the lab's directories are 0700). */
+	as_other = p->dry_run && geteuid() != 0;
+	if (as_other) {
+		fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		fd = fd < 0 ? -errno : fd;
+	} else {
+		fd = lab_open_dir_at(dirfd, name);
+	}
 	if (fd == -ENOENT)
 		return 0;
 	if (fd < 0 && fd != -ELOOP && fd != -ENOTDIR) {
@@ -38,7 +46,7 @@ static int stale_walk(int dirfd, const char *name, bool is_dir, void *arg)
 		p->failed++;
 		return 0;
 	}
-	e = fd < 0 ? 1 : lab_owned(fd, owner, p->marker, why, sizeof(why));
+	e = fd < 0 ? 1 : lab_owned_by(fd, as_other ? 0 : geteuid(), owner, p->marker && !as_other, why, sizeof(why));
 	if (fd < 0)
 		snprintf(why, sizeof(why), "%s", lab_open_dir_why(fd));
 	if (e) {
@@ -54,8 +62,8 @@ static int stale_walk(int dirfd, const char *name, bool is_dir, void *arg)
 		return 0;
 	}
 	if (p->dry_run) {
-		fprintf(p->out, "would remove %s %s (owner pid %d %s)\n", p->noun, path, (int)pid,
-			alive ? "still running" : "gone");
+		fprintf(p->out, "would remove %s %s (owner pid %d %s%s)\n", p->noun, path, (int)pid,
+			alive ? "still running" : "gone", as_other && p->marker ? "; its mark is for root to check" : "");
 		p->removed++;
 		close(fd);
 		return 0;
