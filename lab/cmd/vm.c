@@ -67,6 +67,23 @@ static void perf_opt(const struct lab_option *opt, const char *arg)
 	pass_opt(opt, arg);
 }
 
+/* A Debian suite name (bookworm, trixie-backports): it names a directory
+ * of the cache that vm.sh removes when apt refuses the suite, so nothing
+ * but a plain name may pass ('../..' would remove a directory as root). */
+static void suite_opt(const struct lab_option *opt, const char *arg)
+{
+	const char *p = arg;
+
+	if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
+		p = NULL;
+	for (; p && *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '+'))
+			p = NULL;
+	if (!p || strlen(arg) > 64)
+		die("vm: --suite '%s': not a Debian suite name (lower-case letters, digits, '-', '.', '+')", arg);
+	*(const char **)opt->value = arg;
+}
+
 static void env_opt(const struct lab_option *opt, const char *arg)
 {
 	if (!strchr(arg, '=') || arg[0] == '=')
@@ -96,8 +113,8 @@ int cmd_vm(int argc, char **argv)
 			   "trixie-backports, sid or experimental), LINE-rt for its PREEMPT_RT build; a package "
 			   "name (linux-image-6.1.0-57-amd64, or a meta package); lab (the kernel `make lab-kernel` "
 			   "built); or the path of a vmlinux or bzImage"),
-		OPT_STRING(0, "suite", &c.suite, "S", NULL, "Debian suite for a package name (private apt "
-			   "configuration when the host's apt has no such suite; /etc/apt untouched)"),
+		OPT_CALLBACK(0, "suite", &c.suite, "S", NULL, "Debian suite for a package name (private apt "
+			     "configuration when the host's apt has no such suite; /etc/apt untouched)", suite_opt),
 		OPT_INT(0, "cpus", &c.shape.cpus, "N", STR(VM_DEFAULT_CPUS), "vCPUs", 1, VM_MAX_CPUS),
 		OPT_INT(0, "mem", &c.shape.mem, "MB", STR(VM_DEFAULT_MEM_MB), "guest memory", 1, 1 << 20),
 		OPT_INT(0, "nodes", &c.shape.nodes, "M", NULL, "M NUMA nodes, each with N/M vCPUs and 1/M of the "

@@ -22,6 +22,7 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/owned.h"
 #include "util/owner.h"
 #include "util/strfmt.h"
 
@@ -857,6 +858,13 @@ struct lock_tracer *lock_tracer_prepare(const struct lock_tracer_opts *o, char *
 	snprintf(t->dir, sizeof(t->dir), "%s", dir ? dir : "");
 	tracefs_put_tracing_file(dir);
 	t->cleanup_handle = cleanup_push(undo_instance, t, "tracefs instance");
+	/* The lab's mark on its instance (util/owned.h): tracefs keeps no
+	 * extended attributes and makes instances 0750, so the 0700 given
+	 * here is what `memcg-lab cleanup` takes for one the lab made. */
+	if (chmod(t->dir, LAB_DIR_MODE) < 0) {
+		snprintf(err, errlen, "%s: cannot set mode %04o: %s", t->dir, LAB_DIR_MODE, strerror(errno));
+		goto fail;
+	}
 	/* A new instance records from its creation: nothing may reach the
 	 * buffer before the window opens (lock_tracer_enable). */
 	if (tracefs_trace_off(t->inst) < 0) {

@@ -2,14 +2,16 @@
 # The engine behind `memcg-lab vm`: real kernels under qemu.
 #
 #   vm.sh kernel [--suite S] SPEC   fetch and cache a kernel; prints its directory
-#   vm.sh run --out DIR --binary BIN --kernel SPEC [--suite S]
+#   vm.sh run --out DIR --tmp DIR --binary BIN --kernel SPEC [--suite S]
 #             [--kernel-dir DIR (of a kernel already fetched)] --cpus N
 #             [--nodes M --sockets S --threads-per-core T (0: qemu's own)]
 #             --mem MB --timeout S --accel A [--add PATH]... [--env K=V]...
 #             [--perf VERSION (Debian's perf, lab/scripts/perf-runtime.sh)]
 #             [--append ARGS] [--console] (--shell CMD | -- LAB-ARGS...)
 #   The guest's settings have no defaults here: memcg-lab vm (lab/cmd/vm.c)
-#   holds them and passes each one.
+#   holds them and passes each one.  --tmp is an empty private directory
+#   memcg-lab vm made (mkdtemp, 0700, marked as the lab's: util/owned.h)
+#   for the guest's images; this script removes it when it ends.
 #
 # SPEC is a Debian kernel image package (linux-image-6.1.0-57-amd64, or a
 # meta package such as linux-image-6.12-amd64, followed to its image), an
@@ -28,9 +30,11 @@
 #                                 (the 8 used last are kept)
 # Each entry is built in a temporary directory and renamed into place.
 #
-# `run` writes into DIR: console.log (the guest's console), output.txt (the
-# command's stdout and stderr), exit-status, guest.txt, dmesg.txt, results/
-# (the guest's results directories) and vm.env (what was booted and how).
+# `run` writes into DIR: console.log (the guest's console), payload.tgz
+# (what the guest sent back, checksum verified: output.txt with the
+# command's stdout and stderr, exit-status, guest.txt, dmesg.txt, results/
+# with the guest's results directories; memcg-lab vm extracts it) and
+# vm.env (what was booted and how).
 # Exit status: the guest command's, or 2 with one line on stderr when the
 # guest could not run it (no qemu, no apt, unknown package, a panic, a hang).
 set -eu
@@ -580,8 +584,10 @@ boot_once() {	# kernel initrd outdir
 	return 0
 }
 
-# Decodes the payload (tar.gz between markers, checksum verified) into DIR.
-unpack_payload() {	# dir
+# Decodes the payload (tar.gz between markers, checksum verified) into
+# DIR/payload.tgz.  What it holds is the guest's word: memcg-lab vm checks
+# every member before it extracts any (util/untar.h), never tar here.
+decode_payload() {	# dir
 	pay=$1/payload.b64
 	[ -s "$pay" ] || return 1
 	tr -d '\r' < "$pay" | sed -n '/@@MEMCG-LAB-PAYLOAD-BEGIN@@/,/@@MEMCG-LAB-PAYLOAD-END/p' |
@@ -589,8 +595,7 @@ unpack_payload() {	# dir
 	want=$(tr -d '\r' < "$pay" | sed -n 's/.*@@MEMCG-LAB-PAYLOAD-END \([0-9a-f]*\)@@.*/\1/p')
 	got=$(sha256sum "$1/payload.tgz" | cut -d' ' -f1)
 	[ -n "$want" ] && [ "$want" = "$got" ] || return 1
-	tar -xzf "$1/payload.tgz" -C "$1" || return 1
-	rm -f "$1/payload.tgz" "$pay"
+	rm -f "$pay"
 }
 
 last_lines() { tail -n "${2:-25}" "$1" 2>/dev/null | sed 's/^/  | /'; }
@@ -606,12 +611,13 @@ crash_lines() {
 }
 
 cmd_run() {
-	opt_out="" opt_binary="" opt_kernel="" opt_kdir="" opt_suite="" opt_cpus="" opt_mem=""
+	opt_out="" opt_tmp="" opt_binary="" opt_kernel="" opt_kdir="" opt_suite="" opt_cpus="" opt_mem=""
 	opt_timeout="" opt_add="" opt_append="" opt_console="" opt_shell="" envs="" opt_accel="" opt_perf=""
 	opt_nodes=0 opt_sockets=0 opt_threads=1
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--out) opt_out=$2; shift ;;
+		--tmp) opt_tmp=$2; shift ;;
 		--binary) opt_binary=$2; shift ;;
 		--kernel) opt_kernel=$2; shift ;;
 		--kernel-dir) opt_kdir=$2; shift ;;
@@ -636,6 +642,8 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		shift
 	done
 	[ -n "$opt_out" ] || die "run: --out DIR is required"
+	[ -n "$opt_tmp" ] && [ -d "$opt_tmp" ] && [ ! -L "$opt_tmp" ] ||
+		die "run: --tmp DIR (an empty private directory memcg-lab vm made) is required"
 	for o in kernel:$opt_kernel cpus:$opt_cpus mem:$opt_mem timeout:$opt_timeout accel:$opt_accel; do
 		[ -n "${o#*:}" ] || die "run: --${o%%:*} is required (memcg-lab vm passes its defaults)"
 	done
@@ -663,12 +671,10 @@ export PATH='$perf_dir/bin':\$PATH"
 	else
 		kd=$(kernel_dir "$opt_kernel")
 	fi
-	# Named after this process as the lab names what it leaves on the host
-	# (memcg-lab-<pid>-<start time>), so `memcg-lab cleanup` removes it
-	# when this script was SIGKILLed.
-	st=${TMPDIR:-/tmp}/memcg-lab-$$-$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)
-	rm -rf "$st"
-	mkdir -m 700 "$st" || die "cannot create the temporary directory $st"
+	# memcg-lab vm made it (memcg-lab-<pid>-<start time>.XXXXXX, 0700,
+	# marked), so that `memcg-lab cleanup` knows it for the lab's when
+	# this script was SIGKILLed.
+	st=$opt_tmp
 	cleanup_paths="$cleanup_paths $st"
 	img=$(build_initramfs "$st/root")
 
@@ -743,12 +749,12 @@ export PATH='$perf_dir/bin':\$PATH"
 	    [ -s "$opt_out/qemu.log" ] && { echo "$me: qemu said:" >&2; last_lines "$opt_out/qemu.log" 5 >&2; }
 	    exit 2 ;;
 	esac
-	unpack_payload "$opt_out" ||
+	decode_payload "$opt_out" ||
 		die "the guest finished (exit $guest_rc) but its results did not come back intact on the second serial port ($opt_out/payload.b64)"
+	# memcg-lab vm extracts payload.tgz, adds guest.txt's facts and prints
+	# output.txt.
 	echo "guest_status=exited" >> "$opt_out/vm.env"
 	echo "guest_exit=$guest_rc" >> "$opt_out/vm.env"
-	sed -n 's/^\(kernel\|uptime_at_start\|uptime_at_end\): /guest_\1=/p' "$opt_out/guest.txt" >> "$opt_out/vm.env"
-	[ -n "$opt_console" ] || cat "$opt_out/output.txt"
 	finished=1
 	exit "$guest_rc"
 }

@@ -414,7 +414,8 @@ static void test_signals(void)
 
 static void test_tracefs(void)
 {
-	char mnt[256], dead[64], inst[512], other[512], lookalike[512], err[512], *out;
+	char mnt[256], dead[64], dead2[64], inst[512], unmarked[512], other[512], lookalike[512], err[512], *out;
+	char line[700];
 	int st;
 
 	/* Mounted for this test (as a run would) where it is not. */
@@ -423,12 +424,18 @@ static void test_tracefs(void)
 		return;
 	}
 	dead_owner_name(dead, sizeof(dead));
+	dead_owner_name(dead2, sizeof(dead2));
 	snprintf(inst, sizeof(inst), "%s/instances/%s", mnt, dead);
+	snprintf(unmarked, sizeof(unmarked), "%s/instances/%s", mnt, dead2);
 	snprintf(other, sizeof(other), "%s/instances/othertool-%d", mnt, (int)getpid());
 	snprintf(lookalike, sizeof(lookalike), "%s/instances/memcg-lab-proto-%d", mnt, (int)getpid());
-	if (mkdir(inst, 0755) || mkdir(other, 0755) || mkdir(lookalike, 0755)) {
+	/* The dead run's as the tracer leaves it (mode 0700, its mark); one
+	 * of a dead run's name that root made otherwise (tracefs's 0750). */
+	if (mkdir(inst, 0755) || chmod(inst, 0700) || mkdir(unmarked, 0755) || mkdir(other, 0755) ||
+	    mkdir(lookalike, 0755)) {
 		tap_skip("tracefs instances are cleaned", strerror(errno));
 		rmdir(inst);
+		rmdir(unmarked);
 		rmdir(other);
 		rmdir(lookalike);
 		return;
@@ -436,10 +443,14 @@ static void test_tracefs(void)
 	out = run_cleanup(NULL, &st);
 	ok(st == 0 && !path_exists(inst) && strstr(out, "removed tracefs instance"),
 	   "cleanup removed the tracefs instance %s of a dead run", dead);
+	snprintf(line, sizeof(line), "not removing tracefs instance %s: mode 0750, not the lab's 0700", unmarked);
+	ok(path_exists(unmarked) && strstr(out, line), "one named like a dead run's but not made by the lab "
+	   "stays, in one line: %s", line);
 	ok(path_exists(other) && path_exists(lookalike),
 	   "instances other tools made stay (othertool-*, memcg-lab-proto-*)");
 	free(out);
 	rmdir(inst);
+	rmdir(unmarked);
 	rmdir(other);
 	rmdir(lookalike);
 }

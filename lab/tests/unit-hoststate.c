@@ -87,7 +87,7 @@ static char *stale(bool force, bool dry_run, int *n)
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
-	*n = hoststate_restore_stale(f, force, dry_run);
+	*n = hoststate_restore_stale(f, force, dry_run, NULL);
 	fclose(f);
 	return text;
 }
