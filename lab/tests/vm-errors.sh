@@ -12,7 +12,7 @@ k=6.12
 
 # Errors found before any boot.
 $lab vm --cpus 0 --shell true >"$tmp/o" 2>&1
-[ $? = 2 ] && [ "$(wc -l < "$tmp/o")" -le 2 ] && grep -q -- "--cpus: '0'" "$tmp/o"
+[ $? = 2 ] && [ "$(wc -l < "$tmp/o")" -le 2 ] && grep -q -- "--cpus '0'" "$tmp/o"
 check $? "--cpus 0: exit 2 naming the option"
 $lab vm --kernel banana --shell true >"$tmp/o" 2>&1
 [ $? = 2 ] && [ "$(wc -l < "$tmp/o")" = 1 ] && grep -q "unknown kernel 'banana'" "$tmp/o"
