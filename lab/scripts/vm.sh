@@ -22,7 +22,8 @@
 # Everything large lives under $MEMCG_LAB_CACHE (default /var/cache/memcg-lab,
 # or ~/.cache/memcg-lab when that is not writable):
 #   kernels/<package>_<version>/  vmlinux (ELF, booted via PVH), config,
-#                                 package
+#                                 package, disk-modules/ (brd, ext4 and
+#                                 their dependencies: lab/scripts/kmods.sh)
 #   apt/<suite>/                  private apt configuration and lists
 #   initramfs/<sha>.cpio.gz       initramfs images, keyed by their contents
 #                                 (the 8 used last are kept)
@@ -31,6 +32,9 @@
 # `run` writes into DIR: console.log (the guest's console), output.txt (the
 # command's stdout and stderr), exit-status, guest.txt, dmesg.txt, results/
 # (the guest's results directories) and vm.env (what was booted and how).
+# The guest's /var/tmp is a disk filesystem, as a host's is: ext2 on a RAM
+# disk of half its memory (vm-init.sh; guest_var_tmp in vm.env says what
+# it got, and a note says when it is not on a disk).
 # Exit status: the guest command's, or 2 with one line on stderr when the
 # guest could not run it (no qemu, no apt, unknown package, a panic, a hang).
 set -eu
@@ -371,6 +375,38 @@ cmd_list() {
 	done
 }
 
+# ---- the guest's disk ----
+
+# The modules of the guest's RAM disk (its /var/tmp: vm-init.sh), brd and
+# ext4 with what they need, for a Debian kernel that has them as modules:
+# fetched once (lab/scripts/kmods.sh, from the kernel's module package)
+# into the kernel's cache directory.  Prints that directory; nothing for
+# a kernel that has them built in (the lab kernel) or is no Debian
+# package, or, with a note, when they cannot be had (the guest then says
+# that its /var/tmp is not on a disk).
+disk_modules() {	# kernel-dir
+	own_cleanup
+	case $(cut -d' ' -f1 "$1/package" 2>/dev/null) in
+	linux-image-*) ;;
+	*) return 0 ;;
+	esac
+	if [ -f "$1/config" ] && grep -qx 'CONFIG_BLK_DEV_RAM=y' "$1/config" &&
+		grep -qxE 'CONFIG_EXT[24]_FS=y' "$1/config"; then
+		return 0
+	fi
+	d=$1/disk-modules
+	if [ ! -f "$d/order" ]; then
+		tmpname "$d"
+		note "fetching the modules of the guest's RAM disk (brd, ext4) for $(cut -d' ' -f1-2 "$1/package")"
+		if ! msg=$("$here/kmods.sh" "$1" "$t" brd ext4 2>&1 >/dev/null); then
+			note "the guest's /var/tmp will not be on a disk: ${msg#kmods: }"
+			return 0
+		fi
+		publish "$t" "$d"
+	fi
+	echo "$d"
+}
+
 # ---- the initramfs ----
 
 # Copies an ELF and the libraries ldd names (same paths in the guest).
@@ -543,7 +579,7 @@ boot_once() {	# kernel initrd outdir
 		-serial "file:$con" -serial "file:$pay" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-kernel "$1" -initrd "$2" \
-		-append "console=ttyS0 panic=-1 quiet rdinit=/init memcg_lab.attempt=$attempts $opt_append" \
+		-append "console=ttyS0 panic=-1 quiet rdinit=/init memcg_lab.attempt=$attempts brd.rd_nr=1 brd.rd_size=$ramdisk_kib $opt_append" \
 		>"$3/qemu.log" 2>&1 </dev/null &
 	qpid=$!
 	wait "$qpid"
@@ -678,6 +714,16 @@ export PATH='$perf_dir/bin':\$PATH"
 	# The kernel's config where the lab looks for it (/init links it to
 	# /boot/config-$(uname -r)).
 	[ -f "$kd/config" ] && cp "$kd/config" "$st/run/boot/config"
+	# /var/tmp's RAM disk: half the guest's memory at most (brd allocates
+	# only what is written), its modules where the kernel needs them;
+	# brd.* on the command line sizes a built-in brd.
+	ramdisk_kib=$((opt_mem * 512))
+	echo "$ramdisk_kib" > "$st/run/lab/vm/ramdisk-kib"
+	kmods=$(disk_modules "$kd")
+	if [ -n "$kmods" ]; then
+		mkdir -p "$st/run/lab/vm/kmods"
+		cp "$kmods"/*.ko "$kmods/order" "$st/run/lab/vm/kmods/"
+	fi
 	if [ -n "$opt_shell" ]; then
 		printf '%s\n' "$opt_shell" > "$st/run/lab/vm/cmd"
 	else
@@ -747,7 +793,10 @@ export PATH='$perf_dir/bin':\$PATH"
 		die "the guest finished (exit $guest_rc) but its results did not come back intact on the second serial port ($opt_out/payload.b64)"
 	echo "guest_status=exited" >> "$opt_out/vm.env"
 	echo "guest_exit=$guest_rc" >> "$opt_out/vm.env"
-	sed -n 's/^\(kernel\|uptime_at_start\|uptime_at_end\): /guest_\1=/p' "$opt_out/guest.txt" >> "$opt_out/vm.env"
+	sed -n 's/^\(kernel\|uptime_at_start\|uptime_at_end\|var_tmp\): /guest_\1=/p' "$opt_out/guest.txt" >> "$opt_out/vm.env"
+	case $(sed -n 's/^var_tmp: //p' "$opt_out/guest.txt") in
+	none:*) note "the guest's /var/tmp was not on a disk ($(sed -n 's/^var_tmp: none: //p' "$opt_out/guest.txt")): experiments with file allocators refuse there" ;;
+	esac
 	[ -n "$opt_console" ] || cat "$opt_out/output.txt"
 	finished=1
 	exit "$guest_rc"

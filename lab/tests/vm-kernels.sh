@@ -10,6 +10,7 @@
 #   - the expected features (split, stock slots, the mutex) and tracepoints;
 #   - probe --runtime: the charge batch and the stock slots, measured;
 #   - the guest's own results directory came back intact;
+#   - its /var/tmp is on a disk filesystem (ext2 on a RAM disk);
 #   - the cgroup library's tests pass on cgroup v2.
 # A kernel that cannot be fetched (no apt access) is skipped with apt's reason.
 . "$(dirname "$0")/vm/lib.sh"
@@ -48,6 +49,9 @@ check_kernel() {
 		return
 	fi
 	rel=$(jget "$d/meta.json" vm.guest_kernel)
+	vt=$(jget "$d/meta.json" vm.guest_var_tmp)
+	[ "$vt" = "ext2 on /dev/ram0, 512 MiB" ]
+	check $? "kernel $k: the guest's /var/tmp is on a disk filesystem, a RAM disk of half its memory ($vt)"
 	grep -qw memory "$c/controllers"
 	check $? "kernel $k ($rel): cgroup v2 offers the memory controller"
 	check "$(cat "$c/probe.rc")" "kernel $k: probe --runtime --json --results exits 0 in the guest"
