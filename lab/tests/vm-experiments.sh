@@ -33,8 +33,8 @@ check $? "the RAM disk's modules are cached with the kernel ($(tr '\n' ' ' < "$k
 r=$(ls -d "$d"/results/*-statread-flush 2>/dev/null | head -n1)
 [ -n "$r" ] && [ "$(jget "$r/meta.json" status)" = complete ] && [ -n "$(jget "$r/meta.json" scaled)" ]
 check $? "its results came back complete, with the [small] values of a 2-CPU guest (scaled: $(jget "$r/meta.json" scaled))"
-grep -q 'allocator files: /var/tmp (ext4, sparse temporary files)' "$r/log"
-check $? "its allocators read sparse files in /var/tmp ($(grep -m1 -o 'allocator files: .*' "$r/log"))"
+[ -n "$r" ] && grep -q 'allocator files: /var/tmp (ext4, sparse temporary files)' "$r/log"
+check $? "its allocators read sparse files in /var/tmp ($([ -z "$r" ] || grep -m1 -o 'allocator files: .*' "$r/log"))"
 work=$(awk -F'\t' '$3 == "statread.alloc.real" { print $4 }' "$r/data/metrics.tsv" 2>/dev/null)
 flushed=$(awk -F'\t' '$3 == "flush.flushed" { print $4 }' "$r/data/metrics.tsv" 2>/dev/null)
 [ -n "$work" ] && awk -v f="${flushed:-0}" 'BEGIN { exit !(f > 0) }'
