@@ -71,7 +71,8 @@ void ksyms_format(const struct ksyms *s, uint64_t addr, char *buf, size_t n);
  * the lab's own fexit programs and their trampolines attach after the
  * collector read it).  Read again at most once a second and 16 times in
  * all; only for s read from /proc/kallsyms, or a file ksyms_refresh_from()
- * named.  A symbol from the fresh read is valid until the next call.
+ * named.  A symbol from the fresh read is valid until the next call; the
+ * fresh state is s's own: one thread at a time (the tracer's reader).
  */
 const struct ksym *ksyms_lookup_fresh(const struct ksyms *s, uint64_t addr, uint64_t *offset);
 /* Where ksyms_lookup_fresh() reads the fresh symbols (tests: a later recording). */
