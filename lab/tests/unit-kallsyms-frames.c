@@ -158,13 +158,28 @@ static const char *oracle_caller(const struct stack *st)
 	return "";
 }
 
+/* The lab's caller of a recorded stack, named as its tables name it. */
+static void caller_of(const struct ksyms *s, const struct stack *st, char *buf, size_t n)
+{
+	uint64_t f[MAX_FRAMES];
+	int c;
+
+	for (int j = 0; j < st->n; j++)
+		f[j] = st->f[j].addr;
+	c = ksyms_lock_caller(s, f, st->n);
+	if (c >= 0)
+		ksyms_frame(s, f[c], buf, n);
+	else
+		snprintf(buf, n, "none");
+}
+
 static void lab_kernel(void)
 {
 	static struct stack st[MAX_STACKS];
 	struct ksyms s, before;
 	struct btf *btf = lab_btf();
 	char err[256], buf[256], *text, *kept, *out;
-	int nst = read_stacks(DATA "lab-7.3-bpf.trace", st), right = 0, caller;
+	int nst = read_stacks(DATA "lab-7.3-bpf.trace", st), right = 0;
 	uint32_t obj = 0, id = 0;
 	const struct ksym *k;
 	char first[512] = "";
@@ -181,17 +196,7 @@ static void lab_kernel(void)
 	 * lock function), a stale fentry program frame, ftrace's trampoline,
 	 * exc_int3 and freed trampoline images. */
 	for (int i = 0; i < nst; i++) {
-		{
-			uint64_t f[MAX_FRAMES];
-
-			for (int j = 0; j < st[i].n; j++)
-				f[j] = st[i].f[j].addr;
-			caller = ksyms_lock_caller(&s, f, st[i].n);
-			if (caller >= 0)
-				ksyms_frame(&s, f[caller], buf, sizeof(buf));
-			else
-				snprintf(buf, sizeof(buf), "none");
-		}
+		caller_of(&s, &st[i], buf, sizeof(buf));
 		if (!strcmp(buf, "mem_cgroup_user_flush_stats+0x23"))
 			right++;
 		else if (!first[0])
@@ -263,16 +268,7 @@ static void debian_kernel(void)
 	}
 	frames_as_kernel(&s, st, nst, "Debian 7.3");
 	for (int i = 0; i < nst; i++) {
-		uint64_t f[MAX_FRAMES];
-		int c;
-
-		for (int j = 0; j < st[i].n; j++)
-			f[j] = st[i].f[j].addr;
-		c = ksyms_lock_caller(&s, f, st[i].n);
-		if (c >= 0)
-			ksyms_frame(&s, f[c], buf, sizeof(buf));
-		else
-			snprintf(buf, sizeof(buf), "none");
+		caller_of(&s, &st[i], buf, sizeof(buf));
 		if (!strcmp(buf, oracle_caller(&st[i])))
 			right++;
 		else if (!first[0])
