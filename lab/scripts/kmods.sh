@@ -9,7 +9,8 @@
 # the package, version and suite); the modules come from its
 # linux-modules-<release> package (6.19 on; before, the image package holds
 # them) through the same apt configuration vm used.  The MODULEs by name;
-# each one's dependencies (the "depends=" of its .modinfo) come along.
+# each one's dependencies (the "depends=" of its .modinfo, and the soft
+# "softdep=pre:" ones the package has) come along.
 # DIR gets <name>.ko for each and `order`, the names in the order to load
 # them (dependencies first).  DIR must not exist yet (it is made here).
 # Exit 2 with one line on stderr when it cannot.
@@ -54,11 +55,24 @@ extract() {	# name file
 	esac
 	rm -rf "$dir/x"
 }
-# Its dependencies, from the depends= string of its .modinfo section.
+# Its dependencies, from the depends= string of its .modinfo section, and
+# its soft pre-dependencies (softdep=pre: ...) that the package has as
+# modules: "crypto-crc32c" is crc32c_generic (5.10's ext4 cannot mount
+# without it: "Cannot load crc32c driver"); one the kernel has built in is
+# no module of the package, and is left out.
 depends() {
 	objcopy -O binary -j .modinfo "$dir/$1.ko" "$dir/modinfo" 2>/dev/null ||
 		die "$1.ko of $pkg $ver: no .modinfo section"
 	tr '\0' '\n' < "$dir/modinfo" | sed -n 's/^depends=//p' | tr ',' ' '
+	for s in $(tr '\0' '\n' < "$dir/modinfo" | sed -n 's/^softdep=.*pre: *\([^:]*\).*/\1/p' | sed 's/ post$//'); do
+		s=${s#crypto-}
+		for c in "$s" "${s}_generic"; do
+			if file_of "$c" >/dev/null; then
+				echo "$c"
+				break
+			fi
+		done
+	done
 	rm -f "$dir/modinfo"
 }
 # Depth first, dependencies before the module: the load order.

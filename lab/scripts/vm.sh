@@ -22,7 +22,7 @@
 # Everything large lives under $MEMCG_LAB_CACHE (default /var/cache/memcg-lab,
 # or ~/.cache/memcg-lab when that is not writable):
 #   kernels/<package>_<version>/  vmlinux (ELF, booted via PVH), config,
-#                                 package, disk-modules/ (brd, ext4 and
+#                                 package, disk-modules.2/ (brd, ext4 and
 #                                 their dependencies: lab/scripts/kmods.sh)
 #   apt/<suite>/                  private apt configuration and lists
 #   initramfs/<sha>.cpio.gz       initramfs images, keyed by their contents
@@ -390,15 +390,22 @@ disk_modules() {	# kernel-dir
 	linux-image-*) ;;
 	*) return 0 ;;
 	esac
-	if [ -f "$1/config" ] && grep -qx 'CONFIG_BLK_DEV_RAM=y' "$1/config" &&
-		grep -qxE 'CONFIG_EXT[24]_FS=y' "$1/config"; then
-		return 0
+	# Those its config builds as modules (without a config: both).
+	mods="brd ext4"
+	if [ -f "$1/config" ]; then
+		mods=""
+		grep -qx 'CONFIG_BLK_DEV_RAM=y' "$1/config" || mods=brd
+		grep -qxE 'CONFIG_EXT[24]_FS=y' "$1/config" || mods="$mods ext4"
+		[ -n "$mods" ] || return 0
 	fi
-	d=$1/disk-modules
+	# Versioned: a directory kmods.sh made before it followed soft
+	# dependencies (disk-modules) lacks 5.10's crc32c_generic.
+	d=$1/disk-modules.2
 	if [ ! -f "$d/order" ]; then
 		tmpname "$d"
-		note "fetching the modules of the guest's RAM disk (brd, ext4) for $(cut -d' ' -f1-2 "$1/package")"
-		if ! msg=$("$here/kmods.sh" "$1" "$t" brd ext4 2>&1 >/dev/null); then
+		note "fetching the modules of the guest's RAM disk ($(echo $mods | sed 's/ /, /')) for $(cut -d' ' -f1-2 "$1/package")"
+		# shellcheck disable=SC2086
+		if ! msg=$("$here/kmods.sh" "$1" "$t" $mods 2>&1 >/dev/null); then
 			note "the guest's /var/tmp will not be on a disk: ${msg#kmods: }"
 			return 0
 		fi

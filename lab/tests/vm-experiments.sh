@@ -28,8 +28,8 @@ check $rc "vm --kernel $k -- run experiments/statread-flush.exp exits 0 ($(jget 
 vt=$(jget "$d/meta.json" vm.guest_var_tmp)
 [ "$vt" = "ext2 on /dev/ram0, 512 MiB" ]
 check $? "the guest's /var/tmp is ext2 on a RAM disk of half its 1024 MiB ($vt)"
-[ -f "$kd/disk-modules/order" ] && grep -qx brd "$kd/disk-modules/order" && grep -qx ext4 "$kd/disk-modules/order"
-check $? "the RAM disk's modules are cached with the kernel ($(tr '\n' ' ' < "$kd/disk-modules/order" 2>/dev/null))"
+[ -f "$kd/disk-modules.2/order" ] && grep -qx brd "$kd/disk-modules.2/order" && grep -qx ext4 "$kd/disk-modules.2/order"
+check $? "the RAM disk's modules are cached with the kernel ($(tr '\n' ' ' < "$kd/disk-modules.2/order" 2>/dev/null))"
 r=$(ls -d "$d"/results/*-statread-flush 2>/dev/null | head -n1)
 [ -n "$r" ] && [ "$(jget "$r/meta.json" status)" = complete ] && [ -n "$(jget "$r/meta.json" scaled)" ]
 check $? "its results came back complete, with the [small] values of a 2-CPU guest (scaled: $(jget "$r/meta.json" scaled))"
