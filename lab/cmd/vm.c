@@ -38,7 +38,8 @@ static const struct options_cmd vm_cmd = {
 "\n"
 "Boots a real kernel under qemu with an initramfs holding this binary, runs\n"
 "`memcg-lab COMMAND ARGS...` (or a shell command) inside on cgroup v2 with the\n"
-"memory controller enabled, and copies its output and results back.\n"
+"memory controller enabled and /var/tmp on a disk filesystem (ext2 on a RAM disk\n"
+"of half the guest's memory), and copies its output and results back.\n"
 "\n",
 	.footer =
 "\n"

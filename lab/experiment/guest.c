@@ -219,7 +219,7 @@ static int guest_unpack(const struct guest_config *c, const char *dir)
 	text = read_text(path, NULL);
 	free(path);
 	if (text) {
-		static const char *const keys[] = { "kernel", "uptime_at_start", "uptime_at_end" };
+		static const char *const keys[] = { "kernel", "uptime_at_start", "uptime_at_end", "var_tmp" };
 		char *env = xasprintf("%s/vm.env", dir), *save = NULL;
 		FILE *f = fopen(env, "a");
 
@@ -227,8 +227,12 @@ static int guest_unpack(const struct guest_config *c, const char *dir)
 			for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 				size_t len = strlen(keys[i]);
 
-				if (!strncmp(line, keys[i], len) && !strncmp(line + len, ": ", 2))
-					fprintf(f, "guest_%s=%s\n", keys[i], line + len + 2);
+				if (strncmp(line, keys[i], len) || strncmp(line + len, ": ", 2))
+					continue;
+				fprintf(f, "guest_%s=%s\n", keys[i], line + len + 2);
+				if (!strcmp(keys[i], "var_tmp") && !strncmp(line + len + 2, "none: ", 6))
+					note("the guest's /var/tmp was not on a disk (%s): experiments with file "
+					     "allocators refuse there", line + len + 8);
 			}
 		if (f)
 			fclose(f);

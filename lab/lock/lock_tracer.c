@@ -117,7 +117,6 @@ struct lock_tracer {
 	const struct ksyms *ks;
 	struct ksyms own_ks;
 	uint64_t text_lo, text_hi;	/* _text .. _end/_etext: static data lies between */
-	uint64_t sched_lo, sched_hi, lockt_lo, lockt_hi;
 	bool per_ss_rstat;		/* 6.16+: one rstat lock per subsystem */
 	char roots[16][96];		/* controllers per hierarchy id, from /proc/cgroups */
 	char rstat_names[16][160];
@@ -264,14 +263,6 @@ static void setup_names(struct lock_tracer *t, const struct lock_tracer_opts *o)
 		t->text_lo = s->addr;
 	if ((s = ksyms_find(t->ks, "_end")) || (s = ksyms_find(t->ks, "__bss_stop")))
 		t->text_hi = s->addr;
-	if ((s = ksyms_find(t->ks, "__sched_text_start")))
-		t->sched_lo = s->addr;
-	if ((s = ksyms_find(t->ks, "__sched_text_end")))
-		t->sched_hi = s->addr;
-	if ((s = ksyms_find(t->ks, "__lock_text_start")))
-		t->lockt_lo = s->addr;
-	if ((s = ksyms_find(t->ks, "__lock_text_end")))
-		t->lockt_hi = s->addr;
 }
 
 static struct lock_info *info_of(struct lock_tracer *t, uint64_t addr)
@@ -299,43 +290,17 @@ static struct lock_info *info_of(struct lock_tracer *t, uint64_t addr)
 	return li;
 }
 
-static bool is_lock_frame(const struct lock_tracer *t, uint64_t ip)
-{
-	return (t->sched_lo <= ip && ip < t->sched_hi) || (t->lockt_lo <= ip && ip < t->lockt_hi);
-}
-
-static bool is_trace_frame(const struct lock_tracer *t, uint64_t ip)
-{
-	static const char *const pfx[] = { "trace_event_raw_event_", "perf_trace_", "__traceiter_",
-					   "__bpf_trace_", "trace_call_bpf", "event_triggers_call",
-					   "stacktrace_trigger", "__trace_stack", "trace_event_buffer" };
-	const struct ksym *s = t->ks ? ksyms_lookup(t->ks, ip, NULL) : NULL;
-
-	if (!s)
-		return false;
-	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
-		if (!strncmp(s->name, pfx[i], strlen(pfx[i])))
-			return true;
-	return false;
-}
-
-/* perf's caller rule on a trigger stack: drop the tracing frames, skip 3
- * (the lock slow path), then the first frame outside the lock text. */
+/* The lock's caller: ksyms_lock_caller() (no fixed frame count: the
+ * trigger's stack depends on the unwinder and on BPF trampolines). */
 static void stack_caller(const struct lock_tracer *t, const uint64_t *f, int n, struct tev *e)
 {
-	int i = 0, skip = 3;
+	int c = t->ks ? ksyms_lock_caller(t->ks, f, n) : -1;
 
-	while (i < n && is_trace_frame(t, f[i]))
-		i++;
-	for (int k = i; k < n; k++)
+	for (int k = 0; k < n; k++)
 		if (t->learn_lo && t->learn_lo <= f[k] && f[k] < t->learn_hi)
 			e->holder = f[k];
-	for (i += skip; i < n; i++) {
-		if (!f[i] || is_lock_frame(t, f[i]))
-			continue;
-		e->caller = f[i];
-		return;
-	}
+	if (c >= 0)
+		e->caller = f[c];
 }
 
 static void push(struct lock_tracer *t, const struct tev *e)
@@ -481,7 +446,9 @@ static void process(struct lock_tracer *t, const struct tev *e)
 		 * record was stamped, and that time was not lock waiting. */
 		lockcon_rebase(&t->lc, (uint32_t)e->pid, a - 1, e->ts);
 		if (e->caller && !li->caller[0] && t->ks) {
-			ksyms_format(t->ks, e->caller, buf, sizeof(buf));
+			/* BPF trampolines and programs too, those attached
+			 * after the symbols were read included. */
+			ksyms_frame(t->ks, e->caller, buf, sizeof(buf));
 			snprintf(li->caller, sizeof(li->caller), "%s", buf);
 		}
 		if (e->holder && !li->name[0] && t->learn_name[0]) {

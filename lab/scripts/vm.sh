@@ -24,7 +24,8 @@
 # Everything large lives under $MEMCG_LAB_CACHE (default /var/cache/memcg-lab,
 # or ~/.cache/memcg-lab when that is not writable):
 #   kernels/<package>_<version>/  vmlinux (ELF, booted via PVH), config,
-#                                 package
+#                                 package, disk-modules.2/ (brd, ext4 and
+#                                 their dependencies: lab/scripts/kmods.sh)
 #   apt/<suite>/                  private apt configuration and lists
 #   initramfs/<sha>.cpio.gz       initramfs images, keyed by their contents
 #                                 (the 8 used last are kept)
@@ -35,6 +36,9 @@
 # command's stdout and stderr, exit-status, guest.txt, dmesg.txt, results/
 # with the guest's results directories; memcg-lab vm extracts it) and
 # vm.env (what was booted and how).
+# The guest's /var/tmp is a disk filesystem, as a host's is: ext2 on a RAM
+# disk of half its memory (vm-init.sh; guest_var_tmp in vm.env says what
+# it got, and memcg-lab vm notes when it is not on a disk).
 # Exit status: the guest command's, or 2 with one line on stderr when the
 # guest could not run it (no qemu, no apt, unknown package, a panic, a hang).
 set -eu
@@ -375,6 +379,45 @@ cmd_list() {
 	done
 }
 
+# ---- the guest's disk ----
+
+# The modules of the guest's RAM disk (its /var/tmp: vm-init.sh), brd and
+# ext4 with what they need, for a Debian kernel that has them as modules:
+# fetched once (lab/scripts/kmods.sh, from the kernel's module package)
+# into the kernel's cache directory.  Prints that directory; nothing for
+# a kernel that has them built in (the lab kernel) or is no Debian
+# package, or, with a note, when they cannot be had (the guest then says
+# that its /var/tmp is not on a disk).
+disk_modules() {	# kernel-dir
+	own_cleanup
+	case $(cut -d' ' -f1 "$1/package" 2>/dev/null) in
+	linux-image-*) ;;
+	*) return 0 ;;
+	esac
+	# Those its config builds as modules (without a config: both).
+	mods="brd ext4"
+	if [ -f "$1/config" ]; then
+		mods=""
+		grep -qx 'CONFIG_BLK_DEV_RAM=y' "$1/config" || mods=brd
+		grep -qxE 'CONFIG_EXT[24]_FS=y' "$1/config" || mods="$mods ext4"
+		[ -n "$mods" ] || return 0
+	fi
+	# Versioned: a directory kmods.sh made before it followed soft
+	# dependencies (disk-modules) lacks 5.10's crc32c_generic.
+	d=$1/disk-modules.2
+	if [ ! -f "$d/order" ]; then
+		tmpname "$d"
+		note "fetching the modules of the guest's RAM disk ($(echo $mods | sed 's/ /, /')) for $(cut -d' ' -f1-2 "$1/package")"
+		# shellcheck disable=SC2086
+		if ! msg=$("$here/kmods.sh" "$1" "$t" $mods 2>&1 >/dev/null); then
+			note "the guest's /var/tmp will not be on a disk: ${msg#kmods: }"
+			return 0
+		fi
+		publish "$t" "$d"
+	fi
+	echo "$d"
+}
+
 # ---- the initramfs ----
 
 # Copies an ELF and the libraries ldd names (same paths in the guest).
@@ -547,7 +590,7 @@ boot_once() {	# kernel initrd outdir
 		-serial "file:$con" -serial "file:$pay" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-kernel "$1" -initrd "$2" \
-		-append "console=ttyS0 panic=-1 quiet rdinit=/init memcg_lab.attempt=$attempts $opt_append" \
+		-append "console=ttyS0 panic=-1 quiet rdinit=/init memcg_lab.attempt=$attempts brd.rd_nr=1 brd.rd_size=$ramdisk_kib $opt_append" \
 		>"$3/qemu.log" 2>&1 </dev/null &
 	qpid=$!
 	wait "$qpid"
@@ -684,6 +727,16 @@ export PATH='$perf_dir/bin':\$PATH"
 	# The kernel's config where the lab looks for it (/init links it to
 	# /boot/config-$(uname -r)).
 	[ -f "$kd/config" ] && cp "$kd/config" "$st/run/boot/config"
+	# /var/tmp's RAM disk: half the guest's memory at most (brd allocates
+	# only what is written), its modules where the kernel needs them;
+	# brd.* on the command line sizes a built-in brd.
+	ramdisk_kib=$((opt_mem * 512))
+	echo "$ramdisk_kib" > "$st/run/lab/vm/ramdisk-kib"
+	kmods=$(disk_modules "$kd")
+	if [ -n "$kmods" ]; then
+		mkdir -p "$st/run/lab/vm/kmods"
+		cp "$kmods"/*.ko "$kmods/order" "$st/run/lab/vm/kmods/"
+	fi
 	if [ -n "$opt_shell" ]; then
 		printf '%s\n' "$opt_shell" > "$st/run/lab/vm/cmd"
 	else
