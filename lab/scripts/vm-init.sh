@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # /init of the lab's guest (lab/scripts/vm.sh puts it in the initramfs).
 #
 # Mounts what a lab host has (proc, sysfs, devtmpfs, cgroup2 with the memory
@@ -40,13 +41,13 @@ ulimit -l unlimited 2>/dev/null
 var_tmp_disk() {
 	kib=$(cat /lab/vm/ramdisk-kib 2>/dev/null)
 	if [ -f /lab/vm/kmods/order ]; then
-		for m in $(cat /lab/vm/kmods/order); do
+		while read -r m || [ -n "$m" ]; do
 			if [ "$m" = brd ]; then
-				insmod /lab/vm/kmods/brd.ko rd_nr=1 ${kib:+rd_size=$kib}
+				insmod /lab/vm/kmods/brd.ko rd_nr=1 ${kib:+"rd_size=$kib"}
 			else
 				insmod "/lab/vm/kmods/$m.ko"
 			fi 2>/tmp/insmod.err || { echo "insmod $m: $(tail -n1 /tmp/insmod.err)"; return 1; }
-		done
+		done < /lab/vm/kmods/order
 	fi
 	[ -b /dev/ram0 ] || { echo "no /dev/ram0: this kernel has no RAM disk (brd) built in, and vm brought no modules for it"; return 1; }
 	mke2fs -q -m 0 -i 262144 /dev/ram0 >/tmp/mke2fs.err 2>&1 || { echo "mke2fs /dev/ram0: $(tail -n1 /tmp/mke2fs.err)"; return 1; }
@@ -75,13 +76,15 @@ finish() {
 	console_marker "EXIT=$rc"
 	# isa-debug-exit at 0xf4: qemu exits with 2v+1 (v = rc, at most 127).
 	v=$((rc > 127 ? 127 : rc))
+	# shellcheck disable=SC2059 # the format is the one octal escape of the byte
 	printf "$(printf '\\%03o' "$v")" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
 	poweroff -f
 	while :; do sleep 1; done
 }
 
+# shellcheck source=/dev/null # written by vm.sh into the initramfs
 . /lab/vm/env
-cd /lab
+cd /lab || exit 1
 {
 	echo "kernel: $(uname -r)"
 	echo "cmdline: $(cat /proc/cmdline)"
