@@ -341,8 +341,9 @@ static inline unsigned stripe_of(const struct lines_model *m, uint64_t h)
 
 /* One access within one line. */
 static void line_access(struct lines_model *m, struct vstats *s, unsigned vcpu, uint64_t pc, uint64_t vaddr,
-			uint64_t paddr, unsigned off, unsigned size, bool store)
+			uint64_t paddr, unsigned off, unsigned size, unsigned flags)
 {
+	bool store = flags & LINES_STORE;
 	uint64_t key = (paddr >> 6) + 1, h = key * HASH_MUL, bit = 1ULL << vcpu, bytes = lines_mask(off, size);
 	unsigned st = stripe_of(m, h);
 	uint64_t base = (uint64_t)st * m->stripe_slots, i = (h >> 20) & (m->stripe_slots - 1);
@@ -427,6 +428,9 @@ static void line_access(struct lines_model *m, struct vstats *s, unsigned vcpu, 
 			VINC(s, true_sharing);
 		else
 			VINC(s, false_sharing);
+	}
+	/* Detail from the first event, or from the first access when asked. */
+	if (ev.kind != K_NONE || (flags & LINES_DETAIL)) {
 		if (!sl->ext) {
 			uint32_t x = __atomic_fetch_add(&m->ext_next, 1, __ATOMIC_RELAXED);
 
@@ -442,7 +446,7 @@ static void line_access(struct lines_model *m, struct vstats *s, unsigned vcpu, 
 				VINC(s, ext_dropped_lines);
 			}
 		}
-		if (sl->ext == EXT_FULL)
+		if (sl->ext == EXT_FULL && ev.kind != K_NONE)
 			VINC(s, ext_dropped_events);
 	}
 	if (sl->ext && sl->ext != EXT_FULL)
@@ -451,8 +455,9 @@ static void line_access(struct lines_model *m, struct vstats *s, unsigned vcpu, 
 }
 
 void lines_model_access(struct lines_model *m, unsigned vcpu, uint64_t pc, uint64_t vaddr, uint64_t paddr,
-			unsigned size, bool store)
+			unsigned size, unsigned flags)
 {
+	bool store = flags & LINES_STORE;
 	struct vstats *s;
 	unsigned off = paddr & 63;
 
@@ -465,7 +470,7 @@ void lines_model_access(struct lines_model *m, unsigned vcpu, uint64_t pc, uint6
 	else
 		VINC(s, loads);
 	if (off + size <= LINES_LINE_SIZE) {
-		line_access(m, s, vcpu, pc, vaddr, paddr, off, size, store);
+		line_access(m, s, vcpu, pc, vaddr, paddr, off, size, flags);
 		return;
 	}
 	/* Split at line boundaries; a part on the next page has no paddr. */
@@ -473,7 +478,7 @@ void lines_model_access(struct lines_model *m, unsigned vcpu, uint64_t pc, uint6
 	while (size) {
 		unsigned part = LINES_LINE_SIZE - off < size ? LINES_LINE_SIZE - off : size;
 
-		line_access(m, s, vcpu, pc, vaddr, paddr, off, part, store);
+		line_access(m, s, vcpu, pc, vaddr, paddr, off, part, flags);
 		size -= part;
 		vaddr += part;
 		paddr += part;

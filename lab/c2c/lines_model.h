@@ -42,8 +42,9 @@
  * slots (64 bytes each); a line that finds no slot is dropped, with its
  * accesses counted (dropped_accesses) and the distinct dropped lines
  * counted in a bitmap (dropped_lines_min: a lower bound).  Lines with a
- * sharing event get a detail record (per offset/size and per PC/vCPU) from
- * a fixed pool; a line that finds the pool empty is counted
+ * sharing event (or, with LINES_DETAIL, any access) get a detail record
+ * (per offset/size and per PC/vCPU, counted from then on) from a fixed
+ * pool; a line that finds the pool empty is counted
  * (ext_dropped_lines, ext_dropped_events) and keeps only its totals.  The
  * per-line detail tables are fixed too: what does not fit goes to the
  * line's "other" bucket, and the count is written.
@@ -161,12 +162,17 @@ static inline bool lines_model_counting(const struct lines_model *m)
 
 /* Opens or closes the window (vcpu: the one that said so). */
 void lines_model_window(struct lines_model *m, unsigned vcpu, bool open);
+/* An access's flags: a store (else a load); its line wants a detail record
+ * from its first access on (the objects the lab names fields of), not only
+ * from its first sharing event. */
+#define LINES_STORE 1u
+#define LINES_DETAIL 2u
 /*
- * One access of size bytes (1..64) at vaddr/paddr by the instruction at
- * pc on vCPU vcpu.  Does nothing outside the window.
+ * One access of size bytes at vaddr/paddr by the instruction at pc on vCPU
+ * vcpu.  Does nothing outside the window.
  */
 void lines_model_access(struct lines_model *m, unsigned vcpu, uint64_t pc, uint64_t vaddr, uint64_t paddr,
-			unsigned size, bool store);
+			unsigned size, unsigned flags);
 /* An access that was not followed, and why (counted in the window only). */
 void lines_model_skip(struct lines_model *m, unsigned vcpu, enum lines_skip why);
 

@@ -33,12 +33,12 @@ static struct lines_model *model(uint64_t lines, uint32_t ext, bool locked, bool
 
 static void ld(struct lines_model *m, unsigned cpu, uint64_t pa, unsigned size)
 {
-	lines_model_access(m, cpu, 0x1000 + cpu, KVA + pa, pa, size, false);
+	lines_model_access(m, cpu, 0x1000 + cpu, KVA + pa, pa, size, 0);
 }
 
 static void st(struct lines_model *m, unsigned cpu, uint64_t pa, unsigned size)
 {
-	lines_model_access(m, cpu, 0x2000 + cpu, KVA + pa, pa, size, true);
+	lines_model_access(m, cpu, 0x2000 + cpu, KVA + pa, pa, size, LINES_STORE);
 }
 
 /* The totals' events: "LH SH SI F T". */
@@ -171,6 +171,21 @@ static void interleavings(void)
 	ld(m, 2, LINE + 16, 8);		/* load HITM on C, 0 wrote A: false */
 	st(m, 0, LINE + 0, 8);		/* invalidates vCPU 2, which loaded C (not A): false */
 	is_events(m, "1 0 2 2 1", "the loaded bytes restart at each store");
+	lines_model_free(m);
+}
+
+static void detail(void)
+{
+	struct lines_model *m = model(1024, 16, false, true);
+	const struct lines_ext *e;
+
+	lines_model_access(m, 0, 0x3000, KVA + LINE, LINE, 8, LINES_DETAIL);
+	lines_model_access(m, 1, 0x3001, KVA + LINE + 8, LINE + 8, 8, LINES_STORE | LINES_DETAIL);
+	ld(m, 0, LINE + 64, 8);
+	e = lines_model_ext(m, LINE);
+	ok(e && e->c.loads == 1 && e->c.stores == 1 && e->nshapes == 2 && e->nsites == 2 && e->vaddr == KVA + LINE,
+	   "a line asked for in detail has it from its first access, without an event");
+	ok(!lines_model_ext(m, LINE + 64), "a line not asked for has none");
 	lines_model_free(m);
 }
 
@@ -310,10 +325,11 @@ static void *hammer(void *arg)
 	pthread_barrier_wait(h->start);
 	for (unsigned i = 0; i < HAMMER_N; i++) {
 		/* A shared line, and now and then a private line of its own. */
-		lines_model_access(h->m, h->cpu, 0x3000, KVA + LINE, LINE + h->cpu * 8, 8, i & 1);
+		lines_model_access(h->m, h->cpu, 0x3000, KVA + LINE, LINE + h->cpu * 8, 8, i & 1 ? LINES_STORE : 0);
 		if (i % 8 == 0)
 			lines_model_access(h->m, h->cpu, 0x3004, 0,
-					   0x100000 * (h->cpu + 1) + (i / 8 % PRIVATE_LINES) * 64, 8, i & 1);
+					   0x100000 * (h->cpu + 1) + (i / 8 % PRIVATE_LINES) * 64, 8,
+					   i & 1 ? LINES_STORE : 0);
 	}
 	return NULL;
 }
@@ -438,6 +454,7 @@ static void roundtrip(void)
 int main(void)
 {
 	interleavings();
+	detail();
 	splits();
 	full();
 	windows();
