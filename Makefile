@@ -156,8 +156,10 @@ $(PLUGIN): $(PLUGIN_DEPS) build/lines-plugin-qemu.h
 	$(Q)$(CC) $(PLUGIN_CFLAGS) $(CFLAGS) -I$(QEMU_PLUGIN_INC) -include build/lines-plugin-qemu.h \
 		-o $@ $(PLUGIN_SRCS) -lpthread
 
-# The ground truth of the plugin runs inside guests: static, no lab library.
-build/tests/tools/lines-truth: build/obj/lab/tests/tools/lines-truth.o
+# The plugin's ground truth and window switch run inside guests: static,
+# not PIE (the same addresses in every run), no lab library.
+GUEST_TOOLS := build/tests/tools/lines-truth build/tests/tools/lines-window
+$(GUEST_TOOLS): build/tests/tools/%: build/obj/lab/tests/tools/%.o
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -static -no-pie -pthread -o $@ $^
 

@@ -13,10 +13,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "c2c/lines_model.h"
 
 #define EXT_FULL UINT32_MAX	/* slot.ext: the pool was empty when the line needed detail */
-#define MAX_PROBE 32		/* slots a line may be from its home slot */
+#define MAX_PROBE 16		/* slots a line may be from its home slot (16 host lines in a row) */
+#define SITE_PROBE 8		/* site slots a site may be from its home */
 #define MAX_STRIPE_BITS 10	/* 1024 locks */
 #define DROP_BITS (1u << 16)	/* the bitmap of dropped lines */
 #define HASH_MUL 0x9E3779B97F4A7C15ULL
@@ -38,8 +40,11 @@ struct stripe {
 	pthread_mutex_t mu;
 } __attribute__((aligned(64)));
 
-/* Each vCPU's counters, written by its own thread only. */
+/* Each vCPU's counters, written by its own thread only; and the line it
+ * touched last (slots never move: a key, once set, stays). */
 struct vstats {
+	uint64_t last_key;
+	struct slot *last_slot;
 	uint64_t accesses, loads, stores;
 	uint64_t kinds[3], false_sharing, true_sharing;
 	uint64_t split, split_page_dropped, dropped_accesses;
@@ -74,6 +79,46 @@ struct lines_model {
 /* A counter of this vCPU's own: plain add, but read by others (relaxed). */
 #define VINC(s, field) __atomic_store_n(&(s)->field, (s)->field + 1, __ATOMIC_RELAXED)
 #define RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+/*
+ * The line table and the detail pool: zeroed pages of their own, in huge
+ * pages where the kernel gives them (THP on madvise), since lines hash all
+ * over the table and a 4 KiB page per line would cost a TLB miss per access.
+ */
+#define HUGE (2UL << 20)
+
+static size_t big_size(size_t n)
+{
+	return n < HUGE ? n : (n + HUGE - 1) & ~(HUGE - 1);
+}
+
+static void *big_alloc(size_t n)
+{
+	size_t nr = big_size(n);
+	void *p = mmap(NULL, nr < HUGE ? nr : nr + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t a;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (nr < HUGE)
+		return p;
+	/* Aligned to 2 MiB: the slack on both sides goes back. */
+	a = ((uintptr_t)p + HUGE - 1) & ~(HUGE - 1);
+	if (a > (uintptr_t)p)
+		munmap(p, a - (uintptr_t)p);
+	if ((uintptr_t)p + nr + HUGE > a + nr)
+		munmap((void *)(a + nr), (uintptr_t)p + nr + HUGE - (a + nr));
+#ifdef MADV_HUGEPAGE
+	madvise((void *)a, nr, MADV_HUGEPAGE);
+#endif
+	return (void *)a;
+}
+
+static void big_free(void *p, size_t n)
+{
+	if (p)
+		munmap(p, big_size(n));
+}
 
 static void *zalloc_aligned(size_t n)
 {
@@ -120,10 +165,10 @@ struct lines_model *lines_model_new(const struct lines_config *c, char *err, siz
 	nstripes = 1u << m->stripe_bits;
 	m->stripe_slots = n >> m->stripe_bits;
 	m->ext_cap = c->ext_lines;
-	/* calloc: the pool's pages are touched only as records are used. */
-	m->slots = zalloc_aligned(n * sizeof(*m->slots));
+	/* Zero pages: the pool's are touched only as records are used. */
+	m->slots = big_alloc(n * sizeof(*m->slots));
 	m->stripes = zalloc_aligned(nstripes * sizeof(*m->stripes));
-	m->ext = m->ext_cap ? calloc(m->ext_cap, sizeof(*m->ext)) : NULL;
+	m->ext = m->ext_cap ? big_alloc((size_t)m->ext_cap * sizeof(*m->ext)) : NULL;
 	m->vs = zalloc_aligned(c->vcpus * sizeof(*m->vs));
 	m->dropped = calloc(DROP_BITS / 64, sizeof(uint64_t));
 	if (!m->slots || !m->stripes || (m->ext_cap && !m->ext) || !m->vs || !m->dropped) {
@@ -147,9 +192,9 @@ void lines_model_free(struct lines_model *m)
 {
 	if (!m)
 		return;
-	free(m->slots);
+	big_free(m->slots, m->nslots * sizeof(*m->slots));
 	free(m->stripes);
-	free(m->ext);
+	big_free(m->ext, (size_t)m->ext_cap * sizeof(*m->ext));
 	free(m->vs);
 	free(m->dropped);
 	free(m);
@@ -234,7 +279,7 @@ void lines_model_skip(struct lines_model *m, unsigned vcpu, enum lines_skip why)
 		VINC(s, no_paddr);
 }
 
-static void counts_add(struct lines_counts *c, bool store, int kind, bool tru)
+static inline void counts_add(struct lines_counts *c, bool store, int kind, bool tru)
 {
 	if (store)
 		c->stores++;
@@ -269,16 +314,20 @@ static void ext_record(struct lines_ext *e, const struct event *ev)
 	struct lines_site *si = NULL;
 	unsigned h;
 
+	uint32_t tag;
+
 	counts_add(&e->c, ev->store, ev->kind, ev->tru);
-	for (unsigned i = 0; i < e->nshapes; i++)
-		if (e->shapes[i].off == ev->off && e->shapes[i].size == ev->size) {
-			sh = &e->shapes[i];
+	for (unsigned i = e->shape_at[ev->off]; i; i = e->shapes[i - 1].next)
+		if (e->shapes[i - 1].size == ev->size) {
+			sh = &e->shapes[i - 1];
 			break;
 		}
 	if (!sh && e->nshapes < LINES_SHAPES) {
 		sh = &e->shapes[e->nshapes++];
 		sh->off = ev->off;
 		sh->size = ev->size;
+		sh->next = e->shape_at[ev->off];
+		e->shape_at[ev->off] = (uint8_t)e->nshapes;
 	}
 	if (sh) {
 		counts_add(&sh->c, ev->store, ev->kind, ev->tru);
@@ -288,12 +337,16 @@ static void ext_record(struct lines_ext *e, const struct event *ev)
 		counts_add(&e->other_shapes, ev->store, ev->kind, ev->tru);
 	}
 
-	/* Sites: open addressing in the line's fixed table. */
-	h = (unsigned)(((ev->pc * HASH_MUL) >> 40) ^ (ev->vcpu * 7u) ^ (ev->off * 3u) ^ ev->store);
-	for (unsigned n = 0; n < LINES_SITES; n++) {
-		struct lines_site *s = &e->sites[(h + n) % LINES_SITES];
+	/* Sites: open addressing in the line's fixed table, by tags first. */
+	tag = (uint32_t)((ev->pc ^ ((uint64_t)ev->vcpu << 56) ^ ((uint64_t)ev->off << 48) ^
+			  ((uint64_t)ev->size << 40) ^ ((uint64_t)ev->store << 39)) * HASH_MUL >> 32) | 1;
+	h = tag >> 8;
+	for (unsigned n = 0; n < SITE_PROBE; n++) {
+		unsigned k = (h + n) % LINES_SITES;
+		struct lines_site *s = &e->sites[k];
 
-		if (!s->size) {
+		if (!e->site_tag[k]) {
+			e->site_tag[k] = tag;
 			s->pc = ev->pc;
 			s->vcpu = ev->vcpu;
 			s->off = ev->off;
@@ -304,8 +357,8 @@ static void ext_record(struct lines_ext *e, const struct event *ev)
 			si = s;
 			break;
 		}
-		if (s->pc == ev->pc && s->vcpu == ev->vcpu && s->off == ev->off && s->size == ev->size &&
-		    s->store == ev->store) {
+		if (e->site_tag[k] == tag && s->pc == ev->pc && s->vcpu == ev->vcpu && s->off == ev->off &&
+		    s->size == ev->size && s->store == ev->store) {
 			si = s;
 			break;
 		}
@@ -353,7 +406,11 @@ static void line_access(struct lines_model *m, struct vstats *s, unsigned vcpu, 
 	struct slot *sl = NULL;
 
 	stripe_lock(m, st);
-	for (unsigned n = 0; n < probes; n++, i = (i + 1) & (m->stripe_slots - 1)) {
+	if (s->last_key == key) {
+		sl = s->last_slot;
+		i = (uint64_t)(sl - m->slots) - base;
+	}
+	for (unsigned n = 0; !sl && n < probes; n++, i = (i + 1) & (m->stripe_slots - 1)) {
 		struct slot *c = &m->slots[base + i];
 
 		if (c->key == key) {
@@ -366,6 +423,10 @@ static void line_access(struct lines_model *m, struct vstats *s, unsigned vcpu, 
 			sl->epoch = (uint16_t)(epoch - 1);
 			break;
 		}
+	}
+	if (sl) {
+		s->last_key = key;
+		s->last_slot = sl;
 	}
 	if (!sl) {
 		/* Full around its home: said, never silent. */
@@ -516,6 +577,12 @@ static unsigned stripe_of_paddr(const struct lines_model *m, uint64_t paddr)
 }
 
 /* The slot of paddr's line, or NULL; the caller holds the stripe's lock. */
+size_t lines_model_bytes(const struct lines_model *m)
+{
+	return sizeof(*m) + m->nslots * sizeof(*m->slots) + ((size_t)1 << m->stripe_bits) * sizeof(*m->stripes) +
+	       (size_t)m->ext_cap * sizeof(*m->ext) + m->vcpus * sizeof(*m->vs) + DROP_BITS / 8;
+}
+
 static struct slot *find_slot(struct lines_model *m, uint64_t paddr)
 {
 	uint64_t key = (paddr >> 6) + 1, h = key * HASH_MUL;
@@ -692,6 +759,7 @@ int lines_model_write(struct lines_model *m, FILE *f, unsigned top, const char *
 	lines_write_meta(f, "lines_used", "%llu", U(t.lines_used));
 	lines_write_meta(f, "ext_capacity", "%llu", U(t.ext_capacity));
 	lines_write_meta(f, "ext_used", "%llu", U(t.ext_used));
+	lines_write_meta(f, "model_bytes", "%zu", lines_model_bytes(m));
 	lines_write_meta(f, "accesses", "%llu", U(t.accesses));
 	lines_write_meta(f, "loads", "%llu", U(t.loads));
 	lines_write_meta(f, "stores", "%llu", U(t.stores));

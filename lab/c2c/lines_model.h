@@ -26,7 +26,10 @@
  *   store inval  a store while other vCPUs hold a clean copy; the bytes
  *                of the other side are wmask when another vCPU wrote last,
  *                else (c wrote last, or nobody did in this window) the
- *                bytes the others loaded (rmask).
+ *                bytes the others loaded (rmask).  When nobody wrote it
+ *                yet, rmask holds every vCPU's loads, c's own too: that
+ *                first invalidation of a line read-shared from the start
+ *                may be called true where it was false.
  *   After a store c alone holds the line, dirty; wmask restarts from m
  *   when c was not the last writer, else grows by m.
  * An access that crosses a line is split into its two parts (and counted
@@ -74,7 +77,7 @@
 #define LINES_FORMAT_VERSION 1
 /* The table size and pool by default: slots are 64 B, detail records ~5 KB
  * (pool memory is touched only as it is used). */
-#define LINES_DEFAULT_LINES (1u << 22)
+#define LINES_DEFAULT_LINES (1u << 21)
 #define LINES_DEFAULT_EXT 16384
 #define LINES_DEFAULT_TOP 1000
 
@@ -96,6 +99,7 @@ struct lines_counts {
 /* Accesses at one (offset, size) of a line. */
 struct lines_shape {
 	uint8_t off, size;	/* size 0: unused */
+	uint8_t next;		/* the next shape at this offset (1-based; 0 none) */
 	uint64_t other_mask;	/* the other side's bytes, over its events */
 	struct lines_counts c;
 };
@@ -118,6 +122,10 @@ struct lines_ext {
 	struct lines_counts c;	/* since its first event */
 	struct lines_counts other_shapes, other_sites;	/* what did not fit */
 	unsigned nshapes, nsites;
+	/* Lookups that touch one or two host cachelines, not every entry:
+	 * the first shape at each offset (1-based), a tag per site slot. */
+	uint8_t shape_at[LINES_LINE_SIZE];
+	uint32_t site_tag[LINES_SITES];
 	struct lines_shape shapes[LINES_SHAPES];
 	struct lines_site sites[LINES_SITES];
 };
@@ -177,6 +185,8 @@ void lines_model_access(struct lines_model *m, unsigned vcpu, uint64_t pc, uint6
 void lines_model_skip(struct lines_model *m, unsigned vcpu, enum lines_skip why);
 
 void lines_model_totals(struct lines_model *m, struct lines_totals *t);
+/* The bytes the model allocated (the detail pool is touched only as used). */
+size_t lines_model_bytes(const struct lines_model *m);
 /* A line's accesses since the window opened (0 when it has no slot). */
 bool lines_model_line_counts(struct lines_model *m, uint64_t paddr, uint64_t *loads, uint64_t *stores);
 /* The detail record of the line holding paddr, or NULL. */

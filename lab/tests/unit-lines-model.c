@@ -146,6 +146,15 @@ static void interleavings(void)
 	is_events(m, "1 0 1 2 0", "the last writer's own loads do not count as the others' bytes");
 	lines_model_free(m);
 
+	/* A vCPU on its own line: no event, whatever it does. */
+	m = model(1024, 16, false, true);
+	st(m, 2, LINE, 8);
+	ld(m, 2, LINE + 8, 8);
+	st(m, 2, LINE + 16, 8);
+	ld(m, 2, LINE, 8);
+	is_events(m, "0 0 0 0 0", "one vCPU loading and storing its own line: no event");
+	lines_model_free(m);
+
 	/* Reads shared by three vCPUs: no event; one store invalidates them. */
 	m = model(1024, 16, false, true);
 	ld(m, 0, LINE, 8);
@@ -185,6 +194,14 @@ static void detail(void)
 	e = lines_model_ext(m, LINE);
 	ok(e && e->c.loads == 1 && e->c.stores == 1 && e->nshapes == 2 && e->nsites == 2 && e->vaddr == KVA + LINE,
 	   "a line asked for in detail has it from its first access, without an event");
+	/* Two sizes at one offset, each access again: two more shapes, one more site each. */
+	for (int k = 0; k < 2; k++) {
+		lines_model_access(m, 0, 0x3000, KVA + LINE + 16, LINE + 16, 8, LINES_DETAIL);
+		lines_model_access(m, 0, 0x3002, KVA + LINE + 16, LINE + 16, 4, LINES_DETAIL);
+	}
+	e = lines_model_ext(m, LINE);
+	ok(e && e->nshapes == 4 && e->nsites == 4 && shape_at(e, 16) && e->c.loads == 5,
+	   "each (offset, size) is one shape, each (PC, vCPU, offset, size, rw) one site, found again");
 	ok(!lines_model_ext(m, LINE + 64), "a line not asked for has none");
 	lines_model_free(m);
 }
@@ -325,7 +342,9 @@ static void *hammer(void *arg)
 	pthread_barrier_wait(h->start);
 	for (unsigned i = 0; i < HAMMER_N; i++) {
 		/* A shared line, and now and then a private line of its own. */
-		lines_model_access(h->m, h->cpu, 0x3000, KVA + LINE, LINE + h->cpu * 8, 8, i & 1 ? LINES_STORE : 0);
+		/* Stores first: a line read by several vCPUs before anyone wrote
+		 * it classifies its first invalidation by all their loads. */
+		lines_model_access(h->m, h->cpu, 0x3000, KVA + LINE, LINE + h->cpu * 8, 8, i & 1 ? 0 : LINES_STORE);
 		if (i % 8 == 0)
 			lines_model_access(h->m, h->cpu, 0x3004, 0,
 					   0x100000 * (h->cpu + 1) + (i / 8 % PRIVATE_LINES) * 64, 8,

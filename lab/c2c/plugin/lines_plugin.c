@@ -196,6 +196,25 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		__atomic_fetch_add(&P.insns, added, __ATOMIC_RELAXED);
 }
 
+/* A field of /proc/self/status in kB ("VmHWM"), or 0. */
+static unsigned long long status_kb(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long long v = 0;
+	size_t n = strlen(key);
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':') {
+			v = strtoull(line + n + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
 static void plugin_exit(qemu_plugin_id_t id, void *p)
 {
 	char *tmp, problem[96] = "";
@@ -240,6 +259,7 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 	lines_write_meta(f, "window_insns", "%llu",
 			 (unsigned long long)__atomic_load_n(&P.windows_insns, __ATOMIC_RELAXED));
 	lines_write_meta(f, "thread_violations", "%llu", (unsigned long long)violations);
+	lines_write_meta(f, "qemu_vmhwm_kb", "%llu", status_kb("VmHWM"));
 	lines_write_meta(f, "stale_accesses", "%llu", (unsigned long long)__atomic_load_n(&P.stale, __ATOMIC_RELAXED));
 	rc = lines_model_write(P.m, f, P.top, problem);
 	if (fclose(f) || rc) {
