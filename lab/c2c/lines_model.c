@@ -302,7 +302,7 @@ static inline void counts_add(struct lines_counts *c, bool store, int kind, bool
 /* What one access adds to a line's detail. */
 struct event {
 	unsigned vcpu, off, size;
-	bool store, tru;
+	bool store, tru, detail;
 	int kind;
 	uint64_t pc, other, prev_pc;
 	unsigned prev_vcpu;
@@ -337,6 +337,10 @@ static void ext_record(struct lines_ext *e, const struct event *ev)
 		counts_add(&e->other_shapes, ev->store, ev->kind, ev->tru);
 	}
 
+	/* Sites count events only (every access where detail was asked for):
+	 * the record's site table stays out of the host's cache otherwise. */
+	if (ev->kind == K_NONE && !ev->detail)
+		return;
 	/* Sites: open addressing in the line's fixed table, by tags first. */
 	tag = (uint32_t)((ev->pc ^ ((uint64_t)ev->vcpu << 56) ^ ((uint64_t)ev->off << 48) ^
 			  ((uint64_t)ev->size << 40) ^ ((uint64_t)ev->store << 39)) * HASH_MUL >> 32) | 1;
@@ -402,7 +406,8 @@ static void line_access(struct lines_model *m, struct vstats *s, unsigned vcpu, 
 	uint64_t base = (uint64_t)st * m->stripe_slots, i = (h >> 20) & (m->stripe_slots - 1);
 	uint16_t epoch = __atomic_load_n(&m->epoch, __ATOMIC_RELAXED);
 	unsigned probes = m->stripe_slots < MAX_PROBE ? (unsigned)m->stripe_slots : MAX_PROBE;
-	struct event ev = { .vcpu = vcpu, .off = off, .size = size, .store = store, .kind = K_NONE, .pc = pc };
+	struct event ev = { .vcpu = vcpu, .off = off, .size = size, .store = store, .kind = K_NONE, .pc = pc,
+			    .detail = flags & LINES_DETAIL };
 	struct slot *sl = NULL;
 
 	stripe_lock(m, st);

@@ -46,8 +46,9 @@
  * accesses counted (dropped_accesses) and the distinct dropped lines
  * counted in a bitmap (dropped_lines_min: a lower bound).  Lines with a
  * sharing event (or, with LINES_DETAIL, any access) get a detail record
- * (per offset/size and per PC/vCPU, counted from then on) from a fixed
- * pool; a line that finds the pool empty is counted
+ * (per offset/size, counted from then on, and per PC/vCPU: its events, or
+ * with LINES_DETAIL every access) from a fixed pool; a line that finds the
+ * pool empty is counted
  * (ext_dropped_lines, ext_dropped_events) and keeps only its totals.  The
  * per-line detail tables are fixed too: what does not fit goes to the
  * line's "other" bucket, and the count is written.
@@ -104,7 +105,9 @@ struct lines_shape {
 	struct lines_counts c;
 };
 
-/* Accesses by one instruction on one vCPU at one (offset, size) of a line. */
+/* Accesses by one instruction on one vCPU at one (offset, size) of a line:
+ * its events (its loads and stores are those that were events), or every
+ * access on a line asked for with LINES_DETAIL. */
 struct lines_site {
 	uint64_t pc;
 	uint8_t vcpu, off, size, store;	/* size 0: unused */

@@ -97,6 +97,10 @@ static void interleavings(void)
 		   "offset 0's events had the other side on bytes 8-15, offset 8's on 0-7");
 		is_int(e->loads + e->stores, 5, "the slot counted every access of the window");
 	}
+	ld(m, 0, LINE + 16, 8);		/* its own dirty line: no event */
+	e = lines_model_ext(m, LINE);
+	ok(e && e->nsites == 4 && e->c.loads == 3 && shape_at(e, 16) && shape_at(e, 16)->c.loads == 1,
+	   "an access without an event counts in its line and shape, and makes no site");
 	lines_model_free(m);
 
 	/* The same on one counter: true sharing. */
