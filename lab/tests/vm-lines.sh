@@ -43,9 +43,11 @@ lrow() {
 }
 meta() { sed -n "s/^# $2\t//p" "$1"; }
 
-# case NAME -> "a b n_a n_b" from lines-truth's output line.
+# truth_case OUTPUT NAME: a, b, na and nb of lines-truth's line for case NAME.
 truth_case() {
-	sed -n "s/^case=$2 a=\([^ ]*\) b=\([^ ]*\) n_a=\([0-9]*\) n_b=\([0-9]*\).*/\1 \2 \3 \4/p" "$1"
+	read -r a b na nb <<-EOF
+	$(sed -n "s/^case=$2 a=\([^ ]*\) b=\([^ ]*\) n_a=\([0-9]*\) n_b=\([0-9]*\).*/\1 \2 \3 \4/p" "$1")
+	EOF
 }
 
 : > "$tmp/figures"
@@ -71,8 +73,8 @@ for accel in tcg mttcg; do
 		[ "$(meta "$f" windows_closed)" = 3 ] && [ "$(meta "$f" mode)" = "$( [ $accel = tcg ] && echo single || echo mttcg)" ]
 	check $? "$accel: status ok, 3 windows opened and closed, mode $(meta "$f" mode) ($(meta "$f" mode_from))"
 
-	set -- $(truth_case "$out" false)
-	a=$1 b=$2 cnt=$(($3 + $4))
+	truth_case "$out" false
+	cnt=$((na + nb))
 	[ "$(lrow "$f" line "$a" vaddr)" = "$a" ] && [ "$(printf '0x%x' $((b & ~63)))" = "$a" ]
 	check $? "$accel false: fields $a and $b share one line, which has its row"
 	fl=$(lrow "$f" line "$a" false) tr=$(lrow "$f" line "$a" true)
@@ -83,8 +85,7 @@ for accel in tcg mttcg; do
 	check $? "$accel false: the line counts every increment: $cnt loads and stores ($(lrow "$f" line "$a" win_loads), $(lrow "$f" line "$a" win_stores))"
 	echo "$accel false $cnt $lh $sh $si $fl $tr" >> "$tmp/figures"
 
-	set -- $(truth_case "$out" padded)
-	a=$1 b=$2 na=$3 nb=$4
+	truth_case "$out" padded
 	ev=0
 	for x in "$a" "$b"; do
 		for col in load_hitm store_hitm store_inval false true; do
@@ -95,8 +96,8 @@ for accel in tcg mttcg; do
 	check $? "$accel padded: lines $a and $b each count their thread's $na and $nb increments, with 0 events ($ev)"
 	echo "$accel padded $((na + nb)) 0 0 0 $ev 0" >> "$tmp/figures"
 
-	set -- $(truth_case "$out" true)
-	a=$1 cnt=$(($3 + $4))
+	truth_case "$out" true
+	cnt=$((na + nb))
 	fl=$(lrow "$f" line "$a" false) tr=$(lrow "$f" line "$a" true)
 	lh=$(lrow "$f" line "$a" load_hitm) sh=$(lrow "$f" line "$a" store_hitm) si=$(lrow "$f" line "$a" store_inval)
 	[ "${tr:-0}" -ge "$tmin" ] && [ $(( ${fl:-1} * 100 )) -le "${tr:-0}" ]
