@@ -29,7 +29,8 @@
  *                bytes the others loaded (rmask).  When nobody wrote it
  *                yet, rmask holds every vCPU's loads, c's own too: that
  *                first invalidation of a line read-shared from the start
- *                may be called true where it was false.
+ *                may be called true where it was false (at most one event
+ *                per line and window).
  *   After a store c alone holds the line, dirty; wmask restarts from m
  *   when c was not the last writer, else grows by m.
  * An access that crosses a line is split into its two parts (and counted
