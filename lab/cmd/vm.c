@@ -85,6 +85,23 @@ static void suite_opt(const struct lab_option *opt, const char *arg)
 	*(const char **)opt->value = arg;
 }
 
+static void lines_opt(const struct lab_option *opt, const char *arg)
+{
+	struct guest_config *c = opt->value;
+
+	c->lines = true;
+	pass_opt(opt, arg);
+}
+
+static void lines_opts_opt(const struct lab_option *opt, const char *arg)
+{
+	if (strchr(arg, ' '))
+		die("vm: --lines-opts: '%s' has a space: the plugin's options are NAME=VALUE,NAME=VALUE", arg);
+	if (!strncmp(arg, "out=", 4) || strstr(arg, ",out="))
+		die("vm: --lines-opts: '%s': out= is vm's own (results/.../lines/lines.tsv)", arg);
+	lines_opt(opt, arg);
+}
+
 static void env_opt(const struct lab_option *opt, const char *arg)
 {
 	if (!strchr(arg, '=') || arg[0] == '=')
@@ -140,6 +157,12 @@ int cmd_vm(int argc, char **argv)
 			     accel_opt),
 		OPT_CALLBACK(0, "console", &c, NULL, NULL, "show the guest's console (instead of only the output)",
 			     pass_opt),
+		OPT_CALLBACK(0, "lines", &c, NULL, NULL, "load the lab's qemu TCG plugin, which follows every "
+			     "cacheline between the vCPUs while the guest's window is open, into lines/lines.tsv "
+			     "(lab/c2c/README; TCG only)", lines_opt),
+		OPT_CALLBACK(0, "lines-opts", &c, "OPTS", NULL, "--lines with the plugin's options, NAME=VALUE,... "
+			     "(scope=kernel|user|all, pc=LO-HI, detail=LO-HI, window=lab|always, lines=N ...)",
+			     lines_opts_opt),
 		OPT_STRING(0, "shell", &c.shell, "CMD", NULL, "run the shell command CMD in the guest instead of "
 			   "-- COMMAND"),
 		OPT_FLAG(0, "fetch", &c.fetch, "only fetch and cache the kernel; print its directory"),

@@ -369,6 +369,28 @@ static char **run_argv(const struct guest_config *c, const char *out, const char
 	return sargv;
 }
 
+/*
+ * --lines before anything starts: the plugin built (else the one line of
+ * why not, that make left in build/lines-plugin.missing), and TCG.
+ */
+static void guest_lines_check(const struct guest_config *c)
+{
+	char *so = xasprintf("%s/build/lines-plugin.so", lab_root_dir());
+	char *missing = xasprintf("%s/build/lines-plugin.missing", lab_root_dir());
+
+	if (!path_exists(so)) {
+		char *why = read_text(missing, NULL);
+
+		if (why)
+			why[strcspn(why, "\n")] = '\0';
+		die("vm: --lines: %s is not built: %s", so, why && *why ? why : "run make");
+	}
+	if (!strcmp(c->accel, "kvm"))
+		die("vm: --lines: the plugin needs TCG (qemu under KVM runs no access through it): --accel tcg or mttcg");
+	free(so);
+	free(missing);
+}
+
 int guest_run(const struct guest_config *c, int argc, char **argv)
 {
 	const struct guest_shape *g = &c->shape;
@@ -378,6 +400,8 @@ int guest_run(const struct guest_config *c, int argc, char **argv)
 
 	if (!c->fetch && !in_path("qemu-system-x86_64"))
 		die("vm: qemu-system-x86_64 not found: apt-get install --no-install-recommends qemu-system-x86 (or make deps)");
+	if (!c->fetch && c->lines)
+		guest_lines_check(c);
 
 	/* The kernel first: a bad name or no apt access ends here, before a
 	 * results directory exists. */

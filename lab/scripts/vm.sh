@@ -7,7 +7,8 @@
 #             [--nodes M --sockets S --threads-per-core T (0: qemu's own)]
 #             --mem MB --timeout S --accel A [--add PATH]... [--env K=V]...
 #             [--perf VERSION (Debian's perf, lab/scripts/perf-runtime.sh)]
-#             [--append ARGS] [--console] (--shell CMD | -- LAB-ARGS...)
+#             [--append ARGS] [--console] [--lines [--lines-opts OPTS]]
+#             (--shell CMD | -- LAB-ARGS...)
 #   The guest's settings have no defaults here: memcg-lab vm (lab/cmd/vm.c)
 #   holds them and passes each one.  --tmp is an empty private directory
 #   memcg-lab vm made (mkdtemp, 0700, marked as the lab's: util/owned.h)
@@ -39,6 +40,9 @@
 # The guest's /var/tmp is a disk filesystem, as a host's is: ext2 on a RAM
 # disk of half its memory (vm-init.sh; guest_var_tmp in vm.env says what
 # it got, and memcg-lab vm notes when it is not on a disk).
+# With --lines qemu loads the lab's TCG plugin (build/lines-plugin.so,
+# lab/c2c/README), which writes DIR/lines/lines.tsv at qemu's exit; OPTS
+# are its NAME=VALUE options, comma-separated (out= is set here).
 # Exit status: the guest command's, or 2 with one line on stderr when the
 # guest could not run it (no qemu, no apt, unknown package, a panic, a hang).
 set -eu
@@ -564,13 +568,34 @@ topology_args() {
 # own name that is not a warning, without that name ("qemu-system-x86_64:
 # Invalid SMP CPUs 256. The max CPUs ..."); else the first line that is
 # neither a warning nor a warning's continuation; or the signal that ended it.
+# A plugin that refused to load (--lines) said why on the line before
+# qemu's "Could not load plugin": that line follows in parentheses.
 qemu_error() {	# qemu.log qemu-exit
 	msg=$(awk '/^[^ ]*qemu[^ ]*: warning: / { w = 1; next }
-		/^[^ ]*qemu[^ ]*: / { sub(/^[^ ]*qemu[^ ]*: /, ""); print; found = 1; exit }
+		/^[^ ]*qemu[^ ]*: / { sub(/^[^ ]*qemu[^ ]*: /, "")
+			# A plugin that refused to load said why just before.
+			if (/^Could not load plugin/ && prev != "") $0 = $0 " (" prev ")"
+			print; found = 1; exit }
+		NF { prev = $0 }
 		!w && NF && other == "" { other = $0 }
 		END { if (!found && other != "") print other }' "$1" 2>/dev/null)
 	[ -n "$msg" ] || [ "$2" -le 128 ] || [ "$2" = 137 ] || msg="qemu died of signal $(($2 - 128))${msg:+: $msg}"
 	echo "$msg"
+}
+
+# --lines: the plugin's -plugin argument (qemu splits it at commas).
+lines_arg() {	# outdir
+	plugin=$root/build/lines-plugin.so
+	if [ ! -f "$plugin" ]; then
+		why="not built (make)"
+		[ -f "$root/build/lines-plugin.missing" ] && why=$(cat "$root/build/lines-plugin.missing")
+		die "--lines: no $plugin: $why"
+	fi
+	case $1 in *,*) die "--lines: the results directory $1 has a comma, which qemu's -plugin cannot take" ;; esac
+	case ,$opt_lines_opts, in *,out=*) die "--lines-opts: out= is set by vm (DIR/lines/lines.tsv)" ;; esac
+	mkdir -p "$1/lines"
+	ver=$($qemu_bin --version 2>/dev/null | sed -n '1s/^QEMU emulator version //p' | tr -d '(),' | tr ' ' '_')
+	echo "$plugin,out=$1/lines/lines.tsv,qemu=${ver:-unknown}${opt_lines_opts:+,$opt_lines_opts}"
 }
 
 # 0 ok, 10 no marker, 11 panic, 12 timeout, 13 qemu refused or failed (its
@@ -585,6 +610,7 @@ boot_once() {	# kernel initrd outdir
 	# kill of the group reach it; in the background so a signal to this
 	# script runs its trap at once, and on_exit stops qemu (qpid).
 	timeout --foreground -k 5 "$opt_timeout" $qemu_bin $(accel_args) \
+		${plugin_arg:+-plugin "$plugin_arg"} \
 		$(topology_args) -m "$opt_mem" -nodefaults -no-reboot \
 		-display none -monitor none -nic none \
 		-serial "file:$con" -serial "file:$pay" \
@@ -656,7 +682,7 @@ crash_lines() {
 cmd_run() {
 	opt_out="" opt_tmp="" opt_binary="" opt_kernel="" opt_kdir="" opt_suite="" opt_cpus="" opt_mem=""
 	opt_timeout="" opt_add="" opt_append="" opt_console="" opt_shell="" envs="" opt_accel="" opt_perf=""
-	opt_nodes=0 opt_sockets=0 opt_threads=1
+	opt_nodes=0 opt_sockets=0 opt_threads=1 opt_lines="" opt_lines_opts="" plugin_arg=""
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--out) opt_out=$2; shift ;;
@@ -678,6 +704,8 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		--append) opt_append=$2; shift ;;
 		--accel) opt_accel=$2; shift ;;
 		--console) opt_console=1 ;;
+		--lines) opt_lines=1 ;;
+		--lines-opts) opt_lines=1 opt_lines_opts=$2; shift ;;
 		--shell) opt_shell=$2; shift ;;
 		--) shift; break ;;
 		*) die "run: unknown option '$1'" ;;
@@ -696,6 +724,10 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		die "$qemu_bin not found: apt-get install --no-install-recommends qemu-system-x86 (or make deps)"
 	mkdir -p "$opt_out"
 	pick_accel
+	if [ -n "$opt_lines" ]; then
+		[ "$accel" != kvm ] || die "--lines: the plugin needs TCG (under KVM qemu sees no access): --accel tcg or mttcg"
+		plugin_arg=$(lines_arg "$opt_out")
+	fi
 	# --perf VERSION: Debian's perf of that version with its own loader and
 	# libraries (perf-runtime.sh), first on the guest's PATH as "perf".
 	perf_dir=""
@@ -783,6 +815,14 @@ export PATH='$perf_dir/bin':\$PATH"
 		echo "attempts=$attempts"
 		echo "qemu_seconds=$boot_seconds"
 		echo "qemu_exit=$qrc"
+		if [ -n "$opt_lines" ]; then
+			if [ -f "$opt_out/lines/lines.tsv" ]; then
+				echo "lines=lines/lines.tsv"
+				echo "lines_status=$(sed -n 's/^# status\t//p' "$opt_out/lines/lines.tsv")"
+			else
+				echo "lines_status=missing"
+			fi
+		fi
 	} > "$opt_out/vm.env"
 	case $st_rc in
 	11) echo "guest_status=panic" >> "$opt_out/vm.env"
@@ -802,6 +842,10 @@ export PATH='$perf_dir/bin':\$PATH"
 	    [ -s "$opt_out/qemu.log" ] && { echo "$me: qemu said:" >&2; last_lines "$opt_out/qemu.log" 5 >&2; }
 	    exit 2 ;;
 	esac
+	if [ -n "$opt_lines" ]; then
+		lst=$(sed -n 's/^lines_status=//p' "$opt_out/vm.env")
+		[ "$lst" = ok ] || note "--lines: the plugin's status is $lst (see $opt_out/lines/ and qemu.log)"
+	fi
 	decode_payload "$opt_out" ||
 		die "the guest finished (exit $guest_rc) but its results did not come back intact on the second serial port ($opt_out/payload.b64)"
 	# memcg-lab vm extracts payload.tgz, adds guest.txt's facts and prints
