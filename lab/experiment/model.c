@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "experiment/model.h"
 #include "kernel/cgroup.h"
+#include "report/claim.h"
 #include "util/err.h"
 #include "util/strfmt.h"
 
@@ -191,6 +192,20 @@ static void check_derive(const struct experiment *x, const struct exp_entry *e)
 			     "(e.g. unaccounted:charge.ops_per_s / accounted:charge.ops_per_s)", e->key, e->value);
 }
 
+/* Every [claim] (report/claim.h), each error as file:line. */
+static void check_claims(const struct experiment *x)
+{
+	const struct exp_entry *bad;
+	struct claims cl;
+	char err[512];
+
+	if (claims_parse(&x->f, &cl, &bad, err, sizeof(err))) {
+		claims_free(&cl);
+		experiment_die(x, bad, "%s", err);
+	}
+	claims_free(&cl);
+}
+
 /* "driver charge" -> "driver"; the phase name after the space, if any. */
 static const char *section_base(const char *section, char *base, size_t n)
 {
@@ -198,6 +213,11 @@ static const char *section_base(const char *section, char *base, size_t n)
 
 	snprintf(base, n, "%.*s", sp ? (int)(sp - section) : (int)strlen(section), section);
 	return sp ? sp + 1 : "";
+}
+
+static bool is_named_base(const char *base)
+{
+	return !strcmp(base, "claim");
 }
 
 static bool is_phase_base(const char *base)
@@ -278,8 +298,8 @@ void load_exp_for(struct experiment *x, const char *path, char **overrides, int 
 		const struct key_spec *s;
 		bool found = false;
 
-		if (pname[0] && !is_phase_base(base))
-			experiment_die(x, en, "[%s]: only driver, schedule and small sections take a phase name",
+		if (pname[0] && !is_phase_base(base) && !is_named_base(base))
+			experiment_die(x, en, "[%s]: only driver, schedule, small, v1 and claim sections take a name",
 				     en->section);
 		/* Phases, in the order their [driver] sections come. */
 		if (!strcmp(base, "driver") && !phase_of(x, pname)) {
@@ -301,13 +321,15 @@ void load_exp_for(struct experiment *x, const char *path, char **overrides, int 
 			check_derive(x, en);
 			continue;
 		}
+		if (claim_section(en->section))
+			continue;	/* report/claim.c checks the claims, below */
 		s = spec_of(!strcmp(base, "driver") || !strcmp(base, "schedule") ? base : en->section, en->key);
 		if (!s) {
 			for (size_t k = 0; k < sizeof(schema) / sizeof(schema[0]); k++)
 				found |= !strcmp(schema[k].section, base);
 			if (!found)
 				experiment_die(x, en, "unknown section [%s] (want experiment, driver, schedule, small, "
-					     "v1, collect, derive or plot)", en->section);
+					     "v1, collect, derive, claim or plot)", en->section);
 			experiment_die(x, en, "unknown key '%s' in [%s]", en->key, en->section);
 		}
 		check_value(x, en, s);
@@ -321,6 +343,7 @@ void load_exp_for(struct experiment *x, const char *path, char **overrides, int 
 			experiment_die(x, &x->f.e[i], "[%s] has no [driver%s%s] section", x->f.e[i].section,
 				     pname[0] ? " " : "", pname);
 	}
+	check_claims(x);
 	e = expfile_get(&x->f, "experiment", "name");
 	if (!e)
 		experiment_die(x, NULL, "[experiment] name is required");
