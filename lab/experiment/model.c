@@ -8,11 +8,12 @@
 #include <unistd.h>
 #include "experiment/model.h"
 #include "kernel/cgroup.h"
+#include "plot/index.h"
 #include "report/claim.h"
 #include "util/err.h"
 #include "util/strfmt.h"
 
-enum vtype { V_STR, V_INT, V_BOOL, V_DURATION, V_LIST, V_ENUM, V_SIZE, V_PERCENT };
+enum vtype { V_STR, V_INT, V_BOOL, V_DURATION, V_LIST, V_ENUM, V_SIZE, V_PERCENT, V_PLOTS };
 
 struct key_spec {
 	const char *section, *key;
@@ -40,6 +41,8 @@ static const struct key_spec schema[] = {
 	{ "collect", "c2c_window", V_DURATION, NULL, 0, 0, "a duration (e.g. 4s)" },
 	{ "plot", "enabled", V_BOOL, NULL, 0, 0, "yes or no" },
 	{ "plot", "size", V_STR, NULL, 0, 0, "WIDTHxHEIGHT" },
+	{ "plot", "headline", V_PLOTS, NULL, 0, 0, "plot names, the ones a reviewer opens first "
+	  "(e.g. series-stock.holders, cdf-lock-hold, bars-overhead)" },
 };
 
 /* Commands that can be driven by an experiment, "none" for probe-only runs. */
@@ -146,6 +149,13 @@ static void check_value(const struct experiment *x, const struct exp_entry *e, c
 		if (s->choices && !in_choices(e->value, s->choices))
 			experiment_die(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
 		break;
+	case V_PLOTS: {
+		char why[256];
+
+		if (plot_names_check(e->value, why, sizeof(why)))
+			experiment_die(x, e, "[%s] %s = '%s': %s", e->section, e->key, e->value, why);
+		break;
+	}
 	}
 }
 
