@@ -217,7 +217,7 @@ static void mail_plots(FILE *out, const char *dir)
 	const char *pos = text;
 	int shown = 0;
 
-	fprintf(out, "\nPlots (ASCII; PNG, SVG and the gnuplot scripts: %s/plots/)\n", dir);
+	fprintf(out, "\nPlots (ASCII; PNG, SVG and gnuplot scripts are in the run's plots/)\n");
 	while (pos && text_next_line(&pos, line, sizeof(line))) {
 		char *tab = strchr(line, '\t'), *txt, *ascii;
 		size_t len;

@@ -1204,7 +1204,9 @@ void verdicts_print_table(FILE *out, const struct verdicts *vs, int width)
 
 		if (v->npts == 1) {
 			str_setf(pub, sizeof(pub), "%s", v->pt[0].published);
-			str_setf(meas, sizeof(meas), "%s", v->pt[0].measured[0] ? v->pt[0].measured : "-");
+			/* The figure and its spread; the test's words are below. */
+			str_setf(meas, sizeof(meas), "%.*s", (int)strcspn(v->pt[0].measured, ":"),
+				 v->pt[0].measured[0] ? v->pt[0].measured : "-");
 		} else {
 			int count[4] = { 0 };
 
@@ -1313,8 +1315,9 @@ void verdicts_table(FILE *out, const struct verdicts *vs, int width)
 		if (!c->ab || !c->have_base)
 			continue;
 		if (!any)
-			fprintf(out, "The seeds' tables, published beside measured (%s)\n", vs->pair ? "A = base, B = patched" :
-				"one run: A and B need two kernels");
+			wrap(out, 0, 0, "", vs->pair ? "The seeds' tables, published beside measured (A the base, B the "
+			     "patched kernel)" : "The seeds' tables, published beside measured (one run: A and B need two "
+			     "kernels)", width);
 		any = true;
 		str_setf(head, sizeof(head), "%s: %s [%s]", claim_title(v, title, sizeof(title)), c->src == CQ_METRIC ?
 			 c->metric : c->quantity, c->unit);
