@@ -1213,10 +1213,11 @@ void verdicts_print_table(FILE *out, const struct verdicts *vs, int width)
 			str_setf(pub, sizeof(pub), "%d steps", v->npts);
 			for (int k = 0; k < v->npts; k++)
 				count[v->pt[k].kind]++;
-			for (int k = 0; k < 4; k++)
-				if (count[k])
-					str_appendf(meas, sizeof(meas), "%s%d %s", meas[0] ? ", " : "", count[k],
-						    verdict_kind_name(k));
+			if (count[VERDICT_REPRODUCED] + count[VERDICT_NOT_REPRODUCED])
+				str_setf(meas, sizeof(meas), "%d of %d steps reproduced", count[VERDICT_REPRODUCED],
+					 v->npts);
+			else
+				str_setf(meas, sizeof(meas), "%d steps %s", v->npts, verdict_kind_name(v->pt[0].kind));
 		}
 		fprintf(out, "  ");
 		put_cell(out, claim_title(v, title, sizeof(title)), wc, false);
@@ -1299,6 +1300,20 @@ static void cell(char *buf, size_t n, double v)
 		fmt_num(buf, n, v);
 }
 
+/* One row of the seeds' table, trailing blanks dropped. */
+static void table_row(FILE *out, int sw, int w, const char *step, const char *base, const char *patched,
+		      const char *sch, const char *a, const char *b, const char *mch)
+{
+	char line[256];
+	size_t n;
+
+	str_setf(line, sizeof(line), "%*s |%*s |%*s %9s |%*s |%*s %9s", sw, step, w, base, w, patched, sch, w, a, w, b,
+		 mch);
+	for (n = strlen(line); n && line[n - 1] == ' '; n--)
+		line[n - 1] = '\0';
+	fprintf(out, "%s\n", line);
+}
+
 void verdicts_table(FILE *out, const struct verdicts *vs, int width)
 {
 	bool any = false;
@@ -1308,23 +1323,28 @@ void verdicts_table(FILE *out, const struct verdicts *vs, int width)
 	for (int i = 0; i < vs->n; i++) {
 		const struct verdict *v = &vs->v[i];
 		const struct claim *c = v->c;
-		char head[256], title[96];
-		/* step | seed base | seed patched (change) | A | B (change): cells of 10 */
-		int w = width >= 80 ? 11 : 9;
+		char head[256], title[96], param[16] = "";
+		int sw, w;
 
 		if (!c->ab || !c->have_base)
 			continue;
 		if (!any)
-			wrap(out, 0, 0, "", vs->pair ? "The seeds' tables, published beside measured (A the base, B the "
-			     "patched kernel)" : "The seeds' tables, published beside measured (one run: A and B need two "
-			     "kernels)", width);
+			wrap(out, 0, 0, "", vs->pair ? "The seeds' tables: base and patched as published, A (the base) and "
+			     "B (the patched kernel) as measured" : "The seeds' tables: base and patched as published, A "
+			     "and B as measured (one run: an A/B needs two kernels)", width);
 		any = true;
 		str_setf(head, sizeof(head), "%s: %s [%s]", claim_title(v, title, sizeof(title)), c->src == CQ_METRIC ?
 			 c->metric : c->quantity, c->unit);
 		fprintf(out, "\n");
 		wrap(out, 0, 0, "", head, width);
-		fprintf(out, "%8s |%*s |%*s %9s |%*s |%*s %9s\n", c->src == CQ_METRIC && c->npoints > 1 ? "step" : "",
-			w, "seed base", w, "patched", "", w, "A", w, "B", "");
+		if (c->src == CQ_METRIC && c->npoints > 1)
+			str_setf(param, sizeof(param), "%.*s", (int)strcspn(claim_point_label(c, 0), "="),
+				 claim_point_label(c, 0));
+		/* step | base | patched (change) | A | B (change) in width columns */
+		sw = strlen(param) > 5 ? (int)strlen(param) : 5;
+		w = (width - sw - 28) / 4;
+		w = w > 12 ? 12 : w < 8 ? 8 : w;
+		table_row(out, sw, w, param, "base", "patched", "", "A", "B", "");
 		for (int k = 0; k < v->npts; k++) {
 			const struct verdict_point *p = &v->pt[k];
 			char a[32], b[32], sch[16] = "", mch[16] = "";
@@ -1336,8 +1356,8 @@ void verdicts_table(FILE *out, const struct verdicts *vs, int width)
 			cell(b, sizeof(b), p->b_mean);
 			if (!isnan(p->change))
 				str_setf(mch, sizeof(mch), "(%+.1f%%)", p->change);
-			fprintf(out, "%8s |%*s |%*s %9s |%*s |%*s %9s\n", strcmp(lab, "-") ? lab : "", w, c->base[k].text, w,
-				c->patched[k].text, sch, w, a, w, b, mch);
+			table_row(out, sw, w, strcmp(lab, "-") ? lab : "", c->base[k].text, c->patched[k].text, sch, a, b,
+				  mch);
 		}
 	}
 }

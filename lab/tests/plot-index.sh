@@ -159,7 +159,7 @@ wide=$(echo "$mail" | while IFS= read -r l; do [ "$(printf '%s' "$l" | LC_ALL=C.
 ok '[ $st = 0 ] && [ -z "$wide" ]' "report --mail exits 0 and fits 72 columns" || diag "$wide"
 ok 'echo "$mail" | grep -q "^Verdicts" && echo "$mail" | grep -q "slots  *reproduced  *7 memcgs" &&
 	echo "$mail" | grep -q "one kernel (6.18.44) where the claim is an A/B"' "it has the verdicts and the reasons"
-ok 'echo "$mail" | grep -q "seed base" && echo "$mail" | grep -q "3.87 |"' "and the seed's A/B table"
+ok 'echo "$mail" | grep -q "base and patched as published" && echo "$mail" | grep -Eq "^ +\| +3.87 \| +2.42 "' "and the seed's A/B table"
 ok 'echo "$mail" | grep -q "^series-stock.holders: stock.holders vs K" && echo "$mail" | grep -q "stock.holders vs K \[memcgs\]" &&
 	! echo "$mail" | grep -q "stock.charges_per_s vs K"' "and the headline ASCII plots only"
 ok '! echo "$mail" | grep -q "$(printf "\t")"' "and no tabs"

@@ -318,7 +318,7 @@ static void pairs(void)
 	ok(of(&vs, "value", 'A') && of(&vs, "value", 'A')->kind == VERDICT_NOT_REPRODUCED && of(&vs, "value", 'B') &&
 	   of(&vs, "value", 'B')->kind == VERDICT_REPRODUCED, "a value claim is judged on each side: 32 [A], 64 [B]");
 	text = printed(&vs, 80, 1);
-	ok(strstr(text, "seed base") && strstr(text, "10482.7") && strstr(text, "(+18.4%)") && strstr(text, "(+18.0%)") &&
+	ok(strstr(text, "base and patched as published") && strstr(text, "10482.7") && strstr(text, "(+18.4%)") && strstr(text, "(+18.0%)") &&
 	   widest(text) <= 80, "the seed's table beside A and B (widest %d)", widest(text));
 	free(text);
 	text = printed(&vs, 72, 1);
