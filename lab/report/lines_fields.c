@@ -44,12 +44,22 @@ static int count_field(const char *s, double *v)
 int lines_fields_load(const char *path, struct lines_fields *lf, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "re");
-	char line[1024], *fld[64];
-	int idx[NCOLS], lineno = 0, have_header = 0, nf;
+	int r;
 
 	memset(lf, 0, sizeof(*lf));
 	if (!f)
 		return set_err(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+	r = lines_fields_parse_stream(f, path, lf, err, errlen);
+	fclose(f);
+	return r;
+}
+
+int lines_fields_parse_stream(FILE *f, const char *path, struct lines_fields *lf, char *err, size_t errlen)
+{
+	char line[1024], *fld[64];
+	int idx[NCOLS], lineno = 0, have_header = 0, nf;
+
+	memset(lf, 0, sizeof(*lf));
 	while (fgets(line, sizeof(line), f)) {
 		struct lines_row *r;
 		double *num[6];
@@ -65,12 +75,10 @@ int lines_fields_load(const char *path, struct lines_fields *lf, char *err, size
 				for (int i = 0; i < nf; i++)
 					if (!strcmp(fld[i], columns[c]))
 						idx[c] = i;
-				if (idx[c] < 0) {
-					fclose(f);
+				if (idx[c] < 0)
 					return set_err(err, errlen, "%s:%d: no column '%s' in the header (want struct, "
 						       "field, loads, stores, hitm_loads, hitm_stores, false_hitm, "
 						       "true_hitm, other_field)", path, lineno, columns[c]);
-				}
 			}
 			have_header = 1;
 			continue;
@@ -85,23 +93,18 @@ int lines_fields_load(const char *path, struct lines_fields *lf, char *err, size
 		num[4] = &r->false_hitm;
 		num[5] = &r->true_hitm;
 		for (size_t c = 0; c < NCOLS; c++)
-			if (idx[c] >= nf) {
-				fclose(f);
+			if (idx[c] >= nf)
 				return set_err(err, errlen, "%s:%d: %d fields, the header has %zu or more", path, lineno,
 					       nf, NCOLS);
-			}
 		str_setf(r->st, sizeof(r->st), "%s", fld[idx[0]]);
 		str_setf(r->field, sizeof(r->field), "%s", fld[idx[1]]);
 		str_setf(r->other, sizeof(r->other), "%s", fld[idx[8]]);
 		for (int c = 0; c < 6; c++)
-			if (count_field(fld[idx[2 + c]], num[c])) {
-				fclose(f);
+			if (count_field(fld[idx[2 + c]], num[c]))
 				return set_err(err, errlen, "%s:%d: field %s: '%s' is not a count", path, lineno,
 					       columns[2 + c], fld[idx[2 + c]]);
-			}
 		lf->n++;
 	}
-	fclose(f);
 	if (!have_header)
 		return set_err(err, errlen, "%s: empty (no header line)", path);
 	return 0;

@@ -18,6 +18,7 @@
 #define LAB_REPORT_LINES_FIELDS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "report/claim.h"
 
 #define LINES_FIELDS_FILE "fields.tsv"
@@ -34,6 +35,8 @@ struct lines_fields {
 
 /* Loads path; 0, or -1 with "path:line: what" in err (lf freeable either way). */
 int lines_fields_load(const char *path, struct lines_fields *lf, char *err, size_t errlen);
+/* The same from an open file; path names it in errors. */
+int lines_fields_parse_stream(FILE *f, const char *path, struct lines_fields *lf, char *err, size_t errlen);
 void lines_fields_free(struct lines_fields *lf);
 /* The sum of q's column over the rows that name one of its fields (and,
  * with q->vs, whose other_field is that field); the rows naming its
