@@ -43,7 +43,8 @@
  *   ab = PATH: BASE -> PATCHED[; PATH: V -> V]   meta.json facts that tell
  *             the two kernels of an A/B apart (and those that must not differ)
  *   kernel = PATH: VALUE[; ...]   for a value: the kernels it holds on
- *   kernels = RELEASE -> RELEASE  a layout A/B from the captures in layouts/
+ *   kernels = RELEASE -> RELEASE  a layout A/B from those kernels' BTF
+ *             (build/btf/vmlinux-RELEASE.btf, else their capture in layouts/)
  *   cpus = M      the seed's CPUs: fewer here makes it not measurable
  *   timing = yes  a time or rate: meaningless in a TCG guest
  *   needs = sockets-v2   socket memory charged through the memcg (cgroup v2)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include "kernel/btf.h"
 #include "layout/layout.h"
 #include "report/claim.h"
 #include "report/lines_fields.h"
@@ -296,18 +297,30 @@ static void measure_cliff(const struct claim *c, struct side *s, struct measure 
 		}
 }
 
-/* A capture of layouts/RELEASE (the BTF of a kernel the claim names). */
+/*
+ * The layout of a kernel a claim names: its BTF (build/btf/vmlinux-RELEASE.btf,
+ * from lab/tests/data/btf), else its capture in layouts/RELEASE (made from
+ * that BTF).  0, or -1 with err.
+ */
 static int load_release(const char *release, struct layout *lay, char *err, size_t n)
 {
+	char *btf = xasprintf("%s/build/btf/vmlinux-%s.btf", lab_root_dir(), release);
 	char *d = xasprintf("%s/layouts/%s", lab_root_dir(), release);
-	int r;
+	int r = -1;
 
-	if (!path_exists(d)) {
-		set_err(err, n, "no capture of kernel %s in layouts/", release);
-		free(d);
-		return -1;
+	if (path_exists(btf)) {
+		struct kbtf k;
+
+		if (!(r = kbtf_open(&k, btf, NULL, err, n))) {
+			layout_from_btf(lay, &k);
+			kbtf_close(&k);
+		}
+	} else if (path_exists(d)) {
+		r = layout_load_capture(lay, d, err, n);
+	} else {
+		str_setf(err, n, "kernel %s: neither build/btf/vmlinux-%s.btf nor layouts/%s", release, release, release);
 	}
-	r = layout_load_capture(lay, d, err, n);
+	free(btf);
 	free(d);
 	return r;
 }
