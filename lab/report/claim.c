@@ -785,9 +785,12 @@ void claim_published_text(const struct claim *c, int point, char *buf, size_t n)
 		return;
 	}
 	fmt_change(ch, sizeof(ch), c->change_lo[i], c->change_hi[i]);
+	/* Sides judged each by itself (counts, cliffs) show no change. */
+	bool change = c->have_change && c->rule != RULE_SIDES;
+
 	if (c->have_base)
-		str_setf(buf, n, "%s -> %s %s%s%s%s", c->base[i].text, c->patched[i].text, c->unit,
-			 c->have_change ? " (" : "", c->have_change ? ch : "", c->have_change ? ")" : "");
+		str_setf(buf, n, "%s -> %s %s%s%s%s", c->base[i].text, c->patched[i].text, c->unit, change ? " (" : "",
+			 change ? ch : "", change ? ")" : "");
 	else
 		str_setf(buf, n, "%s", ch);
 }

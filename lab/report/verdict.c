@@ -1363,11 +1363,11 @@ void verdicts_table(FILE *out, const struct verdicts *vs, int width)
 			char a[32], b[32], sch[16] = "", mch[16] = "";
 			const char *lab = strchr(p->label, '=') ? strchr(p->label, '=') + 1 : p->label;
 
-			if (c->have_change)
+			if (c->have_change && c->rule != RULE_SIDES)
 				str_setf(sch, sizeof(sch), "(%+.1f%%)", c->change_lo[k]);
 			cell(a, sizeof(a), p->a_mean);
 			cell(b, sizeof(b), p->b_mean);
-			if (!isnan(p->change))
+			if (!isnan(p->change) && c->rule != RULE_SIDES)
 				str_setf(mch, sizeof(mch), "(%+.1f%%)", p->change);
 			table_row(out, sw, w, strcmp(lab, "-") ? lab : "", c->base[k].text, c->patched[k].text, sch, a, b,
 				  mch);
