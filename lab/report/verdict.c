@@ -692,7 +692,7 @@ static void judge_pair(const struct claim *c, int i, const struct measure *ma, c
 	fmt_measure(va, sizeof(va), ma, c->unit);
 	fmt_measure(vb, sizeof(vb), mb, c->unit);
 	str_setf(p->measured, sizeof(p->measured), "A %s, B %s", va, vb);
-	if (!isnan(p->change))
+	if (!isnan(p->change) && c->rule != RULE_SIDES)
 		str_appendf(p->measured, sizeof(p->measured), ": %+.1f%%", p->change);
 	if (w.valid)
 		str_appendf(p->measured, sizeof(p->measured), ", Welch p = %.2g", w.p);
