@@ -25,8 +25,9 @@
  *                          series "[PHASE:]PARAM=V1,V2,..." (the values
  *                          then list one figure per step)
  *     meta:PATH            a number of meta.json (runtime.charge_batch)
- *     cliff:stock|objstock the largest K up to which every memcg kept its
- *                          stock slot (data/metrics.tsv's *.holders per K)
+ *     cliff:stock|objstock the most memcgs holding a stock slot at once as
+ *                          K memcgs take turns on one CPU: the stock's size
+ *                          (data/metrics.tsv's *.holders per K)
  *     layout:STRUCT.size|STRUCT.cachelines   a layout capture (BTF)
  *     lines:STRUCT.FIELD[+FIELD..].COLUMN[ vs FIELD][ / STEP:METRIC]
  *                          the exact cacheline counts of a guest run
