@@ -381,7 +381,8 @@ static bool lines_count(const struct claim *c, struct side *s, const char *step,
 	int rows;
 
 	if (!path_exists(path)) {
-		str_setf(why, n, "no cacheline counts (%s: the run was not a guest run with the lines plugin)", path);
+		str_setf(why, n, "no cacheline counts: no lines/%s%s" LINES_FIELDS_FILE " in the run%s (a run without the "
+			 "lines plugin)", step ? step : "", step ? "/" : "", json_path(s->meta, "vm") ? " nor its guest run" : "");
 		free(path);
 		return false;
 	}
@@ -1200,7 +1201,7 @@ static void put_cell(FILE *out, const char *s, int w, bool last)
 
 void verdicts_print_table(FILE *out, const struct verdicts *vs, int width)
 {
-	int wc = 14, wv = 19, wp = width >= 80 ? 16 : 13, wm = width - 2 - wc - wv - wp - 3;
+	int wc = 17, wv = 19, wp = width >= 79 ? 14 : 13, wm = width - 2 - wc - wv - wp - 3;
 
 	if (vs->none[0]) {
 		wrap(out, 2, 0, "", vs->none, width);
