@@ -620,6 +620,10 @@ static void fmt_measure(char *buf, size_t n, const struct measure *m, const char
 		str_setf(buf, n, "%s %s", mean, unit);
 		return;
 	}
+	if (m->exact && st.min == st.max) {
+		str_setf(buf, n, "%s %s, all %d repeats", mean, unit, m->n);
+		return;
+	}
 	if (m->exact) {
 		str_setf(buf, n, "%s", "");
 		for (int i = 0; i < m->n && i < 8; i++) {
