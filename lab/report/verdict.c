@@ -700,7 +700,7 @@ static void judge_pair(const struct claim *c, int i, const struct measure *ma, c
 	str_setf(p->measured, sizeof(p->measured), "A %s, B %s", va, vb);
 	if (!isnan(p->change) && c->rule != RULE_SIDES)
 		str_appendf(p->measured, sizeof(p->measured), ": %+.1f%%", p->change);
-	if (w.valid)
+	if (w.valid && (c->rule == RULE_CHANGE || c->rule == RULE_SAME))
 		str_appendf(p->measured, sizeof(p->measured), ", Welch p = %.2g", w.p);
 	claim_rule_text(c, i, rule, sizeof(rule));
 	switch (c->rule) {
