@@ -222,9 +222,11 @@ static void mail_plots(FILE *out, const char *dir)
 		char *tab = strchr(line, '\t'), *txt, *ascii;
 		size_t len;
 
-		if (line[0] == '#' || !tab || strchr(line, '/'))
+		if (line[0] == '#' || !tab)
 			continue;
 		*tab = '\0';
+		if (strchr(line, '/'))
+			continue;	/* not a headline plot: in plots/all/ */
 		len = strlen(line);
 		if (len < 5 || strcmp(line + len - 4, ".png"))
 			continue;
@@ -256,7 +258,14 @@ static void mail_plots(FILE *out, const char *dir)
 			}
 			free(cap);
 		}
-		fputs(ascii, out);
+		/* gnuplot's dumb terminal pads its lines: a mail needs no trailing blanks. */
+		for (const char *l = ascii, *nl; *l; l = nl ? nl + 1 : l + strlen(l)) {
+			size_t len = (nl = strchr(l, '\n')) ? (size_t)(nl - l) : strlen(l);
+
+			while (len && l[len - 1] == ' ')
+				len--;
+			fprintf(out, "%.*s\n", (int)len, l);
+		}
 		free(ascii);
 		shown++;
 	}

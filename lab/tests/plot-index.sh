@@ -26,7 +26,7 @@ command = charge
 mode = stock
 [plot]
 headline = series-stock.holders, bars-overhead,
-	cdf-lock, falsesharing-mem_cgroup
+	cdf-lock, falsesharing-mem_cgroup, series-stock.rate
 [claim slots]
 published = NR_MEMCG_STOCK: up to 7 memcgs per CPU
 quantity = cliff:stock
@@ -55,6 +55,7 @@ EOF
 	for r in 0 1; do for k in 1 2 3 4 5 6 7 8 9; do
 		printf 'K=%s\t%s\tstock.holders\t%s\tmemcgs\thigher\n' $k $r $((k < 7 ? k : 7))
 		printf 'K=%s\t%s\tstock.charges_per_s\t%s\tops/s\thigher\n' $k $r $((1000 - k))
+		printf 'K=%s\t%s\tstock.rate\t%s\tops/s\thigher\n' $k $r $((2000 - k))
 	done; done
 	printf -- '-\t0\toverhead\t2.3\tratio\t-\n-\t1\toverhead\t2.4\tratio\t-\n-\t2\toverhead\t2.5\tratio\t-\n'
 } > "$R/data/metrics.tsv"
@@ -64,7 +65,7 @@ printf '# title: rstat lock hold (method: tracepoints)\nlow_ns\thigh_ns\tcount\n
 out=$($LAB plot --size 640x400 "$R" 2>&1); st=$?
 ok '[ $st = 0 ]' "plot exits 0" || diag "$out"
 P=$R/plots
-for p in series-stock.holders bars-overhead cdf-lock; do
+for p in series-stock.holders bars-overhead cdf-lock series-stock.rate; do
 	ok '[ -s "$P/$p.png" ] && [ -s "$P/$p.svg" ] && [ -s "$P/$p.txt" ] && [ -s "$P/$p.gp" ]' "headline $p is in plots/"
 done
 ok '[ -s "$P/all/series-stock.charges_per_s.png" ] && [ ! -e "$P/series-stock.charges_per_s.png" ]' \
@@ -91,8 +92,8 @@ ok 'grep -q "^# falsesharing-mem_cgroup: a headline plot this run did not draw" 
 ok 'grep -q "<h2>Verdicts</h2>" "$P/index.html" && grep -q "<td>slots</td>" "$P/index.html" &&
 	grep -q "not measurable here" "$P/index.html" && grep -q "<img src=\"series-stock.holders.png\"" "$P/index.html"' \
 	"index.html has the verdicts table and the headline images"
-ok '[ "$(grep -c "<img " "$P/index.html")" = 3 ] && grep -q "<a href=\"all/series-stock.charges_per_s.png\">" "$P/index.html"' \
-	"three headline images, the other plots linked"
+ok '[ "$(grep -c "<img " "$P/index.html")" = 4 ] && grep -q "<a href=\"all/series-stock.charges_per_s.png\">" "$P/index.html"' \
+	"four headline images, the other plots linked"
 
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ] && [ "$(id -u)" = 0 ]; then
@@ -141,7 +142,7 @@ else
 	# Each headline image at its size, with a plot's worth of ink (> 1000 pixels).
 	good=$(echo "$imgs" | awk '$2 ~ /=640x400$/ && $3 ~ /^inked=/ { split($3, a, "="); if (a[2] > 1000) print $2 }' |
 	       sed 's/=.*//' | tr '\n' ' ')
-	ok '[ "$good" = "bars-overhead.png cdf-lock.png series-stock.holders.png " ]' \
+	ok '[ "$good" = "bars-overhead.png cdf-lock.png series-stock.holders.png series-stock.rate.png " ]' \
 		"Chromium loads and draws every headline image at its size (640x400)" || diag "$imgs"
 	ok 'echo "$dom" | grep -q "<td>reproduced</td>" && echo "$dom" | grep -q "1.84\|2.4 ratio"' \
 		"and shows the verdicts" || diag "$(echo "$dom" | grep -c .) lines of DOM"
@@ -161,7 +162,9 @@ ok 'echo "$mail" | grep -q "^Verdicts" && echo "$mail" | grep -q "slots  *reprod
 	echo "$mail" | grep -q "one kernel (6.18.44) where the claim is an A/B"' "it has the verdicts and the reasons"
 ok 'echo "$mail" | grep -q "base and patched as published" && echo "$mail" | grep -Eq "^ +\| +3.87 \| +2.42 "' "and the seed's A/B table"
 ok 'echo "$mail" | grep -q "^series-stock.holders: stock.holders vs K" && echo "$mail" | grep -q "stock.holders vs K \[memcgs\]" &&
-	! echo "$mail" | grep -q "stock.charges_per_s vs K"' "and the headline ASCII plots only"
+	echo "$mail" | grep -q "^series-stock.rate: stock.rate vs K \[ops/s\]" && ! echo "$mail" | grep -q "stock.charges_per_s vs K"' \
+	"and the headline ASCII plots only (a unit with a / too)"
+ok '! echo "$mail" | grep -q " $"' "and no trailing blanks"
 ok '! echo "$mail" | grep -q "$(printf "\t")"' "and no tabs"
 err=$($LAB report --mail "$R" "$T/none" 2>&1 >/dev/null); st=$?
 ok '[ $st = 2 ] && echo "$err" | grep -q "none/meta.json: cannot read"' "report --mail A B with no B: one line, exit 2"
