@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "plot/index.h"
 #include "report/report.h"
 #include "experiment/guest.h"
 #include "util/err.h"
@@ -166,8 +167,18 @@ static void guest_results_note(const char *dir, json_object *vm)
 			char *guest = xasprintf("%s/%s", sub, names[i]->d_name);
 
 			guest_results_mark(meta, vm);
-			/* The report.txt written in the guest did not know it ran under TCG. */
+			/* The report.txt, verdicts.tsv and plots/index.html written in
+			 * the guest did not know it ran under TCG. */
 			report_rewrite(guest);
+			{
+				char *plots = xasprintf("%s/plots", guest), *idx = xasprintf("%s/" PLOT_INDEX_TXT, plots);
+				const char *one[] = { guest };
+
+				if (path_exists(idx))
+					plot_index_html(plots, one, 1);
+				free(idx);
+				free(plots);
+			}
 			free(guest);
 			note("vm: the guest's results: %s/%s", sub, names[i]->d_name);
 		}

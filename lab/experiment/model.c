@@ -8,10 +8,12 @@
 #include <unistd.h>
 #include "experiment/model.h"
 #include "kernel/cgroup.h"
+#include "plot/index.h"
+#include "report/claim.h"
 #include "util/err.h"
 #include "util/strfmt.h"
 
-enum vtype { V_STR, V_INT, V_BOOL, V_DURATION, V_LIST, V_ENUM, V_SIZE, V_PERCENT };
+enum vtype { V_STR, V_INT, V_BOOL, V_DURATION, V_LIST, V_ENUM, V_SIZE, V_PERCENT, V_PLOTS };
 
 struct key_spec {
 	const char *section, *key;
@@ -39,6 +41,8 @@ static const struct key_spec schema[] = {
 	{ "collect", "c2c_window", V_DURATION, NULL, 0, 0, "a duration (e.g. 4s)" },
 	{ "plot", "enabled", V_BOOL, NULL, 0, 0, "yes or no" },
 	{ "plot", "size", V_STR, NULL, 0, 0, "WIDTHxHEIGHT" },
+	{ "plot", "headline", V_PLOTS, NULL, 0, 0, "plot names, the ones a reviewer opens first "
+	  "(e.g. series-stock.holders, cdf-lock-hold, bars-overhead)" },
 };
 
 /* Commands that can be driven by an experiment, "none" for probe-only runs. */
@@ -145,6 +149,13 @@ static void check_value(const struct experiment *x, const struct exp_entry *e, c
 		if (s->choices && !in_choices(e->value, s->choices))
 			experiment_die(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
 		break;
+	case V_PLOTS: {
+		char why[256];
+
+		if (plot_names_check(e->value, why, sizeof(why)))
+			experiment_die(x, e, "[%s] %s = '%s': %s", e->section, e->key, e->value, why);
+		break;
+	}
 	}
 }
 
@@ -191,6 +202,20 @@ static void check_derive(const struct experiment *x, const struct exp_entry *e)
 			     "(e.g. unaccounted:charge.ops_per_s / accounted:charge.ops_per_s)", e->key, e->value);
 }
 
+/* Every [claim] (report/claim.h), each error as file:line. */
+static void check_claims(const struct experiment *x)
+{
+	const struct exp_entry *bad;
+	struct claims cl;
+	char err[512];
+
+	if (claims_parse(&x->f, &cl, &bad, err, sizeof(err))) {
+		claims_free(&cl);
+		experiment_die(x, bad, "%s", err);
+	}
+	claims_free(&cl);
+}
+
 /* "driver charge" -> "driver"; the phase name after the space, if any. */
 static const char *section_base(const char *section, char *base, size_t n)
 {
@@ -198,6 +223,11 @@ static const char *section_base(const char *section, char *base, size_t n)
 
 	snprintf(base, n, "%.*s", sp ? (int)(sp - section) : (int)strlen(section), section);
 	return sp ? sp + 1 : "";
+}
+
+static bool is_named_base(const char *base)
+{
+	return !strcmp(base, "claim");
 }
 
 static bool is_phase_base(const char *base)
@@ -278,8 +308,8 @@ void load_exp_for(struct experiment *x, const char *path, char **overrides, int 
 		const struct key_spec *s;
 		bool found = false;
 
-		if (pname[0] && !is_phase_base(base))
-			experiment_die(x, en, "[%s]: only driver, schedule and small sections take a phase name",
+		if (pname[0] && !is_phase_base(base) && !is_named_base(base))
+			experiment_die(x, en, "[%s]: only driver, schedule, small, v1 and claim sections take a name",
 				     en->section);
 		/* Phases, in the order their [driver] sections come. */
 		if (!strcmp(base, "driver") && !phase_of(x, pname)) {
@@ -301,13 +331,15 @@ void load_exp_for(struct experiment *x, const char *path, char **overrides, int 
 			check_derive(x, en);
 			continue;
 		}
+		if (claim_section(en->section))
+			continue;	/* report/claim.c checks the claims, below */
 		s = spec_of(!strcmp(base, "driver") || !strcmp(base, "schedule") ? base : en->section, en->key);
 		if (!s) {
 			for (size_t k = 0; k < sizeof(schema) / sizeof(schema[0]); k++)
 				found |= !strcmp(schema[k].section, base);
 			if (!found)
 				experiment_die(x, en, "unknown section [%s] (want experiment, driver, schedule, small, "
-					     "v1, collect, derive or plot)", en->section);
+					     "v1, collect, derive, claim or plot)", en->section);
 			experiment_die(x, en, "unknown key '%s' in [%s]", en->key, en->section);
 		}
 		check_value(x, en, s);
@@ -321,6 +353,7 @@ void load_exp_for(struct experiment *x, const char *path, char **overrides, int 
 			experiment_die(x, &x->f.e[i], "[%s] has no [driver%s%s] section", x->f.e[i].section,
 				     pname[0] ? " " : "", pname);
 	}
+	check_claims(x);
 	e = expfile_get(&x->f, "experiment", "name");
 	if (!e)
 		experiment_die(x, NULL, "[experiment] name is required");

@@ -31,6 +31,7 @@
 #include "kernel/leftovers.h"
 #include "kernel/runtime_probe.h"
 #include "kernel/tracefs_dir.h"
+#include "report/verdict.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/expfile.h"
@@ -581,6 +582,18 @@ int exp_run(const char *path, char **overrides, int noverrides, int argc, char *
 	if (x.plot)
 		plot_results(&x, r, status);
 	finish(r, status);
+	{
+		/* The run ends with its verdicts (report.txt opens with them,
+		 * with the rules and the reasons). */
+		struct verdicts vs;
+		char count[256];
+
+		verdicts_of_dir(&vs, r->dir);
+		verdicts_count_text(&vs, count, sizeof(count));
+		printf("verdicts%s%s (the rules and reasons: report.txt):\n", count[0] ? ": " : "", count);
+		verdicts_print_table(stdout, &vs, 80);
+		verdicts_free(&vs);
+	}
 	printf("results: %s\n", r->dir);
 	results_free(r);
 	expfile_free(&x.f);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "plot/guard.h"
+#include "plot/index.h"
 #include "plot/kinds.h"
 #include "plot/plot.h"
 #include "util/err.h"
@@ -48,8 +49,8 @@ static void label_of(struct plot_dir *d, char tag, const char *status_as)
 int plot_dirs(const char *const *names, int ndirs, const struct plot_request *req)
 {
 	struct plot_dir *dirs;
-	struct plot_target t = { NULL, req->width, req->height };
-	char why[256], *outdir;
+	struct plot_target t = { NULL, req->width, req->height, NULL, 0, NULL };
+	char why[256], *outdir, *rest;
 	int nplots;
 
 	if (ndirs < 1)
@@ -70,6 +71,12 @@ int plot_dirs(const char *const *names, int ndirs, const struct plot_request *re
 	if (mkdir_p(outdir, 0755))
 		die("%s: cannot create: %s", outdir, strerror(errno));
 	t.out = outdir;
+	/* The headline plots stay in outdir, the rest go below it. */
+	t.nheadlines = plot_headlines_of(dirs[0].dir, &t.headlines);
+	rest = xasprintf("%s/" PLOT_REST_DIR, outdir);
+	t.rest = rest;
+	if (t.nheadlines && mkdir_p(rest, 0755))
+		die("%s: cannot create: %s", rest, strerror(errno));
 	if (!req->out && !req->status_as)
 		plot_guard_begin(dirs[0].dir);
 	nplots = plot_series(dirs, ndirs, &t);
@@ -80,7 +87,11 @@ int plot_dirs(const char *const *names, int ndirs, const struct plot_request *re
 	if (!nplots)
 		printf("plot: nothing to plot in %s (no metrics in data/metrics.tsv, no data/hist-*.tsv)\n",
 		       dirs[0].dir);
+	else
+		plot_index_write(&t, names, ndirs);
 	plot_guard_end();
+	plot_headlines_free(t.headlines, t.nheadlines);
+	free(rest);
 	for (int i = 0; i < ndirs; i++)
 		metrics_free(&dirs[i].m);
 	free(dirs);

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 #include "report/compare.h"
 #include "report/stats.h"
+#include "report/verdict.h"
 #include "util/err.h"
 #include "util/humanize.h"
 #include "util/metrics.h"
@@ -284,6 +285,21 @@ static void compare_pair(const struct run *a, const struct run *b, regex_t *filt
 	}
 }
 
+/* The seed's claims judged on both sides, and its tables beside ours. */
+static void compare_verdicts(const struct run *a, const struct run *b)
+{
+	struct verdicts vs;
+
+	verdicts_of_pair(&vs, a->dir, b->dir);
+	printf("\nVerdicts: the seed's claims, A the base and B the patched kernel\n");
+	verdicts_print(stdout, &vs, WIDTH - 1);
+	if (!vs.none[0]) {
+		printf("\n");
+		verdicts_table(stdout, &vs, WIDTH - 1);
+	}
+	verdicts_free(&vs);
+}
+
 int compare_dirs(char **dirs, int ndirs, const struct compare_opts *o)
 {
 	regex_t re;
@@ -307,6 +323,7 @@ int compare_dirs(char **dirs, int ndirs, const struct compare_opts *o)
 		if (i > 1)
 			printf("\n");
 		compare_pair(&runs[0], &runs[i], o->metric_re ? &re : NULL, o->series);
+		compare_verdicts(&runs[0], &runs[i]);
 	}
 	for (int i = 0; i < ndirs; i++) {
 		metrics_free(&runs[i].m);

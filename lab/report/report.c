@@ -17,6 +17,7 @@
 #include "report/report.h"
 #include "report/report_summary.h"
 #include "report/stats.h"
+#include "report/verdict.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/humanize.h"
@@ -132,6 +133,14 @@ static int report_write_as(const char *dir, FILE *out, const char *final_status,
 	fprintf(out, "experiment %s, started %s, ended %s, lab %s\n", json_path_or(meta, "name", "?"),
 		json_path_or(meta, "start", "?"), json_path_or(meta, "end", "(not finished)"),
 		json_path_or(meta, "lab_revision", "?"));
+	{
+		struct verdicts vs;
+
+		verdicts_of_dir(&vs, dir);
+		section(out, "Verdicts: the seed's claims against this run");
+		verdicts_print(out, &vs, 80);
+		verdicts_free(&vs);
+	}
 	report_summary_build(&summary, dir, meta);
 	section(out, "Summary");
 	report_summary_print(out, &summary);
@@ -198,6 +207,117 @@ int report_write(const char *dir, FILE *out, char *err, size_t errlen)
 	return report_write_as(dir, out, NULL, err, errlen);
 }
 
+#define MAIL_WIDTH 72
+
+/* The headline plots' ASCII renderings (plots/index.txt's entries in
+ * plots/ itself), each under its name and what it shows. */
+static void mail_plots(FILE *out, const char *dir)
+{
+	char *idx = xasprintf("%s/plots/index.txt", dir), *text = read_text(idx, NULL), line[2048];
+	const char *pos = text;
+	int shown = 0;
+
+	fprintf(out, "\nPlots (ASCII; PNG, SVG and gnuplot scripts are in the run's plots/)\n");
+	while (pos && text_next_line(&pos, line, sizeof(line))) {
+		char *tab = strchr(line, '\t'), *txt, *ascii;
+		size_t len;
+
+		if (line[0] == '#' || !tab)
+			continue;
+		*tab = '\0';
+		if (strchr(line, '/'))
+			continue;	/* not a headline plot: in plots/all/ */
+		len = strlen(line);
+		if (len < 5 || strcmp(line + len - 4, ".png"))
+			continue;
+		txt = xasprintf("%s/plots/%.*s.txt", dir, (int)len - 4, line);
+		ascii = read_text(txt, NULL);
+		free(txt);
+		if (!ascii)
+			continue;
+		fprintf(out, "\n");
+		{
+			/* The caption wrapped to the mail's width. */
+			char *cap = xasprintf("%.*s: %s", (int)len - 4, line, tab + 1);
+			const char *p = cap;
+
+			while (*p) {
+				size_t n = strlen(p), cut = n;
+
+				if (n > MAIL_WIDTH) {
+					cut = MAIL_WIDTH;
+					while (cut && p[cut] != ' ')
+						cut--;
+					if (!cut)
+						cut = strcspn(p, " ");
+				}
+				fprintf(out, "%.*s\n", (int)cut, p);
+				p += cut;
+				while (*p == ' ')
+					p++;
+			}
+			free(cap);
+		}
+		/* gnuplot's dumb terminal pads its lines: a mail needs no trailing blanks. */
+		for (const char *l = ascii, *nl; *l; l = nl ? nl + 1 : l + strlen(l)) {
+			size_t len = (nl = strchr(l, '\n')) ? (size_t)(nl - l) : strlen(l);
+
+			while (len && l[len - 1] == ' ')
+				len--;
+			fprintf(out, "%.*s\n", (int)len, l);
+		}
+		free(ascii);
+		shown++;
+	}
+	if (!text)
+		fprintf(out, "  none: %s has no plots/index.txt (plot it: memcg-lab plot %s)\n", dir, dir);
+	else if (!shown)
+		fprintf(out, "  none: the experiment names no headline plots ([plot] headline)\n");
+	free(text);
+	free(idx);
+}
+
+int report_mail(const char *dir, const char *b, FILE *out, char *err, size_t errlen)
+{
+	char *mp = xasprintf("%s/meta.json", dir);
+	json_object *meta = json_object_from_file(mp), *mb = NULL;
+	struct verdicts vs;
+
+	free(mp);
+	if (!meta)
+		return set_err(err, errlen, "%s/meta.json: cannot read or parse (not a results directory?)", dir);
+	if (b) {
+		mp = xasprintf("%s/meta.json", b);
+		mb = json_object_from_file(mp);
+		free(mp);
+		if (!mb) {
+			json_object_put(meta);
+			return set_err(err, errlen, "%s/meta.json: cannot read or parse (not a results directory?)", b);
+		}
+	}
+	fprintf(out, "memcg-lab %s, kernel %s%s\n", json_path_or(meta, "name", "?"),
+		json_path_or(meta, "probe.kernel", json_path_or(meta, "uname", "?")), b ? " (A)" : "");
+	if (b)
+		fprintf(out, "against kernel %s (B)\n", json_path_or(mb, "probe.kernel", json_path_or(mb, "uname", "?")));
+	if (json_path_str(meta, "vm.accel"))
+		fprintf(out, "in a qemu guest (%s)\n", json_path_str(meta, "vm.accel"));
+	if (b)
+		verdicts_of_pair(&vs, dir, b);
+	else
+		verdicts_of_dir(&vs, dir);
+	fprintf(out, "\nVerdicts\n");
+	verdicts_print(out, &vs, MAIL_WIDTH);
+	if (!vs.none[0]) {
+		fprintf(out, "\n");
+		verdicts_table(out, &vs, MAIL_WIDTH);
+	}
+	verdicts_free(&vs);
+	mail_plots(out, dir);
+	json_object_put(meta);
+	json_object_put(mb);
+	return 0;
+}
+
 /* report.txt as the run stands with status (NULL: meta.json's), through a
  * temporary file, so that a report is there in full or not at all; 0 or -1
  * (reported). */
@@ -223,6 +343,26 @@ static int write_report(const char *dir, const char *final, const char *status)
 	return ret;
 }
 
+/* verdicts.tsv beside report.txt: one row per claim and step (none
+ * without claims: the report says why); 0 or -1 (reported). */
+static int write_verdicts(const char *dir)
+{
+	char *path = xasprintf("%s/" VERDICTS_FILE, dir);
+	struct verdicts vs;
+	int ret = 0;
+
+	verdicts_of_dir(&vs, dir);
+	if (!vs.none[0]) {
+		FILE *f = outfile_open(path, "w");
+
+		verdicts_tsv(f, &vs);
+		ret = outfile_close(f);
+	}
+	verdicts_free(&vs);
+	free(path);
+	return ret;
+}
+
 void report_finish(struct results *r, const char *status)
 {
 	char *final = xasprintf("%s/report.txt", r->dir), when[32];
@@ -234,6 +374,9 @@ void report_finish(struct results *r, const char *status)
 	}
 	iso_time_now(when, sizeof(when));
 	results_meta_set(r, "end", json_object_new_string(when));
+	/* verdicts.tsv first: a failure to write it is in the status the
+	 * report states. */
+	write_verdicts(r->dir);
 	status = results_final_status(status);
 	reported = write_report(r->dir, final, status) == 0;
 	results_finish(r, status);
@@ -250,7 +393,7 @@ out:
 int report_rewrite(const char *dir)
 {
 	char *final = xasprintf("%s/report.txt", dir);
-	int ret = path_exists(final) ? write_report(dir, final, NULL) : 0;
+	int ret = path_exists(final) ? (write_verdicts(dir) | write_report(dir, final, NULL)) : 0;
 
 	free(final);
 	return ret;

@@ -6,6 +6,13 @@
 
 /* Writes the report of a results directory; 0, or -1 with err. */
 int report_write(const char *dir, FILE *out, char *err, size_t errlen);
+/*
+ * The text for a mail (`report --mail`), 72 columns, plain text: the
+ * verdicts of dir (against b: an A/B, b may be NULL), the seeds' tables
+ * beside the measured figures, and the ASCII renderings of the headline
+ * plots.  0, or -1 with err.
+ */
+int report_mail(const char *dir, const char *b, FILE *out, char *err, size_t errlen);
 
 struct results;
 /*

@@ -163,21 +163,28 @@ static bool has_metric_prefix(const struct metrics *m, const char *prefix)
  * page_counter, active only once a tcp limit is written), v2 to
  * try_charge(), which takes from the stock.  The charge driver records
  * which counter in charge.socket_counter. */
-static void socket_caveat(struct report_summary *s, json_object *meta, const struct metrics *m)
+char *report_socket_bypass(json_object *meta, const struct metrics *m)
 {
 	const char *ctr = json_path_str(meta, "charge.socket_counter");
 	const char *v2 = json_path_str(meta, "probe.machine.cgroup.memory_v2");
-	char *where;
 
 	if (!has_metric_prefix(m, "charge.sock."))
-		return;
+		return NULL;
 	if (ctr && (!strncmp(ctr, "memory (v2", 10) || !strncmp(ctr, "none (root", 10)))
-		return;
+		return NULL;
 	/* Another phase may have replaced charge: then the cgroup version tells. */
 	if (!ctr && !(v2 && !strcmp(v2, "false")))
+		return NULL;
+	return !ctr ? xstrdup("charged on cgroup v1, not through the stock") : !strncmp(ctr, "none ", 5) ?
+	       xasprintf("not charged %s", ctr + 5) : xasprintf("charged to %s, not through the stock", ctr);
+}
+
+static void socket_caveat(struct report_summary *s, json_object *meta, const struct metrics *m)
+{
+	char *where = report_socket_bypass(meta, m);
+
+	if (!where)
 		return;
-	where = !ctr ? xstrdup("charged on cgroup v1, not through the stock") : !strncmp(ctr, "none ", 5) ?
-		xasprintf("not charged %s", ctr + 5) : xasprintf("charged to %s, not through the stock", ctr);
 	add(s, "NOT MEASURED", "the per-CPU stock: socket memory was %s, so the Mbps below are loopback TCP "
 	    "throughput, not the stock's effect", where);
 	free(where);

@@ -30,4 +30,12 @@ void report_summary_build(struct report_summary *s, const char *dir, json_object
 void report_summary_print(FILE *out, const struct report_summary *s);
 void report_summary_free(struct report_summary *s);
 
+struct metrics;
+/*
+ * Socket memory charges the per-CPU stock only on cgroup v2: why this run's
+ * did not ("charged to memory.kmem.tcp (cgroup v1), not through the
+ * stock"), malloc'd; NULL when it did or the run charged no sockets.
+ */
+char *report_socket_bypass(json_object *meta, const struct metrics *m);
+
 #endif

@@ -63,6 +63,7 @@ static inline int tap_rm_rf(const char *dir)
 	struct run_result r;
 
 	free(run_capture_argv((const char *const[]){ "rm", "-rf", "--", dir, NULL }, RUN_STDERR_MERGE, &r));
+	free(r.err);
 	return r.status;
 }
 
