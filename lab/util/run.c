@@ -95,9 +95,8 @@ char *run_capture_argv(const char *const argv[], enum run_stderr how, struct run
 			close(pe[0]);
 		r->status = 127;
 		r->start_errno = e;
-		r->err = xasprintf("%s: %s", argv[0], e == ENOENT ? "not found" : strerror(e));
-		if (r == &local)
-			free(r->err);
+		if (how == RUN_STDERR_KEEP && r != &local)
+			r->err = xasprintf("%s: %s", argv[0], e == ENOENT ? "not found" : strerror(e));
 		return xstrdup("");
 	}
 	{
@@ -127,9 +126,10 @@ char *run_capture_argv(const char *const argv[], enum run_stderr how, struct run
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	r->err = finish(&err);
-	if (r == &local)
-		free(r->err);
+	if (how == RUN_STDERR_KEEP && r != &local)
+		r->err = finish(&err);
+	else
+		free(err.p);
 	return finish(&out);
 }
 

@@ -28,12 +28,14 @@ enum run_stderr {
 struct run_result {
 	int status;	/* exit status; 128+N killed by signal N; 127 not started */
 	int start_errno;	/* why it could not be started (ENOENT: not on PATH), or 0 */
-	char *err;	/* RUN_STDERR_KEEP: what it printed there ("" if nothing); free() */
+	char *err;	/* RUN_STDERR_KEEP: what it printed there ("" if nothing), to
+			 * free(); NULL with the other kinds */
 };
 
 /*
  * The program's stdout as a string (malloc'd, never NULL).  r may be NULL
- * when only the output matters; with r, r->err must be freed.
+ * when only the output matters; with r and RUN_STDERR_KEEP, r->err must be
+ * freed.
  */
 char *run_capture_argv(const char *const argv[], enum run_stderr how, struct run_result *r);
 /* The first line of the program's stdout (stderr discarded), "" when it
