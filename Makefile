@@ -21,8 +21,8 @@ Q := @
 quiet = @printf '  %-6s %s\n'
 endif
 
-LIB_SRCS  := $(wildcard lab/cmd/*.c lab/drivers/*.c lab/drivers/*/*.c lab/collect/*.c lab/analyze/*.c \
-                        lab/experiment/*.c lab/plot/*.c lab/kernel/*.c lab/util/*.c)
+LIB_DIRS  := util kernel perf c2c lock layout report plot drivers drivers/* experiment cmd
+LIB_SRCS  := $(wildcard $(LIB_DIRS:%=lab/%/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=build/obj/%.o)
 # BPF programs (lab/bpf/<name>.bpf.c, <name> without dashes) are compiled by
 # clang and linked into the binary as data (bpf_obj_<name>[] .. bpf_obj_<name>_end[]),
@@ -45,6 +45,17 @@ SH_TESTS  := $(sort $(filter-out $(SCALE_TESTS),$(wildcard lab/tests/*.sh)))
 # Tools the tests run (lab/tests/tools/<name>.c -> build/tests/tools/<name>).
 TOOL_SRCS := $(wildcard lab/tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:lab/tests/tools/%.c=build/tests/tools/%)
+# The qemu TCG plugin that follows every cacheline between a guest's vCPUs
+# (lab/c2c/plugin/ and the model lab/c2c/lines_model.c; lab/c2c/README),
+# built as build/lines-plugin.so against the qemu-plugin.h of the installed
+# qemu, which lab/scripts/qemu-plugin-header.sh fetches once from qemu's
+# Debian source package.  Where that cannot be had, one line says why, it
+# stays in build/lines-plugin.missing (the tests that need the plugin skip
+# with it), and the rest builds.
+PLUGIN      := build/lines-plugin.so
+PLUGIN_SRCS := $(wildcard lab/c2c/plugin/*.c) lab/c2c/lines_model.c
+PLUGIN_DEPS := $(PLUGIN_SRCS) lab/c2c/lines_model.h lab/c2c/lines_window.h
+PLUGIN_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilab -fPIC -shared -fvisibility=hidden
 # Unit tests (lab/tests/unit-*.c) are also built with ASan+UBSan (clang;
 # LeakSanitizer on) and must run clean.
 UNIT_SRCS := $(wildcard lab/tests/unit-*.c)
@@ -69,7 +80,7 @@ FUZZ_OBJS := $(LIB_SRCS:%.c=build/fuzz/obj/%.o) $(BPF_EMBED)
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS ?= 60
 
-.PHONY: all build deps test unit asan fuzz fuzz-smoke killtest run bench clean help vmtest scaletest lab-kernel \
+.PHONY: all build deps test unit asan fuzz fuzz-smoke killtest run bench clean help vmtest scaletest lab-kernel plugin \
 	distcheck
 .DEFAULT_GOAL := all
 # Keep objects make would treat as intermediate (tests and fuzz targets).
@@ -79,7 +90,7 @@ all:
 	@$(DEPS_SH) ensure build
 	@$(MAKE) --no-print-directory build
 
-build: bin/memcg-lab $(TEST_BINS) $(TOOL_BINS) $(BENCH_BINS) $(BTF_FILES)
+build: bin/memcg-lab $(TEST_BINS) $(TOOL_BINS) $(BENCH_BINS) $(BTF_FILES) plugin
 
 help:
 	@echo "make          build bin/memcg-lab (installs missing build packages as root)"
@@ -129,6 +140,35 @@ bin/memcg-lab: build/obj/lab/memcg-lab.o build/libmemcglab.a
 	@mkdir -p $(dir $@)
 	$(quiet) LINK $@
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# The header's directory (in the cache) is known once the script ran: a
+# second make builds the plugin with it.
+plugin:
+	@mkdir -p build
+	$(Q)if inc=$$(lab/scripts/qemu-plugin-header.sh 2>build/lines-plugin.err); then \
+		cat build/lines-plugin.err >&2; rm -f build/lines-plugin.missing build/lines-plugin.err; \
+		$(MAKE) -s --no-print-directory $(PLUGIN) QEMU_PLUGIN_INC="$$inc"; \
+	else \
+		sed -n '$$s/^memcg-lab-qemu-plugin-header: //p' build/lines-plugin.err > build/lines-plugin.missing; \
+		rm -f $(PLUGIN) build/lines-plugin.err; \
+		echo "memcg-lab: the lines plugin is not built: $$(cat build/lines-plugin.missing)" >&2; \
+	fi
+
+# What the plugin was built against, as a string it writes in its output.
+build/lines-plugin-qemu.h: $(QEMU_PLUGIN_INC)/source
+	$(Q)sed 's/["\\]/\\&/g; s/.*/#define LINES_QEMU_HEADER "&"/' $< > $@
+
+$(PLUGIN): $(PLUGIN_DEPS) build/lines-plugin-qemu.h
+	$(quiet) PLUGIN $@
+	$(Q)$(CC) $(PLUGIN_CFLAGS) $(CFLAGS) -I$(QEMU_PLUGIN_INC) -include build/lines-plugin-qemu.h \
+		-o $@ $(PLUGIN_SRCS) -lpthread
+
+# The plugin's ground truth and window switch run inside guests: static,
+# not PIE (the same addresses in every run), no lab library.
+GUEST_TOOLS := build/tests/tools/lines-truth build/tests/tools/lines-window
+$(GUEST_TOOLS): build/tests/tools/%: build/obj/lab/tests/tools/%.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -static -no-pie -pthread -o $@ $^
 
 build/tests/tools/%: build/obj/lab/tests/tools/%.o build/libmemcglab.a
 	@mkdir -p $(dir $@)

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/perfdata.h"
+#include "perf/perfdata.h"
 
 struct section {
 	uint64_t offset, size;

@@ -8,7 +8,7 @@
  *     loop outside the timed read()s, per read, as a share of the read
  *     itself (target: <= 5%).  Compared with a bare untimed pread() loop and
  *     with `cat memory.stat` in a shell loop.
- *  2. Histogram record cost per value (analyze/hist.h), compared with what
+ *  2. Histogram record cost per value (util/hist.h), compared with what
  *     one would otherwise do: keep every value and sort at the end.
  *
  * usage: statread-selfcost [FILE]   (default: memory.stat of the memory
@@ -19,11 +19,12 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include "analyze/hist.h"
+#include "util/hist.h"
 #include "drivers/statread/stat_reader.h"
 #include "kernel/cgroup.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/run.h"
 
 #define NS 1000000000ull
 
@@ -50,14 +51,17 @@ static double bare_reads(const char *path, uint64_t ns)
 
 static double cat_reads(const char *path, int n)
 {
-	char *cmd = xasprintf("i=0; while [ $i -lt %d ]; do cat '%s' >/dev/null; i=$((i+1)); done", n, path);
+	/* The loop a user's script runs; the file and the count are its
+	 * arguments, never part of the script. */
+	static const char loop[] = "i=0; while [ $i -lt \"$2\" ]; do cat -- \"$1\" >/dev/null; i=$((i+1)); done";
+	char *count = xasprintf("%d", n), *out;
 	uint64_t t0 = mono_ns();
-	int st;
-	char *out = run_capture(cmd, &st);
+	struct run_result r;
 
+	out = run_capture_argv((const char *const[]){ "sh", "-c", loop, "sh", path, count, NULL }, RUN_STDERR_DISCARD, &r);
 	free(out);
-	free(cmd);
-	return st == 0 ? (double)(mono_ns() - t0) / n : -1;
+	free(count);
+	return r.status == 0 ? (double)(mono_ns() - t0) / n : -1;
 }
 
 /* One timed run of the statread reader loop, back to back, for ns. */

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The lock tracer's cost on the stat-read workload, measured on the real
- * driver (drivers/statread/statread.h) exactly as `memcg-lab statread` runs it: a
+ * driver (drivers/statread/driver.h) exactly as `memcg-lab statread` runs it: a
  * tree with allocators keeping the leaves in reclaim, readers at every
  * level reading memory.stat back to back, and the lock collector hooked
- * around the measured phase (collect/lock_statread.h) or not.  Rounds of
+ * around the measured phase (drivers/statread/lock_statread.h) or not.  Rounds of
  * one untraced and one traced run, the order alternating, so the load
  * others put on the machine hits both alike.  Per run: the readers' reads/s
  * and reads per CPU-second of this process (readers and tracer), and the
@@ -27,10 +27,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
-#include "analyze/hist.h"
-#include "collect/lock_statread.h"
+#include "util/hist.h"
+#include "drivers/statread/lock_statread.h"
 #include "drivers/statread/stat_reader.h"
-#include "drivers/statread/statread.h"
+#include "drivers/statread/driver.h"
 #include "kernel/cgroup.h"
 #include "util/cleanup.h"
 #include "util/err.h"

@@ -4,7 +4,7 @@
  * The event fires on every memory.stat read; recording each one in a ring
  * buffer for user space to count would make the tracer the reader loop's
  * main overhead.  Field offsets come from the event's format through the
- * config map (user space: collect/flush_count.c).
+ * config map (user space: lock/flush_count.c).
  */
 #include <linux/bpf.h>
 #include <linux/types.h>

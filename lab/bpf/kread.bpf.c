@@ -11,7 +11,7 @@
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
-#include "kread.h"
+#include "kread.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

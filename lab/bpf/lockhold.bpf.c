@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Hold times of one kernel lock, for kernels where the lock has no
- * tracepoint pair (user space: collect/lock_bpf.c).  Attached with kprobes (or fentry/fexit when the kernel
- * has trampolines) by collect/lock_bpf.c:
+ * tracepoint pair (user space: lock/lock_bpf.c).  Attached with kprobes (or fentry/fexit when the kernel
+ * has trampolines) by lock/lock_bpf.c:
  *
  *   lock_enter   entry of the lock function (mutex_lock): remember when a
  *                thread asks for the target lock
@@ -23,7 +23,7 @@
 #include <linux/types.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "lockhold.h"
+#include "lockhold.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -2,7 +2,7 @@
 /* memcg-lab c2c caps: can perf c2c record on this machine? One line. */
 #include <stdio.h>
 #include "cmd/builtin.h"
-#include "collect/c2c.h"
+#include "c2c/c2c.h"
 #include "util/options.h"
 
 static const struct options_cmd caps_cmd = {

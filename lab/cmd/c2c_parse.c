@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* memcg-lab c2c parse: perf c2c report --stdio into TSV files. */
 #include <stdio.h>
-#include "analyze/c2c_parse_dir.h"
+#include "c2c/c2c_parse_dir.h"
 #include "cmd/builtin.h"
 #include "util/options.h"
 

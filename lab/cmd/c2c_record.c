@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* memcg-lab c2c record: the options; the recording is collect/c2c_record.c. */
+/* memcg-lab c2c record: the options; the recording is c2c/c2c_record.c. */
 #include <stdlib.h>
 #include "cmd/builtin.h"
-#include "collect/c2c.h"
-#include "collect/c2c_record.h"
+#include "c2c/c2c.h"
+#include "c2c/c2c_record.h"
 #include "util/err.h"
 #include "util/options.h"
 
@@ -24,15 +24,20 @@ static const struct options_cmd record_cmd = {
 	.stop_at_arg = true,	/* CMD's own options are its */
 };
 
-/* As atof/atoi: the checks that matter follow the parsing. */
-static void double_opt(const struct lab_option *opt, const char *arg)
+static void fraction_opt(const struct lab_option *opt, const char *arg)
 {
-	*(double *)opt->value = atof(arg);
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end || !(v > 0 && v < 1))
+		option_bad(opt, arg, "want a fraction between 0 and 1");
+	*(double *)opt->value = v;
 }
 
-static void int_opt(const struct lab_option *opt, const char *arg)
+/* Seconds after the command starts: 0 is its first moment. */
+static void start_opt(const struct lab_option *opt, const char *arg)
 {
-	*(int *)opt->value = atoi(arg);
+	*(double *)opt->value = option_duration_ns(opt, arg, 0, 86400 * 1000000000LL) / 1e9;
 }
 
 int cmd_c2c_record(int argc, char **argv)
@@ -42,13 +47,13 @@ int cmd_c2c_record(int argc, char **argv)
 	const char *out = NULL;
 	struct c2c_opts o;
 	const struct lab_option opts[] = {
-		OPT_CALLBACK(0, "duration", &duration, "S", NULL, "how long CMD runs (sets the window)", double_opt),
-		OPT_CALLBACK(0, "start-frac", &o.start_frac, "F", "0.75", "window start as a fraction of S", double_opt),
-		OPT_CALLBACK(0, "start", &o.start_s, "S", NULL, "window start in seconds after CMD starts", double_opt),
-		OPT_CALLBACK(0, "window", &o.window_s, "S", "3-5 s, fitted to S", "window length", double_opt),
-		OPT_CALLBACK(0, "ldlat", &o.ldlat, "N", "perf's, 50/70 on > 148/256 CPUs", "minimum load latency",
-			     int_opt),
-		OPT_CALLBACK(0, "freq", &o.freq, "N", "60000", "sampling frequency (perf record -F)", int_opt),
+		OPT_SECONDS(0, "duration", &duration, "S", NULL, "how long CMD runs (sets the window)", 86400),
+		OPT_CALLBACK(0, "start-frac", &o.start_frac, "F", "0.75", "window start as a fraction of S", fraction_opt),
+		OPT_CALLBACK(0, "start", &o.start_s, "S", NULL, "window start in seconds after CMD starts", start_opt),
+		OPT_SECONDS(0, "window", &o.window_s, "S", "3-5 s, fitted to S", "window length", 86400),
+		OPT_INT(0, "ldlat", &o.ldlat, "N", "perf's, 50/70 on > 148/256 CPUs", "minimum load latency", 1,
+			65535),
+		OPT_INT(0, "freq", &o.freq, "N", "60000", "sampling frequency (perf record -F)", 1, 1000000),
 		OPT_FLAG(0, "user", &o.user, "user-space samples too (default: kernel only)"),
 		OPT_CLEAR(0, "no-double-cl", &o.double_cl, "no --double-cl report"),
 		OPT_LIST(0, "memcg", &memcgs, "DIR", "a memory cgroup directory whose struct mem_cgroup to name "
@@ -64,8 +69,6 @@ int cmd_c2c_record(int argc, char **argv)
 		options_usage_error();
 	if (duration <= 0 && o.start_s < 0)
 		die("c2c record: give --duration (how long the command runs) or --start");
-	if (o.start_frac <= 0 || o.start_frac >= 1)
-		die("c2c record: --start-frac %g: expected a fraction between 0 and 1", o.start_frac);
 	rc = c2c_record_command(&o, duration, out, memcgs.v, memcgs.n, argc, argv, cmd);
 	free(memcgs.v);
 	return rc;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* memcg-lab c2c report: the options; the report is analyze/c2c_attr_report.c. */
+/* memcg-lab c2c report: the options; the report is c2c/c2c_attr_report.c. */
 #include <stdlib.h>
-#include "analyze/c2c_attr_report.h"
+#include "c2c/c2c_attr_report.h"
 #include "cmd/builtin.h"
 #include "util/err.h"
 #include "util/options.h"

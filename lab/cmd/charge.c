@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "cmd/builtin.h"
-#include "analyze/report.h"
+#include "report/report.h"
 #include "drivers/charge/options.h"
 #include "drivers/charge/report.h"
 #include "drivers/charge/run.h"

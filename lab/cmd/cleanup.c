@@ -27,7 +27,11 @@ static const struct options_cmd cleanup_cmd = {
 	"    /run/memcg-lab/<owner> ($MEMCG_LAB_STATE_DIR);\n"
 	"  - temporary directories of that name in $TMPDIR or /tmp (vm's guest\n"
 	"    images).\n"
-	"A run still going is never touched without --force.\n"
+	"A run still going is never touched without --force.  Only what the lab\n"
+	"made goes: a directory owned by this user, of mode 0700, carrying the\n"
+	"lab's mark (the xattr trusted.memcg-lab naming its run; for a tracefs\n"
+	"instance the mode is the mark).  Anything else of such a name stays, with\n"
+	"a line saying why (\"not removing /tmp/X: owned by uid 65534, ...\").\n"
 	"\n",
 	.footer =
 	"\n"
@@ -53,7 +57,7 @@ int cmd_cleanup(int argc, char **argv)
 		die("cleanup: removing cgroups and tracefs instances needs root (running as uid %d); "
 		    "--dry-run works without", (int)geteuid());
 	leftovers_cleanup(stdout, force, dry_run, &n);
-	if (!n.cgroups && !n.instances && !n.settings && !n.tmpdirs && !n.failed)
+	if (!n.cgroups && !n.instances && !n.settings && !n.tmpdirs && !n.kept && !n.failed)
 		printf("nothing left by lab runs%s%s\n", force ? "" : " that are gone",
 		       n.unreadable ? " where this user may look" : "");
 	fflush(stdout);

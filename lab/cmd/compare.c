@@ -5,10 +5,10 @@
  * run counts, a Welch t-test marker on significant changes, and, for
  * scaling series, the seeds' "clients | A | B (x% improvement)" layout.
  * Plain text no wider than 80 columns, to paste into a mail.  This file is
- * the options; the comparison is analyze/compare.c.
+ * the options; the comparison is report/compare.c.
  */
 #include <stdbool.h>
-#include "analyze/compare.h"
+#include "report/compare.h"
 #include "cmd/builtin.h"
 #include "util/err.h"
 #include "util/options.h"

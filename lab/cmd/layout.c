@@ -6,9 +6,9 @@
  *
  *   memcg-lab layout --vmlinux vmlinux --check     (exit 1 names the rule)
  *
- * This file is the options; the work is analyze/layout_run.c.
+ * This file is the options; the work is layout/layout_run.c.
  */
-#include "analyze/layout_run.h"
+#include "layout/layout_run.h"
 #include "cmd/builtin.h"
 #include "util/err.h"
 #include "util/options.h"

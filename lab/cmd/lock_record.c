@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* memcg-lab lock record: the options; the recording is collect/lock_record.c. */
+/* memcg-lab lock record: the options; the recording is lock/lock_record.c. */
 #include <stdlib.h>
 #include "cmd/builtin.h"
-#include "collect/lock_collector.h"
-#include "collect/lock_record.h"
+#include "lock/lock_collector.h"
+#include "lock/lock_record.h"
 #include "util/err.h"
 #include "util/options.h"
 
@@ -21,34 +21,9 @@ static const struct options_cmd record_cmd = {
 	.stop_at_arg = true,	/* COMMAND's own options are its */
 };
 
-static void duration_opt(const struct lab_option *opt, const char *arg)
-{
-	double *v = opt->value;
-	char *end;
-
-	*v = strtod(arg, &end);
-	if (end == arg || *end || *v <= 0)
-		die("lock record: --duration %s: expected a positive number of seconds", arg);
-}
-
 static void buffer_kb_opt(const struct lab_option *opt, const char *arg)
 {
-	size_t *v = opt->value;
-	char *end;
-
-	*v = strtoul(arg, &end, 10);
-	if (end == arg || *end || !*v)
-		die("lock record: --buffer-kb %s: expected a positive number of KiB", arg);
-}
-
-static void stacks_opt(const struct lab_option *opt, const char *arg)
-{
-	int *v = opt->value;
-	char *end;
-
-	*v = strtol(arg, &end, 10);
-	if (end == arg || *end || *v < 0)
-		die("lock record: --stacks %s: expected a count (0 turns stacks off)", arg);
+	*(size_t *)opt->value = (size_t)option_int(opt, arg, 1, 1 << 30);
 }
 
 int cmd_lock_record(int argc, char **argv)
@@ -57,7 +32,7 @@ int cmd_lock_record(int argc, char **argv)
 	const char *name = "lock", *base = NULL;
 	double duration = 10;
 	const struct lab_option opts[] = {
-		OPT_CALLBACK('d', "duration", &duration, "SEC", "10", "window length without COMMAND", duration_opt),
+		OPT_SECONDS('d', "duration", &duration, "SEC", "10", "window length without COMMAND", 86400),
 		OPT_STRING('n', "name", &name, "NAME", "lock", "results directory name"),
 		OPT_STRING(0, "results", &base, "DIR", "results/", "base directory for results"),
 		OPT_STRING(0, "hold", &co.hold, "SYMBOL", NULL, "lock whose hold time to measure (default: the "
@@ -68,8 +43,8 @@ int cmd_lock_record(int argc, char **argv)
 		OPT_FLAG(0, "no-tracer", &co.no_tracer, "only the hold method and perf"),
 		OPT_CALLBACK(0, "buffer-kb", &co.buffer_kb, "N", "sized from memory", "tracefs ring buffer per CPU",
 			     buffer_kb_opt),
-		OPT_CALLBACK(0, "stacks", &co.caller_stacks, "N", "256", "kernel stacks to take to name locks by caller",
-			     stacks_opt),
+		OPT_INT(0, "stacks", &co.caller_stacks, "N", "256", "kernel stacks to take to name locks by caller "
+			"(0: none)", 0, 1 << 20),
 		OPT_STRING(0, "tracefs", &co.tracefs_dir, "DIR", NULL, "tracefs mount (default: the mounted one; as "
 			   "root the lab mounts it at /sys/kernel/tracing for the run if none is)"),
 		OPT_END(),

@@ -2,12 +2,12 @@
 /*
  * memcg-lab lock report: a perf.data read as perf lock contention would,
  * or a captured perf lock contention output.  This file is the options;
- * the reading is analyze/lockcon_report.c.
+ * the reading is lock/lockcon_report.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "analyze/lockcon_out.h"
-#include "analyze/lockcon_report.h"
+#include "lock/lockcon_out.h"
+#include "lock/lockcon_report.h"
 #include "cmd/builtin.h"
 #include "util/err.h"
 #include "util/options.h"
@@ -34,26 +34,6 @@ static void by_opt(const struct lab_option *opt, const char *arg)
 	*(enum lockcon_by *)opt->value = lockcon_by_parse(arg);
 }
 
-static void max_stack_opt(const struct lab_option *opt, const char *arg)
-{
-	char *end;
-	int *v = opt->value;
-
-	*v = strtol(arg, &end, 10);
-	if (end == arg || *end || *v < 1 || *v > 64)
-		die("lock report: --max-stack %s: expected 1 to 64 frames", arg);
-}
-
-static void stack_skip_opt(const struct lab_option *opt, const char *arg)
-{
-	char *end;
-	int *v = opt->value;
-
-	*v = strtol(arg, &end, 10);
-	if (end == arg || *end || *v < 0 || *v > 64)
-		die("lock report: --stack-skip %s: expected 0 to 64 frames", arg);
-}
-
 int cmd_lock_report(int argc, char **argv)
 {
 	struct lockcon_report_opts o = { .by = LOCKCON_BY_CALLER, .max_stack = 8, .stack_skip = -1 };
@@ -65,11 +45,11 @@ int cmd_lock_report(int argc, char **argv)
 		OPT_FLAG(0, "tsv", &o.tsv, "TSV with a header row instead of perf's layout"),
 		OPT_STRING(0, "kallsyms", &o.kallsyms, "FILE", "/proc/kallsyms",
 			   "kernel symbols of the recording machine"),
-		OPT_CALLBACK(0, "max-stack", &o.max_stack, "N", "8",
-			     "frames of each call chain used, as perf's --max-stack", max_stack_opt),
-		OPT_CALLBACK(0, "stack-skip", &o.stack_skip, "N", NULL, "leading frames skipped to find the caller, as "
-			     "perf's --stack-skip (default: that of the perf that recorded the file, from its header: "
-			     "3 before perf 6.2, then 4)", stack_skip_opt),
+		OPT_INT(0, "max-stack", &o.max_stack, "N", "8", "frames of each call chain used, as perf's "
+			"--max-stack", 1, 64),
+		OPT_INT(0, "stack-skip", &o.stack_skip, "N", NULL, "leading frames skipped to find the caller, as "
+			"perf's --stack-skip (default: that of the perf that recorded the file, from its header: 3 "
+			"before perf 6.2, then 4)", 0, 64),
 		OPT_STRING(0, "perf-text", &perf_text, "FILE", NULL, "parse a perf lock contention output instead"),
 		OPT_STRING('o', "output", &output, "FILE", NULL, "write there instead of stdout"),
 		OPT_END(),

@@ -31,16 +31,6 @@ static const struct options_cmd probe_cmd = {
 	"(hwloc) and the kernel config.  Exit status 2 on unreadable or unknown input.\n",
 };
 
-static void rounds_opt(const struct lab_option *opt, const char *arg)
-{
-	int *rounds = opt->value;
-	char *end;
-
-	*rounds = (int)strtol(arg, &end, 10);
-	if (*end || *rounds < 1 || *rounds > RP_MAX_ROUNDS)
-		die("probe: --rounds '%s': want an integer 1..%d", arg, RP_MAX_ROUNDS);
-}
-
 int cmd_probe(int argc, char **argv)
 {
 	const char *btf_file = NULL, *vmlinux = NULL, *results_name = NULL;
@@ -54,7 +44,7 @@ int cmd_probe(int argc, char **argv)
 		OPT_FLAG(0, "runtime", &runtime, "also measure what BTF cannot say (running kernel, root): the charge "
 			 "batch, the per-CPU stock slots and the obj stock's objcg slots (kmem: v1 kmem usage, v2 "
 			 "memory.stat after its flush), over several rounds"),
-		OPT_CALLBACK(0, "rounds", &rounds, "N", "5, at most 64", "rounds of the runtime probes", rounds_opt),
+		OPT_INT(0, "rounds", &rounds, "N", "5", "rounds of the runtime probes", 1, RP_MAX_ROUNDS),
 		OPT_FLAG(0, "json", &json, "JSON with stable keys: kernel, types, features.*, tracepoints, machine and "
 			 "runtime.* (running kernel only)"),
 		OPT_STRING(0, "results", &results_name, "NAME", NULL, "also write a results directory "

@@ -2,7 +2,7 @@
 /* memcg-lab run FILE: one experiment file, one results directory (experiment/runner.h). */
 #include <stdlib.h>
 #include "cmd/builtin.h"
-#include "analyze/report.h"
+#include "report/report.h"
 #include "experiment/runner.h"
 #include "util/err.h"
 #include "util/options.h"
@@ -15,8 +15,10 @@ static const struct options_cmd run_cmd = {
 	"\n"
 	"Runs an experiment file (experiments/*.exp) into one results directory:\n"
 	"probe, collectors, the driver at every schedule step and repeat, plots and\n"
-	"report.txt.  Everything is checked before anything starts; a bad key or value\n"
-	"is reported as file:line with what was expected.\n"
+	"report.txt, which opens with the verdicts: each [claim] of the file (the\n"
+	"seed's published figures) against what the run measured; the run ends by\n"
+	"printing them.  Everything is checked before anything starts; a bad key or\n"
+	"value (a claim's too) is reported as file:line with what was expected.\n"
 	"\n",
 	.footer =
 	"\n"

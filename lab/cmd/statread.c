@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include "cmd/builtin.h"
 #include "drivers/statread/session.h"
-#include "drivers/statread/statread.h"
+#include "drivers/statread/driver.h"
 #include "util/options.h"
 
 static void parse_options(int argc, char **argv, struct statread_config *c, struct statread_cli *cli)

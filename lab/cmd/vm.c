@@ -38,7 +38,8 @@ static const struct options_cmd vm_cmd = {
 "\n"
 "Boots a real kernel under qemu with an initramfs holding this binary, runs\n"
 "`memcg-lab COMMAND ARGS...` (or a shell command) inside on cgroup v2 with the\n"
-"memory controller enabled, and copies its output and results back.\n"
+"memory controller enabled and /var/tmp on a disk filesystem (ext2 on a RAM disk\n"
+"of half the guest's memory), and copies its output and results back.\n"
 "\n",
 	.footer =
 "\n"
@@ -53,33 +54,6 @@ static const struct options_cmd vm_cmd = {
 	.stop_at_arg = true,
 };
 
-/* Each number option's range and what its one-line error calls it. */
-static const struct {
-	const char *option;
-	long max;
-	const char *what;
-} counts[] = {
-	{ "cpus", VM_MAX_CPUS, "vCPU count (1-" STR(VM_MAX_CPUS) ")" },
-	{ "nodes", VM_MAX_CPUS, "NUMA node count" },
-	{ "sockets", VM_MAX_CPUS, "socket count" },
-	{ "threads-per-core", 8, "thread count (1-8)" },
-	{ "mem", 1 << 20, "size in MiB" },
-	{ "timeout", 86400, "number of seconds" },
-};
-
-/* A number option, 1..max, into the int opt->value points to. */
-static void count_opt(const struct lab_option *opt, const char *arg)
-{
-	size_t i = 0;
-	long v;
-
-	while (strcmp(counts[i].option, opt->long_name))
-		i++;
-	if (parse_long(arg, 1, counts[i].max, &v))
-		die("vm: --%s: '%s' is not a %s", opt->long_name, arg, counts[i].what);
-	*(int *)opt->value = (int)v;
-}
-
 /* An option vm.sh takes as it is. */
 static void pass_opt(const struct lab_option *opt, const char *arg)
 {
@@ -92,6 +66,40 @@ static void perf_opt(const struct lab_option *opt, const char *arg)
 
 	c->perf = arg;
 	pass_opt(opt, arg);
+}
+
+/* A Debian suite name (bookworm, trixie-backports): it names a directory
+ * of the cache that vm.sh removes when apt refuses the suite, so nothing
+ * but a plain name may pass ('../..' would remove a directory as root). */
+static void suite_opt(const struct lab_option *opt, const char *arg)
+{
+	const char *p = arg;
+
+	if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
+		p = NULL;
+	for (; p && *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '+'))
+			p = NULL;
+	if (!p || strlen(arg) > 64)
+		die("vm: --suite '%s': not a Debian suite name (lower-case letters, digits, '-', '.', '+')", arg);
+	*(const char **)opt->value = arg;
+}
+
+static void lines_opt(const struct lab_option *opt, const char *arg)
+{
+	struct guest_config *c = opt->value;
+
+	c->lines = true;
+	pass_opt(opt, arg);
+}
+
+static void lines_opts_opt(const struct lab_option *opt, const char *arg)
+{
+	if (strchr(arg, ' '))
+		die("vm: --lines-opts: '%s' has a space: the plugin's options are NAME=VALUE,NAME=VALUE", arg);
+	if (!strncmp(arg, "out=", 4) || strstr(arg, ",out="))
+		die("vm: --lines-opts: '%s': out= is vm's own (results/.../lines/lines.tsv)", arg);
+	lines_opt(opt, arg);
 }
 
 static void env_opt(const struct lab_option *opt, const char *arg)
@@ -123,19 +131,19 @@ int cmd_vm(int argc, char **argv)
 			   "trixie-backports, sid or experimental), LINE-rt for its PREEMPT_RT build; a package "
 			   "name (linux-image-6.1.0-57-amd64, or a meta package); lab (the kernel `make lab-kernel` "
 			   "built); or the path of a vmlinux or bzImage"),
-		OPT_STRING(0, "suite", &c.suite, "S", NULL, "Debian suite for a package name (private apt "
-			   "configuration when the host's apt has no such suite; /etc/apt untouched)"),
-		OPT_CALLBACK(0, "cpus", &c.shape.cpus, "N", STR(VM_DEFAULT_CPUS), "vCPUs", count_opt),
-		OPT_CALLBACK(0, "mem", &c.shape.mem, "MB", STR(VM_DEFAULT_MEM_MB), "guest memory", count_opt),
-		OPT_CALLBACK(0, "nodes", &c.shape.nodes, "M", NULL, "M NUMA nodes, each with N/M vCPUs and 1/M of "
-			     "the memory", count_opt),
-		OPT_CALLBACK(0, "sockets", &c.shape.sockets, "S", "one per node; 1 with only -T", "S packages",
-			     count_opt),
-		OPT_CALLBACK(0, "threads-per-core", &c.shape.threads, "T", NULL, "SMT: T threads in each core "
-			     "(default " STR(VM_DEFAULT_THREADS_PER_CORE) ")\nN must be a multiple of S*T, and each "
-			     "node hold whole cores of one package (or whole packages)", count_opt),
-		OPT_CALLBACK(0, "timeout", &c.timeout, "S", STR(VM_DEFAULT_TIMEOUT_S), "give up on the guest after "
-			     "S seconds", count_opt),
+		OPT_CALLBACK(0, "suite", &c.suite, "S", NULL, "Debian suite for a package name (private apt "
+			     "configuration when the host's apt has no such suite; /etc/apt untouched)", suite_opt),
+		OPT_INT(0, "cpus", &c.shape.cpus, "N", STR(VM_DEFAULT_CPUS), "vCPUs", 1, VM_MAX_CPUS),
+		OPT_INT(0, "mem", &c.shape.mem, "MB", STR(VM_DEFAULT_MEM_MB), "guest memory", 1, 1 << 20),
+		OPT_INT(0, "nodes", &c.shape.nodes, "M", NULL, "M NUMA nodes, each with N/M vCPUs and 1/M of the "
+			"memory", 1, VM_MAX_CPUS),
+		OPT_INT(0, "sockets", &c.shape.sockets, "S", "one per node; 1 with only -T", "S packages", 1,
+			VM_MAX_CPUS),
+		OPT_INT(0, "threads-per-core", &c.shape.threads, "T", NULL, "SMT: T threads in each core "
+			"(default " STR(VM_DEFAULT_THREADS_PER_CORE) ")\nN must be a multiple of S*T, and each node "
+			"hold whole cores of one package (or whole packages)", 1, 8),
+		OPT_INT(0, "timeout", &c.timeout, "S", STR(VM_DEFAULT_TIMEOUT_S), "give up on the guest after S "
+			"seconds", 1, 86400),
 		OPT_CALLBACK(0, "add", &c, "PATH", NULL, "also copy PATH (file or directory, ELF libraries "
 			     "included) into the guest; paths in the lab land under /lab (the guest's lab root and "
 			     "working directory)", pass_opt),
@@ -149,6 +157,12 @@ int cmd_vm(int argc, char **argv)
 			     accel_opt),
 		OPT_CALLBACK(0, "console", &c, NULL, NULL, "show the guest's console (instead of only the output)",
 			     pass_opt),
+		OPT_CALLBACK(0, "lines", &c, NULL, NULL, "load the lab's qemu TCG plugin, which follows every "
+			     "cacheline between the vCPUs while the guest's window is open, into lines/lines.tsv "
+			     "(lab/c2c/README; TCG only)", lines_opt),
+		OPT_CALLBACK(0, "lines-opts", &c, "OPTS", NULL, "--lines with the plugin's options, NAME=VALUE,... "
+			     "(scope=kernel|user|all, pc=LO-HI, detail=LO-HI, window=lab|always, lines=N ...)",
+			     lines_opts_opt),
 		OPT_STRING(0, "shell", &c.shell, "CMD", NULL, "run the shell command CMD in the guest instead of "
 			   "-- COMMAND"),
 		OPT_FLAG(0, "fetch", &c.fetch, "only fetch and cache the kernel; print its directory"),

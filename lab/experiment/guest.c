@@ -19,11 +19,14 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "analyze/report.h"
+#include "plot/index.h"
+#include "report/report.h"
 #include "experiment/guest.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/owned.h"
 #include "util/results.h"
+#include "util/untar.h"
 
 static const char *json_str(json_object *o, const char *key)
 {
@@ -164,8 +167,18 @@ static void guest_results_note(const char *dir, json_object *vm)
 			char *guest = xasprintf("%s/%s", sub, names[i]->d_name);
 
 			guest_results_mark(meta, vm);
-			/* The report.txt written in the guest did not know it ran under TCG. */
+			/* The report.txt, verdicts.tsv and plots/index.html written in
+			 * the guest did not know it ran under TCG. */
 			report_rewrite(guest);
+			{
+				char *plots = xasprintf("%s/plots", guest), *idx = xasprintf("%s/" PLOT_INDEX_TXT, plots);
+				const char *one[] = { guest };
+
+				if (path_exists(idx))
+					plot_index_html(plots, one, 1);
+				free(idx);
+				free(plots);
+			}
 			free(guest);
 			note("vm: the guest's results: %s/%s", sub, names[i]->d_name);
 		}
@@ -175,6 +188,78 @@ static void guest_results_note(const char *dir, json_object *vm)
 	if (n >= 0)
 		free(names);
 	free(sub);
+}
+
+static bool passed(const struct guest_config *c, const char *option)
+{
+	for (int i = 0; i < c->npass; i++)
+		if (!strcmp(c->pass[i], option))
+			return true;
+	return false;
+}
+
+/*
+ * What the guest sent back (dir/payload.tgz, its checksum checked by
+ * vm.sh) into dir: every member checked before any is extracted
+ * (util/untar.h: one line per refusal, and then nothing is); then the
+ * facts of guest.txt into vm.env and, unless --console showed the
+ * console, output.txt on stdout.  0 (also when vm.sh got no payload), or
+ * -1 when the payload was refused.
+ */
+static int guest_unpack(const struct guest_config *c, const char *dir)
+{
+	char *tgz = xasprintf("%s/payload.tgz", dir), *what, *path, *text;
+	int n;
+
+	if (!path_exists(tgz)) {
+		free(tgz);
+		return 0;
+	}
+	what = xasprintf("%s: vm: %s", lab_progname, tgz);
+	n = untar_safe(tgz, what, dir, stderr);
+	free(what);
+	if (n) {
+		/* Kept as it came: the evidence. */
+		free(tgz);
+		return -1;
+	}
+	unlink(tgz);
+	free(tgz);
+
+	path = xasprintf("%s/guest.txt", dir);
+	text = read_text(path, NULL);
+	free(path);
+	if (text) {
+		static const char *const keys[] = { "kernel", "uptime_at_start", "uptime_at_end", "var_tmp" };
+		char *env = xasprintf("%s/vm.env", dir), *save = NULL;
+		FILE *f = fopen(env, "a");
+
+		for (char *line = strtok_r(text, "\n", &save); f && line; line = strtok_r(NULL, "\n", &save))
+			for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+				size_t len = strlen(keys[i]);
+
+				if (strncmp(line, keys[i], len) || strncmp(line + len, ": ", 2))
+					continue;
+				fprintf(f, "guest_%s=%s\n", keys[i], line + len + 2);
+				if (!strcmp(keys[i], "var_tmp") && !strncmp(line + len + 2, "none: ", 6))
+					note("the guest's /var/tmp was not on a disk (%s): experiments with file "
+					     "allocators refuse there", line + len + 8);
+			}
+		if (f)
+			fclose(f);
+		free(env);
+		free(text);
+	}
+	if (!passed(c, "--console")) {
+		path = xasprintf("%s/output.txt", dir);
+		text = read_text(path, NULL);
+		if (text)
+			fputs(text, stdout);
+		fflush(stdout);
+		free(text);
+		free(path);
+	}
+	return 0;
 }
 
 /* A results-directory name part from the kernel spec ("lab", "6.12", a file's basename). */
@@ -257,8 +342,8 @@ int guest_list(const struct guest_config *c)
 }
 
 /* The script's command line for the run itself, from the config. */
-static char **run_argv(const struct guest_config *c, const char *out, const char *self, const char *kdir,
-		       char num[6][16])
+static char **run_argv(const struct guest_config *c, const char *out, const char *tmp, const char *self,
+		       const char *kdir, char num[6][16])
 {
 	const struct guest_shape *g = &c->shape;
 	char **sargv = xcalloc(c->npass + c->ncommand + 40, sizeof(char *));
@@ -275,6 +360,7 @@ static char **run_argv(const struct guest_config *c, const char *out, const char
 	snprintf(num[4], sizeof(num[4]), "%d", g->sockets);
 	snprintf(num[5], sizeof(num[5]), "%d", g->threads);
 	sargv[sargc++] = "--out"; sargv[sargc++] = (char *)out;
+	sargv[sargc++] = "--tmp"; sargv[sargc++] = (char *)tmp;
 	sargv[sargc++] = "--binary"; sargv[sargc++] = (char *)self;
 	sargv[sargc++] = "--kernel"; sargv[sargc++] = (char *)c->kernel;
 	sargv[sargc++] = "--kernel-dir"; sargv[sargc++] = (char *)kdir;
@@ -296,6 +382,28 @@ static char **run_argv(const struct guest_config *c, const char *out, const char
 	return sargv;
 }
 
+/*
+ * --lines before anything starts: the plugin built (else the one line of
+ * why not, that make left in build/lines-plugin.missing), and TCG.
+ */
+static void guest_lines_check(const struct guest_config *c)
+{
+	char *so = xasprintf("%s/build/lines-plugin.so", lab_root_dir());
+	char *missing = xasprintf("%s/build/lines-plugin.missing", lab_root_dir());
+
+	if (!path_exists(so)) {
+		char *why = read_text(missing, NULL);
+
+		if (why)
+			why[strcspn(why, "\n")] = '\0';
+		die("vm: --lines: %s is not built: %s", so, why && *why ? why : "run make");
+	}
+	if (!strcmp(c->accel, "kvm"))
+		die("vm: --lines: the plugin needs TCG (qemu under KVM runs no access through it): --accel tcg or mttcg");
+	free(so);
+	free(missing);
+}
+
 int guest_run(const struct guest_config *c, int argc, char **argv)
 {
 	const struct guest_shape *g = &c->shape;
@@ -305,6 +413,8 @@ int guest_run(const struct guest_config *c, int argc, char **argv)
 
 	if (!c->fetch && !in_path("qemu-system-x86_64"))
 		die("vm: qemu-system-x86_64 not found: apt-get install --no-install-recommends qemu-system-x86 (or make deps)");
+	if (!c->fetch && c->lines)
+		guest_lines_check(c);
 
 	/* The kernel first: a bad name or no apt access ends here, before a
 	 * results directory exists. */
@@ -337,11 +447,12 @@ int guest_run(const struct guest_config *c, int argc, char **argv)
 	self[n] = '\0';
 
 	{
-		char *name = spec_name(c->kernel);
+		char *name = spec_name(c->kernel), tmp[4096], err[4600];
 		struct results *r = results_create(name, NULL, argc + 1, argv - 1);
 		char num[6][16];
-		char **sargv = run_argv(c, r->dir, self, kdir, num);
+		char **sargv;
 		char *env_path;
+		bool refused;
 		const char *guest_accel, *status;
 		json_object *vm;
 
@@ -350,11 +461,29 @@ int guest_run(const struct guest_config *c, int argc, char **argv)
 				    c->kernel, g->cpus, g->sockets, g->nodes, g->threads);
 		else
 			results_log(r, "vm: booting kernel %s with %d vCPUs", c->kernel, g->cpus);
+		/* The guest's images: a private directory the lab made and
+		 * marked (util/owned.h), which vm.sh removes when it ends, and
+		 * cleanup after a SIGKILL of both. */
+		if (lab_tmpdir_create(tmp, sizeof(tmp), err, sizeof(err)))
+			die("vm: %s", err);
+		sargv = run_argv(c, r->dir, tmp, self, kdir, num);
 		fflush(NULL);
 		rc = run_script(sargv, NULL, 0);
+		/* vm.sh SIGKILLed: its directory is still there. */
+		{
+			int e = lab_rmtree_at(AT_FDCWD, tmp);
+
+			if (e)
+				warnx_lab("vm: could not remove the temporary directory %s: %s", tmp, strerror(-e));
+		}
+		refused = guest_unpack(c, r->dir) < 0;
 
 		env_path = xasprintf("%s/vm.env", r->dir);
 		vm = vm_env_json(env_path);
+		if (refused) {
+			json_object_object_add(vm, "guest_status", json_object_new_string("payload-refused"));
+			rc = EXIT_LAB_ERR;
+		}
 		guest_accel = json_str(vm, "accel");
 		status = json_str(vm, "guest_status");
 		if (guest_accel && strstr(guest_accel, "tcg"))

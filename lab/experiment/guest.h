@@ -29,11 +29,12 @@ struct guest_config {
 	struct guest_shape shape;
 	int timeout;
 	bool fetch;		/* only fetch and cache the kernel, print its directory */
+	bool lines;		/* --lines: qemu loads build/lines-plugin.so (c2c/README) */
 	char *engine;		/* lab/scripts/vm.sh: guest_engine() */
 	char **command;		/* memcg-lab COMMAND ARGS..., unless shell */
 	int ncommand;
 	/* vm.sh's own options as they came (--add, --perf, --env, --append,
-	 * --console), in command-line order: guest_pass_on() */
+	 * --console, --lines), in command-line order: guest_pass_on() */
 	char **pass;
 	int npass;
 };

@@ -8,10 +8,12 @@
 #include <unistd.h>
 #include "experiment/model.h"
 #include "kernel/cgroup.h"
+#include "plot/index.h"
+#include "report/claim.h"
 #include "util/err.h"
 #include "util/strfmt.h"
 
-enum vtype { V_STR, V_INT, V_BOOL, V_DURATION, V_LIST, V_ENUM, V_SIZE, V_PERCENT };
+enum vtype { V_STR, V_INT, V_BOOL, V_DURATION, V_LIST, V_ENUM, V_SIZE, V_PERCENT, V_PLOTS };
 
 struct key_spec {
 	const char *section, *key;
@@ -39,12 +41,14 @@ static const struct key_spec schema[] = {
 	{ "collect", "c2c_window", V_DURATION, NULL, 0, 0, "a duration (e.g. 4s)" },
 	{ "plot", "enabled", V_BOOL, NULL, 0, 0, "yes or no" },
 	{ "plot", "size", V_STR, NULL, 0, 0, "WIDTHxHEIGHT" },
+	{ "plot", "headline", V_PLOTS, NULL, 0, 0, "plot names, the ones a reviewer opens first "
+	  "(e.g. series-stock.holders, cdf-lock-hold, bars-overhead)" },
 };
 
 /* Commands that can be driven by an experiment, "none" for probe-only runs. */
 static const char *const driver_commands[] = { "none", "charge", "statread", NULL };
 
-void NORETURN_exp(const struct exp *x, const struct exp_entry *e, const char *fmt, ...)
+void experiment_die(const struct experiment *x, const struct exp_entry *e, const char *fmt, ...)
 {
 	char where[600], msg[512];
 	va_list ap;
@@ -99,7 +103,7 @@ void exp_host_this_machine(struct exp_host *h, struct topo *storage)
 		h->topo = storage;
 }
 
-static void check_value(const struct exp *x, const struct exp_entry *e, const struct key_spec *s)
+static void check_value(const struct experiment *x, const struct exp_entry *e, const struct key_spec *s)
 {
 	unsigned long long u;
 	long list[MAX_STEPS];
@@ -110,41 +114,48 @@ static void check_value(const struct exp *x, const struct exp_entry *e, const st
 	switch (s->type) {
 	case V_STR:
 		if (!e->value[0])
-			NORETURN_exp(x, e, "[%s] %s is empty: want %s", e->section, e->key, s->what);
+			experiment_die(x, e, "[%s] %s is empty: want %s", e->section, e->key, s->what);
 		break;
 	case V_INT:
 		errno = 0;
 		v = strtol(e->value, &end, 10);
 		if (end == e->value || *end || errno || v < s->min || v > s->max)
-			NORETURN_exp(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
+			experiment_die(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
 		break;
 	case V_BOOL:
 		if (parse_bool(e->value, &b))
-			NORETURN_exp(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
+			experiment_die(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
 		break;
 	case V_DURATION:
 		if (parse_duration_ns(e->value, &u))
-			NORETURN_exp(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
+			experiment_die(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
 		break;
 	case V_SIZE:
 		if (parse_bytes(e->value, &u))
-			NORETURN_exp(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
+			experiment_die(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
 		break;
 	case V_LIST:
 		if (strcmp(e->value, "topology") && parse_int_list(e->value, list, MAX_STEPS) < 0)
-			NORETURN_exp(x, e, "[%s] %s = '%s': want %s (at most %d values)", e->section, e->key,
+			experiment_die(x, e, "[%s] %s = '%s': want %s (at most %d values)", e->section, e->key,
 				     e->value, s->what, MAX_STEPS);
 		break;
 	case V_PERCENT:
 		errno = 0;
 		v = strtol(e->value, &end, 10);
 		if (end == e->value || strcmp(end, "%") || errno || v < s->min || v > s->max)
-			NORETURN_exp(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
+			experiment_die(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
 		break;
 	case V_ENUM:
 		if (s->choices && !in_choices(e->value, s->choices))
-			NORETURN_exp(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
+			experiment_die(x, e, "[%s] %s = '%s': want %s", e->section, e->key, e->value, s->what);
 		break;
+	case V_PLOTS: {
+		char why[256];
+
+		if (plot_names_check(e->value, why, sizeof(why)))
+			experiment_die(x, e, "[%s] %s = '%s': %s", e->section, e->key, e->value, why);
+		break;
+	}
 	}
 }
 
@@ -182,13 +193,27 @@ int parse_derive(const char *v, struct derive_ref *num, struct derive_ref *den)
 	return parse_ref(v, slash - v, num) || parse_ref(slash + 3, strlen(slash + 3), den) ? -1 : 0;
 }
 
-static void check_derive(const struct exp *x, const struct exp_entry *e)
+static void check_derive(const struct experiment *x, const struct exp_entry *e)
 {
 	struct derive_ref a, b;
 
 	if (parse_derive(e->value, &a, &b))
-		NORETURN_exp(x, e, "[derive] %s = '%s': want STEP:METRIC / STEP:METRIC "
+		experiment_die(x, e, "[derive] %s = '%s': want STEP:METRIC / STEP:METRIC "
 			     "(e.g. unaccounted:charge.ops_per_s / accounted:charge.ops_per_s)", e->key, e->value);
+}
+
+/* Every [claim] (report/claim.h), each error as file:line. */
+static void check_claims(const struct experiment *x)
+{
+	const struct exp_entry *bad;
+	struct claims cl;
+	char err[512];
+
+	if (claims_parse(&x->f, &cl, &bad, err, sizeof(err))) {
+		claims_free(&cl);
+		experiment_die(x, bad, "%s", err);
+	}
+	claims_free(&cl);
 }
 
 /* "driver charge" -> "driver"; the phase name after the space, if any. */
@@ -198,6 +223,11 @@ static const char *section_base(const char *section, char *base, size_t n)
 
 	snprintf(base, n, "%.*s", sp ? (int)(sp - section) : (int)strlen(section), section);
 	return sp ? sp + 1 : "";
+}
+
+static bool is_named_base(const char *base)
+{
+	return !strcmp(base, "claim");
 }
 
 static bool is_phase_base(const char *base)
@@ -214,7 +244,7 @@ static bool section_present(const struct expfile *f, const char *section)
 	return false;
 }
 
-static struct phase *phase_of(struct exp *x, const char *name)
+static struct phase *phase_of(struct experiment *x, const char *name)
 {
 	for (int i = 0; i < x->nph; i++)
 		if (!strcmp(x->ph[i].name, name))
@@ -222,7 +252,7 @@ static struct phase *phase_of(struct exp *x, const char *name)
 	return NULL;
 }
 
-static void load_phase(struct exp *x, struct phase *ph, const struct exp_host *h)
+static void load_phase(struct experiment *x, struct phase *ph, const struct exp_host *h)
 {
 	long ncpus = h->ncpus, small_cpus;
 	const struct exp_entry *e = expfile_get(&x->f, ph->drv, "command");
@@ -230,7 +260,7 @@ static void load_phase(struct exp *x, struct phase *ph, const struct exp_host *h
 	bool found = false;
 
 	if (!e)
-		NORETURN_exp(x, NULL, "[%s] needs 'command' (one of the driver commands)", ph->drv);
+		experiment_die(x, NULL, "[%s] needs 'command' (one of the driver commands)", ph->drv);
 	ph->command = e->value;
 	for (int i = 0; driver_commands[i]; i++)
 		found |= !strcmp(driver_commands[i], ph->command);
@@ -239,7 +269,7 @@ static void load_phase(struct exp *x, struct phase *ph, const struct exp_host *h
 
 		for (int i = 1; driver_commands[i]; i++)
 			str_appendf(list, sizeof(list), "%s%s", i > 1 ? ", " : "", driver_commands[i]);
-		NORETURN_exp(x, e, "[%s] command = '%s': want one of %s", ph->drv, ph->command, list);
+		experiment_die(x, e, "[%s] command = '%s': want one of %s", ph->drv, ph->command, list);
 	}
 	small_cpus = atol(expfile_value(&x->f, ph->sched, "small_cpus",
 					expfile_value(&x->f, "experiment", "small_cpus", "16")));
@@ -254,15 +284,15 @@ static void load_phase(struct exp *x, struct phase *ph, const struct exp_host *h
 	vals = expfile_value(&x->f, ph->sched, ph->small && expfile_get(&x->f, ph->sched, "small_values") ?
 			     "small_values" : "values", NULL);
 	if (vals && !ph->param)
-		NORETURN_exp(x, expfile_get(&x->f, ph->sched, "values"), "[%s] values without param", ph->sched);
+		experiment_die(x, expfile_get(&x->f, ph->sched, "values"), "[%s] values without param", ph->sched);
 	if (ph->param && !vals)
-		NORETURN_exp(x, expfile_get(&x->f, ph->sched, "param"), "[%s] param without values", ph->sched);
+		experiment_die(x, expfile_get(&x->f, ph->sched, "param"), "[%s] param without values", ph->sched);
 	if (vals)
 		ph->nvalues = !strcmp(vals, "topology") ? topology_steps(h, ph->values, MAX_STEPS)
 						       : parse_int_list(vals, ph->values, MAX_STEPS);
 }
 
-void load_exp_for(struct exp *x, const char *path, char **overrides, int noverrides, const struct exp_host *h)
+void load_exp_for(struct experiment *x, const char *path, char **overrides, int noverrides, const struct exp_host *h)
 {
 	char err[600], base[80];
 	const struct exp_entry *e;
@@ -278,15 +308,15 @@ void load_exp_for(struct exp *x, const char *path, char **overrides, int noverri
 		const struct key_spec *s;
 		bool found = false;
 
-		if (pname[0] && !is_phase_base(base))
-			NORETURN_exp(x, en, "[%s]: only driver, schedule and small sections take a phase name",
+		if (pname[0] && !is_phase_base(base) && !is_named_base(base))
+			experiment_die(x, en, "[%s]: only driver, schedule, small, v1 and claim sections take a name",
 				     en->section);
 		/* Phases, in the order their [driver] sections come. */
 		if (!strcmp(base, "driver") && !phase_of(x, pname)) {
 			struct phase *ph;
 
 			if (x->nph == MAX_PHASES)
-				NORETURN_exp(x, en, "more than %d driver phases", MAX_PHASES);
+				experiment_die(x, en, "more than %d driver phases", MAX_PHASES);
 			ph = &x->ph[x->nph++];
 			snprintf(ph->name, sizeof(ph->name), "%s", pname);
 			snprintf(ph->drv, sizeof(ph->drv), "%s", en->section);
@@ -301,14 +331,16 @@ void load_exp_for(struct exp *x, const char *path, char **overrides, int noverri
 			check_derive(x, en);
 			continue;
 		}
+		if (claim_section(en->section))
+			continue;	/* report/claim.c checks the claims, below */
 		s = spec_of(!strcmp(base, "driver") || !strcmp(base, "schedule") ? base : en->section, en->key);
 		if (!s) {
 			for (size_t k = 0; k < sizeof(schema) / sizeof(schema[0]); k++)
 				found |= !strcmp(schema[k].section, base);
 			if (!found)
-				NORETURN_exp(x, en, "unknown section [%s] (want experiment, driver, schedule, small, "
-					     "v1, collect, derive or plot)", en->section);
-			NORETURN_exp(x, en, "unknown key '%s' in [%s]", en->key, en->section);
+				experiment_die(x, en, "unknown section [%s] (want experiment, driver, schedule, small, "
+					     "v1, collect, derive, claim or plot)", en->section);
+			experiment_die(x, en, "unknown key '%s' in [%s]", en->key, en->section);
 		}
 		check_value(x, en, s);
 	}
@@ -318,15 +350,16 @@ void load_exp_for(struct exp *x, const char *path, char **overrides, int noverri
 
 		if ((!strcmp(base, "schedule") || !strcmp(base, "small") || !strcmp(base, "v1")) &&
 		    !phase_of(x, pname))
-			NORETURN_exp(x, &x->f.e[i], "[%s] has no [driver%s%s] section", x->f.e[i].section,
+			experiment_die(x, &x->f.e[i], "[%s] has no [driver%s%s] section", x->f.e[i].section,
 				     pname[0] ? " " : "", pname);
 	}
+	check_claims(x);
 	e = expfile_get(&x->f, "experiment", "name");
 	if (!e)
-		NORETURN_exp(x, NULL, "[experiment] name is required");
+		experiment_die(x, NULL, "[experiment] name is required");
 	for (const char *c = e->value; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_'))
-			NORETURN_exp(x, e, "[experiment] name = '%s': want [a-z0-9-] only (it names the directory)",
+			experiment_die(x, e, "[experiment] name = '%s': want [a-z0-9-] only (it names the directory)",
 				     e->value);
 	x->name = e->value;
 	x->repeats = atoi(expfile_value(&x->f, "experiment", "repeats", "1"));
@@ -349,10 +382,10 @@ void load_exp_for(struct exp *x, const char *path, char **overrides, int noverri
 	x->plot_h = 500;
 	e = expfile_get(&x->f, "plot", "size");
 	if (e && (sscanf(e->value, "%dx%d", &x->plot_w, &x->plot_h) != 2 || x->plot_w < 100 || x->plot_h < 100))
-		NORETURN_exp(x, e, "[plot] size = '%s': want WIDTHxHEIGHT, e.g. 800x500", e->value);
+		experiment_die(x, e, "[plot] size = '%s': want WIDTHxHEIGHT, e.g. 800x500", e->value);
 }
 
-void load_exp(struct exp *x, const char *path, char **overrides, int noverrides)
+void load_exp(struct experiment *x, const char *path, char **overrides, int noverrides)
 {
 	struct exp_host h;
 	struct topo t;
@@ -365,7 +398,7 @@ void load_exp(struct exp *x, const char *path, char **overrides, int noverrides)
 
 /* argv for one driver run: the phase's [driver] entries (then its [small]
  * ones on a small box) as --key=value, "yes" as --key, "no" left out. */
-char **driver_argv(const struct exp *x, const struct phase *ph, long step_value, bool validate, int *argc)
+char **driver_argv(const struct experiment *x, const struct phase *ph, long step_value, bool validate, int *argc)
 {
 	char **av = xcalloc(x->f.n + 6, sizeof(*av));
 	int n = 0;
@@ -419,7 +452,7 @@ char **driver_argv(const struct exp *x, const struct phase *ph, long step_value,
 
 /* The phase's driver duration in seconds (its "duration" option, the [small]
  * one on a small box), for planning collector windows; 10 s if not given. */
-double phase_duration(const struct exp *x, const struct phase *ph)
+double phase_duration(const struct experiment *x, const struct phase *ph)
 {
 	const struct exp_entry *d = expfile_get(&x->f, ph->drv, "duration");
 	const struct exp_entry *e = ph->small && !(d && !d->line) ? expfile_get(&x->f, ph->small_sec, "duration")

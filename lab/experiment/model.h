@@ -14,7 +14,7 @@
 #define LAB_EXPERIMENT_MODEL_H
 
 #include <stdbool.h>
-#include "collect/around.h"
+#include "c2c/around.h"
 #include "util/expfile.h"
 #include "util/topology.h"
 
@@ -39,7 +39,7 @@ struct phase {
 	bool v1;		/* the [v1] values apply */
 };
 
-struct exp {
+struct experiment {
 	struct expfile f;
 	const char *name;
 	int repeats;
@@ -68,11 +68,11 @@ void exp_host_this_machine(struct exp_host *h, struct topo *storage);
 
 /* Parses and checks path with its -s overrides for host; exits 2 with
  * file:line on the first error.  load_exp: for this machine. */
-void load_exp_for(struct exp *x, const char *path, char **overrides, int noverrides, const struct exp_host *h);
-void load_exp(struct exp *x, const char *path, char **overrides, int noverrides);
+void load_exp_for(struct experiment *x, const char *path, char **overrides, int noverrides, const struct exp_host *h);
+void load_exp(struct experiment *x, const char *path, char **overrides, int noverrides);
 
 /* Ends the process (exit 2) with "file:line: message" (e: NULL for the file alone). */
-void NORETURN_exp(const struct exp *x, const struct exp_entry *e, const char *fmt, ...)
+void experiment_die(const struct experiment *x, const struct exp_entry *e, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 3, 4)));
 
 /*
@@ -80,10 +80,10 @@ void NORETURN_exp(const struct exp *x, const struct exp_entry *e, const char *fm
  * ones on a small box, its [v1] ones on cgroup v1) as --key=value, "yes" as
  * --key, "no" left out; the schedule's param set to step_value.
  */
-char **driver_argv(const struct exp *x, const struct phase *ph, long step_value, bool validate, int *argc);
+char **driver_argv(const struct experiment *x, const struct phase *ph, long step_value, bool validate, int *argc);
 void free_argv(char **av);
 /* The phase's driver duration in seconds (10 s if not given), for collector windows. */
-double phase_duration(const struct exp *x, const struct phase *ph);
+double phase_duration(const struct experiment *x, const struct phase *ph);
 /* The step label of a phase's s-th value: "tasks=4", "charge:tasks=4", "-". */
 void step_label(const struct phase *ph, int s, char *buf, size_t n);
 

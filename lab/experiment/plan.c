@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include "drivers/charge/plan.h"
 #include "drivers/placement.h"
-#include "drivers/statread/statread.h"
+#include "drivers/statread/driver.h"
 #include "experiment/plan.h"
 #include "experiment/plan_steps.h"
 #include "kernel/cgroup.h"
@@ -157,7 +157,7 @@ void exp_plan_host_free(struct exp_plan_host *h)
 
 /* The entry a refusal of a phase points at: its schedule's values when the
  * steps are what grows, else its [driver] command line. */
-static void where_of(const struct exp *x, const struct phase *ph, bool step, char *buf, size_t n)
+static void where_of(const struct experiment *x, const struct phase *ph, bool step, char *buf, size_t n)
 {
 	const struct exp_entry *e = NULL;
 
@@ -210,7 +210,7 @@ static int ldlat_range(enum exp_pmu pmu, int *lo, int *hi, const char **name)
 	}
 }
 
-static int check_c2c(struct exp_plan *p, const struct exp *x, const struct exp_plan_host *h, char *err,
+static int check_c2c(struct exp_plan *p, const struct experiment *x, const struct exp_plan_host *h, char *err,
 		     size_t errlen)
 {
 	const char *name;
@@ -234,7 +234,7 @@ static int check_c2c(struct exp_plan *p, const struct exp *x, const struct exp_p
 	return 0;
 }
 
-static void values_why(struct exp_plan *p, const struct exp *x, const struct exp_plan_host *h)
+static void values_why(struct exp_plan *p, const struct experiment *x, const struct exp_plan_host *h)
 {
 	for (int i = 0; i < x->nph; i++) {
 		const struct phase *ph = &x->ph[i];
@@ -257,7 +257,7 @@ static void values_why(struct exp_plan *p, const struct exp *x, const struct exp
 	}
 }
 
-int exp_plan(struct exp_plan *p, const struct exp *x, const struct exp_plan_host *h, char *err, size_t errlen)
+int exp_plan(struct exp_plan *p, const struct experiment *x, const struct exp_plan_host *h, char *err, size_t errlen)
 {
 	struct c2c_caps caps = { .ldlat = true };
 	struct c2c_opts co = x->around.c2c_opts;
@@ -335,7 +335,7 @@ static void print_limit(FILE *f, const char *what, long long need, long long max
 		fprintf(f, "  %-26s %10lld of %lld%s\n", what, need, max, how);
 }
 
-void exp_plan_print(FILE *f, const struct exp_plan *p, const struct exp *x, const struct exp_plan_host *h)
+void exp_plan_print(FILE *f, const struct exp_plan *p, const struct experiment *x, const struct exp_plan_host *h)
 {
 	const struct topo *t = h->model.topo;
 	long long tasks = 0, fds = 0, memcgs = 0;

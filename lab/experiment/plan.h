@@ -19,7 +19,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "collect/c2c.h"
+#include "c2c/c2c.h"
 #include "experiment/model.h"
 
 /* Memory cgroup ids are 16 bits (MEM_CGROUP_ID_MAX = USHRT_MAX, mm/memcontrol.c). */
@@ -98,7 +98,7 @@ struct exp_plan {
 /* 0, or -1 with one line in err ("file:line: ..." where an entry is at fault).
  * The plan borrows from x (p->ph[i].ph points into x->ph): keep x until p is
  * no longer used, as exp_plan_print, which takes both, does. */
-int exp_plan(struct exp_plan *p, const struct exp *x, const struct exp_plan_host *h, char *err, size_t errlen);
-void exp_plan_print(FILE *f, const struct exp_plan *p, const struct exp *x, const struct exp_plan_host *h);
+int exp_plan(struct exp_plan *p, const struct experiment *x, const struct exp_plan_host *h, char *err, size_t errlen);
+void exp_plan_print(FILE *f, const struct exp_plan *p, const struct experiment *x, const struct exp_plan_host *h);
 
 #endif

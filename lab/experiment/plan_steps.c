@@ -12,7 +12,7 @@
 #include <string.h>
 #include "drivers/charge/options.h"
 #include "drivers/charge/plan.h"
-#include "drivers/statread/statread.h"
+#include "drivers/statread/driver.h"
 #include "experiment/plan_steps.h"
 #include "util/err.h"
 #include "util/humanize.h"

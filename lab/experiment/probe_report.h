@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <json-c/json.h>
-#include "collect/c2c.h"
+#include "c2c/c2c.h"
 #include "kernel/btf.h"
 #include "kernel/cgroup.h"
 #include "kernel/runtime_probe.h"

@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "collect/around.h"
+#include "c2c/around.h"
 #include "experiment/model.h"
 #include "experiment/plan.h"
 #include "experiment/probe_report.h"
@@ -31,6 +31,7 @@
 #include "kernel/leftovers.h"
 #include "kernel/runtime_probe.h"
 #include "kernel/tracefs_dir.h"
+#include "report/verdict.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/expfile.h"
@@ -62,7 +63,7 @@ static int values_by_repeat(const struct metrics *m, const struct derive_ref *r,
 	return n;
 }
 
-static void derive_metrics(const struct exp *x, struct results *r)
+static void derive_metrics(const struct experiment *x, struct results *r)
 {
 	struct metrics m;
 	char err[512];
@@ -232,7 +233,7 @@ static void last_line(const char *path, char *buf, size_t n)
 }
 
 /* Asks the driver to check its options for every step; maps errors to lines. */
-static void validate_driver(const struct exp *x, const struct phase *ph)
+static void validate_driver(const struct experiment *x, const struct phase *ph)
 {
 	/* The driver's words go to a memfd, not a file in /tmp: a run killed
 	 * while validating leaves nothing behind.  The child reopens it by
@@ -272,7 +273,7 @@ static void validate_driver(const struct exp *x, const struct phase *ph)
 				if (strlen(opt) > 2 && strstr(line, opt))
 					bad = e;
 			}
-			NORETURN_exp(x, bad, "driver '%s' refused its options: %s", ph->command,
+			experiment_die(x, bad, "driver '%s' refused its options: %s", ph->command,
 				     !strncmp(line, "memcg-lab: ", 11) ? line + 11 : line);
 		}
 	}
@@ -331,7 +332,7 @@ int exp_run_plan(const char *path, char **overrides, int noverrides, const char 
 {
 	struct exp_plan_host h;
 	struct exp_plan *p = xcalloc(1, sizeof(*p));
-	struct exp x;
+	struct experiment x;
 	char err[1024];
 
 	memset(&x, 0, sizeof(x));
@@ -353,7 +354,7 @@ int exp_run_plan(const char *path, char **overrides, int noverrides, const char 
 
 
 /* The file and every phase's driver options, checked. */
-static void load_checked(struct exp *x, const char *path, char **overrides, int noverrides)
+static void load_checked(struct experiment *x, const char *path, char **overrides, int noverrides)
 {
 	memset(x, 0, sizeof(*x));
 	load_exp(x, path, overrides, noverrides);
@@ -363,7 +364,7 @@ static void load_checked(struct exp *x, const char *path, char **overrides, int 
 
 int exp_run_validate(const char *path, char **overrides, int noverrides)
 {
-	struct exp x;
+	struct experiment x;
 
 	load_checked(&x, path, overrides, noverrides);
 	printf("%s: valid (%d phase%s", x.f.path, x.nph, x.nph == 1 ? "" : "s");
@@ -380,7 +381,7 @@ int exp_run_validate(const char *path, char **overrides, int noverrides)
 }
 
 /* The results directory, with the experiment file as it was run. */
-static struct results *create_results(const struct exp *x, int argc, char **argv)
+static struct results *create_results(const struct experiment *x, int argc, char **argv)
 {
 	struct results *r = results_create(x->name, NULL, argc, argv);
 	char *copy = xasprintf("%s/experiment.exp", r->dir), *text = read_text(x->f.path, NULL);
@@ -407,7 +408,7 @@ static struct results *create_results(const struct exp *x, int argc, char **argv
 }
 
 /* What the kernel has (and, if asked, its runtime probes) into meta.json. */
-static void record_probe(const struct exp *x, struct results *r)
+static void record_probe(const struct experiment *x, struct results *r)
 {
 	struct probe_report p;
 	char err[512];
@@ -472,7 +473,7 @@ static void stop_if_interrupted(struct results *r)
 }
 
 /* One repeat of one step: the driver with the per-step collectors around it. */
-static void run_repeat(const struct exp *x, const struct phase *ph, int s, const char *step, int rep,
+static void run_repeat(const struct experiment *x, const struct phase *ph, int s, const char *step, int rep,
 		       struct results *r, struct steps *st)
 {
 	char *out = xasprintf("%s/log", r->dir), line[512];
@@ -508,7 +509,7 @@ static void run_repeat(const struct exp *x, const struct phase *ph, int s, const
 }
 
 /* Every phase, step and repeat, in file order; the count that failed. */
-static int run_steps(const struct exp *x, struct results *r)
+static int run_steps(const struct experiment *x, struct results *r)
 {
 	struct steps st = { .tty = isatty(2) };
 
@@ -534,7 +535,7 @@ static int run_steps(const struct exp *x, struct results *r)
 }
 
 /* `memcg-lab plot` of the results, or the skip that says why not. */
-static void plot_results(const struct exp *x, struct results *r, const char *status)
+static void plot_results(const struct experiment *x, struct results *r, const char *status)
 {
 	char why[256];
 
@@ -558,7 +559,7 @@ int exp_run(const char *path, char **overrides, int noverrides, int argc, char *
 {
 	const char *status;
 	struct results *r;
-	struct exp x;
+	struct experiment x;
 	int failures;
 
 	finish_run = finish;
@@ -581,6 +582,18 @@ int exp_run(const char *path, char **overrides, int noverrides, int argc, char *
 	if (x.plot)
 		plot_results(&x, r, status);
 	finish(r, status);
+	{
+		/* The run ends with its verdicts (report.txt opens with them,
+		 * with the rules and the reasons). */
+		struct verdicts vs;
+		char count[256];
+
+		verdicts_of_dir(&vs, r->dir);
+		verdicts_count_text(&vs, count, sizeof(count));
+		printf("verdicts%s%s (the rules and reasons: report.txt):\n", count[0] ? ": " : "", count);
+		verdicts_print_table(stdout, &vs, 80);
+		verdicts_free(&vs);
+	}
 	printf("results: %s\n", r->dir);
 	results_free(r);
 	expfile_free(&x.f);

@@ -14,6 +14,7 @@
 #include "kernel/btf.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/run.h"
 
 #define RUNNING_BTF "/sys/kernel/btf/vmlinux"
 
@@ -159,8 +160,9 @@ static int open_dwarf(struct kbtf *k, const char *vmlinux, char *err, size_t err
 {
 	const char *tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char *tmpl = xasprintf("%s/memcg-lab-btf.XXXXXX", tmpdir);
-	char *cmd, *out;
-	int fd, status;
+	char *out, *encode, *file;
+	struct run_result r;
+	int fd;
 
 	fd = mkstemp(tmpl);
 	if (fd < 0) {
@@ -170,20 +172,19 @@ static int open_dwarf(struct kbtf *k, const char *vmlinux, char *err, size_t err
 	}
 	close(fd);
 	k->tmp_btf = tmpl;
-	if (system("command -v pahole >/dev/null 2>&1") != 0) {
+	if (!program_on_path("pahole")) {
 		snprintf(err, errlen, "%s: DWARF-only vmlinux needs pahole to convert it (apt-get install dwarves)", vmlinux);
 		return -1;
 	}
-	cmd = xasprintf("pahole --btf_encode_detached='%s' '%s' 2>&1", tmpl, vmlinux);
-	out = run_capture(cmd, &status);
-	free(cmd);
-	if (!out || status != 0) {
-		char *nl = out ? strchr(out, '\n') : NULL;
-
-		if (nl)
-			*nl = '\0';
+	encode = xasprintf("--btf_encode_detached=%s", tmpl);
+	file = path_arg(vmlinux);
+	out = run_capture_argv((const char *const[]){ "pahole", encode, file, NULL }, RUN_STDERR_MERGE, &r);
+	free(encode);
+	free(file);
+	if (r.status != 0) {
+		out[strcspn(out, "\n")] = '\0';
 		snprintf(err, errlen, "%s: pahole --btf_encode_detached failed: %s", vmlinux,
-			 out && out[0] ? out : "no output");
+			 out[0] ? out : "no output");
 		free(out);
 		return -1;
 	}

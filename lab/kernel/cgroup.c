@@ -23,6 +23,7 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/owned.h"
 #include "util/owner.h"
 #include "util/rawdir.h"
 #include "util/stale.h"
@@ -755,6 +756,19 @@ static void record_home(const struct cg_env *env)
 	}
 }
 
+/* 0, or -errno; a cgroupfs that keeps no attributes (an old kernel's) is
+ * not an error: the tree's mode 0700 is then its marker. */
+static int mark_tree(const char *root, const char *owner)
+{
+	int fd = lab_open_dir_at(AT_FDCWD, root), e;
+
+	if (fd < 0)
+		return fd;
+	e = lab_mark(fd, owner);
+	close(fd);
+	return e == -EOPNOTSUPP ? 0 : e;
+}
+
 int cg_tree_create(struct cg_tree *t, char *err, size_t errlen)
 {
 	char name[64];
@@ -796,7 +810,7 @@ int cg_tree_create(struct cg_tree *t, char *err, size_t errlen)
 		}
 	}
 	record_home(&t->env);
-	if (mkdir(t->root, 0755) < 0) {
+	if (mkdir(t->root, LAB_DIR_MODE) < 0) {
 		snprintf(err, errlen, "cannot create cgroup %s: %s", t->root, strerror(errno));
 		return -1;
 	}
@@ -805,6 +819,15 @@ int cg_tree_create(struct cg_tree *t, char *err, size_t errlen)
 	snprintf(run_tree.root, sizeof(run_tree.root), "%s", t->root);
 	run_tree.handle = cleanup_push(run_tree_undo, NULL, "lab cgroup tree");
 	t->cleanup_handle = run_tree.handle;
+	/* The lab's marker (util/owned.h), before any task or child goes in:
+	 * what cleanup takes for a tree of a run that is gone. */
+	e = mark_tree(t->root, name);
+	if (e) {
+		snprintf(err, errlen, "cannot mark cgroup %s as the lab's (xattr %s): %s", t->root, lab_mark_name(),
+			 strerror(-e));
+		cg_tree_destroy(t);
+		return -1;
+	}
 	if (t->env.memory_v2) {
 		e = enable_memory(t->root);
 		if (e) {
@@ -880,9 +903,13 @@ pid_t cg_spawn(const struct cg_env *env, const char *cg, int cpu, int (*fn)(void
 
 /* ---- stale trees -------------------------------------------------------- */
 
-int cg_cleanup_stale_to(FILE *out, bool force, bool dry_run)
+int cg_cleanup_stale_to(FILE *out, bool force, bool dry_run, int *kept)
 {
-	struct stale_pass p = { "cgroup", cg_destroy, force, dry_run, out, 0, 0, NULL };
+	/* Only root may make or rename anything at the top of a cgroup
+	 * hierarchy, and cgroupfs has no links of a user's: the tree is
+	 * checked by fd, then removed by path (cg_destroy, signal-safe). */
+	struct stale_pass p = { .noun = "cgroup", .remove = cg_destroy, .marker = true, .force = force,
+				.dry_run = dry_run, .out = out };
 	const char *roots[2];
 	struct cg_env env;
 	int scan_err = 0;
@@ -907,6 +934,8 @@ int cg_cleanup_stale_to(FILE *out, bool force, bool dry_run)
 		}
 	}
 	fflush(out);
+	if (kept)
+		*kept += p.kept;
 	if (scan_err)
 		return scan_err;
 	return p.failed ? -EBUSY : p.removed;
@@ -914,5 +943,5 @@ int cg_cleanup_stale_to(FILE *out, bool force, bool dry_run)
 
 int cg_cleanup_stale(bool force, bool dry_run)
 {
-	return cg_cleanup_stale_to(stdout, force, dry_run);
+	return cg_cleanup_stale_to(stdout, force, dry_run, NULL);
 }

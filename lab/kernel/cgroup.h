@@ -142,10 +142,14 @@ int cg_usage(const struct cg_env *env, const char *cg, long long *bytes);
  */
 pid_t cg_spawn(const struct cg_env *env, const char *cg, int cpu, int (*fn)(void *), void *arg);
 
-/* Removes lab trees whose owner is gone (all of them when force is set).
- * Reports each removal on stdout; returns the number removed or -errno. */
+/* Removes lab trees whose owner is gone (all of them when force is set)
+ * and that the lab made: owned by its euid, mode 0700, marked with the
+ * owner's name in the xattr trusted.memcg-lab (util/owned.h).  Reports
+ * each removal, and each tree named like the lab's but left, on stdout;
+ * returns the number removed or -errno. */
 int cg_cleanup_stale(bool force, bool dry_run);
-/* The same, reporting on out (stderr at the start of a run). */
-int cg_cleanup_stale_to(FILE *out, bool force, bool dry_run);
+/* The same, reporting on out (stderr at the start of a run); the trees
+ * left are added to *kept (when not NULL). */
+int cg_cleanup_stale_to(FILE *out, bool force, bool dry_run, int *kept);
 
 #endif

@@ -11,7 +11,7 @@
 #include <linux/types.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "bpf/kread.h"
+#include "bpf/kread.bpf.h"
 #include "kernel/kread.h"
 #include "util/fileio.h"
 

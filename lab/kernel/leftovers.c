@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <ftw.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 #include "util/fdholders.h"
 #include "util/fileio.h"
 #include "util/hoststate.h"
+#include "util/owned.h"
 #include "util/rawdir.h"
 #include "util/stale.h"
 
@@ -46,10 +47,14 @@ static void instance_holders(const char *path, int err, char *buf, size_t n)
 	snprintf(buf, n, "held open by %s", who);
 }
 
-int tracefs_cleanup_stale(FILE *out, const char *tracefs_dir, bool force, bool dry_run)
+int tracefs_cleanup_stale(FILE *out, const char *tracefs_dir, bool force, bool dry_run, int *kept)
 {
-	struct stale_pass p = { "tracefs instance", remove_instance, force, dry_run, out, 0, 0, instance_holders };
+	/* tracefs keeps no extended attributes: the 0700 the tracer gives
+	 * its instance (instances are made 0750) is the marker. */
+	struct stale_pass p = { .noun = "tracefs instance", .remove = remove_instance, .marker = false,
+				.force = force, .dry_run = dry_run, .out = out, .why = instance_holders };
 	char mnt[256], inst[512];
+	int r;
 
 	if (!tracefs_dir) {
 		char err[256];
@@ -71,36 +76,35 @@ int tracefs_cleanup_stale(FILE *out, const char *tracefs_dir, bool force, bool d
 	}
 	if (path_join(inst, sizeof(inst), tracefs_dir, "instances"))
 		return -ENAMETOOLONG;
-	return stale_pass_count(&p, inst, "tracefs instances");
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path) < 0 && errno != ENOENT ? -errno : 0;
-}
-
-/* A temporary directory and everything in it (not following links). */
-static int remove_tmpdir(const char *path)
-{
-	/* nftw: 0, -1 with errno for its own failures, or what the
-	 * callback returned (-errno of a remove) to stop the walk. */
-	int r = nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-
-	if (r == -1)
-		return errno == ENOENT ? 0 : -errno;
+	r = stale_pass_count(&p, inst, "tracefs instances");
+	if (kept)
+		*kept += p.kept;
 	return r;
 }
 
-int tmpdir_cleanup_stale(FILE *out, const char *tmpdir, bool force, bool dry_run)
+/* A temporary directory (checked, open at fd) and everything in it: by
+ * fds, never through a link (util/owned.h). */
+static int remove_tmpdir(int dirfd, const char *name, int fd)
 {
-	struct stale_pass p = { "temporary directory", remove_tmpdir, force, dry_run, out, 0, 0, NULL };
+	int e = lab_rm_contents(fd);
+
+	if (e)
+		return e;
+	return unlinkat(dirfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT ? 0 : -errno;
+}
+
+int tmpdir_cleanup_stale(FILE *out, const char *tmpdir, bool force, bool dry_run, int *kept)
+{
+	struct stale_pass p = { .noun = "temporary directory", .remove_fd = remove_tmpdir, .marker = true,
+				.suffix_ok = true, .force = force, .dry_run = dry_run, .out = out };
+	int r;
 
 	if (!tmpdir)
-		tmpdir = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
-	return stale_pass_count(&p, tmpdir, "temporary directories");
+		tmpdir = lab_tmpdir_base();
+	r = stale_pass_count(&p, tmpdir, "temporary directories");
+	if (kept)
+		*kept += p.kept;
+	return r;
 }
 
 /* A count, or a failure (already reported on out by the pass itself);
@@ -118,10 +122,10 @@ static void tally(int r, int *count, struct leftovers *n, bool dry_run)
 int leftovers_cleanup(FILE *out, bool force, bool dry_run, struct leftovers *n)
 {
 	memset(n, 0, sizeof(*n));
-	tally(cg_cleanup_stale_to(out, force, dry_run), &n->cgroups, n, dry_run);
-	tally(tracefs_cleanup_stale(out, NULL, force, dry_run), &n->instances, n, dry_run);
-	tally(hoststate_restore_stale(out, force, dry_run), &n->settings, n, dry_run);
-	tally(tmpdir_cleanup_stale(out, NULL, force, dry_run), &n->tmpdirs, n, dry_run);
+	tally(cg_cleanup_stale_to(out, force, dry_run, &n->kept), &n->cgroups, n, dry_run);
+	tally(tracefs_cleanup_stale(out, NULL, force, dry_run, &n->kept), &n->instances, n, dry_run);
+	tally(hoststate_restore_stale(out, force, dry_run, &n->kept), &n->settings, n, dry_run);
+	tally(tmpdir_cleanup_stale(out, NULL, force, dry_run, &n->kept), &n->tmpdirs, n, dry_run);
 	return n->failed ? -1 : 0;
 }
 

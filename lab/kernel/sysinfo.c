@@ -16,6 +16,7 @@
 #include "kernel/sysinfo.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/run.h"
 
 void lab_topology_read(struct lab_topology *t)
 {
@@ -196,8 +197,7 @@ static void read_kconfig(struct lab_sysinfo *s)
 
 void lab_sysinfo_read(struct lab_sysinfo *s)
 {
-	char *out, *nl;
-	int st;
+	char *out;
 
 	memset(s, 0, sizeof(*s));
 	lab_topology_read(&s->topo);
@@ -209,14 +209,10 @@ void lab_sysinfo_read(struct lab_sysinfo *s)
 	snprintf(s->lock_stat.evidence, sizeof(s->lock_stat.evidence), "%s",
 		 s->lock_stat.ok ? "/proc/lock_stat present (CONFIG_LOCK_STAT)" :
 		 "/proc/lock_stat absent (no CONFIG_LOCK_STAT)");
-	out = run_capture("perf --version 2>/dev/null", &st);
-	if (out && st == 0) {
-		nl = strchr(out, '\n');
-		if (nl)
-			*nl = '\0';
+	out = run_first_line((const char *const[]){ "perf", "--version", NULL });
+	if (out[0])
 		snprintf(s->perf_version, sizeof(s->perf_version), "%s",
 			 !strncmp(out, "perf version ", 13) ? out + 13 : out);
-	}
 	free(out);
 	read_kconfig(s);
 }

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/hist.h"
+#include "util/hist.h"
 #include "plot/guard.h"
 #include "plot/legend.h"
-#include "plot/parts.h"
+#include "plot/kinds.h"
 #include "plot/time_axis.h"
 #include "util/err.h"
 #include "util/gnuplot.h"
@@ -180,7 +180,7 @@ static int read_group(const struct plot_dir *d, const char *group, char **keys, 
 
 static void plot_group(struct plot_dir *dirs, int ndirs, const char *group, const struct plot_target *t)
 {
-	char *vars = NULL, *title = NULL, *base, *full, *tics;
+	char *vars = NULL, *title = NULL, *base, *full, *tics, *what, *name = xasprintf("cdf-%s", group);
 	char *keys[ndirs][MAX_SERIES];
 	struct hist *merged[ndirs][MAX_SERIES];
 	int nkeys[ndirs], nfiles = 0;
@@ -193,7 +193,7 @@ static void plot_group(struct plot_dir *dirs, int ndirs, const char *group, cons
 	}
 	for (int d = 0; d < ndirs; d++) {
 		for (int k = 0; k < nkeys[d]; k++) {
-			char *dst = xasprintf("%s/cdf-%s.%d.%d.tsv", t->out, group, d, nfiles + 1);
+			char *dst = xasprintf("%s/%s.%d.%d.tsv", plot_out(t, name), name, d, nfiles + 1);
 			char *words = legend_of_series(keys[d][k]);
 			char *lab = ndirs > 1 ? xasprintf("%s %s", dirs[d].label, words) : xstrdup(words);
 
@@ -213,8 +213,12 @@ static void plot_group(struct plot_dir *dirs, int ndirs, const char *group, cons
 	gnuplot_var(&vars, "title", full);
 	gnuplot_var(&vars, "xlabel", "latency");
 	gnuplot_var(&vars, "xtics", tics);
-	base = xasprintf("%s/cdf-%s", t->out, group);
-	plot_render("cdf", vars, base, t->w, t->h, 0);
+	base = xasprintf("%s/%s", plot_out(t, name), name);
+	what = xasprintf("%s: the cumulative share of events at or below each latency, one line per %s", full,
+			 ndirs > 1 ? "series and run" : "series");
+	plot_render("cdf", vars, base, t->w, t->h, 0, what);
+	free(what);
+	free(name);
 	free(full);
 	free(tics);
 	free(base);

@@ -6,7 +6,7 @@
 #include "util/err.h"
 
 /* Parts of a series key as the reports say them: the levels of a
- * stat-read tree (drivers/statread/statread.h: "1 root, N top-level, N leaves") and
+ * stat-read tree (drivers/statread/driver.h: "1 root, N top-level, N leaves") and
  * the lock collector's hold-time bound. */
 static const struct { const char *key, *words; } words[] = {
 	{ "root", "root cgroup" },

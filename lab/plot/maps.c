@@ -8,7 +8,7 @@
  *
  * The map's margins are set here, not left to gnuplot, so the width of a
  * byte is known and each box label is checked against its box before it
- * is drawn (analyze/plotmaps.h): a name that does not fit becomes a key
+ * is drawn (plot/plotmaps.h): a name that does not fit becomes a key
  * into the list under the map.
  */
 #include <dirent.h>
@@ -16,9 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/plotmaps.h"
+#include "plot/plotmaps.h"
 #include "plot/guard.h"
-#include "plot/parts.h"
+#include "plot/kinds.h"
 #include "util/err.h"
 #include "util/gnuplot.h"
 #include "util/outfile.h"
@@ -118,7 +118,8 @@ static char *ascii_box(const char *label, int tag)
 
 static void emit_cachelines(const struct cl_struct *s, const char *run_label, const struct plot_target *t)
 {
-	char *data = xasprintf("%s/cachelines-%s.tsv", t->out, s->name), *base = xasprintf("%s/cachelines-%s", t->out, s->name);
+	char *name = xasprintf("cachelines-%s", s->name), *what;
+	char *data = xasprintf("%s/%s.tsv", plot_out(t, name), name), *base = xasprintf("%s/%s", plot_out(t, name), name);
 	char *title = xasprintf("struct %s: %d B, %d cachelines (%s)", s->name, s->size, s->nlines, run_label);
 	char *vars = NULL, *tics, *tics_txt, **labels, **labels_txt, *keys, *keys_txt, *cmds, *cmds_txt;
 	double pre_px = prefix_tics(s, 0, &tics) * TICS_PT * PX_PER_PT, pre_cols = prefix_tics(s, 1, &tics_txt);
@@ -182,7 +183,11 @@ static void emit_cachelines(const struct cl_struct *s, const char *run_label, co
 		free(m);
 		vars = v;
 	}
-	plot_render("cachelines", vars, base, w, h, text_rows);
+	what = xasprintf("%s: each 64-byte line a row, one box per field's byte range (* hot-written, ~ "
+			 "read-mostly)", title);
+	plot_render("cachelines", vars, base, w, h, text_rows, what);
+	free(what);
+	free(name);
 	free(cmds);
 	free(cmds_txt);
 	free(keys);
@@ -227,13 +232,14 @@ int plot_fieldmaps(struct plot_dir *d, const struct plot_target *t)
 		const char *nm = strrchr(files[i], '/') + 1, *metric;
 		char *st = xasprintf("%.*s", (int)(strlen(nm) - strlen("fieldmap-") - 4), nm + strlen("fieldmap-"));
 		char *tsv = plotmap_fieldmap(files[i], &metric, err, sizeof(err)), *data, *base, *title, *ylabel;
-		char *vars = NULL;
+		char *vars = NULL, *name, *what;
 
 		if (!tsv)
 			die("%s", err);
 		/* One plot per struct and window: the window's directory tags it. */
-		data = xasprintf("%s/falsesharing-%s.%d.tsv", t->out, st, i);
-		base = xasprintf("%s/falsesharing-%s%s%.0d", t->out, st, i ? "." : "", i);
+		name = xasprintf("falsesharing-%s%s%.0d", st, i ? "." : "", i);
+		data = xasprintf("%s/falsesharing-%s.%d.tsv", plot_out(t, name), st, i);
+		base = xasprintf("%s/%s", plot_out(t, name), name);
 		if (outfile_write(data, tsv, strlen(tsv)))
 			plot_guard_unwritten(NULL);
 		title = xasprintf("struct %s: %s per field, by reading and writing functions (%s)", st, metric,
@@ -242,7 +248,11 @@ int plot_fieldmaps(struct plot_dir *d, const struct plot_target *t)
 		gnuplot_var(&vars, "title", title);
 		gnuplot_var(&vars, "file", data);
 		gnuplot_var(&vars, "ylabel", ylabel);
-		plot_render("fieldmap", vars, base, t->w, t->h, 0);
+		what = xasprintf("%s: the %s of each field, split by the functions that read and write it", title,
+				 metric);
+		plot_render("fieldmap", vars, base, t->w, t->h, 0, what);
+		free(what);
+		free(name);
 		nplots++;
 		free(st);
 		free(tsv);

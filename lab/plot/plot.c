@@ -6,7 +6,8 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "plot/guard.h"
-#include "plot/parts.h"
+#include "plot/index.h"
+#include "plot/kinds.h"
 #include "plot/plot.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -45,54 +46,11 @@ static void label_of(struct plot_dir *d, char tag, const char *status_as)
 	free(mp);
 }
 
-char *plot_safe_name(const char *s)
-{
-	char *o = xstrdup(s);
-
-	for (char *p = o; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      *p == '.' || *p == '_' || *p == '-'))
-			*p = '_';
-	return o;
-}
-
-void plot_add_file(char **vars, int i, const char *path, const char *label)
-{
-	char name[32];
-
-	snprintf(name, sizeof(name), "file%d", i);
-	gnuplot_var(vars, name, path);
-	snprintf(name, sizeof(name), "label%d", i);
-	gnuplot_var(vars, name, label);
-}
-
-void plot_render(const char *tmpl, const char *vars, const char *base, int w, int h, int text_rows)
-{
-	char err[512];
-
-	if (gnuplot_render(tmpl, vars, base, w, h, text_rows, err, sizeof(err)))
-		plot_guard_render_failed(err);
-	printf("plot: %s.{png,svg,txt}\n", base);
-}
-
-void plot_metric(const char *kind, const char *name, char *vars, int nfiles, const char *title,
-		 const char *ylabel, const struct plot_target *t)
-{
-	char *base = xasprintf("%s/%s-%s", t->out, kind, name);
-
-	gnuplot_var_int(&vars, "nfiles", nfiles);
-	gnuplot_var(&vars, "title", title);
-	gnuplot_var(&vars, "ylabel", ylabel);
-	plot_render(kind, vars, base, t->w, t->h, 0);
-	free(base);
-	free(vars);
-}
-
 int plot_dirs(const char *const *names, int ndirs, const struct plot_request *req)
 {
 	struct plot_dir *dirs;
-	struct plot_target t = { NULL, req->width, req->height };
-	char why[256], *outdir;
+	struct plot_target t = { NULL, req->width, req->height, NULL, 0, NULL };
+	char why[256], *outdir, *rest;
 	int nplots;
 
 	if (ndirs < 1)
@@ -113,6 +71,12 @@ int plot_dirs(const char *const *names, int ndirs, const struct plot_request *re
 	if (mkdir_p(outdir, 0755))
 		die("%s: cannot create: %s", outdir, strerror(errno));
 	t.out = outdir;
+	/* The headline plots stay in outdir, the rest go below it. */
+	t.nheadlines = plot_headlines_of(dirs[0].dir, &t.headlines);
+	rest = xasprintf("%s/" PLOT_REST_DIR, outdir);
+	t.rest = rest;
+	if (t.nheadlines && mkdir_p(rest, 0755))
+		die("%s: cannot create: %s", rest, strerror(errno));
 	if (!req->out && !req->status_as)
 		plot_guard_begin(dirs[0].dir);
 	nplots = plot_series(dirs, ndirs, &t);
@@ -123,7 +87,11 @@ int plot_dirs(const char *const *names, int ndirs, const struct plot_request *re
 	if (!nplots)
 		printf("plot: nothing to plot in %s (no metrics in data/metrics.tsv, no data/hist-*.tsv)\n",
 		       dirs[0].dir);
+	else
+		plot_index_write(&t, names, ndirs);
 	plot_guard_end();
+	plot_headlines_free(t.headlines, t.nheadlines);
+	free(rest);
 	for (int i = 0; i < ndirs; i++)
 		metrics_free(&dirs[i].m);
 	free(dirs);

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "analyze/stats.h"
+#include "report/stats.h"
 #include "plot/guard.h"
-#include "plot/parts.h"
+#include "plot/kinds.h"
 #include "plot/time_axis.h"
 #include "util/err.h"
 #include "util/gnuplot.h"
@@ -74,7 +74,7 @@ int plot_series(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 
 	for (size_t i = 0; i < dirs[0].m.n; i++) {
 		const struct metric_row *r = &dirs[0].m.rows[i];
-		char xname[64], *vars, *sm, *title, *ylabel;
+		char xname[64], *vars, *sm, *title, *ylabel, *name;
 		struct time_axis ax = { r->unit, 1 };
 		double x;
 		bool first = true;
@@ -92,8 +92,9 @@ int plot_series(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 		time_axis_for(r->unit, stepped_max(dirs, ndirs, r->metric), &ax);
 		sm = plot_safe_name(r->metric);
 		vars = NULL;
+		name = xasprintf("series-%s", sm);
 		for (int d = 0; d < ndirs; d++) {
-			char *path = xasprintf("%s/series-%s.%d.tsv", t->out, sm, d);
+			char *path = xasprintf("%s/%s.%d.tsv", plot_out(t, name), name, d);
 
 			if (!dirs[d].have_metrics || !write_series(&dirs[d], r->metric, path, ax.scale)) {
 				unlink(path);
@@ -107,8 +108,11 @@ int plot_series(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 		title = xasprintf("%s vs %s [%s]", r->metric, xname, ax.unit);
 		ylabel = xasprintf("%s [%s]", r->metric, ax.unit);
 		gnuplot_var(&vars, "xlabel", xname);
-		plot_metric("series", sm, vars, nfiles, title, ylabel, t);
+		plot_metric("series", sm, vars, nfiles, title, ylabel, ndirs > 1 ?
+			    "the mean over the repeats at each step, one line per run (A, B), error bars one stddev" :
+			    "the mean over the repeats at each step, error bars one stddev", t);
 		nplots++;
+		free(name);
 		free(title);
 		free(ylabel);
 		free(sm);

@@ -11,7 +11,8 @@ apt_keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 # apt_private_write TMP DIR SUITE...: writes into TMP a configuration for
 # the suites whose paths name DIR (the caller renames TMP to DIR once it is
 # complete, so that a run never sees half of one).  A *-security suite
-# comes from the security archive.
+# comes from the security archive.  With apt_type=deb-src set by the
+# caller the lines are source lines (apt-get source), else binary ones.
 apt_private_write() {
 	apt_tmp=$1 apt_dir=$2
 	shift 2
@@ -21,8 +22,8 @@ apt_private_write() {
 	: > "$apt_tmp/status"
 	for apt_suite in "$@"; do
 		case $apt_suite in
-		*-security) echo "deb [signed-by=$apt_keyring] http://deb.debian.org/debian-security $apt_suite main" ;;
-		*) echo "deb [signed-by=$apt_keyring] http://deb.debian.org/debian $apt_suite main" ;;
+		*-security) echo "${apt_type:-deb} [signed-by=$apt_keyring] http://deb.debian.org/debian-security $apt_suite main" ;;
+		*) echo "${apt_type:-deb} [signed-by=$apt_keyring] http://deb.debian.org/debian $apt_suite main" ;;
 		esac
 	done > "$apt_tmp/sources.list"
 	cat > "$apt_tmp/apt.conf" <<-EOF
@@ -51,17 +52,20 @@ apt_failure() {	# log
 	echo "${msg:-apt-get update said nothing (see $1)}"
 }
 
+# A package index (binary Packages, or Sources of a deb-src configuration).
+apt_has_index() { ls "$1/lists/"*Packages* >/dev/null 2>&1 || ls "$1/lists/"*Sources* >/dev/null 2>&1; }
+
 # apt_private_update DIR WHAT: the package index of DIR's configuration,
 # fetched on first use (under DIR/update.lock: runs that start together
 # fetch it once; WHAT names the suites in the note).  Status 0 when DIR has
 # an index.  Else apt's words in apt_msg and status 1 when apt-get update
 # failed, 2 when it ended without an index (no access to the archive).
 apt_private_update() {
-	ls "$1/lists/"*Packages* >/dev/null 2>&1 && return 0
+	apt_has_index "$1" && return 0
 	note "fetching the package index of $2 (private apt configuration in $1)"
 	apt_rc=0
 	flock "$1/update.lock" env APT_CONFIG="$1/apt.conf" apt-get update >"$1/update.log" 2>&1 || apt_rc=$?
-	ls "$1/lists/"*Packages* >/dev/null 2>&1 && return 0
+	apt_has_index "$1" && return 0
 	# shellcheck disable=SC2034 # for the caller's message
 	apt_msg=$(apt_failure "$1/update.log")
 	[ "$apt_rc" = 0 ] && return 2

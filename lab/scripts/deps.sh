@@ -29,8 +29,9 @@ libinih-dev libjson-c-dev libhwloc-dev libelf-dev libdw-dev zlib1g-dev xz-utils 
 run_pkgs="dwarves linux-perf gnuplot-nox"
 # prove runs the TAP tests (perl); clang and its runtimes (libclang-rt-dev:
 # the default clang's) build the sanitizer and fuzz targets; qemu and a
-# static busybox boot real kernels for the guest tests (vm).
-test_pkgs="perl clang libclang-rt-dev qemu-system-x86 busybox-static"
+# static busybox boot real kernels for the guest tests (vm); headless
+# chromium renders the plot index (plot-index.sh).
+test_pkgs="perl clang libclang-rt-dev qemu-system-x86 busybox-static chromium"
 # make lab-kernel: what building a kernel with BTF needs.
 kernel_pkgs="bison flex bc dwarves patch"
 # make distcheck: minimal chroots of other Debian suites.

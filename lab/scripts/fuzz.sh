@@ -9,21 +9,23 @@ secs=$1
 shift
 status=0
 # Leaks inside third-party libraries on malformed input (see the file).
-export LSAN_OPTIONS="suppressions=$(pwd)/lab/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+LSAN_OPTIONS="suppressions=$PWD/lab/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS
 for bin in "$@"; do
 	name=${bin##*/fuzz-}
 	corpus=build/fuzz/corpus/$name
 	mkdir -p "$corpus" build/fuzz/crashes
 	seeds=lab/tests/data/fuzz/$name
-	dirs="$corpus"
-	[ -d "$seeds" ] && dirs="$dirs $seeds"
+	# The corpus directories, as the positional parameters.
+	set -- "$corpus"
+	[ -d "$seeds" ] && set -- "$@" "$seeds"
 	# A seeds.list names more seed directories (e.g. the recorded samples).
 	if [ -f "$seeds/seeds.list" ]; then
-		for d in $(cat "$seeds/seeds.list"); do [ -d "$d" ] && dirs="$dirs $d"; done
+		while read -r d || [ -n "$d" ]; do [ -d "$d" ] && set -- "$@" "$d"; done < "$seeds/seeds.list"
 	fi
 	log=build/fuzz/$name.log
 	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix=build/fuzz/crashes/$name- $dirs >"$log" 2>&1
+		"-artifact_prefix=build/fuzz/crashes/$name-" "$@" >"$log" 2>&1
 	rc=$?
 	# Logs can hold bytes of the inputs: read them as text, last figures only.
 	execs=$(grep -a '^stat::number_of_executed_units:' "$log" | tail -1 | tr -dc '0-9')
@@ -33,7 +35,7 @@ for bin in "$@"; do
 		grep -a -m3 -E 'ERROR|SUMMARY' "$log"
 		status=1
 	else
-		echo "fuzz $name: ${secs}s, ${execs:-?} execs, ${cov:-cov: ?}, corpus $(ls "$corpus" | wc -l) files"
+		echo "fuzz $name: ${secs}s, ${execs:-?} execs, ${cov:-cov: ?}, corpus $(find "$corpus" -type f | wc -l) files"
 	fi
 done
 exit $status

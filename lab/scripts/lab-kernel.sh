@@ -58,10 +58,14 @@ patchdir=${LAB_KERNEL_PATCHES:-$root/lab/kernel-patches/$flavour}
 if [ "$patchdir" = none ]; then
 	patchdir="" variant=$flavour-unpatched
 else
-	ls "$patchdir"/*.patch >/dev/null 2>&1 || die "no *.patch in $patchdir"
 	variant=$flavour
 fi
-patches() { [ -z "$patchdir" ] || ls "$patchdir"/*.patch; }
+# The patches, one path a line, in order (a glob sorts them).
+patches() {
+	[ -z "$patchdir" ] && return 0
+	for p in "$patchdir"/*.patch; do [ -f "$p" ] && printf '%s\n' "$p"; done
+}
+[ -z "$patchdir" ] || [ -n "$(patches)" ] || die "no *.patch in $patchdir"
 common=$root/lab/kernel-patches/lab-kernel.config
 fragment=$root/lab/kernel-patches/$flavour/lab-kernel.config
 [ -n "$patchdir" ] && [ -f "$patchdir/lab-kernel.config" ] && fragment=$patchdir/lab-kernel.config
@@ -97,37 +101,38 @@ use_suite() {
 command -v apt-get >/dev/null || die "apt-get not found: the lab kernel's source comes from Debian's $pkg"
 mkdir -p "$kdir" 2>/dev/null || die "cannot create $kdir"
 use_suite
-ver=$(env $aptenv apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: *//p')
-[ -n "$ver" ] && [ "$ver" != "(none)" ] ||
+ver=$(env ${aptenv:+"$aptenv"} apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: *//p')
+if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
 	die "package $pkg is unknown to apt${suite:+ (Debian $suite)} (no candidate in apt-cache policy; run apt-get update?)"
+fi
 
-# shellcheck disable=SC2046
-key=$( { echo "$pkg $ver"; cat "$common" "$fragment"; [ -z "$patchdir" ] && echo unpatched || cat $(patches); } |
+key=$( { echo "$pkg $ver"; cat "$common" "$fragment"
+	if [ -z "$patchdir" ]; then echo unpatched; else patches | while read -r p; do cat "$p"; done; fi; } |
 	sha256sum | cut -c1-12)
 out=$kdir/$variant-$key
 
-if [ $mode = print ]; then
+if [ "$mode" = print ]; then
 	[ -f "$out/vmlinux" ] || exit 1
 	echo "$out/vmlinux"
 	exit 0
 fi
-if [ $mode = build ] && [ -f "$out/vmlinux" ]; then
+if [ "$mode" = build ] && [ -f "$out/vmlinux" ]; then
 	echo "lab-kernel: cached: $out/vmlinux (built in $(cat "$out/build-seconds") s)"
 	exit 0
 fi
 for t in gcc make bison flex bc pahole patch; do
-	command -v $t >/dev/null || die "$t not found (as root: make deps)"
+	command -v "$t" >/dev/null || die "$t not found (as root: make deps)"
 done
 mkdir -p "$kdir/debs" || die "cannot create $kdir/debs"
 
 # 1. The source package, fetched by name and version (apt's sandbox user
 # must be able to write the download directory).
-deb=$(ls "$kdir"/debs/${pkg}_"$(echo "$ver" | sed 's/:/%3a/')"_all.deb 2>/dev/null || true)
-if [ -z "$deb" ]; then
+deb=$kdir/debs/${pkg}_$(echo "$ver" | sed 's/:/%3a/')_all.deb
+if [ ! -f "$deb" ]; then
 	chown _apt "$kdir/debs" 2>/dev/null || true
-	(cd "$kdir/debs" && env $aptenv apt-get download "$pkg=$ver" >/dev/null 2>"$kdir/debs/apt.err") ||
+	(cd "$kdir/debs" && env ${aptenv:+"$aptenv"} apt-get download "$pkg=$ver" >/dev/null 2>"$kdir/debs/apt.err") ||
 		die "apt-get download $pkg=$ver failed: $(tail -n1 "$kdir/debs/apt.err")"
-	deb=$(ls "$kdir"/debs/${pkg}_*_all.deb | tail -n1)
+	for d in "$kdir/debs/${pkg}"_*_all.deb; do [ -f "$d" ] && deb=$d; done
 fi
 
 # One build per flavour at a time: the tree and the objects are shared.
@@ -156,19 +161,25 @@ fi
 # tried with --dry-run before it is applied, so one that does not apply
 # names its file and hunk and leaves the tree as it was.
 applied=$src/.lab-applied
+# The patches applied now, one name a line, last first.
+applied_reversed() {
+	for a in "$applied"/*; do [ -f "$a" ] && basename "$a"; done | sort -r
+}
 same=yes
-[ "$(ls "$applied")" = "$(patches | xargs -r -n1 basename)" ] || same=""
+[ "$(applied_reversed | sort)" = "$(patches | while read -r p; do basename "$p"; done)" ] || same=""
 if [ -n "$same" ]; then
-	for p in $(patches); do cmp -s "$p" "$applied/$(basename "$p")" || same=""; done
+	while read -r p; do cmp -s "$p" "$applied/$(basename "$p")" || same=""; done <<EOF
+$(patches)
+EOF
 fi
 if [ -z "$same" ]; then
-	for p in $(ls -r "$applied"); do
+	for p in $(applied_reversed); do
 		patch -s -R -p1 -d "$src" < "$applied/$p" >"$work/patch.log" 2>&1 ||
 			die "cannot reverse $p in $src ($(head -n1 "$work/patch.log")): remove $src to unpack it again"
 		rm "$applied/$p"
 		echo "lab-kernel: reversed $p"
 	done
-	for p in $(patches); do
+	while read -r p; do
 		b=$(basename "$p")
 		if ! patch --dry-run -p1 -d "$src" < "$p" >"$work/patch.log" 2>&1; then
 			where=$(awk '/^(patching|checking) file /{ f = $3 }
@@ -176,7 +187,7 @@ if [ -z "$same" ]; then
 					if (!w) w = f " hunk " $2 " (at line " at ") FAILED" }
 				/malformed|can.t find file/ && !w { w = $0 }
 				END { if (w) print w (n > 1 ? "; " n " hunks failed in all" : "") }' "$work/patch.log")
-			for q in $(ls -r "$applied"); do
+			for q in $(applied_reversed); do
 				patch -s -R -p1 -d "$src" < "$applied/$q" >/dev/null 2>&1 && rm "$applied/$q"
 			done
 			die "patch $b does not apply to $pkg $ver: ${where:-$(head -n1 "$work/patch.log")}"
@@ -184,7 +195,9 @@ if [ -z "$same" ]; then
 		patch -s -p1 -d "$src" < "$p" >"$work/patch.log" 2>&1 || die "patch $b: $(head -n1 "$work/patch.log")"
 		cp "$p" "$applied/$b"
 		echo "lab-kernel: applied $b"
-	done
+	done <<EOF
+$(patches)
+EOF
 fi
 
 # 4. Configure: tinyconfig + the fragments, then check that every option of
@@ -203,25 +216,30 @@ if [ -f "$obj/config.before" ] && cmp -s "$obj/.config" "$obj/config.before"; th
 fi
 rm -f "$obj/config.before"
 missing=""
-for line in $(grep -E '^CONFIG_[A-Z0-9_]+=' "$obj/lab-fragment.config" | sed 's/=n$/=N/'); do
+while read -r line; do
 	opt=${line%%=*}
 	val=${line#*=}
 	if [ "$val" = N ]; then
-		grep -q "^$opt=" "$obj/.config" && missing="$missing $line"
+		! grep -q "^$opt=" "$obj/.config" || missing="$missing $line"
 	else
 		grep -qx "$line" "$obj/.config" || missing="$missing $line"
 	fi
-done
+done <<EOF
+$(grep -E '^CONFIG_[A-Z0-9_]+=' "$obj/lab-fragment.config" | sed 's/=n$/=N/')
+EOF
 [ -z "$missing" ] || die "these config options did not stick (a dependency is missing):$missing"
 
 # 5. Build vmlinux only (booted directly through PVH: no bzImage needed),
 # or for --check only the objects of the C files the patches touch and the
 # config builds (obj-y or obj-$(CONFIG_X) with X=y in their Makefile).
 targets=vmlinux
-if [ $mode = check ]; then
+if [ "$mode" = check ]; then
 	targets=""
-	# shellcheck disable=SC2046
-	for c in $(sed -n 's|^+++ b/\(.*\.c\)\([[:space:]].*\)\{0,1\}$|\1|p' $(patches) | sort -u); do
+	# The C files the patches touch, one a line.
+	touched=$(patches | while read -r p; do
+		sed -n 's|^+++ b/\(.*\.c\)\([[:space:]].*\)\{0,1\}$|\1|p' "$p"; done | sort -u)
+	while read -r c; do
+		[ -n "$c" ] || continue
 		o=$(basename "$c" .c).o
 		cond=$(sed -n "s/^obj-\(\$(\(CONFIG_[A-Z0-9_]*\))\|y\)[[:space:]]*[+:]=.*[[:space:]]$o\([[:space:]].*\)\{0,1\}$/\2/p" \
 			"$src/$(dirname "$c")/Makefile" | head -n1)
@@ -230,10 +248,12 @@ if [ $mode = check ]; then
 		else
 			echo "lab-kernel: not compiled: $c ($cond is off in this config)"
 		fi
-	done
+	done <<EOF
+$touched
+EOF
 	[ -n "$targets" ] || die "--check: the patches touch no C file this config builds"
 fi
-echo "lab-kernel: building$([ $mode = check ] || echo " $variant") $targets in $obj with $(nproc) jobs at nice 19; log: $obj/build.log"
+echo "lab-kernel: building$([ "$mode" = check ] || echo " $variant") $targets in $obj with $(nproc) jobs at nice 19; log: $obj/build.log"
 start=$(date +%s)
 # shellcheck disable=SC2086
 if ! nice -n 19 make -C "$src" O="$obj" -j"$(nproc)" $targets >"$obj/build.log" 2>&1; then
@@ -244,7 +264,7 @@ if ! nice -n 19 make -C "$src" O="$obj" -j"$(nproc)" $targets >"$obj/build.log" 
 	exit 2
 fi
 secs=$(( $(date +%s) - start ))
-if [ $mode = check ]; then
+if [ "$mode" = check ]; then
 	echo "lab-kernel: $targets compiled cleanly with the patches in $secs s"
 	exit 0
 fi
@@ -264,6 +284,10 @@ cp "$obj/vmlinux" "$out.tmp/vmlinux.debug"
 cp "$obj/.config" "$obj/build.log" "$obj/System.map" "$out.tmp/"
 mv "$out.tmp/.config" "$out.tmp/config"
 echo "$secs" > "$out.tmp/build-seconds"
-echo "$pkg $ver, $( [ -n "$patchdir" ] && echo "patches: $(ls "$applied" | tr '\n' ' ' | sed 's/ $//')" || echo unpatched)" > "$out.tmp/source"
+if [ -n "$patchdir" ]; then
+	echo "$pkg $ver, patches: $(applied_reversed | sort | tr '\n' ' ' | sed 's/ $//')"
+else
+	echo "$pkg $ver, unpatched"
+fi > "$out.tmp/source"
 mv "$out.tmp" "$out"
 echo "lab-kernel: built $out/vmlinux in $secs s"

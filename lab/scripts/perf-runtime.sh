@@ -103,15 +103,16 @@ if [ ! -f "$a/apt.conf" ]; then
 	mv -T "$tmp" "$a" 2>/dev/null || rm -rf "$tmp"
 	tmp=""
 fi
-export APT_CONFIG=$a/apt.conf
+APT_CONFIG="$a/apt.conf"
+export APT_CONFIG
 apt_private_update "$a" "Debian $suites" || die "no apt access to Debian $perf_suite: $apt_msg"
 
 # linux-perf of the wanted version from its suite (backports are not apt's
 # candidate: ask for the version).
-ver=$(apt-cache madison $pkg 2>/dev/null |
+ver=$(apt-cache madison "$pkg" 2>/dev/null |
 	awk -F' [|] ' -v w="$want" -v s="$perf_suite" \
 		'{ gsub(/ /, "", $2) } index($2, w ".") == 1 && $3 ~ (" " s "/") { print $2; exit }' | tr -d ' ')
-[ -n "$ver" ] || die "Debian $perf_suite has no $pkg $want.* (apt-cache madison $pkg: $(apt-cache madison $pkg 2>&1 | awk -F' [|] ' '{ printf "%s%s", sep, $2; sep = ", " }'))"
+[ -n "$ver" ] || die "Debian $perf_suite has no $pkg $want.* (apt-cache madison $pkg: $(apt-cache madison "$pkg" 2>&1 | awk -F' [|] ' '{ printf "%s%s", sep, $2; sep = ", " }'))"
 
 # The shared-library packages that PKGS depend on, transitively: one
 # apt-cache call per level.  Only libraries: not perl or python3 (perf
@@ -142,11 +143,15 @@ tmp=$dir.tmp.$$
 rm -rf "$tmp"
 mkdir -p "$tmp/deb" "$tmp/root"
 chown _apt "$tmp/deb" 2>/dev/null || true
+# Package names are words ([a-z0-9.+-]): the lists below split on spaces.
+deps=$(apt-cache show "$pkg=$ver" | sed -n 's/^Depends: //p' |
+	tr ',' '\n' | sed 's/^ *//; s/[ :].*//' | grep -E '^(lib|zlib)' | tr '\n' ' ')
+# shellcheck disable=SC2086 # lists of package names, split on purpose
+libs=$(lib_closure $seed_libs $deps)
 # shellcheck disable=SC2086
-libs=$(lib_closure $seed_libs $(apt-cache show "$pkg=$ver" | sed -n 's/^Depends: //p' |
-	tr ',' '\n' | sed 's/^ *//; s/[ :].*//' | grep -E '^(lib|zlib)'))
-[ -n "$seed_libs" ] || libs=$(echo $libs | tr ' ' '\n' | grep -vxE 'libc6|libgcc-s1|libcrypt1' | tr '\n' ' ')
-note "downloading $pkg $ver ($perf_suite) and $(echo $libs | wc -w) library packages"
+[ -n "$seed_libs" ] || libs=$(printf '%s\n' $libs | grep -vxE 'libc6|libgcc-s1|libcrypt1' | tr '\n' ' ')
+# shellcheck disable=SC2086
+note "downloading $pkg $ver ($perf_suite) and $(printf '%s\n' $libs | grep -c .) library packages"
 # shellcheck disable=SC2086
 (cd "$tmp/deb" && apt-get download "$pkg=$ver" $libs) >"$tmp/apt.log" 2>&1 ||
 	die "no apt access: apt-get download $pkg=$ver failed: $(grep -E '^(E|Err):' "$tmp/apt.log" | head -n1)"
@@ -169,7 +174,8 @@ fi
 [ -x "$tmp/root/usr/bin/perf" ] || {
 	# linux-perf installs perf_<major.minor> and a /usr/bin/perf dispatcher
 	# that picks it by the running kernel: use the versioned binary.
-	p=$(ls "$tmp/root/usr/bin/perf_"* 2>/dev/null | head -n1)
+	p=""
+	for v in "$tmp/root/usr/bin/perf_"*; do [ -f "$v" ] && [ -z "$p" ] && p=$v; done
 	[ -n "$p" ] || die "$pkg $ver holds no /usr/bin/perf"
 	ln -s "$(basename "$p")" "$tmp/root/usr/bin/perf"
 }

@@ -2,14 +2,17 @@
 # The engine behind `memcg-lab vm`: real kernels under qemu.
 #
 #   vm.sh kernel [--suite S] SPEC   fetch and cache a kernel; prints its directory
-#   vm.sh run --out DIR --binary BIN --kernel SPEC [--suite S]
+#   vm.sh run --out DIR --tmp DIR --binary BIN --kernel SPEC [--suite S]
 #             [--kernel-dir DIR (of a kernel already fetched)] --cpus N
 #             [--nodes M --sockets S --threads-per-core T (0: qemu's own)]
 #             --mem MB --timeout S --accel A [--add PATH]... [--env K=V]...
 #             [--perf VERSION (Debian's perf, lab/scripts/perf-runtime.sh)]
-#             [--append ARGS] [--console] (--shell CMD | -- LAB-ARGS...)
+#             [--append ARGS] [--console] [--lines [--lines-opts OPTS]]
+#             (--shell CMD | -- LAB-ARGS...)
 #   The guest's settings have no defaults here: memcg-lab vm (lab/cmd/vm.c)
-#   holds them and passes each one.
+#   holds them and passes each one.  --tmp is an empty private directory
+#   memcg-lab vm made (mkdtemp, 0700, marked as the lab's: util/owned.h)
+#   for the guest's images; this script removes it when it ends.
 #
 # SPEC is a Debian kernel image package (linux-image-6.1.0-57-amd64, or a
 # meta package such as linux-image-6.12-amd64, followed to its image), an
@@ -22,15 +25,24 @@
 # Everything large lives under $MEMCG_LAB_CACHE (default /var/cache/memcg-lab,
 # or ~/.cache/memcg-lab when that is not writable):
 #   kernels/<package>_<version>/  vmlinux (ELF, booted via PVH), config,
-#                                 package
+#                                 package, disk-modules.2/ (brd, ext4 and
+#                                 their dependencies: lab/scripts/kmods.sh)
 #   apt/<suite>/                  private apt configuration and lists
 #   initramfs/<sha>.cpio.gz       initramfs images, keyed by their contents
 #                                 (the 8 used last are kept)
 # Each entry is built in a temporary directory and renamed into place.
 #
-# `run` writes into DIR: console.log (the guest's console), output.txt (the
-# command's stdout and stderr), exit-status, guest.txt, dmesg.txt, results/
-# (the guest's results directories) and vm.env (what was booted and how).
+# `run` writes into DIR: console.log (the guest's console), payload.tgz
+# (what the guest sent back, checksum verified: output.txt with the
+# command's stdout and stderr, exit-status, guest.txt, dmesg.txt, results/
+# with the guest's results directories; memcg-lab vm extracts it) and
+# vm.env (what was booted and how).
+# The guest's /var/tmp is a disk filesystem, as a host's is: ext2 on a RAM
+# disk of half its memory (vm-init.sh; guest_var_tmp in vm.env says what
+# it got, and memcg-lab vm notes when it is not on a disk).
+# With --lines qemu loads the lab's TCG plugin (build/lines-plugin.so,
+# lab/c2c/README), which writes DIR/lines/lines.tsv at qemu's exit; OPTS
+# are its NAME=VALUE options, comma-separated (out= is set here).
 # Exit status: the guest command's, or 2 with one line on stderr when the
 # guest could not run it (no qemu, no apt, unknown package, a panic, a hang).
 set -eu
@@ -377,6 +389,45 @@ cmd_list() {
 	done
 }
 
+# ---- the guest's disk ----
+
+# The modules of the guest's RAM disk (its /var/tmp: vm-init.sh), brd and
+# ext4 with what they need, for a Debian kernel that has them as modules:
+# fetched once (lab/scripts/kmods.sh, from the kernel's module package)
+# into the kernel's cache directory.  Prints that directory; nothing for
+# a kernel that has them built in (the lab kernel) or is no Debian
+# package, or, with a note, when they cannot be had (the guest then says
+# that its /var/tmp is not on a disk).
+disk_modules() {	# kernel-dir
+	own_cleanup
+	case $(cut -d' ' -f1 "$1/package" 2>/dev/null) in
+	linux-image-*) ;;
+	*) return 0 ;;
+	esac
+	# Those its config builds as modules (without a config: both).
+	mods="brd ext4"
+	if [ -f "$1/config" ]; then
+		mods=""
+		grep -qx 'CONFIG_BLK_DEV_RAM=y' "$1/config" || mods=brd
+		grep -qxE 'CONFIG_EXT[24]_FS=y' "$1/config" || mods="$mods ext4"
+		[ -n "$mods" ] || return 0
+	fi
+	# Versioned: a directory kmods.sh made before it followed soft
+	# dependencies (disk-modules) lacks 5.10's crc32c_generic.
+	d=$1/disk-modules.2
+	if [ ! -f "$d/order" ]; then
+		tmpname "$d"
+		note "fetching the modules of the guest's RAM disk ($(echo $mods | sed 's/ /, /')) for $(cut -d' ' -f1-2 "$1/package")"
+		# shellcheck disable=SC2086
+		if ! msg=$("$here/kmods.sh" "$1" "$t" $mods 2>&1 >/dev/null); then
+			note "the guest's /var/tmp will not be on a disk: ${msg#kmods: }"
+			return 0
+		fi
+		publish "$t" "$d"
+	fi
+	echo "$d"
+}
+
 # ---- the initramfs ----
 
 # Copies an ELF and the libraries ldd names (same paths in the guest).
@@ -523,13 +574,34 @@ topology_args() {
 # own name that is not a warning, without that name ("qemu-system-x86_64:
 # Invalid SMP CPUs 256. The max CPUs ..."); else the first line that is
 # neither a warning nor a warning's continuation; or the signal that ended it.
+# A plugin that refused to load (--lines) said why on the line before
+# qemu's "Could not load plugin": that line follows in parentheses.
 qemu_error() {	# qemu.log qemu-exit
 	msg=$(awk '/^[^ ]*qemu[^ ]*: warning: / { w = 1; next }
-		/^[^ ]*qemu[^ ]*: / { sub(/^[^ ]*qemu[^ ]*: /, ""); print; found = 1; exit }
+		/^[^ ]*qemu[^ ]*: / { sub(/^[^ ]*qemu[^ ]*: /, "")
+			# A plugin that refused to load said why just before.
+			if (/^Could not load plugin/ && prev != "") $0 = $0 " (" prev ")"
+			print; found = 1; exit }
+		NF { prev = $0 }
 		!w && NF && other == "" { other = $0 }
 		END { if (!found && other != "") print other }' "$1" 2>/dev/null)
 	[ -n "$msg" ] || [ "$2" -le 128 ] || [ "$2" = 137 ] || msg="qemu died of signal $(($2 - 128))${msg:+: $msg}"
 	echo "$msg"
+}
+
+# --lines: the plugin's -plugin argument (qemu splits it at commas).
+lines_arg() {	# outdir
+	plugin=$root/build/lines-plugin.so
+	if [ ! -f "$plugin" ]; then
+		why="not built (make)"
+		[ -f "$root/build/lines-plugin.missing" ] && why=$(cat "$root/build/lines-plugin.missing")
+		die "--lines: no $plugin: $why"
+	fi
+	case $1 in *,*) die "--lines: the results directory $1 has a comma, which qemu's -plugin cannot take" ;; esac
+	case ,$opt_lines_opts, in *,out=*) die "--lines-opts: out= is set by vm (DIR/lines/lines.tsv)" ;; esac
+	mkdir -p "$1/lines"
+	ver=$($qemu_bin --version 2>/dev/null | sed -n '1s/^QEMU emulator version //p' | tr -d '(),' | tr ' ' '_')
+	echo "$plugin,out=$1/lines/lines.tsv,qemu=${ver:-unknown}${opt_lines_opts:+,$opt_lines_opts}"
 }
 
 # 0 ok, 10 no marker, 11 panic, 12 timeout, 13 qemu refused or failed (its
@@ -544,12 +616,13 @@ boot_once() {	# kernel initrd outdir
 	# kill of the group reach it; in the background so a signal to this
 	# script runs its trap at once, and on_exit stops qemu (qpid).
 	timeout --foreground -k 5 "$opt_timeout" $qemu_bin $(accel_args) \
+		${plugin_arg:+-plugin "$plugin_arg"} \
 		$(topology_args) -m "$opt_mem" -nodefaults -no-reboot \
 		-display none -monitor none -nic none \
 		-serial "file:$con" -serial "file:$pay" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-kernel "$1" -initrd "$2" \
-		-append "console=ttyS0 panic=-1 quiet rdinit=/init memcg_lab.attempt=$attempts $opt_append" \
+		-append "console=ttyS0 panic=-1 quiet rdinit=/init memcg_lab.attempt=$attempts brd.rd_nr=1 brd.rd_size=$ramdisk_kib $opt_append" \
 		>"$3/qemu.log" 2>&1 </dev/null &
 	qpid=$!
 	wait "$qpid"
@@ -586,8 +659,10 @@ boot_once() {	# kernel initrd outdir
 	return 0
 }
 
-# Decodes the payload (tar.gz between markers, checksum verified) into DIR.
-unpack_payload() {	# dir
+# Decodes the payload (tar.gz between markers, checksum verified) into
+# DIR/payload.tgz.  What it holds is the guest's word: memcg-lab vm checks
+# every member before it extracts any (util/untar.h), never tar here.
+decode_payload() {	# dir
 	pay=$1/payload.b64
 	[ -s "$pay" ] || return 1
 	tr -d '\r' < "$pay" | sed -n '/@@MEMCG-LAB-PAYLOAD-BEGIN@@/,/@@MEMCG-LAB-PAYLOAD-END/p' |
@@ -595,8 +670,7 @@ unpack_payload() {	# dir
 	want=$(tr -d '\r' < "$pay" | sed -n 's/.*@@MEMCG-LAB-PAYLOAD-END \([0-9a-f]*\)@@.*/\1/p')
 	got=$(sha256sum "$1/payload.tgz" | cut -d' ' -f1)
 	[ -n "$want" ] && [ "$want" = "$got" ] || return 1
-	tar -xzf "$1/payload.tgz" -C "$1" || return 1
-	rm -f "$1/payload.tgz" "$pay"
+	rm -f "$pay"
 }
 
 last_lines() { tail -n "${2:-25}" "$1" 2>/dev/null | sed 's/^/  | /'; }
@@ -612,12 +686,13 @@ crash_lines() {
 }
 
 cmd_run() {
-	opt_out="" opt_binary="" opt_kernel="" opt_kdir="" opt_suite="" opt_cpus="" opt_mem=""
+	opt_out="" opt_tmp="" opt_binary="" opt_kernel="" opt_kdir="" opt_suite="" opt_cpus="" opt_mem=""
 	opt_timeout="" opt_add="" opt_append="" opt_console="" opt_shell="" envs="" opt_accel="" opt_perf=""
-	opt_nodes=0 opt_sockets=0 opt_threads=1
+	opt_nodes=0 opt_sockets=0 opt_threads=1 opt_lines="" opt_lines_opts="" plugin_arg=""
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--out) opt_out=$2; shift ;;
+		--tmp) opt_tmp=$2; shift ;;
 		--binary) opt_binary=$2; shift ;;
 		--kernel) opt_kernel=$2; shift ;;
 		--kernel-dir) opt_kdir=$2; shift ;;
@@ -635,6 +710,8 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		--append) opt_append=$2; shift ;;
 		--accel) opt_accel=$2; shift ;;
 		--console) opt_console=1 ;;
+		--lines) opt_lines=1 ;;
+		--lines-opts) opt_lines=1 opt_lines_opts=$2; shift ;;
 		--shell) opt_shell=$2; shift ;;
 		--) shift; break ;;
 		*) die "run: unknown option '$1'" ;;
@@ -642,6 +719,8 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		shift
 	done
 	[ -n "$opt_out" ] || die "run: --out DIR is required"
+	[ -n "$opt_tmp" ] && [ -d "$opt_tmp" ] && [ ! -L "$opt_tmp" ] ||
+		die "run: --tmp DIR (an empty private directory memcg-lab vm made) is required"
 	for o in kernel:$opt_kernel cpus:$opt_cpus mem:$opt_mem timeout:$opt_timeout accel:$opt_accel; do
 		[ -n "${o#*:}" ] || die "run: --${o%%:*} is required (memcg-lab vm passes its defaults)"
 	done
@@ -651,6 +730,10 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		die "$qemu_bin not found: apt-get install --no-install-recommends qemu-system-x86 (or make deps)"
 	mkdir -p "$opt_out"
 	pick_accel
+	if [ -n "$opt_lines" ]; then
+		[ "$accel" != kvm ] || die "--lines: the plugin needs TCG (under KVM qemu sees no access): --accel tcg or mttcg"
+		plugin_arg=$(lines_arg "$opt_out")
+	fi
 	# --perf VERSION: Debian's perf of that version with its own loader and
 	# libraries (perf-runtime.sh), first on the guest's PATH as "perf".
 	perf_dir=""
@@ -669,12 +752,10 @@ export PATH='$perf_dir/bin':\$PATH"
 	else
 		kd=$(kernel_dir "$opt_kernel")
 	fi
-	# Named after this process as the lab names what it leaves on the host
-	# (memcg-lab-<pid>-<start time>), so `memcg-lab cleanup` removes it
-	# when this script was SIGKILLed.
-	st=${TMPDIR:-/tmp}/memcg-lab-$$-$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)
-	rm -rf "$st"
-	mkdir -m 700 "$st" || die "cannot create the temporary directory $st"
+	# memcg-lab vm made it (memcg-lab-<pid>-<start time>.XXXXXX, 0700,
+	# marked), so that `memcg-lab cleanup` knows it for the lab's when
+	# this script was SIGKILLed.
+	st=$opt_tmp
 	cleanup_paths="$cleanup_paths $st"
 	img=$(build_initramfs "$st/root")
 
@@ -684,6 +765,16 @@ export PATH='$perf_dir/bin':\$PATH"
 	# The kernel's config where the lab looks for it (/init links it to
 	# /boot/config-$(uname -r)).
 	[ -f "$kd/config" ] && cp "$kd/config" "$st/run/boot/config"
+	# /var/tmp's RAM disk: half the guest's memory at most (brd allocates
+	# only what is written), its modules where the kernel needs them;
+	# brd.* on the command line sizes a built-in brd.
+	ramdisk_kib=$((opt_mem * 512))
+	echo "$ramdisk_kib" > "$st/run/lab/vm/ramdisk-kib"
+	kmods=$(disk_modules "$kd")
+	if [ -n "$kmods" ]; then
+		mkdir -p "$st/run/lab/vm/kmods"
+		cp "$kmods"/*.ko "$kmods/order" "$st/run/lab/vm/kmods/"
+	fi
 	if [ -n "$opt_shell" ]; then
 		printf '%s\n' "$opt_shell" > "$st/run/lab/vm/cmd"
 	else
@@ -730,6 +821,14 @@ export PATH='$perf_dir/bin':\$PATH"
 		echo "attempts=$attempts"
 		echo "qemu_seconds=$boot_seconds"
 		echo "qemu_exit=$qrc"
+		if [ -n "$opt_lines" ]; then
+			if [ -f "$opt_out/lines/lines.tsv" ]; then
+				echo "lines=lines/lines.tsv"
+				echo "lines_status=$(sed -n 's/^# status\t//p' "$opt_out/lines/lines.tsv")"
+			else
+				echo "lines_status=missing"
+			fi
+		fi
 	} > "$opt_out/vm.env"
 	case $st_rc in
 	11) echo "guest_status=panic" >> "$opt_out/vm.env"
@@ -749,12 +848,16 @@ export PATH='$perf_dir/bin':\$PATH"
 	    [ -s "$opt_out/qemu.log" ] && { echo "$me: qemu said:" >&2; last_lines "$opt_out/qemu.log" 5 >&2; }
 	    exit 2 ;;
 	esac
-	unpack_payload "$opt_out" ||
+	if [ -n "$opt_lines" ]; then
+		lst=$(sed -n 's/^lines_status=//p' "$opt_out/vm.env")
+		[ "$lst" = ok ] || note "--lines: the plugin's status is $lst (see $opt_out/lines/ and qemu.log)"
+	fi
+	decode_payload "$opt_out" ||
 		die "the guest finished (exit $guest_rc) but its results did not come back intact on the second serial port ($opt_out/payload.b64)"
+	# memcg-lab vm extracts payload.tgz, adds guest.txt's facts and prints
+	# output.txt.
 	echo "guest_status=exited" >> "$opt_out/vm.env"
 	echo "guest_exit=$guest_rc" >> "$opt_out/vm.env"
-	sed -n 's/^\(kernel\|uptime_at_start\|uptime_at_end\): /guest_\1=/p' "$opt_out/guest.txt" >> "$opt_out/vm.env"
-	[ -n "$opt_console" ] || cat "$opt_out/output.txt"
 	finished=1
 	exit "$guest_rc"
 }

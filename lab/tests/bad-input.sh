@@ -21,6 +21,12 @@ printf '\x00\x00\x00\x00\x00\x00\x00\x19\x00\x00\x00\x00\x00' >> newkind.btf
 printf '[experiment]\nname = x\nrepeat = 3\n' > unknown-key.exp
 printf '[experiment]\nname = x\nrepeats = 0\n' > bad-value.exp
 printf '[experiment]\nname = x\n[driver]\ncommand = statread\ninterval = 0\n' > driver-refuses.exp
+claim_tail='published = p\nmachine = m\ncondition = c\n'
+printf "[experiment]\nname = x\n[claim x]\nquantity = netperf:mbps\nvalue = 1 Mbps\n$claim_tail"'source = <1@x.org>\n' > claim-quantity.exp
+printf "[experiment]\nname = x\n[claim x]\nquantity = metric:-:m\nvalue = 17063.7\n$claim_tail"'source = <1@x.org>\n' > claim-unit.exp
+printf "[experiment]\nname = x\n[claim x]\nquantity = metric:-:m\nvalue = 1 Mbps\n$claim_tail" > claim-source.exp
+printf '[experiment]\nname = x\n[plot]\nheadline = chart-x\n' > bad-headline.exp
+printf '[experiment]\nname = x\ndescription = %0200d\n' 0 > long-line.exp
 printf 'rule x\n' > bad-rules.conf
 cp "$OLDPWD/build/btf/vmlinux-6.18.44.btf" k.btf
 mkdir edited-capture

@@ -32,28 +32,32 @@ else
 fi
 
 # With an empty journal directory and no dead runs of ours, a dry run says
-# there is nothing (other helpers' dead runs may exist: accept their lines).
+# there is nothing (other helpers' dead runs may exist: accept their lines,
+# and the lines of what is named like theirs but stays).
 state=$(mktemp -d)
 out=$(MEMCG_LAB_STATE_DIR=$state $bin cleanup --dry-run 2>&1); rc=$?
-echo "$out" | grep -Eq '^(nothing left by lab runs that are gone|would (remove|restore) .*)$'
+echo "$out" | grep -Evq '^(nothing left by lab runs that are gone|would (remove|restore) .*|not (removing|restoring) .*: .*)$'
+[ $? = 1 ]
 check $(( rc != 0 || $? != 0 )) "cleanup --dry-run: one line per thing, or that nothing is left"
 rmdir "$state"
 
-# A temporary directory a killed vm left (named after its dead owner) goes,
-# with its contents but not what a link in it points to; a live run's stays.
-if [ "$(id -u)" = 0 ]; then
+# A temporary directory a killed vm left (made the lab's way by a process
+# that is gone: lab-tmpdir) goes, with its contents but not what a link in
+# it points to; a live run's stays.
+if [ "$(id -u)" = 0 ] && [ -x build/tests/tools/lab-tmpdir ]; then
 	tmpd=$(mktemp -d)
-	dead=$tmpd/memcg-lab-999999-12345
+	dead=$(TMPDIR=$tmpd build/tests/tools/lab-tmpdir)
+	owner=$(basename "$dead" | sed 's/^memcg-lab-//; s/-.*//')
 	live=$tmpd/memcg-lab-$$-$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)
 	mkdir -p "$dead/root" "$live" && echo x > "$dead/root/f" && echo y > "$tmpd/target" && ln -s "$tmpd/target" "$dead/link"
-	mkdir "$tmpd/state"
+	mkdir -m 700 "$tmpd/state"
 	out=$(TMPDIR=$tmpd MEMCG_LAB_STATE_DIR=$tmpd/state $bin cleanup 2>&1); rc=$?
 	[ ! -e "$dead" ] && [ -d "$live" ] && [ -s "$tmpd/target" ] &&
-		echo "$out" | grep -q "removed temporary directory $dead (owner pid 999999 gone)"
+		echo "$out" | grep -q "removed temporary directory $dead (owner pid $owner gone)"
 	check $(( rc != 0 || $? != 0 )) "a dead run's temporary directory is removed, a live run's kept ($(echo "$out" | grep temporary))"
 	rm -rf "$tmpd"
 else
-	skip "a dead run's temporary directory is removed" "needs root"
+	skip "a dead run's temporary directory is removed" "needs root and build/tests/tools/lab-tmpdir (make)"
 fi
 # A dead run's tracefs instance that a process still holds open (a killed
 # run's worker exiting with the tracer's trace_pipe_raw): cleanup waits for
@@ -61,12 +65,13 @@ fi
 # the test's own, so no other run sees the instance.
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	tmpd=$(mktemp -d)
-	mkdir "$tmpd/state"
+	mkdir -m 700 "$tmpd/state"
+	# Each made as the tracer makes its own: mode 0700, its mark on tracefs.
 	out=$(TMPDIR=$tmpd MEMCG_LAB_STATE_DIR=$tmpd/state unshare -m --propagation private sh -c '
 		tr=/sys/kernel/tracing
 		grep -q " $tr tracefs " /proc/mounts || mount -t tracefs nodev $tr || exit 3
 		go=$tr/instances/memcg-lab-999998-12345 stay=$tr/instances/memcg-lab-999997-12345
-		mkdir $go $stay || exit 3
+		mkdir $go $stay && chmod 700 $go $stay || exit 3
 		sleep 1 <$go/trace & sleep 30 <$stay/trace & holder=$!
 		"$1" cleanup; echo "rc=$? holder=$holder"
 		[ -d $go ] && echo "left: go"; [ -d $stay ] && echo "left: stay"

@@ -44,6 +44,37 @@ ok 'echo "$out" | grep -q "runs: A 3, B 3"' "run counts shown"
 ok 'echo "$out" | grep -Eq "^ +6 \| +34100 \| +47100 \(38\.1% improvement\)"' "scaling layout: improvement"
 ok 'echo "$out" | grep -Eq "^ +12 \| +28100 \| +28000 \(0\.4% regression\)"' "scaling layout: regression"
 
+# The seed's claims, judged on both sides, its table beside ours.  With
+# no experiment.exp: no verdicts, and why.
+ok 'echo "$out" | grep -q "^Verdicts: the seed.s claims, A the base and B the patched kernel" &&
+	echo "$out" | grep -A2 "^Verdicts" | grep -q "no experiment.exp"' "without claims: no verdicts, and why"
+cat > "$T/a/experiment.exp" <<'EOF'
+[experiment]
+name = stock-netperf
+[claim netperf]
+published = netperf throughput per client
+quantity = metric:clients=6,12:sock.mbps.total
+base = 34000.0, 30617.1 Mbps
+patched = 46000.0, 47919.7 Mbps
+change = +35.2%, +56.5%
+ab = probe.features.stock_slots: 1 -> 7
+machine = 72 CPUs
+condition = 6 and 12 clients
+source = <20250416180229.2902751-1-shakeel.butt@linux.dev>
+EOF
+out=$($LAB compare "$T/a" "$T/b")
+ok 'echo "$out" | grep -q "^  netperf  *not reproduced  *2 steps  *1 of 2 steps reproduced$"' \
+	"the claim per step: +38.1% at 6 (against +35.2%) reproduced, -0.4% at 12 (against +56.5%) not" || diag "$out"
+ok 'echo "$out" | grep -Eq "^clients \| +base \| +patched +\| +A \| +B$" &&
+	echo "$out" | grep -Eq "^ +6 \| +34000.0 \| +46000.0 +\(\+35.2%\) \| +34100 \| +47100 +\(\+38.1%\)$"' \
+	"the seed's table: its base, patched and change beside A, B and ours"
+ok '[ -z "$(echo "$out" | LC_ALL=C.UTF-8 awk "length(\$0) > 80")" ]' "still no line wider than 80 columns"
+mkrun "$T/e" stock-netperf complete 6.12.117 1
+cp "$T/b/data/metrics.tsv" "$T/e/data/"
+out=$($LAB compare "$T/a" "$T/e")
+ok 'echo "$out" | tr -s " \n" " " | grep -q "A and B do not differ in probe.features.stock_slots (both 1"' \
+	"two one-slot kernels: not measurable, and why"
+
 mkrun "$T/c" charge-batch complete 6.18.44 7
 row "$T/c" clients=6 0 sock.mbps.total 1 Mbps higher
 err=$($LAB compare "$T/a" "$T/c" 2>&1 >/dev/null); st=$?

@@ -32,6 +32,7 @@
 #include "util/fileio.h"
 #include "util/hoststate.h"
 #include "util/owner.h"
+#include "util/run.h"
 
 static struct cg_env env;
 
@@ -175,12 +176,15 @@ static bool reaped(pid_t pid)
 	return false;
 }
 
-static char *run_cleanup(const char *args, int *status)
+/* `memcg-lab cleanup [ARG]`: its stdout and stderr together. */
+static char *run_cleanup(const char *arg, int *status)
 {
-	char cmd[256];
+	struct run_result r;
+	char *out = run_capture_argv((const char *const[]){ "bin/memcg-lab", "cleanup", arg, NULL }, RUN_STDERR_MERGE,
+				     &r);
 
-	snprintf(cmd, sizeof(cmd), "bin/memcg-lab cleanup %s 2>&1", args);
-	return run_capture(cmd, status);
+	*status = r.status;
+	return out;
 }
 
 /* The pid and start time of a process that has exited: a dead owner. */
@@ -365,7 +369,7 @@ static void test_signals(void)
 		ok(0, "victim for the live-run check started");
 		return;
 	}
-	out = run_cleanup("", &st);
+	out = run_cleanup(NULL, &st);
 	ok(st == 0 && path_exists(v.root) && kill(v.worker, 0) == 0 && !strstr(out, v.root),
 	   "cleanup leaves a live run's tree and worker alone");
 	free(out);
@@ -383,7 +387,7 @@ static void test_signals(void)
 	ok(st == 0 && strstr(out, "would remove cgroup") && strstr(out, v.root) && path_exists(v.root),
 	   "cleanup --dry-run lists it and removes nothing");
 	free(out);
-	out = run_cleanup("", &st);
+	out = run_cleanup(NULL, &st);
 	ok(st == 0 && strstr(out, "removed cgroup") && strstr(out, v.root), "cleanup says it removed it");
 	tap_diag("%s", out);
 	free(out);
@@ -410,7 +414,8 @@ static void test_signals(void)
 
 static void test_tracefs(void)
 {
-	char mnt[256], dead[64], inst[512], other[512], lookalike[512], err[512], *out;
+	char mnt[256], dead[64], dead2[64], inst[512], unmarked[512], other[512], lookalike[512], err[512], *out;
+	char line[700];
 	int st;
 
 	/* Mounted for this test (as a run would) where it is not. */
@@ -419,23 +424,33 @@ static void test_tracefs(void)
 		return;
 	}
 	dead_owner_name(dead, sizeof(dead));
+	dead_owner_name(dead2, sizeof(dead2));
 	snprintf(inst, sizeof(inst), "%s/instances/%s", mnt, dead);
+	snprintf(unmarked, sizeof(unmarked), "%s/instances/%s", mnt, dead2);
 	snprintf(other, sizeof(other), "%s/instances/othertool-%d", mnt, (int)getpid());
 	snprintf(lookalike, sizeof(lookalike), "%s/instances/memcg-lab-proto-%d", mnt, (int)getpid());
-	if (mkdir(inst, 0755) || mkdir(other, 0755) || mkdir(lookalike, 0755)) {
+	/* The dead run's as the tracer leaves it (mode 0700, its mark); one
+	 * of a dead run's name that root made otherwise (tracefs's 0750). */
+	if (mkdir(inst, 0755) || chmod(inst, 0700) || mkdir(unmarked, 0755) || mkdir(other, 0755) ||
+	    mkdir(lookalike, 0755)) {
 		tap_skip("tracefs instances are cleaned", strerror(errno));
 		rmdir(inst);
+		rmdir(unmarked);
 		rmdir(other);
 		rmdir(lookalike);
 		return;
 	}
-	out = run_cleanup("", &st);
+	out = run_cleanup(NULL, &st);
 	ok(st == 0 && !path_exists(inst) && strstr(out, "removed tracefs instance"),
 	   "cleanup removed the tracefs instance %s of a dead run", dead);
+	snprintf(line, sizeof(line), "not removing tracefs instance %s: mode 0750, not the lab's 0700", unmarked);
+	ok(path_exists(unmarked) && strstr(out, line), "one named like a dead run's but not made by the lab "
+	   "stays, in one line: %s", line);
 	ok(path_exists(other) && path_exists(lookalike),
 	   "instances other tools made stay (othertool-*, memcg-lab-proto-*)");
 	free(out);
 	rmdir(inst);
+	rmdir(unmarked);
 	rmdir(other);
 	rmdir(lookalike);
 }

@@ -20,8 +20,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "collect/lock_bpf.h"
-#include "collect/lock_collector.h"
+#include "lock/lock_bpf.h"
+#include "lock/lock_collector.h"
 #include "kernel/tracefs_dir.h"
 #include "tests/tap.h"
 #include "util/cleanup.h"

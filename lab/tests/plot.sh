@@ -85,7 +85,7 @@ ok 'awk -F"\t" "\$1 == 7 && \$2 == 0 && \$5 == \"swap|memsw.usage\" && \$4 == 1 
 	"the union members swap and memsw share one box, hot-written"
 ok 'grep -q "swap|memsw" "$T/r/plots/cachelines-mem_cgroup.txt" && grep -q "children_min_usage" "$T/r/plots/cachelines-mem_cgroup.txt"' \
 	"the ASCII map names the line prefixes and lists the long names"
-wide=$(for f in "$T"/r/plots/*.txt; do [ "$(LC_ALL=C.UTF-8 wc -L < "$f")" -le 72 ] || echo "${f##*/}"; done)
+wide=$(for f in "$T"/r/plots/*.txt; do [ "${f##*/}" = index.txt ] || [ "$(LC_ALL=C.UTF-8 wc -L < "$f")" -le 72 ] || echo "${f##*/}"; done)
 ok '[ -n "$(ls "$T"/r/plots/*.txt)" ] && [ -z "$wide" ]' "every ASCII plot fits 72 columns ($wide)"
 ok 'grep -q "10 µs" "$T/r/plots/cdf-lock.txt" && grep -q "1 µs" "$T/r/plots/cdf-lock.txt" && ! grep -q "e+0" "$T/r/plots/cdf-lock.txt"' \
 	"the latency axis reads in µs, not 1e+04"

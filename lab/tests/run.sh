@@ -60,6 +60,14 @@ values = 1,2
 twice_as_many = quick:readers=2:statread.all.reads_s / quick:readers=1:statread.all.reads_s
 [plot]
 enabled = yes
+headline = bars-twice_as_many
+[claim twice]
+published = two readers read twice as often as one
+quantity = metric:-:twice_as_many
+value = 2 ratio
+machine = any
+condition = readers every 50 ms
+source = mm/memcontrol.c of v6.18
 X
 export MEMCG_LAB_RESULTS=$T/results
 out=$($LAB run "$T/two.exp" 2>"$T/err"); st=$?
@@ -73,14 +81,25 @@ ok '[ $(grep -c "^quick:readers=1	" "$dir/data/metrics.tsv") -gt 0 ] && [ $(grep
 ok 'grep -q "step 4/4" "$T/err"' "progress lines count the steps"
 ratio=$(awk -F'\t' '$3=="twice_as_many" && $2==0 {print $4}' "$dir/data/metrics.tsv")
 ok 'awk -v r="$ratio" "BEGIN{exit !(r > 1.5 && r < 2.5)}"' "a derived ratio: 2 readers read about twice as often as 1 ($ratio)"
-# report.txt's first screen: the summary of what the run found (at most 20
+# report.txt's first screen: the verdicts (this experiment has no claims:
+# a line saying so), then the summary of what the run found (at most 20
 # lines with its title), before the kernel and the per-step tables.
-head -25 "$dir/report.txt" > "$T/screen"
+head -40 "$dir/report.txt" > "$T/screen"
 diag "$(cat "$T/screen")"
+ver_at=$(grep -n '^Verdicts' "$T/screen" | cut -d: -f1)
 sum_at=$(grep -n '^Summary$' "$T/screen" | cut -d: -f1)
 sum_len=$(awk '/^Summary$/ { on = 1 } on && /^$/ { exit } on { n++ } END { print n + 0 }' "$dir/report.txt")
-ok '[ "${sum_at:-99}" -le 5 ] && [ "$sum_len" -le 20 ]' \
-	"report.txt opens with its summary (line ${sum_at:-none}, $sum_len lines with its title)"
+ok '[ "${ver_at:-99}" -le 5 ] && grep -A5 "^Verdicts" "$T/screen" | grep -Eq "^  twice +(reproduced|not reproduced|not measurable here) +2 ratio"' \
+	"report.txt opens with the verdicts (line ${ver_at:-none})"
+ok 'awk -F"\t" "NR == 2 && \$1 == \"twice\" && \$5 == \"2 ratio\" && \$15 == \"metric:-:twice_as_many\" { f = 1 } END { exit !f }" "$dir/verdicts.tsv"' \
+	"verdicts.tsv beside it: the claim, its published figure and quantity"
+ok 'echo "$out" | tail -4 | head -1 | grep -q "^verdicts: 1 " && echo "$out" | tail -2 | head -1 | grep -q "^  twice "' \
+	"run ends with the verdict table, then the results directory"
+ok '[ -s "$dir/plots/bars-twice_as_many.png" ] && [ -s "$dir/plots/all/series-statread.all.reads_s.png" ] &&
+	grep -q "^bars-twice_as_many.png	" "$dir/plots/index.txt" && grep -q "<td>twice</td>" "$dir/plots/index.html"' \
+	"the headline plot in plots/, the rest in plots/all/, the index with the verdict"
+ok '[ "${sum_at:-99}" -le 30 ] && [ "$sum_len" -le 20 ]' \
+	"then its summary (line ${sum_at:-none}, $sum_len lines with its title)"
 shown=$(sed -n 's/^  ratio  *twice_as_many \([0-9.]*\) (sd [0-9.]*%, 2 runs)$/\1/p' "$T/screen")
 ok 'awk -v r="$shown" "BEGIN{exit !(r > 1.5 && r < 2.5)}"' "its first screen gives the ratio, mean of both repeats ($shown)"
 ok 'grep -Eq "^  measured +quick: statread\.all\.p99: readers=1 [0-9.]+[mun]?s, readers=2 [0-9.]+[mun]?s$" "$T/screen"' \
@@ -89,7 +108,7 @@ ok '[ "$(grep -n "^Driver results" "$dir/report.txt" | cut -d: -f1)" -gt $((sum_
 	"the per-step table comes after the summary"
 ok 'grep -q "\"kernel\"" "$dir/meta.json"' "the probe is in meta.json"
 if command -v gnuplot >/dev/null; then
-	p=$(ls "$dir"/plots/series-*.txt 2>/dev/null | head -1)
+	p=$(ls "$dir"/plots/series-*.txt "$dir"/plots/all/series-*.txt 2>/dev/null | head -1)
 	ok '[ -s "$p" ] && grep -q "A: " "$p" && ! grep -q "(incomplete)" "$p"' \
 		"a complete run's plots do not call it incomplete ($(grep -o "A: .*" "$p" 2>/dev/null | head -1 | tr -s " "))"
 else

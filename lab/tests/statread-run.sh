@@ -149,7 +149,7 @@ bad() {
 	check $? "refused: statread $* ($(cat "$tmp/berr"))"
 }
 bad "must be longer than 0" --interval 0
-bad "not a duration" --interval 10x
+bad "want a duration" --interval 10x
 bad "memory cgroup limit" --top 20000 --children 5
 bad "with no limit" --limit none --alloc-size 1T --allocators 1
 bad "nothing would be reclaimed" --limit 1G --alloc-size 1M --top 1 --children 1

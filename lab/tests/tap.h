@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "util/run.h"
 
 static int tap_count, tap_failed;
 
@@ -54,6 +55,16 @@ static inline void tap_skip_all(const char *why)
 {
 	printf("1..0 # SKIP %s\n", why);
 	exit(0);
+}
+
+/* Removes a test's own temporary tree (rm -rf from an argv); 0 when gone. */
+static inline int tap_rm_rf(const char *dir)
+{
+	struct run_result r;
+
+	free(run_capture_argv((const char *const[]){ "rm", "-rf", "--", dir, NULL }, RUN_STDERR_MERGE, &r));
+	free(r.err);
+	return r.status;
 }
 
 static inline int tap_done(void)

@@ -9,12 +9,13 @@
  * The `perf c2c record -e list` texts below follow perf's own format
  * ("%-13s%-*s%s", tools/perf/util/mem-events.c) and its failure messages.
  */
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "collect/c2c.h"
+#include "c2c/c2c.h"
 #include "tests/tap.h"
 #include "util/cleanup.h"
 #include "util/err.h"
@@ -103,10 +104,13 @@ static bool any_memory_pmu(void)
 	const char *r = "/sys/bus/event_source/devices";
 	char p[256];
 	bool spe = false;
-	char *ls = run_capture("ls /sys/bus/event_source/devices 2>/dev/null", NULL);
+	DIR *d = opendir(r);
+	struct dirent *e;
 
-	spe = ls && strstr(ls, "arm_spe");
-	free(ls);
+	while (d && (e = readdir(d)))
+		spe |= strstr(e->d_name, "arm_spe") != NULL;
+	if (d)
+		closedir(d);
 	snprintf(p, sizeof(p), "%s/cpu/events/mem-loads", r);
 	if (path_exists(p) || spe)
 		return true;
@@ -328,12 +332,7 @@ int main(void)
 	check_window();
 	check_argv();
 	check_collector();
-	{
-		char *cmd = xasprintf("rm -rf '%s'", tmp);
-
-		if (system(cmd) != 0)
-			tap_diag("could not remove %s", tmp);
-		free(cmd);
-	}
+	if (tap_rm_rf(tmp))
+		tap_diag("could not remove %s", tmp);
 	return tap_done();
 }

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/c2c_attr.h"
+#include "c2c/c2c_attr.h"
 #include "tests/tap.h"
 #include "util/err.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "collect/c2c.h"
+#include "c2c/c2c.h"
 #include "kernel/cgroup.h"
 #include "kernel/memcg_addr.h"
 #include "tests/tap.h"

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/c2c_parse.h"
+#include "c2c/c2c_parse.h"
 #include "tests/tap.h"
 #include "util/err.h"
 #include "util/fileio.h"

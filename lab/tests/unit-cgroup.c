@@ -129,7 +129,7 @@ int main(void)
 		/* A cgroup.kill the kernel refuses (here: a directory, EISDIR) is
 		 * an error, said once, not a kill that silently did not happen. */
 		char top[] = "/tmp/unit-cgroup-kill.XXXXXX", errpath[] = "/tmp/unit-cgroup-stderr.XXXXXX";
-		char cg[128], p[192], *said = NULL, *rm;
+		char cg[128], p[192], *said = NULL;
 		int fd = -1, saved = dup(2), k1 = 0, k2 = 0;
 
 		if (mkdtemp(top) && (fd = mkstemp(errpath)) >= 0) {
@@ -154,10 +154,8 @@ int main(void)
 		ok(said && strstr(said, "/memcg-lab-1-2/cgroup.kill: Is a directory") && !strchr(strchr(said, '\n') + 1, '\n') &&
 		   k2 == -EISDIR, "and says so once, naming the file, though cg_destroy's retries call it again");
 		free(said);
-		rm = xasprintf("rm -rf '%s'", top);
-		if (system(rm))
-			tap_diag("%s failed", rm);
-		free(rm);
+		if (tap_rm_rf(top))
+			tap_diag("rm -rf %s failed", top);
 	}
 	{
 		char *n = cg_name_indexed("/a/memcg-lab-1-2", "w", 3);

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 #include <unistd.h>
+#include "util/err.h"
 #include "util/expfile.h"
 #include "tests/tap.h"
 
@@ -46,6 +47,25 @@ int main(void)
 	ok(parse_text("b = 1\n", &x, err, sizeof(err)) == -1 && strstr(err, "outside any [section]"),
 	   "an entry outside any section is refused");
 	expfile_free(&x);
+	/* A long value on indented lines: one value, the key's line. */
+	ok(!parse_text("[claim x]\nnote = one two\n\tthree\n  four\nsource = s\n", &x, err, sizeof(err)) &&
+	   !strcmp(expfile_value(&x, "claim x", "note", ""), "one two three four") &&
+	   expfile_get(&x, "claim x", "note")->line == 2 && expfile_get(&x, "claim x", "source")->line == 5,
+	   "indented lines continue a value (%s)", expfile_value(&x, "claim x", "note", err));
+	expfile_free(&x);
+	ok(parse_text("[a]\nb = 1\n\n  c\n", &x, err, sizeof(err)) == -1 && strstr(err, "t.exp:4:"),
+	   "an indented line after a blank line continues nothing: file:line (%s)", err);
+	expfile_free(&x);
+	{
+		/* libinih reads at most 199 bytes a line: the rest would pass
+		 * for a line of its own. */
+		char *text = xasprintf("[a]\nb = %0250d\nc = 1\n", 0);
+
+		ok(parse_text(text, &x, err, sizeof(err)) == -1 && strstr(err, "t.exp:2:") &&
+		   strstr(err, "longer than"), "a line longer than libinih reads is refused at its line (%s)", err);
+		expfile_free(&x);
+		free(text);
+	}
 
 	ok(!parse_duration_ns("100ms", &u) && u == 100000000ull, "100ms");
 	ok(!parse_duration_ns("2m", &u) && u == 120000000000ull, "2m");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The reported numbers of a histogram: ordered percentiles, shares over
  * 1 ms / 10 ms / 1 s, and the empty case. */
-#include "analyze/hist_summary.h"
+#include "report/hist_summary.h"
 #include "tests/tap.h"
 
 int main(void)

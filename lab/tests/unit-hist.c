@@ -2,7 +2,7 @@
 /* Histogram: bucket bounds, merge, and percentiles against a sorted array. */
 #include <math.h>
 #include <stdlib.h>
-#include "analyze/hist.h"
+#include "util/hist.h"
 #include "tests/tap.h"
 
 static int cmp_u64(const void *a, const void *b)

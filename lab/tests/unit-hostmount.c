@@ -23,6 +23,7 @@
 #include "util/cleanup.h"
 #include "util/fileio.h"
 #include "util/hoststate.h"
+#include "util/run.h"
 
 static char target[256], state[256];
 
@@ -161,20 +162,20 @@ static char *stale(bool force, bool dry_run, int *n)
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
-	*n = hoststate_restore_stale(f, force, dry_run);
+	*n = hoststate_restore_stale(f, force, dry_run, NULL);
 	fclose(f);
 	return text;
 }
 
 static int journal_entries(void)
 {
-	char cmd[512], *out;
-	int n;
-
 	/* journal entries, not the lock file .mounts.lock */
-	snprintf(cmd, sizeof(cmd), "find %s -type f ! -name '.*' | wc -l", state);
-	out = run_capture(cmd, NULL);
-	n = out ? atoi(out) : -1;
+	char *out = run_capture_argv((const char *const[]){ "find", state, "-type", "f", "!", "-name", ".*", NULL },
+				     RUN_STDERR_DISCARD, NULL);
+	int n = 0;
+
+	for (const char *p = out; *p; p++)
+		n += *p == '\n';
 	free(out);
 	return n;
 }

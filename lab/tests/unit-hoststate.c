@@ -17,6 +17,7 @@
 #include "util/cleanup.h"
 #include "util/fileio.h"
 #include "util/hoststate.h"
+#include "util/run.h"
 
 static char setting[256];
 
@@ -86,19 +87,18 @@ static char *stale(bool force, bool dry_run, int *n)
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
-	*n = hoststate_restore_stale(f, force, dry_run);
+	*n = hoststate_restore_stale(f, force, dry_run, NULL);
 	fclose(f);
 	return text;
 }
 
 static int journal_entries(const char *dir)
 {
-	char cmd[512], *out;
-	int n;
+	char *out = run_capture_argv((const char *const[]){ "find", dir, "-type", "f", NULL }, RUN_STDERR_DISCARD, NULL);
+	int n = 0;
 
-	snprintf(cmd, sizeof(cmd), "find %s -type f | wc -l", dir);
-	out = run_capture(cmd, NULL);
-	n = out ? atoi(out) : -1;
+	for (const char *p = out; *p; p++)
+		n += *p == '\n';
 	free(out);
 	return n;
 }

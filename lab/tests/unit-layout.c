@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "analyze/layout_rules.h"
-#include "analyze/layout.h"
+#include "layout/layout_rules.h"
+#include "layout/layout.h"
 #include "kernel/btf.h"
 #include "tests/tap.h"
 #include "util/fileio.h"
@@ -555,10 +555,7 @@ static void test_capture_and_diff(const struct rules *rs)
 	free(d);
 
 	layout_free(&back);
-	cmd = malloc(strlen(dir) + 16);
-	sprintf(cmd, "rm -rf '%s'", dir);
-	status = system(cmd);
-	free(cmd);
+	status = tap_rm_rf(dir);
 	(void)status;
 }
 

@@ -7,9 +7,9 @@
  */
 #include <string.h>
 #include <linux/types.h>
-#include "bpf/lockhold.h"
-#include "collect/lock_bpf.h"
-#include "collect/lock_hold.h"
+#include "bpf/lockhold.bpf.h"
+#include "lock/lock_bpf.h"
+#include "lock/lock_hold.h"
 #include "tests/tap.h"
 #include "util/err.h"
 

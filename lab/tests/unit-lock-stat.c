@@ -2,7 +2,7 @@
 /* /proc/lock_stat parsing on a real capture (LKML, lock_stat 0.4). */
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/lock_stat.h"
+#include "lock/lock_stat.h"
 #include "tests/tap.h"
 #include "util/fileio.h"
 

@@ -7,7 +7,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/lockcon_text.h"
+#include "lock/lockcon_text.h"
 #include "tests/tap.h"
 #include "util/fileio.h"
 

@@ -8,9 +8,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/lockcon.h"
-#include "analyze/lockcon_perfdata.h"
-#include "analyze/perf_symbols.h"
+#include "lock/lockcon.h"
+#include "lock/lockcon_perfdata.h"
+#include "perf/perf_symbols.h"
 #include "tests/tap.h"
 #include "util/err.h"
 

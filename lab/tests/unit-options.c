@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* util/options.h: the help text and the parsing that one table gives. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -85,7 +86,10 @@ static void read_all(int fd, char *buf, size_t n)
 	close(fd);
 }
 
-static void run_child(struct child *c, const struct options_cmd *cmd, const char *const *args)
+/* Runs fn(argc, argv, ctx) in a child: its exit status (fn's return, or the
+ * exit it takes), stdout and stderr. */
+static void in_child(struct child *c, int (*fn)(int argc, char **argv, const void *ctx), const void *ctx,
+		     const char *const *args)
 {
 	int out[2], err[2], argc = 0, st;
 	char *argv[16];
@@ -103,9 +107,9 @@ static void run_child(struct child *c, const struct options_cmd *cmd, const char
 		dup2(err[1], 2);
 		close(out[0]);
 		close(err[0]);
-		options_parse(cmd, demo_opts, argc, argv);
+		st = fn(argc, argv, ctx);
 		fflush(stdout);
-		_exit(99);
+		_exit(st);
 	}
 	close(out[1]);
 	close(err[1]);
@@ -113,6 +117,77 @@ static void run_child(struct child *c, const struct options_cmd *cmd, const char
 	read_all(err[0], c->err, sizeof(c->err));
 	waitpid(pid, &st, 0);
 	c->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+struct parse_ctx {
+	const struct options_cmd *cmd;
+	const struct lab_option *opts;
+};
+
+static int parse_in_child(int argc, char **argv, const void *ctx)
+{
+	const struct parse_ctx *p = ctx;
+
+	options_parse(p->cmd, p->opts, argc, argv);
+	return 99;
+}
+
+static void run_child_with(struct child *c, const struct options_cmd *cmd, const struct lab_option *opts,
+			   const char *const *args)
+{
+	struct parse_ctx p = { cmd, opts };
+
+	in_child(c, parse_in_child, &p, args);
+}
+
+static void run_child(struct child *c, const struct options_cmd *cmd, const char *const *args)
+{
+	run_child_with(c, cmd, demo_opts, args);
+}
+
+/* The typed values: one parser each (counts, seconds, durations, sizes). */
+static struct {
+	int count;
+	double secs;
+	int64_t ns, bytes;
+	int whole;
+} v;
+
+static void whole_opt(const struct lab_option *opt, const char *arg)
+{
+	*(int *)opt->value = option_whole_seconds(opt, arg, 1, 60);
+}
+
+static const struct lab_option typed_opts[] = {
+	OPT_INT(0, "count", &v.count, "N", NULL, "a count", 1, 10),
+	OPT_SECONDS(0, "secs", &v.secs, "S", NULL, "seconds", 100),
+	OPT_DURATION(0, "every", &v.ns, "D", NULL, "a duration", 1000, 3600000000000LL),
+	OPT_SIZE(0, "size", &v.bytes, "SIZE", NULL, "a size", 4096, 1LL << 30),
+	OPT_CALLBACK(0, "whole", &v.whole, "S", NULL, "whole seconds", whole_opt),
+	OPT_END(),
+};
+
+static int parse_typed(const char *const *args)
+{
+	char *argv[16];
+	int argc = 0;
+
+	while (args[argc])
+		argv[argc] = (char *)args[argc], argc++;
+	argv[argc] = NULL;
+	memset(&v, 0, sizeof(v));
+	return options_parse(&demo_cmd, typed_opts, argc, argv);
+}
+
+/* A value the typed row refuses: exit 2 and exactly this line. */
+static void refused(const char *opt, const char *val, const char *line)
+{
+	struct child c;
+
+	run_child_with(&c, &demo_cmd, typed_opts, (const char *const[]){ "demo", opt, val, NULL });
+	tap_ok(c.status == EXIT_LAB_ERR && !strcmp(c.err, line), "%s %s: exit 2 and one line naming it", opt, val);
+	if (c.status != EXIT_LAB_ERR || strcmp(c.err, line))
+		tap_diag("got %d: %s", c.status, c.err);
 }
 
 static int parse(const struct options_cmd *cmd, const char *const *args)
@@ -133,35 +208,17 @@ static int sub_a(int argc, char **argv)
 	return 40 + argc;
 }
 
-static void run_sub(struct child *c, const char *const *args)
+static int sub_in_child(int argc, char **argv, const void *ctx)
 {
 	static const struct subcommand subs[] = { { "parse", sub_a }, { "report", sub_a }, { "caps", sub_a }, { NULL, NULL } };
-	int out[2], err[2], argc = 0, st;
-	char *argv[16];
-	pid_t pid;
 
-	while (args[argc])
-		argv[argc] = (char *)args[argc], argc++;
-	argv[argc] = NULL;
-	if (pipe(out) || pipe(err))
-		exit(1);
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		close(out[0]);
-		close(err[0]);
-		st = subcommand_run("demo", "usage: memcg-lab demo <parse|report|caps>\n", subs, argc, argv);
-		fflush(stdout);
-		_exit(st);
-	}
-	close(out[1]);
-	close(err[1]);
-	read_all(out[0], c->out, sizeof(c->out));
-	read_all(err[0], c->err, sizeof(c->err));
-	waitpid(pid, &st, 0);
-	c->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	(void)ctx;
+	return subcommand_run("demo", "usage: memcg-lab demo <parse|report|caps>\n", subs, argc, argv);
+}
+
+static void run_sub(struct child *c, const char *const *args)
+{
+	in_child(c, sub_in_child, NULL, args);
 }
 
 int main(void)
@@ -220,6 +277,31 @@ int main(void)
 	run_child(&c, &demo_cmd_plus, (const char *const[]){ "run", "--nope", NULL });
 	tap_ok(c.status == EXIT_LAB_ERR && strstr(c.err, "demo run: bad option or missing value: '--nope' "
 					       "(see 'memcg-lab demo run --help')"), "the command's full name in its errors");
+
+	/* Typed values and their one-line refusals. */
+	parse_typed((const char *const[]){ "demo", "--count", "10", "--secs", "2.5", "--every", "100ms", "--size",
+					   "64K", "--whole", "1m", NULL });
+	tap_ok(v.count == 10 && v.secs == 2.5 && v.ns == 100000000 && v.bytes == 65536 && v.whole == 60,
+	       "typed rows: a count, seconds, a duration, a size, whole seconds");
+	parse_typed((const char *const[]){ "demo", "--secs", "250ms", "--every", "2", "--size", "1G", NULL });
+	tap_ok(v.secs == 0.25 && v.ns == 2000000000LL && v.bytes == 1LL << 30,
+	       "seconds with a unit, a bare duration is seconds, a size at its maximum");
+	refused("--count", "11", "memcg-lab: demo: --count '11': want a whole number from 1 to 10\n");
+	refused("--count", "3x", "memcg-lab: demo: --count '3x': want a whole number from 1 to 10\n");
+	refused("--count", "", "memcg-lab: demo: --count '': want a whole number from 1 to 10\n");
+	refused("--secs", "0", "memcg-lab: demo: --secs '0': want seconds above 0 and at most 100\n");
+	refused("--secs", "inf", "memcg-lab: demo: --secs 'inf': want seconds above 0 (5, 2.5, 100ms, 2m)\n");
+	refused("--every", "10x", "memcg-lab: demo: --every '10x': want a duration such as 100ms, 1s or 2m (a bare "
+		"number is seconds)\n");
+	refused("--every", "2h", "memcg-lab: demo: --every '2h': want a duration from 1000 ns to 60 min\n");
+	refused("--size", "1K", "memcg-lab: demo: --size '1K': want a size such as 4096, 64K, 1M or 2G, from 4K to "
+		"1G\n");
+	refused("--size", "nan", "memcg-lab: demo: --size 'nan': want a size such as 4096, 64K, 1M or 2G, from 4K "
+		"to 1G\n");
+	refused("--size", "0x1000", "memcg-lab: demo: --size '0x1000': want a size such as 4096, 64K, 1M or 2G, from "
+		"4K to 1G\n");
+	refused("--whole", "1.5", "memcg-lab: demo: --whole '1.5': want whole seconds (5, 5s, 2m)\n");
+	refused("--whole", "61", "memcg-lab: demo: --whole '61': want whole seconds from 1 to 60\n");
 
 	/* A parent's commands. */
 	run_sub(&c, (const char *const[]){ "demo", "report", "x", NULL });

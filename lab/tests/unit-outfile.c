@@ -180,8 +180,7 @@ int main(void)
 	ok(rmdir(dir) == 0, "nothing else left in the temporary directory (no temp files): %s",
 	   strerror(errno));
 	/* Also when a check above failed: the test leaves nothing behind. */
-	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
-	if (system(path))
-		tap_diag("%s failed", path);
+	if (tap_rm_rf(dir))
+		tap_diag("rm -rf %s failed", dir);
 	return tap_done();
 }

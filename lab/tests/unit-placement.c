@@ -147,12 +147,7 @@ int main(void)
 	pinning();
 	evidence(false);
 	evidence(true);
-	{
-		char *cmd;
-
-		if (asprintf(&cmd, "rm -rf '%s'", tmp) > 0 && system(cmd))
-			tap_diag("could not remove %s", tmp);
-		free(cmd);
-	}
+	if (tap_rm_rf(tmp))
+		tap_diag("could not remove %s", tmp);
 	return tap_done();
 }

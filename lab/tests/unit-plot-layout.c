@@ -5,7 +5,7 @@
  * byte range, every label within its box).
  */
 #include <string.h>
-#include "analyze/plotmaps.h"
+#include "plot/plotmaps.h"
 #include "plot/legend.h"
 #include "plot/time_axis.h"
 #include "tests/tap.h"

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "analyze/report.h"
-#include "analyze/report_summary.h"
+#include "report/report.h"
+#include "report/report_summary.h"
 #include "tests/tap.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -407,8 +407,6 @@ static void test_cut_and_missing(void)
 
 int main(void)
 {
-	char *cmd;
-
 	if (!mkdtemp(base))
 		tap_skip_all("cannot create a temporary directory");
 	test_sockets();
@@ -416,9 +414,7 @@ int main(void)
 	test_default_run();
 	test_stock_alone();
 	test_cut_and_missing();
-	cmd = xasprintf("rm -rf '%s'", base);
-	if (system(cmd) != 0)
-		tap_diag("%s failed", cmd);
-	free(cmd);
+	if (tap_rm_rf(base))
+		tap_diag("rm -rf %s failed", base);
 	return tap_done();
 }

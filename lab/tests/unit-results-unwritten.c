@@ -34,7 +34,7 @@ int main(void)
 	static char big[256 * 1024];
 	struct results *r;
 	json_object *meta;
-	char *mp, *rp, *report, *cmd;
+	char *mp, *rp, *report;
 	FILE *f;
 
 	if (access("bin/memcg-lab", X_OK))
@@ -61,10 +61,16 @@ int main(void)
 	mp = results_path(r, "meta.json");
 	rp = results_path(r, "report.txt");
 	/* The report of it, as `memcg-lab report DIR` (and report.txt) says it. */
-	cmd = xasprintf("bin/memcg-lab report '%s' > '%s'", r->dir, rp);
-	if (system(cmd) != 0)
-		tap_diag("%s failed", cmd);
-	free(cmd);
+	{
+		struct run_result rr;
+		char *text = run_capture_argv((const char *const[]){ "bin/memcg-lab", "report", r->dir, NULL },
+					      RUN_STDERR_KEEP, &rr);
+
+		if (rr.status != 0 || write_file_atomic(rp, text, strlen(text)))
+			tap_diag("memcg-lab report %s failed: %s", r->dir, rr.err);
+		free(text);
+		free(rr.err);
+	}
 	meta = json_object_from_file(mp);
 	ok(meta && jstr(meta, "status") && !strcmp(jstr(meta, "status"), "incomplete"),
 	   "meta.json says incomplete, not the complete the caller asked for (%s)", jstr(meta, "status"));
@@ -82,8 +88,6 @@ int main(void)
 	free(mp);
 	free(rp);
 	results_free(r);
-	cmd = xasprintf("rm -rf '%s'", base);
-	ok(system(cmd) == 0, "the temporary directory is removed");
-	free(cmd);
+	ok(tap_rm_rf(base) == 0, "the temporary directory is removed");
 	return tap_done();
 }

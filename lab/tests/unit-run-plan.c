@@ -19,10 +19,10 @@
 /* A plan borrows from the experiment it was made from (plan.ph[i].ph points
  * into planned.ph), so the two live together: plan_for() frees the last
  * experiment only when it plans the next. */
-static struct exp planned;
+static struct experiment planned;
 static struct exp_plan plan;
 
-static void load(struct exp *x, const char *path, const struct exp_plan_host *h, char *set)
+static void load(struct experiment *x, const char *path, const struct exp_plan_host *h, char *set)
 {
 	char *ov[1] = { set };
 
@@ -244,7 +244,7 @@ static void limits(const struct exp_plan_host *h)
 static void overrides(const struct exp_plan_host *big)
 {
 	struct exp_plan_host h = *big;
-	struct exp x;
+	struct experiment x;
 	char **av, *joined;
 	int ac;
 

@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "drivers/statread/statread.h"
+#include "drivers/statread/driver.h"
 #include "tests/tap.h"
 #include "util/fileio.h"
 

@@ -4,7 +4,7 @@
  * values computed by hand (the p-value by integrating the t density).
  */
 #include <math.h>
-#include "analyze/stats.h"
+#include "report/stats.h"
 #include "tests/tap.h"
 
 static int close_to(double got, double want, double tol)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The inline frames of user addresses (analyze/user_inlines.h) on this test
+ * The inline frames of user addresses (perf/user_inlines.h) on this test
  * binary itself (built with -g): an address inside two nested always-inline
  * functions is three cursor nodes, as perf 7.x's append_inlines() makes
  * them; an address of an ordinary function, or outside every mapping, one.
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/user_inlines.h"
+#include "perf/user_inlines.h"
 #include "tests/tap.h"
 
 extern const char inner_marker[], plain_marker[];

@@ -12,7 +12,7 @@ k=6.12
 
 # Errors found before any boot.
 $lab vm --cpus 0 --shell true >"$tmp/o" 2>&1
-[ $? = 2 ] && [ "$(wc -l < "$tmp/o")" -le 2 ] && grep -q -- "--cpus: '0'" "$tmp/o"
+[ $? = 2 ] && [ "$(wc -l < "$tmp/o")" -le 2 ] && grep -q -- "--cpus '0'" "$tmp/o"
 check $? "--cpus 0: exit 2 naming the option"
 $lab vm --kernel banana --shell true >"$tmp/o" 2>&1
 [ $? = 2 ] && [ "$(wc -l < "$tmp/o")" = 1 ] && grep -q "unknown kernel 'banana'" "$tmp/o"
@@ -74,6 +74,23 @@ check $? "it came through isa-debug-exit too (qemu exit 7 = 2*3+1), not only the
 seq 1 20000 | cmp -s - "$d/results/seq.txt" && grep -q "$(sha256sum < "$d/results/seq.txt" | cut -d' ' -f1)" "$d/output.txt"
 check $? "a file the guest wrote comes back byte for byte, and its output too"
 
+# A guest that sends back what must not land on the host (its payload's
+# checksum is right: the guest made it): each member refused in one line,
+# exit 2, nothing extracted, the run failed.  Names with '..' and absolute
+# names cannot come from a guest's tar of /out: unit-untar sends those.
+MEMCG_LAB_RESULTS=$tmp/ho $lab vm --kernel $k --shell 'mkfifo /out/fifo; mknod /out/null c 1 3;
+	ln -s /etc /out/results/etc; ln -s ../../.. /out/results/up; echo sent' >"$tmp/o" 2>&1
+rc=$?
+d=$(one_dir "$tmp/ho")
+[ $rc = 2 ] && [ "$(grep -c 'payload.tgz: member' "$tmp/o")" = 4 ] &&
+	grep -q "member './fifo': a FIFO" "$tmp/o" && grep -q "member './null': a character device" "$tmp/o" &&
+	grep -q "member '[./]*results/etc': a symbolic link to an absolute path ('/etc')" "$tmp/o" &&
+	grep -q "member '[./]*results/up': a symbolic link out of the directory ('../../..')" "$tmp/o" &&
+	[ ! -e "$d/output.txt" ] && [ ! -e "$d/results" ] && [ -f "$d/payload.tgz" ] &&
+	[ "$(jget "$d/meta.json" vm.guest_status)" = payload-refused ] && [ "$(jget "$d/meta.json" status)" = failed ]
+check $? "a guest's FIFO, device node and links out: one line each, exit 2, nothing extracted, the run failed"
+diag "$(grep 'payload.tgz: member' "$tmp/o" | sed 's/.*payload.tgz: //')"
+
 # One retry when the end marker is missing (here: the first boot powers off;
 # the sleep keeps it from going on should the power-off return).
 MEMCG_LAB_RESULTS=$tmp/re $lab vm --kernel $k --shell 'grep -q memcg_lab.attempt=1 /proc/cmdline && { poweroff -f; sleep 600; }; echo second boot' >"$tmp/o" 2>&1
@@ -103,24 +120,55 @@ diag "$(head -n 3 "$tmp/o")"
 
 # SIGKILL of the lab mid-guest: its script stops (parent-death signal),
 # stops qemu and removes its temporary directory; nothing runs on.
+# (The temporary directory is the lab's: memcg-lab-<its pid>-<start>.XXXXXX.)
 MEMCG_LAB_RESULTS=$tmp/kl $lab vm --kernel $k --shell 'sleep 120' >/dev/null 2>&1 &
 lp=$!
 vp="" qn=0
 for _ in $(seq 300); do
 	[ -n "$vp" ] || vp=$(pgrep -P $lp -f "vm.sh run" | head -n1)
-	[ -n "$vp" ] && qn=$(pgrep -f "memcg-lab-$vp-[0-9]*/initrd" | wc -l)
+	[ -n "$vp" ] && qn=$(pgrep -f "memcg-lab-$lp-[0-9]*\.[A-Za-z0-9]*/initrd" | wc -l)
 	[ "$qn" -gt 0 ] && break
 	sleep 0.1
 done
 kill -KILL $lp
 wait $lp 2>/dev/null
 for _ in $(seq 100); do
-	left=$( [ -n "$vp" ] && { pgrep -f "memcg-lab-$vp-[0-9]*/initrd"; kill -0 "$vp" 2>/dev/null && echo "$vp"; ls -d /tmp/memcg-lab-$vp-* 2>/dev/null; } )
+	left=$( [ -n "$vp" ] && { pgrep -f "memcg-lab-$lp-[0-9]*\.[A-Za-z0-9]*/initrd"; kill -0 "$vp" 2>/dev/null && echo "$vp"; ls -d ${TMPDIR:-/tmp}/memcg-lab-$lp-* 2>/dev/null; } )
 	[ -z "$left" ] && break
 	sleep 0.1
 done
 [ -n "$vp" ] && [ "$qn" -gt 0 ] && [ -z "$left" ]
 check $? "a SIGKILLed vm leaves no qemu, script or temporary directory behind (saw qemu: $qn; left: ${left:-nothing})"
+
+# SIGKILL of the script and the lab at once (nothing runs a trap): the
+# guest's images stay in the lab's temporary directory, and `memcg-lab
+# cleanup` knows it for the lab's (0700, marked) and removes it.  qemu,
+# which nothing stops then, is killed here by its pid.  In a TMPDIR of the
+# test's own, so that this cleanup looks at no one else's.
+mkdir -p "$tmp/k2tmp"
+TMPDIR=$tmp/k2tmp MEMCG_LAB_RESULTS=$tmp/k2 $lab vm --kernel $k --shell 'sleep 120' >/dev/null 2>&1 &
+lp=$!
+vp="" qp=""
+for _ in $(seq 300); do
+	[ -n "$vp" ] || vp=$(pgrep -P $lp -f "vm.sh run" | head -n1)
+	[ -n "$vp" ] && qp=$(pgrep -f "memcg-lab-$lp-[0-9]*\.[A-Za-z0-9]*/initrd" | head -n1)
+	[ -n "$qp" ] && break
+	sleep 0.1
+done
+st=$(ls -d "$tmp"/k2tmp/memcg-lab-$lp-*.* 2>/dev/null | head -n1)
+[ -n "$vp" ] && kill -KILL "$vp" $lp
+wait $lp 2>/dev/null
+[ -z "$qp" ] || kill "$qp" $(pgrep -P "$qp") 2>/dev/null
+if [ "$(id -u)" = 0 ]; then
+	mkdir -m 700 "$tmp/k2state"
+	TMPDIR=$tmp/k2tmp MEMCG_LAB_STATE_DIR=$tmp/k2state $lab cleanup >"$tmp/o" 2>&1
+	rc=$?
+	[ -n "$st" ] && [ $rc = 0 ] && [ ! -e "$st" ] && grep -q "removed temporary directory $st (owner pid $lp gone)" "$tmp/o"
+	check $? "a vm SIGKILLed with its script leaves its images; cleanup knows them for the lab's and removes them (${st:-no directory seen})"
+else
+	skip "cleanup removes a SIGKILLed vm's images" "needs root"
+	[ -z "$st" ] || rm -rf "$st"
+fi
 
 # A hang: the timeout, then the last lines.
 MEMCG_LAB_RESULTS=$tmp/ha $lab vm --kernel $k --timeout 20 --shell 'echo about to hang; sleep 600' >"$tmp/o" 2>&1

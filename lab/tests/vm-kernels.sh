@@ -10,6 +10,7 @@
 #   - the expected features (split, stock slots, the mutex) and tracepoints;
 #   - probe --runtime: the charge batch and the stock slots, measured;
 #   - the guest's own results directory came back intact;
+#   - its /var/tmp is on a disk filesystem (ext2 on a RAM disk);
 #   - the cgroup library's tests pass on cgroup v2.
 # A kernel that cannot be fetched (no apt access) is skipped with apt's reason.
 . "$(dirname "$0")/vm/lib.sh"
@@ -48,6 +49,9 @@ check_kernel() {
 		return
 	fi
 	rel=$(jget "$d/meta.json" vm.guest_kernel)
+	vt=$(jget "$d/meta.json" vm.guest_var_tmp)
+	[ "$vt" = "ext2 on /dev/ram0, 512 MiB" ]
+	check $? "kernel $k: the guest's /var/tmp is on a disk filesystem, a RAM disk of half its memory ($vt)"
 	grep -qw memory "$c/controllers"
 	check $? "kernel $k ($rel): cgroup v2 offers the memory controller"
 	check "$(cat "$c/probe.rc")" "kernel $k: probe --runtime --json --results exits 0 in the guest"
@@ -169,6 +173,34 @@ check_mutex_trace() {
 	check_lock_collector "$k" "$c" "$r" "$calls"
 }
 
+# callers_past_extent TSV KALLSYMS.gz: the callers (column 5) of a
+# lock-locks.tsv that are no kernel function's: "sym+0xoff" where sym is no
+# text symbol or off is past it (the next text symbol's address), and BPF
+# trampolines, which stand for a function (nothing printed when all are).
+callers_past_extent() {
+	gzip -dc "$2" 2>/dev/null | perl -e '
+		my (%at, @a);
+		while (<STDIN>) { my ($x, $t, $n) = split; $x = hex($x); push @{$at{$n}}, $x; push @a, $x; }
+		@a = sort { $a <=> $b } @a;
+		open(my $f, "<", $ARGV[0]) or exit; <$f>;
+		my @bad;
+		while (<$f>) {
+			my $c = (split /\t/)[4];
+			next if $c eq "-" || $c =~ /^0x[0-9a-f]+$/;
+			my ($s, $o) = $c =~ /^(.+?)(?:\+0x([0-9a-f]+))?$/;
+			$o = hex($o // 0);
+			if ($s =~ /^bpf_trampoline_/ || !defined $at{$s}) { push @bad, "$c: no kernel function"; next; }
+			# Static functions share names: within the extent of one of them.
+			my $in = 0;
+			for my $x (@{$at{$s}}) {
+				my ($next) = grep { $_ > $x } @a;
+				$in ||= !defined $next || $o < $next - $x;
+			}
+			push @bad, "$c: past its extent" unless $in;
+		}
+		print join("; ", @bad);' "$1"
+}
+
 # The lab's own lock collector (memcg-lab lock record around the same
 # statread): hold and wait histograms of stats_user_flush_mutex, and as many
 # holds as the independent tracefs account saw flushes.
@@ -183,6 +215,16 @@ check_lock_collector() {
 		case $1 in bpf-kprobe|bpf-fentry) true ;; *) false ;; esac
 	check $? "kernel $k: hold-time histogram of stats_user_flush_mutex by ${1:-no method} (${2:-0} holds, p50 ${3:-?} ns, p99 ${4:-?} ns)"
 	holds=${2:-0}
+	# The caller column of lock record's table and of the inner statread's
+	# (whose symbols were read after lock record's fexit programs attached):
+	# the function that takes the mutex, and no caller's offset past its
+	# symbol's extent in the guest's kallsyms.
+	for tsv in "$r/data/lock-locks.tsv" "$(ls -d "$(dirname "$r")"/*-statread 2>/dev/null | head -n1)/data/lock-locks.tsv"; do
+		who=$(awk -F'\t' '$1 == "stats_user_flush_mutex" { print $5 }' "$tsv" 2>/dev/null)
+		bad=$(callers_past_extent "$tsv" "$c/kallsyms-text.gz")
+		echo "$who" | grep -qE '^mem_cgroup_user_flush_stats(\+0x[0-9a-f]+)?$' && [ -z "$bad" ]
+		check $? "kernel $k: $(basename "$(dirname "$(dirname "$tsv")")" | sed 's/^[0-9-]*-//')'s caller of stats_user_flush_mutex is ${who:-none}, no caller past its symbol's extent${bad:+ ($bad)}"
+	done
 	set -- $wait
 	[ "${2:-0}" -gt 0 ] && [ -s "$r/data/hist-lock-wait.stats_user_flush_mutex.tsv" ]
 	check $? "kernel $k: wait-time histogram of stats_user_flush_mutex (${2:-0} waits, p50 ${3:-?} ns, p99 ${4:-?} ns)"

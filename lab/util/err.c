@@ -6,12 +6,32 @@
 
 const char *lab_progname = "memcg-lab";
 
+/*
+ * "<prog>: <prefix><message>" as one line: a newline or another control
+ * character in the message can only come from a name the lab was given (a
+ * file name may hold one), so it is shown escaped, never as a line break.
+ */
+static void vsay(const char *prefix, const char *fmt, va_list ap)
+{
+	char msg[4096];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fflush(stdout);
+	fprintf(stderr, "%s: %s", lab_progname, prefix);
+	for (const unsigned char *c = (const unsigned char *)msg; *c; c++) {
+		if (*c == '\n')
+			fputs("\\n", stderr);
+		else if ((*c < ' ' && *c != '\t') || *c == 0x7f)
+			fprintf(stderr, "\\x%02x", *c);
+		else
+			fputc(*c, stderr);
+	}
+	fputc('\n', stderr);
+}
+
 void vdie(const char *fmt, va_list ap)
 {
-	fflush(stdout);
-	fprintf(stderr, "%s: ", lab_progname);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsay("", fmt, ap);
 	exit(EXIT_LAB_ERR);
 }
 
@@ -27,24 +47,18 @@ void warnx_lab(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s: warning: ", lab_progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay("warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void note(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s: ", lab_progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay("", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int set_err(char *err, size_t errlen, const char *fmt, ...)

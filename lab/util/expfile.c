@@ -14,18 +14,31 @@ struct parse_ctx {
 	struct expfile *x;
 	FILE *f;
 	int line;		/* lines read so far: the handler's line */
+	bool indented;		/* that line starts with a blank: a continuation */
+	long last;		/* the entry the previous line set, -1 none */
+	int last_line;		/* the line it (or its continuation) was on */
 	char err[512];
 };
 
 /* fgets with a line count: libinih calls the handler right after reading
- * the line that holds the entry, so the count is that entry's line. */
+ * the line that holds the entry, so the count is that entry's line.  A
+ * line libinih would cut (it reads at most num - 1 bytes) ends the parse
+ * with an error: its rest would pass for a line of its own. */
 static char *counting_reader(char *str, int num, void *stream)
 {
 	struct parse_ctx *c = stream;
 	char *r = fgets(str, num, c->f);
 
-	if (r)
-		c->line++;
+	if (!r)
+		return r;
+	c->line++;
+	c->indented = str[0] == ' ' || str[0] == '\t';
+	if (!strchr(str, '\n') && !feof(c->f)) {
+		if (!c->err[0])
+			snprintf(c->err, sizeof(c->err), "%s:%d: a line longer than %d characters (continue a long "
+				 "value on indented lines)", c->x->path, c->line, num - 2);
+		return NULL;
+	}
 	return r;
 }
 
@@ -52,6 +65,17 @@ static int on_entry(void *user, const char *section, const char *key, const char
 			snprintf(c->err, sizeof(c->err), "%s:%d: '%s' outside any [section]", c->x->path, c->line, key);
 		return 0;
 	}
+	/* An indented line right after an entry continues its value. */
+	if (c->indented && c->last >= 0 && !strcmp(c->x->e[c->last].section, section) &&
+	    !strcmp(c->x->e[c->last].key, key) && c->last_line == c->line - 1) {
+		struct exp_entry *e = &c->x->e[c->last];
+		char *v = xasprintf("%s %s", e->value, value);
+
+		free(e->value);
+		e->value = v;
+		c->last_line = c->line;	/* the next continuation follows this line */
+		return 1;
+	}
 	for (size_t i = 0; i < c->x->n; i++) {
 		if (!strcmp(c->x->e[i].section, section) && !strcmp(c->x->e[i].key, key)) {
 			if (!c->err[0])
@@ -61,6 +85,8 @@ static int on_entry(void *user, const char *section, const char *key, const char
 		}
 	}
 	add_entry(c->x, section, key, value, c->line);
+	c->last = (long)c->x->n - 1;
+	c->last_line = c->line;
 	return 1;
 }
 
@@ -82,7 +108,7 @@ int expfile_parse(const char *path, struct expfile *x, char *err, size_t errlen)
 
 int expfile_parse_stream(FILE *f, const char *path, struct expfile *x, char *err, size_t errlen)
 {
-	struct parse_ctx c = { .x = x, .f = f };
+	struct parse_ctx c = { .x = x, .f = f, .last = -1 };
 	int r;
 
 	memset(x, 0, sizeof(*x));

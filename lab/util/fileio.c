@@ -188,36 +188,6 @@ bool path_exists(const char *path)
 	return access(path, F_OK) == 0;
 }
 
-char *run_capture(const char *cmd, int *status)
-{
-	size_t cap = 4096, n = 0;
-	char *buf;
-	FILE *p;
-	int st;
-
-	p = popen(cmd, "re");
-	if (!p)
-		return NULL;
-	buf = xmalloc(cap);
-	for (;;) {
-		size_t r;
-
-		if (n + 1 >= cap) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		r = fread(buf + n, 1, cap - n - 1, p);
-		if (!r)
-			break;
-		n += r;
-	}
-	buf[n] = '\0';
-	st = pclose(p);
-	if (status)
-		*status = st == -1 ? -1 : (WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-	return buf;
-}
-
 bool text_next_line(const char **pos, char *line, size_t size)
 {
 	const char *p = *pos, *nl;

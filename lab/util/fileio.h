@@ -24,8 +24,6 @@ bool path_exists(const char *path);
 /* The next line of a text at *pos into line (newline and a trailing \r
  * removed, cut at size - 1); advances *pos.  False at the end of the text. */
 bool text_next_line(const char **pos, char *line, size_t size);
-/* Output of a shell command (malloc'd, trailing newline kept); NULL if it could not run. */
-char *run_capture(const char *cmd, int *status);
 /* s in single quotes for sh (a ' becomes '\''); malloc'd. */
 char *shell_quote(const char *s);
 

@@ -9,12 +9,13 @@
 #include "util/gnuplot.h"
 #include "util/outfile.h"
 #include "util/results.h"
+#include "util/run.h"
 
 bool gnuplot_available(char *why, size_t n)
 {
-	int st;
-	char *out = run_capture("gnuplot --version 2>&1", &st);
-	bool ok = out && st == 0 && !strncmp(out, "gnuplot ", 8);
+	struct run_result r;
+	char *out = run_capture_argv((const char *const[]){ "gnuplot", "--version", NULL }, RUN_STDERR_MERGE, &r);
+	bool ok = r.status == 0 && !strncmp(out, "gnuplot ", 8);
 
 	if (!ok)
 		snprintf(why, n, "gnuplot is not installed or does not run (apt-get install gnuplot-nox)");
@@ -34,7 +35,9 @@ char *gnuplot_quote(const char *s)
 	for (const char *c = s; *c; c++) {
 		if (*c == '\'')
 			*p++ = '\'';
-		*p++ = *c;
+		/* A string ends at its line: a newline in a name would start a
+		 * statement of its own (and gnuplot has system()). */
+		*p++ = (unsigned char)*c < ' ' || *c == 0x7f ? ' ' : *c;
 	}
 	*p++ = '\'';
 	*p = '\0';
@@ -106,9 +109,10 @@ int gnuplot_render(const char *template_name, const char *vars, const char *out_
 		xasprintf("svg size %d,%d font 'sans,10' noenhanced", width, height),
 		NULL,
 	};
-	char *script = xasprintf("%s.gp", out_base), *qtmpl = gnuplot_quote(tmpl), *cmd = NULL, *log = NULL, *qs;
+	char *script = xasprintf("%s.gp", out_base), *qtmpl = gnuplot_quote(tmpl), *log = NULL, *sarg;
+	struct run_result rr = { 0 };
 	FILE *f;
-	int r = -1, st;
+	int r = -1;
 
 	if (text_rows <= 0)
 		text_rows = 24;
@@ -131,11 +135,10 @@ int gnuplot_render(const char *template_name, const char *vars, const char *out_
 		snprintf(err, errlen, "%s: cannot write: %s", script, strerror(errno));
 		goto out;
 	}
-	qs = shell_quote(script);
-	cmd = xasprintf("gnuplot %s 2>&1", qs);
-	free(qs);
-	log = run_capture(cmd, &st);
-	if (!log || st != 0 || !path_exists(outs[0]) || !path_exists(outs[1]) || !path_exists(outs[2])) {
+	sarg = path_arg(script);
+	log = run_capture_argv((const char *const[]){ "gnuplot", sarg, NULL }, RUN_STDERR_MERGE, &rr);
+	free(sarg);
+	if (rr.status != 0 || !path_exists(outs[0]) || !path_exists(outs[1]) || !path_exists(outs[2])) {
 		/* gnuplot's error is on the line after the echoed statement. */
 		char *line = log ? strstr(log, "line ") : NULL;
 
@@ -164,7 +167,6 @@ out:
 	free(tmpl);
 	free(qtmpl);
 	free(script);
-	free(cmd);
 	free(log);
 	return r;
 }

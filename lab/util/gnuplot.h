@@ -25,7 +25,8 @@ bool gnuplot_available(char *why, size_t n);
  */
 int gnuplot_render(const char *template_name, const char *vars, const char *out_base, int width, int height,
 		   int text_rows, char *err, size_t errlen);
-/* A string quoted for gnuplot (single quotes doubled). malloc'd. */
+/* A string quoted for gnuplot (single quotes doubled, control characters
+ * made spaces: one line, one string). malloc'd. */
 char *gnuplot_quote(const char *s);
 /* Appends "name='value'\n" (value quoted) or "name=N\n" to a malloc'd
  * variable block (*vars may start as NULL). */

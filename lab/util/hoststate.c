@@ -22,6 +22,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/hoststate.h"
+#include "util/owned.h"
 #include "util/owner.h"
 #include "util/rawdir.h"
 
@@ -71,14 +72,28 @@ static void chomp(char *s)
 		s[--n] = '\0';
 }
 
-/* Parses a journal file "<path>\n<original>\n" (no malloc). */
-static int read_journal(const char *file, char *path, size_t pn, char *orig, size_t on)
+/* Parses the journal file name in the owner directory dirfd, "<path>\n<original>\n":
+ * a regular file of the lab's euid, never through a link (no malloc). */
+static int read_journal(int dirfd, const char *name, char *path, size_t pn, char *orig, size_t on)
 {
 	char buf[HS_PATH + HS_VALUE + 4], *nl;
-	ssize_t n = read_buf(file, buf, sizeof(buf));
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	ssize_t n;
 
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		close(fd);
+		return -EPERM;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
 	if (n < 0)
-		return n;
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
 	nl = strchr(buf, '\n');
 	if (!nl || (size_t)(nl - buf) >= pn)
 		return -EINVAL;
@@ -87,6 +102,68 @@ static int read_journal(const char *file, char *path, size_t pn, char *orig, siz
 	snprintf(orig, on, "%s", nl + 1);
 	chomp(orig);
 	return 0;
+}
+
+/* ---- the journal's directories -------------------------------------------
+ *
+ * The journal says what root writes back, so only what the lab made counts
+ * (util/owned.h): the state directory owned by the lab's euid, mode 0700;
+ * each owner's directory the same, and marked with its owner's name; each
+ * entry a regular file of the lab's euid, read without following a link.
+ */
+
+/* The state directory, open: an fd, -1 with why when it is not the lab's,
+ * or -errno (-ENOENT: no run ever journaled anything here). */
+static int state_dir_open(char *why, size_t n)
+{
+	int fd = open(hoststate_dir(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r;
+
+	if (fd < 0) {
+		if (errno == ELOOP || errno == ENOTDIR) {
+			snprintf(why, n, "%s", lab_open_dir_why(-errno));
+			return -1;
+		}
+		return -errno;
+	}
+	r = lab_owned(fd, NULL, false, why, n);
+	if (r == 0)
+		return fd;
+	close(fd);
+	if (r < 0)
+		snprintf(why, n, "%s", strerror(-r));
+	return -1;
+}
+
+/* An owner's journal directory in the state directory, open and checked:
+ * an fd, or -1 with why (not the lab's, or not there). */
+static int owner_dir_open(int statefd, const char *owner, char *why, size_t n)
+{
+	int fd = lab_open_dir_at(statefd, owner), r;
+
+	if (fd < 0) {
+		snprintf(why, n, "%s", lab_open_dir_why(fd));
+		return -1;
+	}
+	r = lab_owned(fd, owner, true, why, n);
+	if (r == 0)
+		return fd;
+	close(fd);
+	if (r < 0)
+		snprintf(why, n, "%s", strerror(-r));
+	return -1;
+}
+
+/* rawdir_foreach_fd over the state directory, when it is the lab's. */
+static int state_dir_foreach(rawdir_fd_fn fn, void *arg)
+{
+	char why[160];
+	int fd = state_dir_open(why, sizeof(why)), r;
+
+	if (fd < 0)
+		return fd == -1 ? -EPERM : fd;
+	r = rawdir_foreach_fd(fd, fn, arg);
+	close(fd);
+	return r;
 }
 
 /* ---- mounts -------------------------------------------------------------
@@ -247,7 +324,7 @@ static int mounts_lock(void)
 
 	if (path_join(file, sizeof(file), hoststate_dir(), ".mounts.lock"))
 		return -1;
-	fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(file, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	/* Bounded: a signal's undo step must not wait forever for a lock
 	 * this very process holds (a signal in the middle of a mount). */
 	for (int i = 0; fd >= 0 && i < 300; i++) {
@@ -285,18 +362,23 @@ struct others_ctx {
 	size_t orig_len;
 };
 
-static int others_walk(const char *dir, const char *name, bool is_dir, void *arg)
+static int others_walk(int statefd, const char *name, bool is_dir, void *arg)
 {
 	struct others_ctx *o = arg;
-	char odir[HS_PATH], file[HS_PATH], path[HS_PATH], orig[HS_VALUE];
+	char path[HS_PATH], orig[HS_VALUE], why[160];
 	unsigned long long start;
 	pid_t pid;
+	int fd, r;
 
 	if (!is_dir || !lab_owner_parse(name, &pid, &start) || (o->skip && !strcmp(name, o->skip)))
 		return 0;
-	if (path_join(odir, sizeof(odir), dir, name) || path_join(file, sizeof(file), odir, o->key))
+	/* Not the lab's: its "original" is nothing to restore. */
+	fd = owner_dir_open(statefd, name, why, sizeof(why));
+	if (fd < 0)
 		return 0;
-	if (read_journal(file, path, sizeof(path), orig, sizeof(orig)))
+	r = read_journal(fd, o->key, path, sizeof(path), orig, sizeof(orig));
+	close(fd);
+	if (r)
 		return 0;
 	if (o->want_orig && strcmp(orig, o->want_orig))
 		return 0;
@@ -323,7 +405,7 @@ static void restore_entry(void *arg)
 	lab_owner_name(me, sizeof(me));
 	o.key = key;
 	o.skip = me;
-	rawdir_foreach(hoststate_dir(), others_walk, &o);
+	state_dir_foreach(others_walk, &o);
 	/* Another live run still wants its value; it restores the original. */
 	if (!o.live) {
 		r = restore_value(e->path, e->orig);
@@ -368,6 +450,43 @@ void hoststate_restore(const char *path)
 		cleanup_pop(e->handle, true);
 }
 
+/* The state directory (the lab's, or made now, 0700) and this process's
+ * journal directory in it, marked with its owner's name before any entry
+ * goes in.  0, or -1 with a one-line reason in err. */
+static int journal_dir_make(char *err, size_t errlen)
+{
+	char why[160], me[64];
+	int statefd, fd, r;
+
+	r = mkdir_p(owner_dir, LAB_DIR_MODE);
+	if (r) {
+		snprintf(err, errlen, "cannot create the host-state journal %s: %s", owner_dir, strerror(-r));
+		return -1;
+	}
+	statefd = state_dir_open(why, sizeof(why));
+	if (statefd < 0) {
+		snprintf(err, errlen, "the host-state journal %s is not the lab's: %s", hoststate_dir(),
+			 statefd == -1 ? why : strerror(-statefd));
+		return -1;
+	}
+	lab_owner_name(me, sizeof(me));
+	fd = lab_open_dir_at(statefd, me);
+	r = fd < 0 ? fd : lab_mark(fd, me);
+	if (r == 0 || r == -EOPNOTSUPP)
+		r = lab_owned(fd, me, true, why, sizeof(why));
+	else
+		snprintf(why, sizeof(why), "cannot mark it (xattr %s): %s", lab_mark_name(), strerror(-r));
+	if (fd >= 0)
+		close(fd);
+	close(statefd);
+	if (r) {
+		snprintf(err, errlen, "the host-state journal %s is not the lab's: %s", owner_dir,
+			 r > 0 ? why : strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Journals path with the host's original (for a setting, another run's
  * journal of it wins over cur: an overlapping run holds the true original;
@@ -400,7 +519,7 @@ static struct hs_entry *journal_entry(const char *path, const char *cur, bool mo
 	o.orig = orig;
 	o.orig_len = sizeof(orig);
 	if (!mount)
-		rawdir_foreach(hoststate_dir(), others_walk, &o);
+		state_dir_foreach(others_walk, &o);
 
 	if (owner_pid != getpid()) {
 		owner_pid = getpid();
@@ -409,11 +528,9 @@ static struct hs_entry *journal_entry(const char *path, const char *cur, bool mo
 			return NULL;
 		}
 	}
-	r = mkdir_p(owner_dir, 0700);
-	if (r) {
-		snprintf(err, errlen, "cannot create the host-state journal %s: %s", owner_dir, strerror(-r));
+	r = journal_dir_make(err, errlen);
+	if (r)
 		return NULL;
-	}
 	memset(e, 0, sizeof(*e));
 	snprintf(e->path, sizeof(e->path), "%s", path);
 	snprintf(e->orig, sizeof(e->orig), "%s", orig);
@@ -501,7 +618,7 @@ static int mount_locked(const char *fstype, const char *target, const char *path
 		path_key(path, key, sizeof(key));
 		o.key = key;
 		o.want_orig = orig;
-		rawdir_foreach(hoststate_dir(), others_walk, &o);
+		state_dir_foreach(others_walk, &o);
 		if (!o.found)
 			return 0;
 		return journal_entry(path, orig, true, err, errlen) ? 1 : -1;
@@ -527,10 +644,11 @@ struct stale_ctx {
 	FILE *out;
 	bool force, dry_run;
 	const char *owner;	/* the owner directory being walked */
-	const char *owner_dir;
+	const char *owner_dir;	/* its path, for messages */
+	int owner_fd;		/* ... open and checked */
 	bool owner_alive;
 	pid_t pid;
-	int restored, failed;
+	int restored, failed, kept;
 };
 
 static int find_holder(const char *dir, const char *name, bool is_dir, void *arg)
@@ -579,7 +697,7 @@ static int undo_mount_in(pid_t holder, const struct mount_key *m)
 	return WEXITSTATUS(st) < 2 ? WEXITSTATUS(st) : -(WEXITSTATUS(st) - 2);
 }
 
-/* A journaled mount whose owner is gone. */
+/* A journaled mount whose owner is gone; file is its entry's name. */
 static void stale_mount(struct stale_ctx *s, const char *file, const struct mount_key *m, const char *why)
 {
 	char where[96] = "";
@@ -591,7 +709,7 @@ static void stale_mount(struct stale_ctx *s, const char *file, const struct moun
 
 		if (holder <= 0) {
 			if (!s->dry_run)
-				unlink(file);
+				unlinkat(s->owner_fd, file, 0);
 			fprintf(s->out, "%s journal of the %s mount at %s (owner pid %d %s): its mount "
 				"namespace mnt:[%llu] is gone, and the mount with it\n",
 				s->dry_run ? "would drop" : "dropped", m->fstype, m->target, (int)s->pid, why, m->ns);
@@ -614,7 +732,7 @@ static void stale_mount(struct stale_ctx *s, const char *file, const struct moun
 		s->failed++;
 		return;
 	}
-	unlink(file);
+	unlinkat(s->owner_fd, file, 0);
 	if (r == 1) {
 		fprintf(s->out, "dropped journal of the %s mount at %s%s (owner pid %d %s): "
 			"it is not mounted any more\n", m->fstype, m->target, where, (int)s->pid, why);
@@ -624,7 +742,7 @@ static void stale_mount(struct stale_ctx *s, const char *file, const struct moun
 	s->restored++;
 }
 
-static int stale_entry(const char *dir, const char *name, bool is_dir, void *arg)
+static int stale_entry(int dirfd, const char *name, bool is_dir, void *arg)
 {
 	struct stale_ctx *s = arg;
 	char file[HS_PATH], path[HS_PATH], orig[HS_VALUE], key[HS_PATH];
@@ -635,13 +753,14 @@ static int stale_entry(const char *dir, const char *name, bool is_dir, void *arg
 	bool is_mount;
 	int r, lock;
 
-	(void)dir;
 	if (is_dir || strstr(name, ".tmp."))	/* write_file_atomic()'s temp files */
 		return 0;
 	if (path_join(file, sizeof(file), s->owner_dir, name))
 		return 0;
-	if (read_journal(file, path, sizeof(path), orig, sizeof(orig))) {
-		fprintf(s->out, "skipped unreadable host-state journal %s\n", file);
+	r = read_journal(dirfd, name, path, sizeof(path), orig, sizeof(orig));
+	if (r) {
+		fprintf(s->out, "skipped %s host-state journal %s\n",
+			r == -EPERM ? "a link, or another user's file, for a" : "unreadable", file);
 		return 0;
 	}
 	is_mount = parse_mount(path, orig, &m);
@@ -649,11 +768,11 @@ static int stale_entry(const char *dir, const char *name, bool is_dir, void *arg
 	path_key(path, key, sizeof(key));
 	o.key = key;
 	o.skip = s->owner;
-	rawdir_foreach(hoststate_dir(), others_walk, &o);
+	state_dir_foreach(others_walk, &o);
 	if (o.live && !s->force) {
 		/* A live run still changes it and restores it itself. */
 		if (!s->dry_run)
-			unlink(file);
+			unlinkat(dirfd, name, 0);
 		fprintf(s->out, "%s journal of %s (owner pid %d gone): a running lab run restores it\n",
 			s->dry_run ? "would drop" : "dropped", describe(path, orig, what, sizeof(what)),
 			(int)s->pid);
@@ -661,7 +780,7 @@ static int stale_entry(const char *dir, const char *name, bool is_dir, void *arg
 		return 0;
 	}
 	if (is_mount) {
-		stale_mount(s, file, &m, why);
+		stale_mount(s, name, &m, why);
 		mounts_unlock(lock);
 		return 0;
 	}
@@ -677,19 +796,20 @@ static int stale_entry(const char *dir, const char *name, bool is_dir, void *arg
 		s->failed++;
 		return 0;
 	}
-	unlink(file);
+	unlinkat(dirfd, name, 0);
 	fprintf(s->out, "restored %s to '%s' (owner pid %d %s)\n", path, orig, (int)s->pid, why);
 	s->restored++;
 	return 0;
 }
 
-static int stale_owner(const char *dir, const char *name, bool is_dir, void *arg)
+static int stale_owner(int statefd, const char *name, bool is_dir, void *arg)
 {
 	struct stale_ctx *s = arg;
-	char odir[HS_PATH], me[64];
+	char odir[HS_PATH], me[64], why[160];
 	unsigned long long start;
 
-	if (!is_dir || !lab_owner_parse(name, &s->pid, &start))
+	(void)is_dir;	/* a link of an owner's name is named, not skipped */
+	if (!lab_owner_parse(name, &s->pid, &start))
 		return 0;
 	/* Our own (cleanup mounts tracefs to look): undone at our exit. */
 	lab_owner_name(me, sizeof(me));
@@ -698,27 +818,50 @@ static int stale_owner(const char *dir, const char *name, bool is_dir, void *arg
 	s->owner_alive = lab_owner_alive(name);
 	if (s->owner_alive && !s->force)
 		return 0;
-	if (path_join(odir, sizeof(odir), dir, name))
+	if (path_join(odir, sizeof(odir), hoststate_dir(), name))
 		return 0;
+	s->owner_fd = owner_dir_open(statefd, name, why, sizeof(why));
+	if (s->owner_fd < 0) {
+		fprintf(s->out, "not restoring the host settings journaled in %s: %s\n", odir, why);
+		s->kept++;
+		return 0;
+	}
 	s->owner = name;
 	s->owner_dir = odir;
-	rawdir_foreach(odir, stale_entry, s);
+	rawdir_foreach_fd(s->owner_fd, stale_entry, s);
+	close(s->owner_fd);
+	s->owner_fd = -1;
 	if (!s->dry_run)
-		rmdir(odir);
+		unlinkat(statefd, name, AT_REMOVEDIR);
 	return 0;
 }
 
-int hoststate_restore_stale(FILE *out, bool force, bool dry_run)
+int hoststate_restore_stale(FILE *out, bool force, bool dry_run, int *kept)
 {
-	struct stale_ctx s = { .out = out, .force = force, .dry_run = dry_run };
-	int r = rawdir_foreach(hoststate_dir(), stale_owner, &s);
+	struct stale_ctx s = { .out = out, .force = force, .dry_run = dry_run, .owner_fd = -1 };
+	char why[160];
+	int fd = state_dir_open(why, sizeof(why)), r;
 
-	if (r == -ENOENT)
-		r = 0;	/* no run ever changed anything here */
+	if (fd == -ENOENT) {
+		fflush(out);
+		return 0;	/* no run ever changed anything here */
+	}
+	if (fd == -1) {
+		fprintf(out, "not restoring the host settings journaled in %s: %s\n", hoststate_dir(), why);
+		fflush(out);
+		if (kept)
+			(*kept)++;
+		return 0;
+	}
+	r = fd < 0 ? fd : rawdir_foreach_fd(fd, stale_owner, &s);
+	if (fd >= 0)
+		close(fd);
 	if (r < 0)
 		fprintf(out, "could not look for journaled host settings in %s: %s\n", hoststate_dir(),
 			strerror(-r));
 	fflush(out);
+	if (kept)
+		*kept += s.kept;
 	if (r < 0)
 		return r;
 	return s.failed ? -EIO : s.restored;

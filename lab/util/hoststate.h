@@ -4,7 +4,8 @@
  * journaled so that they always come back.
  *
  * hoststate_set() records the original value in
- * <state dir>/<owner name>/<key> before it writes the new one, where the
+ * <state dir>/<owner name>/<key> before it writes the new one (both
+ * directories 0700, the owner's marked as the lab's: util/owned.h), where the
  * state dir is /run/memcg-lab ($MEMCG_LAB_STATE_DIR overrides it, for tests),
  * the owner name is lab_owner_name() (util/owner.h) and the key is the path
  * with '/' turned into '%'; the file holds "<path>\n<original>\n".  The
@@ -47,8 +48,11 @@ void hoststate_restore_all(void);
 void hoststate_restore(const char *path);
 /* Restores the journaled settings of owners that are gone (every owner's
  * when force is set), one line per setting on out; returns how many were
- * restored (or would be, with dry_run) or -errno. */
-int hoststate_restore_stale(FILE *out, bool force, bool dry_run);
+ * restored (or would be, with dry_run) or -errno.  Only a journal the lab
+ * made counts (util/owned.h): a state directory or an owner's directory
+ * that is not gets one line ("not restoring ...") and is left, counted in
+ * *kept (when not NULL). */
+int hoststate_restore_stale(FILE *out, bool force, bool dry_run, int *kept);
 /* The journal's directory (/run/memcg-lab or $MEMCG_LAB_STATE_DIR). */
 const char *hoststate_dir(void);
 

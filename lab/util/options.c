@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Options from one table (util/options.h): getopt_long underneath. */
+#include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util/err.h"
+#include "util/expfile.h"
 #include "util/options.h"
 #include "util/usage.h"
 
@@ -13,7 +16,7 @@
 
 /* The --help row every command has. */
 static const struct lab_option help_row = {
-	LAB_OPTION_FLAG, 'h', "help", NULL, NULL, "this text", NULL, NULL,
+	LAB_OPTION_FLAG, 'h', "help", NULL, NULL, "this text", NULL, NULL, 0, 0,
 };
 
 static bool is_option(const struct lab_option *o)
@@ -110,6 +113,121 @@ void options_help(FILE *f, const struct options_cmd *cmd, const struct lab_optio
 		fputs(cmd->footer, f);
 }
 
+void option_bad(const struct lab_option *o, const char *arg, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	die("%s: --%s '%s': %s", usage_command(), o->long_name, arg, why);
+}
+
+/* strtod, under the parsers of util/expfile.h, also takes "inf", "nan" and
+ * hex floats: only plain decimals here. */
+static bool plain_number(const char *s)
+{
+	if (*s == '.')
+		s++;
+	if (*s < '0' || *s > '9')
+		return false;
+	return !strpbrk(s, "xXpP") || strpbrk(s, "xXpP") > s + strspn(s, "0123456789.eE+-");
+}
+
+long long option_int(const struct lab_option *o, const char *arg, long long min, long long max)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (end == arg || *end || errno || v < min || v > max || (*arg < '0' && *arg != '-'))
+		option_bad(o, arg, "want a whole number from %lld to %lld", min, max);
+	return v;
+}
+
+static int64_t duration_ns(const struct lab_option *o, const char *arg, const char *want)
+{
+	unsigned long long ns;
+
+	if (!plain_number(arg) || parse_duration_ns(arg, &ns) || ns > (unsigned long long)INT64_MAX / 2)
+		option_bad(o, arg, "%s", want);
+	return (int64_t)ns;
+}
+
+/* "2.5 s", "100 ms", "3 min": a bound as the user would write it. */
+static const char *say_ns(int64_t ns, char *buf, size_t size)
+{
+	if (ns % 60000000000LL == 0 && ns >= 60000000000LL)
+		snprintf(buf, size, "%lld min", (long long)(ns / 60000000000LL));
+	else if (ns >= 1000000000LL)
+		snprintf(buf, size, "%g s", ns / 1e9);
+	else if (ns >= 1000000LL)
+		snprintf(buf, size, "%g ms", ns / 1e6);
+	else
+		snprintf(buf, size, "%lld ns", (long long)ns);
+	return buf;
+}
+
+int64_t option_duration_ns(const struct lab_option *o, const char *arg, int64_t min, int64_t max)
+{
+	int64_t ns = duration_ns(o, arg, "want a duration such as 100ms, 1s or 2m (a bare number is seconds)");
+	char lo[32], hi[32];
+
+	if (ns < min || ns > max)
+		option_bad(o, arg, "want a duration from %s to %s", say_ns(min, lo, sizeof(lo)),
+			   say_ns(max, hi, sizeof(hi)));
+	return ns;
+}
+
+double option_seconds(const struct lab_option *o, const char *arg, double max)
+{
+	int64_t ns = duration_ns(o, arg, "want seconds above 0 (5, 2.5, 100ms, 2m)");
+
+	if (ns <= 0 || ns / 1e9 > max)
+		option_bad(o, arg, "want seconds above 0 and at most %g", max);
+	return ns / 1e9;
+}
+
+int option_whole_seconds(const struct lab_option *o, const char *arg, int min, int max)
+{
+	int64_t ns = duration_ns(o, arg, "want whole seconds (5, 5s, 2m)");
+
+	if (ns % 1000000000LL)
+		option_bad(o, arg, "want whole seconds (5, 5s, 2m)");
+	if (ns / 1000000000LL < min || ns / 1000000000LL > max)
+		option_bad(o, arg, "want whole seconds from %d to %d", min, max);
+	return (int)(ns / 1000000000LL);
+}
+
+/* A bound in the largest unit that divides it: "16M", "1024T", "4096". */
+static const char *say_bytes(int64_t b, char *buf, size_t size)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (u < 3 && b && b % 1024 == 0) {
+		b /= 1024;
+		u++;
+	}
+	snprintf(buf, size, u < 0 ? "%lld" : "%lld%c", (long long)b, u < 0 ? 0 : units[u]);
+	return buf;
+}
+
+int64_t option_size(const struct lab_option *o, const char *arg, int64_t min, int64_t max)
+{
+	unsigned long long b;
+
+	if (!plain_number(arg) || parse_bytes(arg, &b) || b > (unsigned long long)max || (int64_t)b < min) {
+		char lo[32], hi[32];
+
+		option_bad(o, arg, "want a size such as 4096, 64K, 1M or 2G, from %s to %s", say_bytes(min, lo, sizeof(lo)),
+			   say_bytes(max, hi, sizeof(hi)));
+	}
+	return (int64_t)b;
+}
+
 static void take(const struct lab_option *o, const char *arg)
 {
 	struct option_list *l;
@@ -131,6 +249,18 @@ static void take(const struct lab_option *o, const char *arg)
 		break;
 	case LAB_OPTION_CALLBACK:
 		o->fn(o, arg);
+		break;
+	case LAB_OPTION_INT:
+		*(int *)o->value = (int)option_int(o, arg, o->min, o->max);
+		break;
+	case LAB_OPTION_SECONDS:
+		*(double *)o->value = option_seconds(o, arg, (double)o->max);
+		break;
+	case LAB_OPTION_DURATION:
+		*(int64_t *)o->value = option_duration_ns(o, arg, o->min, o->max);
+		break;
+	case LAB_OPTION_SIZE:
+		*(int64_t *)o->value = option_size(o, arg, o->min, o->max);
 		break;
 	case LAB_OPTION_GROUP:
 	case LAB_OPTION_END:

@@ -22,6 +22,7 @@
 #define LAB_UTIL_OPTIONS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum lab_option_kind {
@@ -32,6 +33,10 @@ enum lab_option_kind {
 	LAB_OPTION_STRING,	/* const char **: the argument */
 	LAB_OPTION_LIST,	/* struct option_list *: each argument appended */
 	LAB_OPTION_CALLBACK,	/* fn(row, argument): converts and checks */
+	LAB_OPTION_INT,		/* int *: a whole number in [min, max] */
+	LAB_OPTION_SECONDS,	/* double *: seconds above 0, at most max (5, 2.5, 100ms, 2m) */
+	LAB_OPTION_DURATION,	/* int64_t *: nanoseconds in [min, max] (100ms, 1s, 2m; bare: s) */
+	LAB_OPTION_SIZE,	/* int64_t *: bytes in [min, max] (4096, 64K, 1M, 2G) */
 };
 
 /* A repeatable option's arguments, in order (free v). */
@@ -50,25 +55,53 @@ struct lab_option {
 	void *value;
 	/* Converts arg into opt->value; dies with one line on a bad value. */
 	void (*fn)(const struct lab_option *opt, const char *arg);
+	long long min, max;	/* the typed kinds' range */
 };
 
 /* Compile-time check that value points to what the kind writes. */
 #define OPT_VALUE_(type, v) ((void *)(1 ? (v) : (type *)0))
 
 #define OPT_FLAG(s, l, v, h) \
-	{ LAB_OPTION_FLAG, s, l, NULL, NULL, h, OPT_VALUE_(bool, v), NULL }
+	{ LAB_OPTION_FLAG, s, l, NULL, NULL, h, OPT_VALUE_(bool, v), NULL, 0, 0 }
 #define OPT_CLEAR(s, l, v, h) \
-	{ LAB_OPTION_CLEAR, s, l, NULL, NULL, h, OPT_VALUE_(bool, v), NULL }
+	{ LAB_OPTION_CLEAR, s, l, NULL, NULL, h, OPT_VALUE_(bool, v), NULL, 0, 0 }
 #define OPT_STRING(s, l, v, a, d, h) \
-	{ LAB_OPTION_STRING, s, l, a, d, h, OPT_VALUE_(const char *, v), NULL }
+	{ LAB_OPTION_STRING, s, l, a, d, h, OPT_VALUE_(const char *, v), NULL, 0, 0 }
 #define OPT_LIST(s, l, v, a, h) \
-	{ LAB_OPTION_LIST, s, l, a, NULL, h, OPT_VALUE_(struct option_list, v), NULL }
+	{ LAB_OPTION_LIST, s, l, a, NULL, h, OPT_VALUE_(struct option_list, v), NULL, 0, 0 }
 #define OPT_CALLBACK(s, l, v, a, d, h, f) \
-	{ LAB_OPTION_CALLBACK, s, l, a, d, h, v, f }
+	{ LAB_OPTION_CALLBACK, s, l, a, d, h, v, f, 0, 0 }
+/* Typed values, checked against [min, max] by the value parsers below. */
+#define OPT_INT(s, l, v, a, d, h, min, max) \
+	{ LAB_OPTION_INT, s, l, a, d, h, OPT_VALUE_(int, v), NULL, min, max }
+#define OPT_SECONDS(s, l, v, a, d, h, max) \
+	{ LAB_OPTION_SECONDS, s, l, a, d, h, OPT_VALUE_(double, v), NULL, 0, max }
+#define OPT_DURATION(s, l, v, a, d, h, min, max) \
+	{ LAB_OPTION_DURATION, s, l, a, d, h, OPT_VALUE_(int64_t, v), NULL, min, max }
+#define OPT_SIZE(s, l, v, a, d, h, min, max) \
+	{ LAB_OPTION_SIZE, s, l, a, d, h, OPT_VALUE_(int64_t, v), NULL, min, max }
 #define OPT_GROUP(title) \
-	{ LAB_OPTION_GROUP, 0, NULL, NULL, NULL, title, NULL, NULL }
+	{ LAB_OPTION_GROUP, 0, NULL, NULL, NULL, title, NULL, NULL, 0, 0 }
 #define OPT_END() \
-	{ LAB_OPTION_END, 0, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ LAB_OPTION_END, 0, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 }
+
+/*
+ * The value parsers, once for every command: the typed rows above use them,
+ * and a callback that sets more than one field calls them itself.  A bad
+ * value is one line, "<command>: --<option> '<value>': want <what>", and
+ * exit 2 (option_bad() says the same for a callback's own checks).
+ */
+long long option_int(const struct lab_option *o, const char *arg, long long min, long long max);
+/* Seconds as a double: 5, 2.5, 5s, 100ms, 2m; above 0 and at most max. */
+double option_seconds(const struct lab_option *o, const char *arg, double max);
+/* Whole seconds (5, 5s, 2m) in [min, max]. */
+int option_whole_seconds(const struct lab_option *o, const char *arg, int min, int max);
+/* Nanoseconds from 100ms, 1s, 2m, 1h or bare seconds, in [min, max]. */
+int64_t option_duration_ns(const struct lab_option *o, const char *arg, int64_t min, int64_t max);
+/* Bytes from 4096, 64K, 1M, 2G, in [min, max]. */
+int64_t option_size(const struct lab_option *o, const char *arg, int64_t min, int64_t max);
+void option_bad(const struct lab_option *o, const char *arg, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 3, 4)));
 
 /* What a command says around its option table. */
 struct options_cmd {

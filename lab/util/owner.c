@@ -55,6 +55,29 @@ bool lab_owner_parse(const char *name, pid_t *pid, unsigned long long *start)
 	return end != p && *end == '\0';
 }
 
+bool lab_owner_split(const char *name, bool suffix_ok, char *owner, size_t n)
+{
+	const char *dot = strchr(name, '.');
+	size_t len = dot ? (size_t)(dot - name) : strlen(name);
+	unsigned long long start;
+	pid_t pid;
+
+	if (dot) {
+		const char *s = dot + 1;
+
+		if (!suffix_ok || strlen(s) != 6)
+			return false;
+		for (; *s; s++)
+			if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+				return false;
+	}
+	if (len >= n)
+		return false;
+	memcpy(owner, name, len);
+	owner[len] = '\0';
+	return lab_owner_parse(owner, &pid, &start);
+}
+
 bool lab_owner_alive(const char *name)
 {
 	unsigned long long start;

@@ -21,6 +21,12 @@
 void lab_owner_name(char *buf, size_t n);
 /* Parses a name made by lab_owner_name(); false if it is not one. */
 bool lab_owner_parse(const char *name, pid_t *pid, unsigned long long *start);
+/*
+ * A name that is an owner name, or one followed by mkdtemp's suffix
+ * (".XXXXXX", letters and digits) when suffix_ok: true, with the owner's
+ * name copied to owner (n bytes).  No malloc.
+ */
+bool lab_owner_split(const char *name, bool suffix_ok, char *owner, size_t n);
 /* True when the name's owner still runs (same pid and same start time). */
 bool lab_owner_alive(const char *name);
 /* Start time of a process in ticks since boot; 0 if it does not exist or

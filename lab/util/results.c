@@ -13,6 +13,7 @@
 #include "util/fileio.h"
 #include "util/labcost.h"
 #include "util/outfile.h"
+#include "util/run.h"
 #include "util/results.h"
 
 const char *lab_root_dir(void)
@@ -79,32 +80,15 @@ static void meta_write(struct results *r)
 		outfile_failure(r->meta_path, "cannot write", -e);
 }
 
-static char *first_line_of(const char *cmd)
-{
-	char *out = run_capture(cmd, NULL), *nl;
-
-	if (!out)
-		return xstrdup("");
-	nl = strchr(out, '\n');
-	if (nl)
-		*nl = '\0';
-	return out;
-}
-
 static json_object *tool_versions(void)
 {
 	json_object *o = json_object_new_object();
-	static const struct { const char *key, *cmd; } tools[] = {
-		{ "perf", "perf --version 2>/dev/null" },
-		{ "pahole", "pahole --version 2>/dev/null" },
-		{ "gnuplot", "gnuplot --version 2>/dev/null" },
-		{ "cc", "cc --version 2>/dev/null" },
-	};
+	static const char *const tools[] = { "perf", "pahole", "gnuplot", "cc" };
 
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
-		char *v = first_line_of(tools[i].cmd);
+		char *v = run_first_line((const char *const[]){ tools[i], "--version", NULL });
 
-		json_object_object_add(o, tools[i].key, json_object_new_string(v[0] ? v : "absent"));
+		json_object_object_add(o, tools[i], json_object_new_string(v[0] ? v : "absent"));
 		free(v);
 	}
 	return o;
@@ -172,31 +156,38 @@ struct results *results_create(const char *name, const char *base, int argc, cha
 	json_object_object_add(r->meta, "machine", json_object_new_string(u.machine));
 	json_object_object_add(r->meta, "uname", json_object_new_string(u.release));
 	cl = json_object_new_array();
+	/* The arguments after argv[0], each quoted for sh. */
 	cmdline = xstrdup("");
 	for (int i = 0; i < argc; i++) {
-		char *q = shell_quote(argv[i]), *n;
+		char *q, *n;
 
 		json_object_array_add(cl, json_object_new_string(argv[i]));
-		n = xasprintf("%s%s%s", cmdline, i ? " " : "", q);
+		if (i == 0)
+			continue;
+		q = shell_quote(argv[i]);
+		n = xasprintf("%s%s%s", cmdline, i > 1 ? " " : "", q);
 		free(cmdline);
 		free(q);
 		cmdline = n;
 	}
 	json_object_object_add(r->meta, "command_line", cl);
-	{
-		char *cmd = xasprintf("git -C '%s' describe --always --dirty 2>/dev/null", lab_root_dir());
-
-		git = first_line_of(cmd);
-		free(cmd);
-	}
+	git = run_first_line((const char *const[]){ "git", "-C", lab_root_dir(), "describe", "--always", "--dirty",
+						    NULL });
 	json_object_object_add(r->meta, "lab_revision", json_object_new_string(git[0] ? git : "unknown"));
 	json_object_object_add(r->meta, "tools", tool_versions());
 	meta_write(r);
 
-	repro = xasprintf("#!/bin/sh\n"
-			  "# Reproduces this run: same lab revision (%s), same command line.\n"
-			  "set -e\ncd '%s'\nmake -s bin/memcg-lab\nbin/memcg-lab %s\n",
-			  git[0] ? git : "unknown", lab_root_dir(), strchr(cmdline, ' ') ? strchr(cmdline, ' ') + 1 : "");
+	{
+		char *root = shell_quote(lab_root_dir());
+
+		/* git describe prints [0-9a-z-] only, but a comment ends at its line. */
+		git[strcspn(git, "\r\n")] = '\0';
+		repro = xasprintf("#!/bin/sh\n"
+				  "# Reproduces this run: same lab revision (%s), same command line.\n"
+				  "set -e\ncd %s\nmake -s bin/memcg-lab\nbin/memcg-lab %s\n",
+				  git[0] ? git : "unknown", root, cmdline);
+		free(root);
+	}
 	{
 		char *rp = xasprintf("%s/reproduce.sh", r->dir);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
 #include <string.h>
+#include "util/err.h"
 #include "util/strfmt.h"
 
 void str_setf(char *buf, size_t n, const char *fmt, ...)
@@ -41,4 +42,14 @@ bool str_is_digits(const char *s, int len)
 		if (s[i] < '0' || s[i] > '9')
 			return false;
 	return true;
+}
+
+char *str_tsv_field(const char *s)
+{
+	char *o = xstrdup(s);
+
+	for (char *c = o; *c; c++)
+		if ((unsigned char)*c < ' ' || *c == 0x7f)
+			*c = ' ';
+	return o;
 }

@@ -18,6 +18,11 @@ void usage_context(const char *name, int argc, char **argv)
 	cmd_argv = argv;
 }
 
+const char *usage_command(void)
+{
+	return cmd_name ? cmd_name : "memcg-lab";
+}
+
 void usage_exit(const char *text, int status)
 {
 	if (status == 0) {

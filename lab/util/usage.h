@@ -12,6 +12,10 @@
  * "lock record", "c2c parse"), so that a bad option is named right. */
 void usage_context(const char *name, int argc, char **argv);
 
+/* That command's name, for the one-line errors ("lock record"; "memcg-lab"
+ * before any is set). */
+const char *usage_command(void);
+
 /* status 0: text on stdout; otherwise the one-line error (text unused). */
 void usage_exit(const char *text, int status) __attribute__((noreturn));
 

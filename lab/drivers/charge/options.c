@@ -3,7 +3,6 @@
  * charge's options and --help from one table (drivers/charge/options.h);
  * the values are checked against the machine by charge_plan().
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "drivers/charge/options.h"
@@ -43,50 +42,14 @@ static const struct options_cmd charge_cmd = {
 "128+N interrupted by signal N (nothing is left behind either way).\n",
 };
 
-/* "charge: --opt 'value': why", exit 2: every bad value on the command line. */
-static void bad(const struct lab_option *opt, const char *val, const char *fmt, ...)
-	__attribute__((noreturn, format(printf, 3, 4)));
-static void bad(const struct lab_option *opt, const char *val, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	die("charge: --%s '%s': %s", opt->long_name, val, msg);
-}
-
 /* A size such as 64K into the long long opt->value points to. */
 static void size_opt(const struct lab_option *opt, const char *v)
 {
-	unsigned long long b;
-
-	if (parse_bytes(v, &b) || b > (1ULL << 50))
-		bad(opt, v, "want a size such as 4096, 64K, 1M or 2G");
-	*(long long *)opt->value = (long long)b;
+	*(long long *)opt->value = option_size(opt, v, 0, 1LL << 50);
 }
 
-/* Whole seconds of at least min: the harness samples once a second. */
-static int seconds_arg(const struct lab_option *opt, const char *v, int min)
-{
-	unsigned long long ns;
-
-	if (parse_duration_ns(v, &ns) || ns % 1000000000ULL || ns / 1000000000ULL > 24 * 3600)
-		bad(opt, v, "want whole seconds (5, 5s, 2m): the harness samples once a second");
-	if ((long long)(ns / 1000000000ULL) < min)
-		bad(opt, v, "want at least %d s", min);
-	return (int)(ns / 1000000000ULL);
-}
-
-static long count_arg(const struct lab_option *opt, const char *v, long min, long max)
-{
-	long n;
-
-	if (parse_long(v, min, max, &n))
-		bad(opt, v, "want an integer from %ld to %ld", min, max);
-	return n;
-}
+/* Whole seconds: the harness samples once a second. */
+#define MAX_SECONDS (24 * 3600)
 
 /* The options that set more than one field get the whole config. */
 static void tasks_opt(const struct lab_option *opt, const char *v)
@@ -96,14 +59,14 @@ static void tasks_opt(const struct lab_option *opt, const char *v)
 	if (!strcmp(v, "steps"))
 		c->steps = true;
 	else
-		c->tasks = count_arg(opt, v, 1, HARNESS_MAX_WORKERS);
+		c->tasks = option_int(opt, v, 1, HARNESS_MAX_WORKERS);
 }
 
 static void cgroups_opt(const struct lab_option *opt, const char *v)
 {
 	struct charge_config *c = opt->value;
 
-	c->cgroups = count_arg(opt, v, 0, 65535);
+	c->cgroups = option_int(opt, v, 0, 65535);
 	c->cgroups_set = true;
 }
 
@@ -113,7 +76,7 @@ static void hierarchy_opt(const struct lab_option *opt, const char *v)
 	char err[256];
 
 	if (hierarchy_parse(v, &c->depth, &c->fanout, err, sizeof(err)))
-		bad(opt, v, "%s", err);
+		option_bad(opt, v, "%s", err);
 	c->hierarchy_set = true;
 }
 
@@ -121,35 +84,25 @@ static void duration_opt(const struct lab_option *opt, const char *v)
 {
 	struct charge_config *c = opt->value;
 
-	c->duration = seconds_arg(opt, v, 1);
+	c->duration = option_whole_seconds(opt, v, 1, MAX_SECONDS);
 	c->duration_set = true;
 }
 
 static void warmup_opt(const struct lab_option *opt, const char *v)
 {
-	*(int *)opt->value = seconds_arg(opt, v, 0);
+	*(int *)opt->value = option_whole_seconds(opt, v, 0, MAX_SECONDS);
 }
 
 static void on_death_opt(const struct lab_option *opt, const char *v)
 {
 	if (strcmp(v, "stop") && strcmp(v, "continue"))
-		bad(opt, v, "want stop or continue");
+		option_bad(opt, v, "want stop or continue");
 	*(bool *)opt->value = !strcmp(v, "stop");
 }
 
 static void objects_opt(const struct lab_option *opt, const char *v)
 {
-	*(long *)opt->value = count_arg(opt, v, 1, 1 << 20);
-}
-
-static void stock_max_opt(const struct lab_option *opt, const char *v)
-{
-	*(int *)opt->value = (int)count_arg(opt, v, 1, STOCK_MAX_K);
-}
-
-static void stock_rounds_opt(const struct lab_option *opt, const char *v)
-{
-	*(int *)opt->value = (int)count_arg(opt, v, 1, STOCK_MAX_ROUNDS);
+	*(long *)opt->value = option_int(opt, v, 1, 1 << 20);
 }
 
 /*
@@ -192,10 +145,10 @@ static int with_table(struct charge_config *o, int argc, char **argv, int *first
 			     "memory.kmem.tcp.limit_in_bytes of each cgroup; without it v1 does not charge sockets "
 			     "at all", size_opt),
 		OPT_STRING(0, "tmpfs", &o->tmpfs, "DIR", "/dev/shm", "file: a directory on tmpfs"),
-		OPT_CALLBACK(0, "stock-max", &o->stock_max, "K", "twice the slots; objstock: twice plus 2",
-			     "stock, objstock: the largest K", stock_max_opt),
-		OPT_CALLBACK(0, "stock-rounds", &o->stock_rounds, "N", "3", "stock, objstock: holder readings per "
-			     "K, largest kept", stock_rounds_opt),
+		OPT_INT(0, "stock-max", &o->stock_max, "K", "twice the slots; objstock: twice plus 2",
+			"stock, objstock: the largest K", 1, STOCK_MAX_K),
+		OPT_INT(0, "stock-rounds", &o->stock_rounds, "N", "3", "stock, objstock: holder readings per K, "
+			"largest kept", 1, STOCK_MAX_ROUNDS),
 		OPT_GROUP("Output:"),
 		OPT_STRING(0, "results", &o->results, "NAME", NULL, "write results/<date>-NAME/ (under `memcg-lab "
 			   "run`: its directory, tagged with the step)"),

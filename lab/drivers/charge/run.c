@@ -76,7 +76,7 @@ static bool hook_death(void *arg, int idx, int wstatus, char *buf, size_t n)
 	return x->ev && evidence_death_cause(x->ev, idx, wstatus, buf, n);
 }
 
-static const char *step_label(const struct results *res, bool steps, int tasks, char *buf, size_t n)
+static const char *step_tag(const struct results *res, bool steps, int tasks, char *buf, size_t n)
 {
 	if (res && res->attached && !steps)
 		return res->step;
@@ -143,7 +143,7 @@ static int run_modes(const struct charge_plan *pl, struct results *res)
 		struct harness_cfg hc;
 		struct harness_result r;
 		char *text = NULL, stepbuf[64], prefix[160];
-		const char *step = step_label(res, o->steps, n, stepbuf, sizeof(stepbuf));
+		const char *step = step_tag(res, o->steps, n, stepbuf, sizeof(stepbuf));
 		size_t len;
 		FILE *f;
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/statfs.h>
 #include <unistd.h>
-#include "drivers/statread/statread.h"
+#include "drivers/statread/driver.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/meminfo.h"

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "drivers/statread/statread.h"
+#include "drivers/statread/driver.h"
 #include "util/err.h"
 #include "util/expfile.h"
 #include "util/options.h"
@@ -17,53 +17,13 @@
 /* Counts are capped well above any real tree so the products cannot
  * overflow; the plan then checks them against the kernel's limits. */
 #define MAX_COUNT 10000000
-
-static long long count_of(const struct lab_option *o, const char *s, long long min)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (end == s || *end || errno || v < min || v > MAX_COUNT)
-		die("--%s: '%s' is not a whole number from %lld to %d", o->long_name, s, min, MAX_COUNT);
-	return v;
-}
-
-static void count_opt(const struct lab_option *o, const char *s)
-{
-	*(int *)o->value = count_of(o, s, 1);
-}
-
-static void count0_opt(const struct lab_option *o, const char *s)
-{
-	*(int *)o->value = count_of(o, s, 0);
-}
+/* Durations and sizes: far above any run, and twice them still fits. */
+#define MAX_NS (INT64_MAX / 2)
+#define MAX_BYTES (INT64_MAX / 2)
 
 static void total_opt(const struct lab_option *o, const char *s)
 {
-	*(long long *)o->value = count_of(o, s, 1);
-}
-
-/* The shared parsers (util/expfile.h) go through strtod, which also takes
- * "inf" and "nan": only plain decimals here. */
-static bool plain_number(const char *s)
-{
-	return (*s >= '0' && *s <= '9') || (*s == '.' && s[1] >= '0' && s[1] <= '9');
-}
-
-static int64_t duration_of(const struct lab_option *o, const char *s)
-{
-	unsigned long long v;
-
-	if (!plain_number(s) || parse_duration_ns(s, &v) || v > (unsigned long long)INT64_MAX / 2)
-		die("--%s: '%s' is not a duration (e.g. 100ms, 1s, 2m)", o->long_name, s);
-	return (int64_t)v;
-}
-
-static void duration_opt(const struct lab_option *o, const char *s)
-{
-	*(int64_t *)o->value = duration_of(o, s);
+	*(long long *)o->value = option_int(o, s, 1, MAX_COUNT);
 }
 
 static void interval_opt(const struct lab_option *o, const char *s)
@@ -71,32 +31,18 @@ static void interval_opt(const struct lab_option *o, const char *s)
 	struct statread_config *c = o->value;
 
 	c->flat_out = !strcmp(s, "flat");
-	c->interval_ns = c->flat_out ? 0 : duration_of(o, s);
-}
-
-static int64_t size_of(const struct lab_option *o, const char *s)
-{
-	unsigned long long v;
-
-	if (!plain_number(s) || parse_bytes(s, &v) || v == 0 || v > (unsigned long long)INT64_MAX / 2)
-		die("--%s: '%s' is not a size above 0 (e.g. 25M, 1G)", o->long_name, s);
-	return (int64_t)v;
-}
-
-static void size_opt(const struct lab_option *o, const char *s)
-{
-	*(int64_t *)o->value = size_of(o, s);
+	c->interval_ns = c->flat_out ? 0 : option_duration_ns(o, s, 0, MAX_NS);
 }
 
 static void limit_opt(const struct lab_option *o, const char *s)
 {
-	*(int64_t *)o->value = !strcmp(s, "none") ? -1 : size_of(o, s);
+	*(int64_t *)o->value = !strcmp(s, "none") ? -1 : option_size(o, s, 1, MAX_BYTES);
 }
 
 static void alloc_opt(const struct lab_option *o, const char *s)
 {
 	if (alloc_kind_parse(s, o->value))
-		die("--alloc: '%s' is not file, tmpfs or anon", s);
+		option_bad(o, s, "want file, tmpfs or anon");
 }
 
 /* "root,top" -> mask over names; dies naming the bad element. */
@@ -118,7 +64,7 @@ static unsigned list_of(const struct lab_option *o, const char *s, const char *c
 				break;
 		}
 		if (i == n)
-			die("--%s: unknown element '%s' in '%s'", o->long_name, tok, s);
+			option_bad(o, s, "unknown element '%s'", tok);
 		mask |= 1u << i;
 	}
 	free(copy);
@@ -164,29 +110,29 @@ static void option_table(struct lab_option t[STATREAD_NOPTS], struct statread_co
 {
 	const struct lab_option opts[] = {
 		OPT_GROUP("Tree and allocators:"),
-		OPT_CALLBACK(0, "top", &c->top, "T", "50 from 256 CPUs, scaled down below", "top-level cgroups",
-			     count_opt),
-		OPT_CALLBACK(0, "children", &c->children, "C", "5, fewer below 256 CPUs",
-			     "leaves under each top-level cgroup", count_opt),
-		OPT_CALLBACK(0, "allocators", &c->allocators, "P", "10, fewer below 16 CPUs; 0: readers alone",
-			     "allocators per leaf", count0_opt),
+		OPT_INT(0, "top", &c->top, "T", "50 from 256 CPUs, scaled down below", "top-level cgroups", 1,
+			MAX_COUNT),
+		OPT_INT(0, "children", &c->children, "C", "5, fewer below 256 CPUs",
+			"leaves under each top-level cgroup", 1, MAX_COUNT),
+		OPT_INT(0, "allocators", &c->allocators, "P", "10, fewer below 16 CPUs; 0: readers alone",
+			"allocators per leaf", 0, MAX_COUNT),
 		OPT_CALLBACK(0, "alloc", &c->kind, "KIND", NULL, "file: page cache of a sparse file on a disk "
 			     "filesystem, reclaimed without swap (default); tmpfs: write/read/truncate a memfd, anon: "
 			     "touch anonymous pages (both need swap, refused without it)", alloc_opt),
 		OPT_CALLBACK(0, "limit", &c->limit_bytes, "SIZE", NULL, "each leaf's limit (default a quarter of its "
 			     "allocators' demand, at least 16M); 'none' for no limit", limit_opt),
-		OPT_CALLBACK(0, "top-limit", &c->top_limit_bytes, "SIZE", NULL, "also limit each top-level cgroup "
-			     "(stress.sh limits that level)", size_opt),
-		OPT_CALLBACK(0, "alloc-size", &c->alloc_bytes, "SIZE", NULL, "each allocator's working set (default "
-			     "10M, or more so that a leaf's allocators need 4x its limit)", size_opt),
-		OPT_CALLBACK(0, "work", &c->work_bytes, "SIZE", NULL, "each allocator stops after this much "
+		OPT_SIZE(0, "top-limit", &c->top_limit_bytes, "SIZE", NULL, "also limit each top-level cgroup "
+			     "(stress.sh limits that level)", 1, MAX_BYTES),
+		OPT_SIZE(0, "alloc-size", &c->alloc_bytes, "SIZE", NULL, "each allocator's working set (default "
+			     "10M, or more so that a leaf's allocators need 4x its limit)", 1, MAX_BYTES),
+		OPT_SIZE(0, "work", &c->work_bytes, "SIZE", NULL, "each allocator stops after this much "
 			     "(stress.sh's fixed work); the run then ends with the allocators unless --duration is "
-			     "shorter", size_opt),
+			     "shorter", 1, MAX_BYTES),
 		OPT_STRING(0, "file-dir", &c->file_dir, "DIR", NULL, "where --alloc file keeps its files (default: "
 			   "$TMPDIR, /var/tmp or the lab's tree, the first on ext4/xfs/btrfs/f2fs); the files are "
 			   "anonymous (O_TMPFILE) and sparse: no disk space, nothing left behind"),
 		OPT_GROUP("Readers:"),
-		OPT_CALLBACK(0, "readers", &c->readers_per_cg, "R", "1", "readers per cgroup", count_opt),
+		OPT_INT(0, "readers", &c->readers_per_cg, "R", "1", "readers per cgroup", 1, MAX_COUNT),
 		OPT_CALLBACK(0, "total-readers", &c->total_readers, "N", NULL, "N readers in all, spread round robin "
 			     "over the cgroups", total_opt),
 		OPT_CALLBACK(0, "levels", &c->level_mask, "LIST", "all", "levels that get readers: root,top,leaf",
@@ -199,8 +145,8 @@ static void option_table(struct lab_option t[STATREAD_NOPTS], struct statread_co
 		OPT_FLAG(0, "host-root", &c->host_root, "the root level reads the host's root cgroup, as stress.sh "
 			 "does (default: the run's own root cgroup)"),
 		OPT_GROUP("Run:"),
-		OPT_CALLBACK(0, "duration", &c->duration_ns, "D", "10s", "measured phase", duration_opt),
-		OPT_CALLBACK(0, "warmup", &c->warmup_ns, "W", "2s", "discarded first part", duration_opt),
+		OPT_DURATION(0, "duration", &c->duration_ns, "D", "10s", "measured phase", 0, MAX_NS),
+		OPT_DURATION(0, "warmup", &c->warmup_ns, "W", "2s", "discarded first part", 0, MAX_NS),
 		OPT_STRING(0, "results", &cli->results, "NAME", NULL, "write results/<date>-NAME/: report.txt, "
 			   "data/statread.txt, data/hist-stat-read.<level>.tsv, data/metrics.tsv, ... (under "
 			   "`memcg-lab run`: the runner's directory)"),

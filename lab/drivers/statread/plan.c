@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "drivers/statread/statread.h"
+#include "drivers/statread/driver.h"
 #include "util/err.h"
 #include "util/humanize.h"
 

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/hist_summary.h"
-#include "drivers/statread/statread.h"
+#include "report/hist_summary.h"
+#include "drivers/statread/driver.h"
 #include "util/err.h"
 #include "util/humanize.h"
 #include "util/metrics.h"

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "drivers/statread/stat_reader.h"
-#include "drivers/statread/statread.h"
+#include "drivers/statread/driver.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fileio.h"

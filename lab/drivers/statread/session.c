@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "analyze/report.h"
-#include "collect/lock_statread.h"
+#include "report/report.h"
+#include "drivers/statread/lock_statread.h"
 #include "drivers/statread/session.h"
-#include "drivers/statread/statread.h"
+#include "drivers/statread/driver.h"
 #include "kernel/cgroup.h"
 #include "util/cleanup.h"
 #include "util/err.h"

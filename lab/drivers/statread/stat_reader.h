@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
-#include "analyze/hist.h"
+#include "util/hist.h"
 
 #define STAT_READER_MAX_FILES 2
 

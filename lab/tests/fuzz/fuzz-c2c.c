@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "analyze/c2c_attr.h"
+#include "c2c/c2c_attr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
 /* libFuzzer target: histogram TSV files (data/hist-*.tsv as plot reads them). */
 #include <stdint.h>
 #include <stdio.h>
-#include "analyze/hist.h"
+#include "util/hist.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/layout_rules.h"
-#include "analyze/layout.h"
+#include "layout/layout_rules.h"
+#include "layout/layout.h"
 
 static struct layout ref;
 static struct rules rs;

@@ -5,8 +5,8 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
-#include "analyze/layout_rules.h"
-#include "analyze/layout.h"
+#include "layout/layout_rules.h"
+#include "layout/layout.h"
 
 static struct layout lay[2];
 static int nlay = -1;

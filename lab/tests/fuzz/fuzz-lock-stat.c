@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/lock_stat.h"
+#include "lock/lock_stat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

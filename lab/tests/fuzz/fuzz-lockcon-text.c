@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "analyze/lockcon_text.h"
+#include "lock/lockcon_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

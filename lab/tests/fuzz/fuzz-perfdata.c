@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "analyze/lockcon_perfdata.h"
+#include "lock/lockcon_perfdata.h"
 
 /*
  * libtraceevent 1.7 leaks a few bytes on some malformed event formats,

@@ -6,7 +6,7 @@
  */
 #include <stdint.h>
 #include <traceevent/event-parse.h>
-#include "analyze/tracedata.h"
+#include "perf/tracedata.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

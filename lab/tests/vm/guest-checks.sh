@@ -28,6 +28,8 @@ if grep -q ' stats_user_flush_mutex$' /proc/kallsyms; then
 	fi
 	run mutex sh /lab/lab/tests/vm/mutex-trace.sh "$@"
 	cp $out/traced.rc $out/statread.rc
+	# The text symbols, for the host to check the callers' offsets against.
+	awk '$2 ~ /^[tTwW]$/' /proc/kallsyms | gzip > $out/kallsyms-text.gz
 else
 	run statread "$@"
 fi

@@ -26,7 +26,7 @@ for e in lock/contention_begin lock/contention_end kprobes/lab_uf_enter kprobes/
 	echo 1 > $T/events/$e/enable || exit 1
 done
 # The readers: the lab's stat-read driver, 16 readers back to back over a
-# small tree (no allocators: the guest has no disk filesystem to reclaim).
+# small tree (no allocators: the readers alone contend on the mutex).
 [ $# -gt 0 ] || set -- memcg-lab statread --top 2 --children 4 --allocators 0 \
 	--total-readers "${READERS:-16}" --interval flat --duration "${SECS:-2}s" --warmup 0.5s --results statread
 "$@" > $out/traced.out 2> $out/traced.err

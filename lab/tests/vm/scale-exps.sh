@@ -3,27 +3,23 @@
 # experiment (experiments/*.exp) at its full-size values -- no [small]:
 # the guest has more CPUs than any small_cpus -- one repeat, each driver's
 # duration cut to SCALE_DURATION seconds (default 2) and no warmup.  The
-# statread allocators' page cache lives on ext2 on a RAM disk (/dev/ram0,
-# Debian's brd and ext4 modules from $KMODS, loaded in $KMODS_ORDER):
-# clean page cache is reclaimed without swap, and brd's own pages are
-# charged to no memcg.  Into /out/results/checks/: <name>.{plan,out,rc,time},
+# statread allocators' page cache lives in the guest's /var/tmp, ext2 on a
+# RAM disk (vm-init.sh; vm brings Debian's brd and ext4 modules): clean
+# page cache is reclaimed without swap, and brd's own pages are charged to
+# no memcg.  Into /out/results/checks/: <name>.{plan,out,rc,time},
 # the overrides used (<name>.overrides), and leftovers.<name> (what the run
 # left behind: lab/tests/vm/leftovers.sh).  <name>.time: the guest's
 # uptime and the host's clock, before and after.  <name>.dmesg: the kernel's
 # log during the run, with the blocked tasks' stacks (sysrq w) written 30 s
 # before the timeout stops a run that is still going: what it waited on.
 out=/out/results/checks
-mkdir -p $out /mnt/disk
+mkdir -p $out
 d=${SCALE_DURATION:-2}
 # The guest's uptime, then the host's seconds through qemu's RTC: under a
 # loaded TCG host the guest's clock falls behind the host's (ticks lost).
 now() { echo "$(cut -d' ' -f1 /proc/uptime) $(cat /sys/class/rtc/rtc0/since_epoch 2>/dev/null || echo 0)"; }
-for m in $KMODS_ORDER; do
-	insmod "$KMODS/$m.ko" $( [ "$m" = brd ] && echo rd_nr=1 rd_size=262144 ) ||
-		{ echo "insmod $m failed"; exit 1; }
-done
-{ mke2fs -q /dev/ram0 && mount -t ext2 /dev/ram0 /mnt/disk; } > $out/ramdisk.out 2>&1 ||
-	{ echo "no RAM disk filesystem: $(tail -n1 $out/ramdisk.out)"; exit 1; }
+grep '^var_tmp: ext2 ' /out/guest.txt > $out/ramdisk.out ||
+	{ echo "no disk filesystem on /var/tmp: $(grep '^var_tmp:' /out/guest.txt)"; exit 1; }
 sh /lab/lab/tests/vm/leftovers.sh snapshot /tmp/state
 for x in experiments/*.exp; do
 	name=$(basename "$x" .exp)
@@ -34,8 +30,6 @@ for x in experiments/*.exp; do
 	for sec in $(awk '/^\[driver( [a-z0-9-]+)?\]$/ { s = substr($0, 2, length($0) - 2); gsub(/ /, "@", s); print s }' "$x"); do
 		sec=$(echo "$sec" | tr @ ' ')
 		set -- "$@" -s "$sec.duration=${d}s" -s "$sec.warmup=0s"
-		[ "$(awk -v s="[$sec]" '$0 == s { on = 1; next } /^\[/ { on = 0 } on && $1 == "command" { print $3 }' "$x")" = statread ] &&
-			set -- "$@" -s "$sec.file-dir=/mnt/disk"
 	done
 	printf '%s\n' "$@" > $out/$name.overrides
 	memcg-lab run --plan "$x" "$@" > $out/$name.plan 2>&1
@@ -57,5 +51,4 @@ for x in experiments/*.exp; do
 	sh /lab/lab/tests/vm/leftovers.sh check /tmp/state > $out/leftovers.$name 2>&1
 	echo $? >> $out/leftovers.$name
 done
-umount /mnt/disk
 exit 0

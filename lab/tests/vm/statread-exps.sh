@@ -12,13 +12,14 @@
 #     the top level and the leaves, 20 s measured;
 #   - experiments/statread-read-contention.exp as its [small] section has it
 #     (leaf readers every 100 ms, 10/50/100 of them), one repeat.
-# The allocators' page cache lives on ext2 on a RAM disk (/dev/ram0): clean
-# page cache is reclaimed without swap, and brd's own pages are charged to
-# no memcg.  Results: /out/results/<date>-{statread-flush,...,lock-*}.
+# The allocators' page cache lives in the guest's /var/tmp, ext2 on a RAM
+# disk (/dev/ram0, vm-init.sh): clean page cache is reclaimed without swap,
+# and brd's own pages are charged to no memcg.  Results:
+# /out/results/<date>-{statread-flush,...,lock-*}.
 out=/out/results/checks
-mkdir -p $out /mnt/disk
-{ mke2fs -q /dev/ram0 && mount -t ext2 /dev/ram0 /mnt/disk; } > $out/ramdisk.out 2>&1 ||
-	{ echo "no RAM disk filesystem: $(tail -n1 $out/ramdisk.out)"; exit 1; }
+mkdir -p $out
+grep '^var_tmp: ext2 ' /out/guest.txt > $out/ramdisk.out ||
+	{ echo "no disk filesystem on /var/tmp: $(grep '^var_tmp:' /out/guest.txt)"; exit 1; }
 ncpu=$(nproc)
 top=$(( ncpu * 5 / 2 ))
 [ $top -ge 5 ] || top=5
@@ -38,9 +39,7 @@ measure() {	# tag command...
 measure flush memcg-lab run experiments/statread-flush.exp -s experiment.repeats=1 \
 	-s small.top=$top -s small.children=5 -s small.allocators=1 \
 	-s small.alloc-size=24M -s small.limit=16M -s small.top-limit=64M \
-	-s small.interval=1s -s driver.duration=20s -s driver.warmup=2s \
-	-s driver.file-dir=/mnt/disk
+	-s small.interval=1s -s driver.duration=20s -s driver.warmup=2s
 [ -n "${SKIP_CONTENTION:-}" ] ||
 	measure contention memcg-lab run experiments/statread-read-contention.exp -s experiment.repeats=1
-umount /mnt/disk
 exit 0

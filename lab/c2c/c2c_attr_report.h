@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef LAB_C2C_C2C_ATTR_REPORT_H
+#define LAB_C2C_C2C_ATTR_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One object named on the command line: --struct type --base address. */
+struct c2c_attr_base {
+	const char *type, *base;
+};
+
+/* What `c2c report` was asked; NULL: not given. */
+struct c2c_attr_request {
+	const char *path;		/* the perf c2c report --stdio output */
+	const struct c2c_attr_base *bases;
+	size_t nbases;
+	const char *objects;		/* objects TSV of a lab run */
+	const char *btf, *vmlinux;	/* the kernel (neither: the running one) */
+	const char *out;		/* also write the TSVs there */
+	bool quiet;			/* no parse warnings on stderr */
+};
+
+/*
+ * Prints the struct field of every Pareto offset row of rq->path on
+ * stdout (and, with rq->out, writes the parse and attribution TSVs); 0.
+ * A bad address, struct, file or kernel is one line and exit 2.
+ */
+int c2c_attr_report(const struct c2c_attr_request *rq);
+
+#endif

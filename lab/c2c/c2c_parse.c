@@ -1,0 +1,1568 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf c2c report --stdio parser.  See c2c_parse.h for the contract and
+ * lab/README section 2 for the rules the samples force.
+ *
+ * Lines are classified after dropping the excerpt prefix (mail quotes, TABs,
+ * spaces): banner ('='), dash separator ('-', optionally after '#'), '#'
+ * header/comment, blank, or text.  A small state machine follows the
+ * sections; header lines are recognised by their column names, so excerpts
+ * without banners still parse.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util/outfile.h"
+#include "util/strfmt.h"
+#include "c2c/c2c_parse.h"
+#include "util/err.h"
+#include "util/fileio.h"
+
+const char *const c2c_cl_key_names[CL_NKEYS] = {
+	"index", "address", "node", "pa_cnt", "share_of", "share_pct",
+	"hitm_total", "hitm_lcl", "hitm_rmt",
+	"peer_total", "peer_lcl", "peer_rmt",
+	"records", "loads", "stores", "st_l1hit", "st_l1miss", "st_na",
+	"ld_fb", "ld_l1", "ld_l2", "ld_lclhit", "ld_lclhitm",
+	"ld_rmthit", "ld_rmthitm", "dram_lcl", "dram_rmt", "llc_ld_miss",
+	"extra",
+};
+
+const char *const c2c_off_key_names[OFF_NKEYS] = {
+	"cacheline", "cacheline_address", "offset", "data_address",
+	"node", "pa_cnt", "pid", "tid", "comm", "code_address",
+	"hitm_rmt_pct", "hitm_lcl_pct", "peer_rmt_pct", "peer_lcl_pct",
+	"peer_pct", "st_l1hit_pct", "st_l1miss_pct", "st_na_pct",
+	"cycles_rmt", "cycles_lcl", "cycles_load", "cycles_peer",
+	"records", "cpu_cnt", "symbol_type", "symbol", "object",
+	"source", "node_info", "extra",
+};
+
+/* ---------------------------------------------------------------- */
+/* Column headers                                                    */
+
+enum ctype { T_ANY, T_INT, T_PCT, T_HEX, T_NODE, T_TIDCOMM, T_TEXT };
+
+#define MAX_COLS 64
+#define KEY_NUM (-2)		/* the Pareto "Num" column */
+#define KEY_UNKNOWN (-1)
+
+struct col {
+	char name[48];
+	char group[48];
+	int key;
+	enum ctype type;
+	int end;		/* column of the header text's last character */
+};
+
+struct header {
+	int n;
+	struct col c[MAX_COLS];
+	int line;		/* line of the name row; 0 when inferred */
+	bool valid;
+	int first_text;		/* index of the first text column (Pareto), or n */
+	int offset_col;		/* index of "Offset" (Pareto), or -1 */
+	int stage;		/* inferred Pareto header: 1 = up to Offset, 2 = full */
+	bool warned_unknown;
+};
+
+enum table { TAB_CL, TAB_PARETO };
+
+/* Collapses runs of spaces and strips dashes: "------- Load Hitm -------" -> "Load Hitm". */
+static void clean_label(char *dst, size_t n, const char *s, size_t len)
+{
+	size_t o = 0;
+	bool space = false;
+
+	while (len && (*s == '-' || *s == ' ')) {
+		s++;
+		len--;
+	}
+	while (len && (s[len - 1] == '-' || s[len - 1] == ' '))
+		len--;
+	for (size_t i = 0; i < len && o + 1 < n; i++) {
+		if (s[i] == ' ') {
+			space = true;
+			continue;
+		}
+		if (space && o)
+			dst[o++] = ' ';
+		space = false;
+		if (o + 1 < n)
+			dst[o++] = s[i];
+	}
+	dst[o] = '\0';
+}
+
+struct seg {
+	int start, end;		/* [start, end) */
+};
+
+/* Splits a header line into cells separated by two or more spaces. */
+static int split_cells(const char *s, struct seg *out, int max)
+{
+	int n = 0, i = 0, len = (int)strlen(s);
+
+	while (i < len && n < max) {
+		int st, en;
+
+		while (i < len && s[i] == ' ')
+			i++;
+		if (i >= len)
+			break;
+		st = i;
+		for (;;) {
+			while (i < len && s[i] != ' ')
+				i++;
+			/* A single space inside a cell ("PA cnt", "L1 Hit"). */
+			if (i + 1 < len && s[i] == ' ' && s[i + 1] != ' ') {
+				i++;
+				continue;
+			}
+			break;
+		}
+		en = i;
+		out[n].start = st;
+		out[n].end = en;
+		n++;
+	}
+	return n;
+}
+
+static bool ieq(const char *a, const char *b)
+{
+	return !strcasecmp(a, b);
+}
+
+static bool group_has(const char *group, const char *word)
+{
+	return strcasestr(group, word) != NULL;
+}
+
+/*
+ * Which key a header column gets, from its name and the group label above
+ * it.  The rules are tried in order; the first that matches and whose key
+ * no earlier column took wins, so a repeated column name (the v1 RFC's two
+ * "Snoop Peer") falls through to the next rule that fits.
+ */
+enum gmatch { G_ANY, G_IS, G_HAS };
+
+struct col_rule {
+	enum gmatch gm;
+	const char *group;
+	const char *names;	/* "A|B": any of them, case-insensitive */
+	int key;
+	const char *share_of;	/* CL_SHARE_PCT: what the share is of */
+	const char *group_not;	/* a group holding this word does not match */
+	bool prefix;		/* the names are prefixes ("Node" of "Node{cpus ...}") */
+	bool after_text;	/* only among the text columns */
+};
+
+#define ANY(n, k) { .gm = G_ANY, .names = n, .key = k }
+#define IS(g, n, k) { .gm = G_IS, .group = g, .names = n, .key = k }
+#define HAS(g, n, k) { .gm = G_HAS, .group = g, .names = n, .key = k }
+#define SHARE(g, n, of) { .gm = G_IS, .group = g, .names = n, .key = CL_SHARE_PCT, .share_of = of }
+#define LLC_HIT(n, k) { .gm = G_HAS, .group = "LLC Load Hit", .names = n, .key = k, .group_not = "Hitm" }
+#define NODE_INFO(after) { .gm = G_ANY, .names = "Node", .key = OFF_NODE_INFO, .prefix = true, .after_text = after }
+
+static bool name_in(const char *n, const char *names, bool prefix)
+{
+	for (const char *s = names; *s;) {
+		size_t len = strcspn(s, "|");
+
+		if (!strncasecmp(n, s, len) && (prefix || !n[len]))
+			return true;
+		s += len;
+		if (*s)
+			s++;
+	}
+	return false;
+}
+
+static bool rule_matches(const struct col_rule *r, const struct col *c, bool after_text)
+{
+	if (r->after_text && !after_text)
+		return false;
+	if (r->gm == G_IS && !ieq(c->group, r->group))
+		return false;
+	if (r->gm == G_HAS && !group_has(c->group, r->group))
+		return false;
+	if (r->group_not && group_has(c->group, r->group_not))
+		return false;
+	return name_in(c->name, r->names, r->prefix);
+}
+
+static int map_col(const struct col_rule *rules, size_t nrules, const struct col *c, const bool *taken,
+		   bool after_text, const char **share_of)
+{
+	for (size_t i = 0; i < nrules; i++) {
+		const struct col_rule *r = &rules[i];
+
+		if (!rule_matches(r, c, after_text) || (r->key >= 0 && taken[r->key]))
+			continue;
+		if (r->share_of)
+			*share_of = r->share_of;
+		return r->key;
+	}
+	return KEY_UNKNOWN;
+}
+
+/* The Shared Data Cache Line Table. */
+static const struct col_rule cl_rules[] = {
+	ANY("Index", CL_INDEX),
+	ANY("Address|Cacheline", CL_ADDRESS),
+	ANY("Node", CL_NODE),
+	ANY("PA cnt", CL_PA_CNT),
+	SHARE("Tot", "Hitm", "tot_hitm"),
+	SHARE("Rmt", "Hitm", "rmt_hitm"),
+	SHARE("Lcl", "Hitm", "lcl_hitm"),
+	SHARE("Peer", "Snoop", "peer"),
+	SHARE("Snoop", "Peer", "peer"),
+	/* The v1 RFC's second "Snoop Peer" column is a count. */
+	IS("Peer", "Snoop", CL_PEER_TOTAL),
+	IS("Snoop", "Peer", CL_PEER_TOTAL),
+	HAS("Load Hitm", "Total", CL_HITM_TOTAL),
+	HAS("Load Hitm", "LclHitm|Lcl", CL_HITM_LCL),
+	HAS("Load Hitm", "RmtHitm|Rmt", CL_HITM_RMT),
+	HAS("Load Peer", "Total", CL_PEER_TOTAL),
+	HAS("Load Peer", "Local", CL_PEER_LCL),
+	HAS("Load Peer", "Remote", CL_PEER_RMT),
+	IS("Total", "records", CL_RECORDS),
+	IS("Total", "Loads", CL_LOADS),
+	IS("Total", "Stores", CL_STORES),
+	IS("Stores", "Total", CL_STORES),
+	IS("Stores", "L1Hit", CL_ST_L1HIT),
+	IS("Stores", "L1Miss", CL_ST_L1MISS),
+	IS("Stores", "N/A|Anylvl", CL_ST_NA),
+	HAS("Store Reference", "Total", CL_STORES),
+	HAS("Store Reference", "L1Hit", CL_ST_L1HIT),
+	HAS("Store Reference", "L1Miss", CL_ST_L1MISS),
+	HAS("Store Reference", "N/A|Anylvl", CL_ST_NA),
+	HAS("Core Load Hit", "FB", CL_LD_FB),
+	HAS("Core Load Hit", "L1", CL_LD_L1),
+	HAS("Core Load Hit", "L2", CL_LD_L2),
+	LLC_HIT("LclHit|Llc", CL_LD_LCLHIT),
+	LLC_HIT("LclHitm", CL_LD_LCLHITM),
+	LLC_HIT("Rmt", CL_LD_RMTHIT),	/* 2016 layout: remote clean hits */
+	HAS("RMT Load Hit", "RmtHit", CL_LD_RMTHIT),
+	HAS("RMT Load Hit", "RmtHitm", CL_LD_RMTHITM),
+	HAS("Load Dram", "Lcl", CL_DRAM_LCL),
+	HAS("Load Dram", "Rmt", CL_DRAM_RMT),
+	ANY("Ld Miss", CL_LLC_LD_MISS),
+};
+
+/* The Pareto table of each cacheline's offsets. */
+static const struct col_rule pareto_rules[] = {
+	NODE_INFO(true),	/* "Node" among the text columns is node info */
+	ANY("Num", KEY_NUM),
+	IS("HITM", "Rmt|RmtHitm", OFF_HITM_RMT_PCT),
+	IS("HITM", "Lcl|LclHitm", OFF_HITM_LCL_PCT),
+	IS("Peer Snoop", "Rmt", OFF_PEER_RMT_PCT),
+	IS("Peer Snoop", "Lcl", OFF_PEER_LCL_PCT),
+	IS("Snoop", "Peer", OFF_PEER_PCT),
+	IS("Store Refs", "L1 Hit", OFF_ST_L1HIT_PCT),
+	IS("Store Refs", "L1 Miss", OFF_ST_L1MISS_PCT),
+	IS("Store Refs", "N/A|Any Lvl", OFF_ST_NA_PCT),
+	ANY("Offset", OFF_OFFSET),
+	ANY("Node", OFF_NODE),
+	ANY("PA cnt", OFF_PA_CNT),
+	ANY("Pid", OFF_PID),
+	ANY("Tid", OFF_TID),
+	ANY("Code address", OFF_CODE_ADDRESS),
+	IS("cycles", "rmt hitm|rmt peer", OFF_CYCLES_RMT),
+	IS("cycles", "lcl hitm|lcl peer", OFF_CYCLES_LCL),
+	IS("cycles", "load", OFF_CYCLES_LOAD),
+	IS("cycles", "peer", OFF_CYCLES_PEER),
+	ANY("records", OFF_RECORDS),
+	ANY("cnt", OFF_CPU_CNT),
+	ANY("Symbol", OFF_SYMBOL),
+	ANY("Object", OFF_OBJECT),
+	ANY("Source:Line", OFF_SOURCE),
+	NODE_INFO(false),
+};
+
+#undef ANY
+#undef IS
+#undef HAS
+#undef SHARE
+#undef LLC_HIT
+#undef NODE_INFO
+
+static int map_cl_col(const struct col *c, const bool *taken, const char **share_of)
+{
+	return map_col(cl_rules, sizeof(cl_rules) / sizeof(cl_rules[0]), c, taken, false, share_of);
+}
+
+static int map_pareto_col(const struct col *c, const bool *taken, bool after_text)
+{
+	const char *unused;
+
+	return map_col(pareto_rules, sizeof(pareto_rules) / sizeof(pareto_rules[0]), c, taken, after_text,
+		       &unused);
+}
+
+static enum ctype cl_type(int key)
+{
+	switch (key) {
+	case CL_ADDRESS: return T_HEX;
+	case CL_NODE: return T_NODE;
+	case CL_SHARE_PCT: return T_PCT;
+	case KEY_UNKNOWN: return T_ANY;
+	default: return T_INT;
+	}
+}
+
+static enum ctype off_type(int key)
+{
+	switch (key) {
+	case KEY_NUM: return T_INT;
+	case OFF_HITM_RMT_PCT: case OFF_HITM_LCL_PCT: case OFF_PEER_RMT_PCT:
+	case OFF_PEER_LCL_PCT: case OFF_PEER_PCT: case OFF_ST_L1HIT_PCT:
+	case OFF_ST_L1MISS_PCT: case OFF_ST_NA_PCT:
+		return T_PCT;
+	case OFF_OFFSET: case OFF_CODE_ADDRESS: return T_HEX;
+	case OFF_NODE: return T_NODE;
+	case OFF_TID: return T_TIDCOMM;
+	case OFF_SYMBOL: case OFF_OBJECT: case OFF_SOURCE: case OFF_NODE_INFO:
+		return T_TEXT;
+	case KEY_UNKNOWN: return T_ANY;
+	default: return T_INT;
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* Parser state                                                      */
+
+enum section { S_NONE, S_TRACE, S_GLOBAL, S_DETAILS, S_TABLE, S_PARETO, S_UNKNOWN };
+enum block { B_NONE, B_SUMMARY, B_HDR_END, B_ROWS };
+
+static const char *const section_names[] = {
+	[S_NONE] = "trace", [S_TRACE] = "trace", [S_GLOBAL] = "global",
+	[S_DETAILS] = "details", [S_TABLE] = "table", [S_PARETO] = "pareto",
+	[S_UNKNOWN] = "unknown",
+};
+
+struct parser {
+	struct c2c_report *r;
+	c2c_offset_cb cb;
+	void *cb_arg;
+	struct arena row_arena;		/* streamed offset rows */
+
+	enum section sect;
+	int banner;			/* 0 none, 1 expecting title, 2 expecting closing '=' */
+	enum block blk;
+	struct header tab, par;
+	char prev_hash[4096];		/* the '#' line before this one (group line candidate) */
+	bool have_prev_hash;
+	const char *last_key;		/* for "Events" continuation lines */
+	const char *share_of;
+	struct c2c_cacheline *cur;	/* the Pareto block's cacheline */
+	bool warned_nobanner_stats;
+	bool warned_infer;
+	bool partial;			/* this line has no newline: the file was cut off in it */
+	int lineno;
+};
+
+static void warn_at(struct parser *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void warn_at(struct parser *p, int line, const char *fmt, ...)
+{
+	struct c2c_report *r = p->r;
+	va_list ap;
+	char buf[512];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (r->nwarns == r->warns_cap) {
+		r->warns_cap = r->warns_cap ? 2 * r->warns_cap : 16;
+		r->warns = xrealloc(r->warns, r->warns_cap * sizeof(*r->warns));
+	}
+	r->warns[r->nwarns].line = line;
+	r->warns[r->nwarns].msg = arena_strdup(&r->arena, buf);
+	r->nwarns++;
+}
+
+/* A short, printable excerpt of a line for messages. */
+static const char *excerpt(const char *s, char *buf, size_t n)
+{
+	size_t len = strlen(s);
+
+	if (len + 1 <= n) {
+		snprintf(buf, n, "%s", s);
+	} else {
+		snprintf(buf, n, "%.*s...", (int)(n - 4), s);
+	}
+	for (char *c = buf; *c; c++)
+		if (*c == '\t')
+			*c = ' ';
+	return buf;
+}
+
+/* ---------------------------------------------------------------- */
+/* Tokens and value checks                                           */
+
+struct tok {
+	const char *s;
+	int len;
+};
+
+#define MAX_TOKS 96
+
+static int tokenize(const char *s, struct tok *t, int max, const char **stop)
+{
+	int n = 0;
+
+	for (;;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s || n == max)
+			break;
+		t[n].s = s;
+		while (*s && *s != ' ' && *s != '\t')
+			s++;
+		t[n].len = (int)(s - t[n].s);
+		n++;
+	}
+	if (stop)
+		*stop = s;
+	return n;
+}
+
+static bool is_hex(const char *s, int len)
+{
+	if (len < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return false;
+	for (int i = 2; i < len; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+static bool is_number(const char *s, int len)
+{
+	char buf[64], *end;
+
+	if (len <= 0 || len >= (int)sizeof(buf))
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (!strcasecmp(buf, "-nan") || !strcasecmp(buf, "nan"))
+		return true;
+	strtod(buf, &end);
+	return end != buf && !*end;
+}
+
+static bool is_node(const char *s, int len)
+{
+	if (len == 3 && !strncmp(s, "N/A", 3))
+		return true;
+	if (len <= 0)
+		return false;
+	for (int i = 0; i < len; i++)
+		if (!isdigit((unsigned char)s[i]) && s[i] != '-' && s[i] != ',')
+			return false;
+	return isdigit((unsigned char)s[0]);
+}
+
+/* "[k]", "[.]", "[u]", "[g]", "[H]": where an offset row's text columns start. */
+static bool is_symbol_mark(const struct tok *k)
+{
+	return k->len == 3 && k->s[0] == '[' && k->s[2] == ']';
+}
+
+static bool tok_is(enum ctype t, const struct tok *k)
+{
+	switch (t) {
+	case T_INT: return str_is_digits(k->s, k->len);
+	case T_PCT: return k->len > 1 && k->s[k->len - 1] == '%' && is_number(k->s, k->len - 1);
+	case T_HEX: return is_hex(k->s, k->len);
+	case T_NODE: return is_node(k->s, k->len);
+	case T_TIDCOMM: {
+		int i = 0;
+
+		while (i < k->len && isdigit((unsigned char)k->s[i]))
+			i++;
+		return i > 0 && (i == k->len || k->s[i] == ':');
+	}
+	default: return k->len > 0;
+	}
+}
+
+static const char *type_name(enum ctype t)
+{
+	switch (t) {
+	case T_INT: return "a count";
+	case T_PCT: return "a percentage";
+	case T_HEX: return "a hex address";
+	case T_NODE: return "a node (N, N-M or N/A)";
+	case T_TIDCOMM: return "tid:comm";
+	default: return "a value";
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* Report storage                                                    */
+
+static void add_stat(struct parser *p, const char *section, const char *key, const char *value)
+{
+	struct c2c_report *r = p->r;
+	struct c2c_stat *s;
+	size_t vlen = strlen(value);
+	bool pct = vlen && value[vlen - 1] == '%';
+
+	if (r->nstats == r->stats_cap) {
+		r->stats_cap = r->stats_cap ? 2 * r->stats_cap : 64;
+		r->stats = xrealloc(r->stats, r->stats_cap * sizeof(*r->stats));
+	}
+	s = &r->stats[r->nstats++];
+	s->section = section;
+	s->key = arena_strdup(&r->arena, key);
+	s->value = arena_strndup(&r->arena, value, pct ? vlen - 1 : vlen);
+	while (pct && s->value[0] == ' ')
+		s->value++;
+	s->unit = pct ? "%" : "";
+	s->line = p->lineno;
+	p->last_key = s->key;
+
+	if (!strcmp(section, "details")) {
+		if (!strcasecmp(key, "Cachelines sort on")) {
+			r->sort_on = s->value;
+			if (strcasestr(s->value, "Peer"))
+				r->peer_display = true;
+		} else if (!strncasecmp(key, "Cacheline data group", 20)) {
+			r->grouping = s->value;
+		}
+	} else if (!is_number(s->value, (int)strlen(s->value))) {
+		char ex[80];
+
+		warn_at(p, p->lineno, "statistic '%s' has a value that is not a number: '%s'",
+			key, excerpt(value, ex, sizeof(ex)));
+	}
+}
+
+static struct c2c_cacheline *find_cl(struct c2c_report *r, int index)
+{
+	if (index >= 0 && (size_t)index < r->ncls && r->cls[index].index == index)
+		return &r->cls[index];
+	for (size_t i = 0; i < r->ncls; i++)
+		if (r->cls[i].index == index)
+			return &r->cls[i];
+	return NULL;
+}
+
+/*
+ * Cachelines are few (one per table row), so they live in a growing array;
+ * offset rows point at them, hence the array is re-pointed on growth.
+ */
+static struct c2c_cacheline *new_cl(struct parser *p)
+{
+	struct c2c_report *r = p->r;
+	struct c2c_cacheline *old = r->cls, *cl;
+
+	if (r->ncls == r->cls_cap) {
+		r->cls_cap = r->cls_cap ? 2 * r->cls_cap : 64;
+		r->cls = xrealloc(r->cls, r->cls_cap * sizeof(*r->cls));
+		if (old != r->cls) {
+			for (size_t i = 0; i < r->noffs; i++)
+				r->offs[i].cl = r->cls + (r->offs[i].cl - old);
+			if (p->cur)
+				p->cur = r->cls + (p->cur - old);
+		}
+	}
+	cl = &r->cls[r->ncls++];
+	memset(cl, 0, sizeof(*cl));
+	cl->index = -1;
+	cl->line = p->lineno;
+	return cl;
+}
+
+static void append_extra(struct arena *a, const char **slot, const struct col *c, const char *val, int len)
+{
+	const char *name = c ? c->name : "column";
+
+	if (*slot)
+		*slot = arena_printf(a, "%s;%s%s%s=%.*s", *slot, c && c->group[0] ? c->group : "",
+				     c && c->group[0] ? " " : "", name, len, val);
+	else
+		*slot = arena_printf(a, "%s%s%s=%.*s", c && c->group[0] ? c->group : "",
+				     c && c->group[0] ? " " : "", name, len, val);
+}
+
+/* ---------------------------------------------------------------- */
+/* Headers                                                           */
+
+static void parse_header(struct parser *p, struct header *h, enum table tab, const char *names,
+			 const char *groups)
+{
+	struct seg ns[MAX_COLS], gs[MAX_COLS];
+	char nbuf[4096], gbuf[4096];
+	int nn, ng = 0;
+	bool taken[(int)OFF_NKEYS > (int)CL_NKEYS ? (int)OFF_NKEYS : (int)CL_NKEYS] = { 0 };
+	bool after_text = false;
+
+	memset(h, 0, sizeof(*h));
+	snprintf(nbuf, sizeof(nbuf), "%s", names);
+	nbuf[0] = ' ';		/* the leading '#' */
+	nn = split_cells(nbuf, ns, MAX_COLS);
+	if (groups) {
+		snprintf(gbuf, sizeof(gbuf), "%s", groups);
+		gbuf[0] = ' ';
+		ng = split_cells(gbuf, gs, MAX_COLS);
+	}
+	h->line = p->lineno;
+	h->offset_col = -1;
+	h->first_text = nn;
+	p->share_of = NULL;
+	for (int i = 0; i < nn; i++) {
+		struct col *c = &h->c[i];
+		int cs = i ? ns[i - 1].end + 1 : 0, ce = ns[i].end;
+		int best = 0;
+
+		clean_label(c->name, sizeof(c->name), nbuf + ns[i].start, ns[i].end - ns[i].start);
+		c->end = ce;
+		for (int j = 0; j < ng; j++) {
+			int lo = gs[j].start > cs ? gs[j].start : cs;
+			int hi = gs[j].end < ce + 1 ? gs[j].end : ce + 1;
+
+			if (hi - lo > best) {
+				best = hi - lo;
+				clean_label(c->group, sizeof(c->group), gbuf + gs[j].start,
+					    gs[j].end - gs[j].start);
+			}
+		}
+		if (tab == TAB_CL) {
+			c->key = map_cl_col(c, taken, &p->share_of);
+			c->type = cl_type(c->key);
+			if (group_has(c->group, "Double-Cacheline"))
+				p->r->double_cl = true;
+		} else {
+			c->key = map_pareto_col(c, taken, after_text);
+			c->type = off_type(c->key);
+			if (c->type == T_TEXT && !after_text) {
+				after_text = true;
+				h->first_text = i;
+			}
+			if (after_text && c->type != T_TEXT) {
+				/* An unknown column among the text columns stays text. */
+				c->type = T_TEXT;
+			}
+			if (c->key == OFF_OFFSET)
+				h->offset_col = i;
+			if (c->key == OFF_PEER_RMT_PCT || c->key == OFF_PEER_LCL_PCT)
+				p->r->peer_display = true;
+		}
+		if (c->key >= 0)
+			taken[c->key] = true;
+		if (c->key == KEY_UNKNOWN)
+			warn_at(p, p->lineno, "unknown column '%s%s%s' (kept in the extra column)",
+				c->group, c->group[0] ? " " : "", c->name);
+	}
+	h->n = nn;
+	h->valid = nn > 0;
+	if (tab == TAB_CL && p->share_of && !strcmp(p->share_of, "peer"))
+		p->r->peer_display = true;
+	if (tab == TAB_PARETO && h->offset_col < 0)
+		warn_at(p, p->lineno, "Pareto header has no Offset column");
+}
+
+static bool is_cl_header(const struct tok *t, int n)
+{
+	bool idx = false, addr = false;
+
+	for (int i = 0; i < n; i++) {
+		if (t[i].len == 5 && !strncmp(t[i].s, "Index", 5))
+			idx = true;
+		if ((t[i].len == 7 && !strncmp(t[i].s, "Address", 7)) ||
+		    (t[i].len == 9 && !strncmp(t[i].s, "Cacheline", 9)))
+			addr = true;
+	}
+	return idx && addr;
+}
+
+static bool is_pareto_header(const struct tok *t, int n)
+{
+	bool num = false, off = false;
+
+	for (int i = 0; i < n; i++) {
+		if (t[i].len == 3 && !strncmp(t[i].s, "Num", 3))
+			num = true;
+		if (t[i].len == 6 && !strncmp(t[i].s, "Offset", 6))
+			off = true;
+	}
+	return num && off;
+}
+
+/* Header columns for a Pareto block printed without its header (excerpts). */
+static void infer_add(struct header *h, const char *group, const char *name)
+{
+	bool taken[OFF_NKEYS] = { 0 }, after_text = false;
+	struct col *c;
+
+	/* A summary line with more counts than any perf prints (found by
+	 * fuzz-c2c): the columns past MAX_COLS are not read. */
+	if (h->n >= MAX_COLS)
+		return;
+	c = &h->c[h->n];
+
+	for (int i = 0; i < h->n; i++) {
+		if (h->c[i].key >= 0)
+			taken[h->c[i].key] = true;
+		after_text |= h->c[i].type == T_TEXT;
+	}
+	snprintf(c->group, sizeof(c->group), "%s", group);
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->key = map_pareto_col(c, taken, after_text);
+	c->type = off_type(c->key);
+	if (c->key == OFF_OFFSET)
+		h->offset_col = h->n;
+	if (!after_text)
+		h->first_text = c->type == T_TEXT ? h->n : h->n + 1;
+	h->n++;
+}
+
+static void infer_pareto_summary(struct parser *p, int ncounts)
+{
+	struct header *h = &p->par;
+	static const char *const four[] = { "Rmt", "Lcl", "L1 Hit", "L1 Miss" };
+
+	memset(h, 0, sizeof(*h));
+	h->offset_col = -1;
+	infer_add(h, "", "Num");
+	for (int i = 0; i < ncounts; i++) {
+		if (ncounts == 6 && i == 2) {
+			infer_add(h, "Snoop", "Peer");
+			continue;
+		}
+		{
+			int j = (ncounts == 6 && i > 2) ? i - 1 : i;
+
+			if (j < 4)
+				infer_add(h, j < 2 ? "HITM" : "Store Refs", four[j]);
+			else if (j == 4)
+				infer_add(h, "Store Refs", "N/A");
+			else
+				infer_add(h, "", "?");
+		}
+	}
+	h->stage = 1;
+	h->valid = true;
+	if (!p->warned_infer) {
+		warn_at(p, p->lineno, "Pareto block without a column header (an excerpt): %d counts read "
+			"as %s; the HITM display is assumed", ncounts,
+			ncounts == 4 ? "Rmt, Lcl, L1 Hit, L1 Miss" :
+			ncounts == 5 ? "Rmt, Lcl, L1 Hit, L1 Miss, N/A" :
+			ncounts == 6 ? "Rmt, Lcl, Peer, L1 Hit, L1 Miss, Any Lvl" : "unknown columns");
+		p->warned_infer = true;
+	}
+}
+
+/* Completes an inferred header from the shape of the first offset row. */
+static void infer_pareto_rows(struct parser *p, const struct tok *t, int n)
+{
+	struct header *h = &p->par;
+	int i = h->n - 1;		/* tokens before the offset: the percentages */
+	int mid = 0, after = 0;
+
+	/* offset, then tokens up to the code address, then counts up to "[x]" */
+	if (i >= n || !is_hex(t[i].s, t[i].len)) {
+		warn_at(p, p->lineno, "offset row without a column header does not have an offset after "
+			"%d percentages; its values are kept in the extra column", i);
+		h->stage = 2;
+		return;
+	}
+	infer_add(h, "Data address", "Offset");
+	for (int j = i + 1; j < n && !is_hex(t[j].s, t[j].len); j++)
+		mid++;
+	if (mid == 1) {
+		infer_add(h, "", "Pid");
+	} else if (mid >= 2) {
+		infer_add(h, "Data address", "Node");
+		infer_add(h, "Data address", "PA cnt");
+		if (mid >= 3)
+			infer_add(h, "", "Pid");
+		if (mid >= 4)
+			infer_add(h, "", "Tid");
+	}
+	infer_add(h, "", "Code address");
+	for (int j = i + mid + 2; j < n && t[j].s[0] != '['; j++)
+		after++;
+	infer_add(h, "cycles", "rmt hitm");
+	infer_add(h, "cycles", "lcl hitm");
+	infer_add(h, "cycles", "load");
+	if (after >= 6)
+		infer_add(h, "cycles", "peer");
+	if (after >= 5)
+		infer_add(h, "Total", "records");
+	infer_add(h, "cpu", "cnt");
+	infer_add(h, "", "Symbol");
+	infer_add(h, "Shared", "Object");
+	infer_add(h, "", "Source:Line");
+	infer_add(h, "", "Node");
+	h->stage = 2;
+	warn_at(p, p->lineno, "offset rows read as: offset%s, code address, %d cycle/count columns, "
+		"symbol, object, source, node (inferred from the values)",
+		mid == 1 ? ", pid" : mid == 2 ? ", node, PA cnt" : mid >= 3 ? ", node, PA cnt, pid" : "",
+		after);
+}
+
+/* ---------------------------------------------------------------- */
+/* Rows                                                              */
+
+static void parse_cl_row(struct parser *p, const char *line)
+{
+	struct c2c_report *r = p->r;
+	struct header *h = &p->tab;
+	struct tok t[MAX_TOKS];
+	int n = tokenize(line, t, MAX_TOKS, NULL), i;
+	struct c2c_cacheline *cl;
+	char ex[80];
+
+	if (p->partial && n > 0) {
+		warn_at(p, p->lineno, "the report is cut off in this row; its last value '%.*s' may be "
+			"incomplete and is dropped", t[n - 1].len, t[n - 1].s);
+		n--;
+	}
+	if (!h->valid) {
+		warn_at(p, p->lineno, "table row before any column header, skipped: '%s'",
+			excerpt(line, ex, sizeof(ex)));
+		return;
+	}
+	cl = new_cl(p);
+	if (p->share_of)
+		cl->v[CL_SHARE_OF] = p->share_of;
+	for (i = 0; i < n && i < h->n; i++) {
+		const struct col *c = &h->c[i];
+
+		if (!tok_is(c->type, &t[i])) {
+			warn_at(p, p->lineno, "column '%s' should be %s, found '%.*s'; the rest of the row is skipped",
+				c->name, type_name(c->type), t[i].len, t[i].s);
+			break;
+		}
+		if (c->key < 0) {
+			append_extra(&r->arena, &cl->v[CL_EXTRA], c, t[i].s, t[i].len);
+			continue;
+		}
+		cl->v[c->key] = arena_strndup(&r->arena, t[i].s,
+					      c->type == T_PCT ? t[i].len - 1 : t[i].len);
+	}
+	if (i == n && n < h->n)
+		warn_at(p, p->lineno, "table row ends after %d of %d columns (cut off?); kept what was there",
+			n, h->n);
+	for (int j = h->n; j < n; j++)
+		append_extra(&r->arena, &cl->v[CL_EXTRA], NULL, t[j].s, t[j].len);
+	if (n > h->n)
+		warn_at(p, p->lineno, "table row has %d values for %d columns; the rest kept in the extra column",
+			n, h->n);
+	if (cl->v[CL_INDEX])
+		cl->index = atoi(cl->v[CL_INDEX]);
+	if (cl->v[CL_ADDRESS])
+		cl->address = strtoull(cl->v[CL_ADDRESS], NULL, 16);
+}
+
+/* Summary counts go to the cacheline's own cells. */
+static int summary_key(int off_key, bool peer)
+{
+	switch (off_key) {
+	case OFF_HITM_RMT_PCT: return CL_HITM_RMT;
+	case OFF_HITM_LCL_PCT: return CL_HITM_LCL;
+	case OFF_PEER_RMT_PCT: return CL_PEER_RMT;
+	case OFF_PEER_LCL_PCT: return CL_PEER_LCL;
+	case OFF_PEER_PCT: return CL_PEER_TOTAL;
+	case OFF_ST_L1HIT_PCT: return CL_ST_L1HIT;
+	case OFF_ST_L1MISS_PCT: return CL_ST_L1MISS;
+	case OFF_ST_NA_PCT: return CL_ST_NA;
+	default: (void)peer; return -1;
+	}
+}
+
+static void parse_summary(struct parser *p, const char *line)
+{
+	struct c2c_report *r = p->r;
+	struct tok t[MAX_TOKS];
+	int n = tokenize(line, t, MAX_TOKS, NULL), ncounts;
+	struct header *h = &p->par;
+	struct c2c_cacheline *cl;
+	int index;
+	uint64_t addr;
+	char ex[80];
+
+	if (p->partial) {
+		warn_at(p, p->lineno, "the report is cut off in a cacheline summary; block skipped");
+		p->cur = NULL;
+		return;
+	}
+	if (n < 2 || !str_is_digits(t[0].s, t[0].len) || !is_hex(t[n - 1].s, t[n - 1].len)) {
+		warn_at(p, p->lineno, "expected a cacheline summary (Num ... address), found '%s'; block skipped",
+			excerpt(line, ex, sizeof(ex)));
+		p->cur = NULL;
+		return;
+	}
+	ncounts = n - 2;
+	if (!h->valid)
+		infer_pareto_summary(p, ncounts);
+	index = atoi(t[0].s);
+	addr = strtoull(t[n - 1].s, NULL, 16);
+	cl = find_cl(r, index);
+	if (cl && cl->v[CL_ADDRESS] && cl->address != addr) {
+		warn_at(p, p->lineno, "Pareto block %d is for %.*s but table row %d is %s; kept apart",
+			index, t[n - 1].len, t[n - 1].s, index, cl->v[CL_ADDRESS]);
+		cl = NULL;
+	}
+	if (!cl) {
+		cl = new_cl(p);
+		cl->index = index;
+		cl->v[CL_INDEX] = arena_strndup(&r->arena, t[0].s, t[0].len);
+		cl->v[CL_SHARE_OF] = NULL;
+	}
+	if (!cl->v[CL_ADDRESS]) {
+		cl->v[CL_ADDRESS] = arena_strndup(&r->arena, t[n - 1].s, t[n - 1].len);
+		cl->address = addr;
+	}
+	{
+		int want = h->offset_col >= 0 ? h->offset_col - 1 : h->n - 1;
+
+		if (want != ncounts)
+			warn_at(p, p->lineno, "cacheline summary has %d counts, the header %d; counts beyond the "
+				"header kept in the extra column", ncounts, want);
+	}
+	for (int i = 1; i <= ncounts; i++) {
+		const struct col *c = i < h->n && (h->offset_col < 0 || i < h->offset_col) ? &h->c[i] : NULL;
+		int key = c ? summary_key(c->key, r->peer_display) : -1;
+
+		if (!str_is_digits(t[i].s, t[i].len)) {
+			warn_at(p, p->lineno, "cacheline summary value '%.*s' is not a count; skipped",
+				t[i].len, t[i].s);
+			continue;
+		}
+		if (key < 0) {
+			append_extra(&r->arena, &cl->v[CL_EXTRA], c, t[i].s, t[i].len);
+			continue;
+		}
+		if (cl->v[key]) {
+			if ((int)strlen(cl->v[key]) != t[i].len || strncmp(cl->v[key], t[i].s, t[i].len))
+				warn_at(p, p->lineno, "cacheline %d: the Pareto summary says %s %.*s, the table %s; "
+					"the table's value kept", index, c->name, t[i].len, t[i].s, cl->v[key]);
+			continue;
+		}
+		cl->v[key] = arena_strndup(&r->arena, t[i].s, t[i].len);
+	}
+	p->cur = cl;
+}
+
+static void store_offset(struct parser *p, struct c2c_offset *o)
+{
+	struct c2c_report *r = p->r;
+
+	r->noffs_seen++;
+	if (p->cb) {
+		p->cb(o, p->cb_arg);
+		return;
+	}
+	if (r->noffs == r->offs_cap) {
+		r->offs_cap = r->offs_cap ? 2 * r->offs_cap : 256;
+		r->offs = xrealloc(r->offs, r->offs_cap * sizeof(*r->offs));
+	}
+	r->offs[r->noffs++] = *o;
+}
+
+/* Splits "[k] symbol  object  source  node" into the text columns. */
+static void parse_text_cols(struct parser *p, struct arena *a, struct c2c_offset *o, const char *s)
+{
+	const struct header *h = &p->par;
+	int ci = h->first_text;
+	char ex[80];
+
+	while (*s == ' ')
+		s++;
+	if (!*s)
+		return;
+	if (ci < h->n && h->c[ci].key == OFF_SYMBOL) {
+		if (p->partial && s[0] == '[' && (!s[1] || !s[2])) {
+			return;		/* cut inside "[k]": nothing to keep */
+		}
+		if (s[0] == '[' && s[1] && s[2] == ']') {
+			o->v[OFF_SYMBOL_TYPE] = arena_strndup(a, s, 3);
+			s += 3;
+			while (*s == ' ')
+				s++;
+		} else {
+			warn_at(p, p->lineno, "symbol should start with [k] or [.], found '%s'",
+				excerpt(s, ex, sizeof(ex)));
+		}
+	}
+	for (; ci < h->n && *s; ci++) {
+		const struct col *c = &h->c[ci];
+		const char *end;
+		size_t len;
+
+		if (ci == h->n - 1) {
+			/* The last column (node info) may itself hold double spaces. */
+			len = strlen(s);
+			while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+				len--;
+			end = s + len;
+		} else {
+			end = strstr(s, "  ");
+			if (!end)
+				end = s + strlen(s);
+			len = end - s;
+		}
+		if (c->key >= 0)
+			o->v[c->key] = arena_strndup(a, s, len);
+		else
+			append_extra(a, &o->v[OFF_EXTRA], c, s, (int)len);
+		s = end;
+		while (*s == ' ' || *s == '\t')
+			s++;
+	}
+	if (ci < h->n - 1)
+		warn_at(p, p->lineno, "offset row ends before column '%s' (cut off?)", h->c[ci].name);
+}
+
+/* A report cut off in this row: its last value may be incomplete. */
+static void trim_cut_row(struct parser *p, const struct tok *t, int *n, int *nnum)
+{
+	if (*nnum == *n && *n > 0) {
+		warn_at(p, p->lineno, "the report is cut off in this row; its last value '%.*s' may be "
+			"incomplete and is dropped", t[*n - 1].len, t[*n - 1].s);
+		(*n)--;
+		(*nnum)--;
+	} else if (*nnum < *n) {
+		warn_at(p, p->lineno, "the report is cut off in this row's text columns; the last "
+			"one may be incomplete");
+	}
+}
+
+/*
+ * Stores token t[*ti] as the value of value column ci.  A comm may hold
+ * spaces: a Tid:Comm cell takes the tokens the later value columns leave
+ * over (of the nnum before the symbol), and *ti moves to its last one.
+ */
+static void take_value(struct parser *p, struct arena *a, struct c2c_offset *o, int ci,
+		       const struct tok *t, int *ti, int nnum)
+{
+	const struct header *h = &p->par;
+	const struct col *c = &h->c[ci];
+	const struct tok *k = &t[*ti];
+
+	if (c->type == T_TIDCOMM) {
+		const char *start = k->s, *cend = k->s + k->len;
+		const char *colon = memchr(start, ':', k->len);
+		int surplus = (nnum - *ti - 1) - (h->first_text - ci - 1);
+
+		while (surplus-- > 0) {
+			(*ti)++;
+			cend = t[*ti].s + t[*ti].len;
+		}
+		o->v[OFF_TID] = arena_strndup(a, start, (colon ? colon : cend) - start);
+		if (colon)
+			o->v[OFF_COMM] = arena_strndup(a, colon + 1, cend - colon - 1);
+	} else if (c->key >= 0) {
+		o->v[c->key] = arena_strndup(a, k->s, c->type == T_PCT ? k->len - 1 : k->len);
+	} else {
+		append_extra(a, &o->v[OFF_EXTRA], c, k->s, k->len);
+	}
+}
+
+static void parse_offset_row(struct parser *p, const char *line)
+{
+	struct arena *a = p->cb ? &p->row_arena : &p->r->arena;
+	struct header *h = &p->par;
+	struct tok t[MAX_TOKS];
+	const char *rest = NULL;
+	struct c2c_offset o;
+	int n, ti = 0, ci, nnum;
+	char ex[80];
+
+	if (!p->cur) {
+		warn_at(p, p->lineno, "offset row outside a cacheline block, skipped: '%s'",
+			excerpt(line, ex, sizeof(ex)));
+		return;
+	}
+	n = tokenize(line, t, MAX_TOKS, NULL);
+	if (h->valid && h->stage == 1) {
+		if (p->partial) {
+			warn_at(p, p->lineno, "the report is cut off in the first row of a block without a "
+				"column header; its columns cannot be told, row skipped");
+			return;
+		}
+		infer_pareto_rows(p, t, n);
+	}
+	nnum = 0;
+	while (nnum < n && !is_symbol_mark(&t[nnum]))
+		nnum++;
+	if (p->partial)
+		trim_cut_row(p, t, &n, &nnum);
+	if (p->cb)
+		arena_reset(a);
+	memset(&o, 0, sizeof(o));
+	o.cl = p->cur;
+	o.line = p->lineno;
+	o.v[OFF_CACHELINE] = p->cur->v[CL_INDEX];
+	o.v[OFF_CACHELINE_ADDRESS] = p->cur->v[CL_ADDRESS];
+
+	/* Value columns: every header column after Num up to the text columns;
+	 * a row whose symbol comes early is missing some. */
+	for (ci = 1; ci < h->first_text && ti < nnum; ci++, ti++) {
+		const struct col *c = &h->c[ci];
+
+		if (!tok_is(c->type, &t[ti])) {
+			warn_at(p, p->lineno, "column '%s' should be %s, found '%.*s'; the rest of the row is skipped",
+				c->name, type_name(c->type), t[ti].len, t[ti].s);
+			store_offset(p, &o);
+			return;
+		}
+		take_value(p, a, &o, ci, t, &ti, nnum);
+		rest = t[ti].s + t[ti].len;
+	}
+	if (ci < h->first_text) {
+		warn_at(p, p->lineno, "offset row ends after %d of %d value columns (cut off?); kept what was there",
+			ci - 1, h->first_text - 1);
+	} else if (h->first_text < h->n) {
+		parse_text_cols(p, a, &o, rest ? rest : line);
+	} else {
+		for (; ti < n; ti++)
+			append_extra(a, &o.v[OFF_EXTRA], NULL, t[ti].s, t[ti].len);
+	}
+	if (o.v[OFF_OFFSET] && p->cur->v[CL_ADDRESS]) {
+		uint64_t off = strtoull(o.v[OFF_OFFSET], NULL, 16);
+
+		o.v[OFF_DATA_ADDRESS] = arena_printf(a, "0x%" PRIx64, p->cur->address + off);
+	}
+	store_offset(p, &o);
+}
+
+/* ---------------------------------------------------------------- */
+/* Lines                                                             */
+
+static enum section section_of(const char *title)
+{
+	if (strcasestr(title, "Trace Event Information"))
+		return S_TRACE;
+	if (strcasestr(title, "Global Shared Cache Line Event"))
+		return S_GLOBAL;
+	if (strcasestr(title, "c2c details"))
+		return S_DETAILS;
+	if (strcasestr(title, "Shared Data") && strcasestr(title, "Table"))
+		return S_TABLE;
+	if (strcasestr(title, "Pareto"))
+		return S_PARETO;
+	return S_UNKNOWN;
+}
+
+static bool all_of(const char *s, const char *set)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!strchr(set, *s))
+			return false;
+	return true;
+}
+
+static bool is_dash_line(const char *s)
+{
+	size_t n;
+
+	if (*s == '#')
+		s++;
+	while (*s == ' ')
+		s++;
+	n = strspn(s, "-");
+	return n >= 20 && s[n] == '\0';
+}
+
+static bool stat_line(struct parser *p, const char *s)
+{
+	const char *colon = strchr(s, ':');
+	char key[128];
+	const char *k = s, *v;
+	size_t klen;
+
+	if (!colon)
+		return false;
+	klen = colon - k;
+	while (klen && (k[klen - 1] == ' ' || k[klen - 1] == '\t'))
+		klen--;
+	v = colon + 1;
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (klen == 0) {
+		/* "                      : cpu/mem-stores/P" continues Events. */
+		if (!p->last_key)
+			return false;
+		snprintf(key, sizeof(key), "%s", p->last_key);
+	} else {
+		bool letter = false;
+
+		if (klen >= sizeof(key))
+			return false;
+		for (size_t i = 0; i < klen; i++)
+			letter |= isalpha((unsigned char)k[i]) != 0;
+		if (!letter || isdigit((unsigned char)k[0]))
+			return false;
+		memcpy(key, k, klen);
+		key[klen] = '\0';
+	}
+	if (p->partial) {
+		warn_at(p, p->lineno, "the report is cut off in statistic '%s'; its value is dropped", key);
+		return true;
+	}
+	if (p->sect == S_NONE) {
+		if (!p->warned_nobanner_stats) {
+			warn_at(p, p->lineno, "statistics without a section banner (an excerpt); filed under 'trace'");
+			p->warned_nobanner_stats = true;
+		}
+	}
+	add_stat(p, section_names[p->sect], key, v);
+	return true;
+}
+
+static void handle_hash(struct parser *p, const char *s)
+{
+	struct tok t[MAX_TOKS];
+	int n;
+
+	if (all_of(s, "#. ")) {
+		/* "#" or the dotted width line */
+		if (strlen(s) > 1)
+			return;		/* keep prev_hash: the dots sit under the names */
+		p->have_prev_hash = false;
+		return;
+	}
+	n = tokenize(s + 1, t, MAX_TOKS, NULL);
+	if (is_cl_header(t, n)) {
+		parse_header(p, &p->tab, TAB_CL, s, p->have_prev_hash ? p->prev_hash : NULL);
+		p->sect = S_TABLE;
+	} else if (is_pareto_header(t, n)) {
+		parse_header(p, &p->par, TAB_PARETO, s, p->have_prev_hash ? p->prev_hash : NULL);
+		p->sect = S_PARETO;
+		p->blk = B_NONE;
+	}
+	snprintf(p->prev_hash, sizeof(p->prev_hash), "%s", s);
+	p->have_prev_hash = true;
+}
+
+static void handle_line(struct parser *p, char *raw)
+{
+	char *s = raw, ex[80];
+	size_t len;
+
+	/* The excerpt prefix: mail quotes, TABs, indentation. */
+	while (*s == ' ' || *s == '\t' || *s == '>')
+		s++;
+	len = strlen(s);
+	while (len && (s[len - 1] == '\n' || s[len - 1] == '\r' || s[len - 1] == ' ' || s[len - 1] == '\t'))
+		s[--len] = '\0';
+
+	if (len >= 10 && all_of(s, "=")) {
+		if (p->banner == 2) {
+			p->banner = 0;
+		} else {
+			p->banner = 1;
+			if (p->blk == B_ROWS || p->blk == B_SUMMARY || p->blk == B_HDR_END)
+				p->blk = B_NONE;
+		}
+		p->have_prev_hash = false;
+		return;
+	}
+	if (p->banner == 1 && len) {
+		p->sect = section_of(s);
+		p->banner = 2;
+		p->last_key = NULL;
+		p->blk = B_NONE;
+		if (p->sect == S_UNKNOWN)
+			warn_at(p, p->lineno, "unknown section '%s'; its lines are skipped", excerpt(s, ex, sizeof(ex)));
+		return;
+	}
+	if (p->banner == 2)
+		p->banner = 0;		/* a title without its closing line */
+
+	if (!len) {
+		p->last_key = NULL;
+		p->have_prev_hash = false;
+		if (p->blk == B_ROWS)
+			p->blk = B_NONE;
+		return;
+	}
+	if (is_dash_line(s)) {
+		p->have_prev_hash = false;
+		if (p->sect != S_PARETO) {
+			p->sect = S_PARETO;	/* an excerpt without the banner */
+		}
+		if (p->blk == B_HDR_END) {
+			p->blk = B_ROWS;
+		} else if (p->blk == B_SUMMARY) {
+			warn_at(p, p->lineno, "two separator lines without a cacheline summary between them");
+		} else {
+			p->blk = B_SUMMARY;
+			p->cur = NULL;
+		}
+		return;
+	}
+	if (s[0] == '#') {
+		handle_hash(p, s);
+		return;
+	}
+	p->have_prev_hash = false;
+
+	switch (p->sect) {
+	case S_NONE:
+	case S_TRACE:
+	case S_GLOBAL:
+	case S_DETAILS:
+		if (stat_line(p, s))
+			return;
+		break;
+	case S_TABLE:
+		if (isdigit((unsigned char)s[0])) {
+			parse_cl_row(p, s);
+			return;
+		}
+		break;
+	case S_PARETO:
+		if (p->blk == B_SUMMARY) {
+			parse_summary(p, s);
+			p->blk = B_HDR_END;
+			return;
+		}
+		if (p->blk == B_HDR_END) {
+			warn_at(p, p->lineno, "missing separator line after the cacheline summary");
+			p->blk = B_ROWS;
+		}
+		if (p->blk == B_ROWS) {
+			parse_offset_row(p, s);
+			return;
+		}
+		break;
+	case S_UNKNOWN:
+		return;
+	}
+	warn_at(p, p->lineno, "not part of a perf c2c report, skipped: '%s'", excerpt(s, ex, sizeof(ex)));
+}
+
+int c2c_parse_file(struct c2c_report *r, FILE *f, const char *name, c2c_offset_cb cb, void *arg)
+{
+	struct parser *p = xcalloc(1, sizeof(*p));
+	char *line = NULL;
+	size_t cap = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->name = arena_strdup(&r->arena, name ? name : "-");
+	p->r = r;
+	p->cb = cb;
+	p->cb_arg = arg;
+	p->par.offset_col = -1;
+	p->tab.offset_col = -1;
+	errno = 0;
+	for (;;) {
+		ssize_t n = getline(&line, &cap, f);
+
+		if (n < 0)
+			break;
+		p->lineno++;
+		p->partial = n > 0 && line[n - 1] != '\n';
+		handle_line(p, line);
+	}
+	r->nlines = p->lineno;
+	free(line);
+	arena_free(&p->row_arena);
+	if (ferror(f)) {
+		free(p);
+		return -1;
+	}
+	if (p->blk == B_SUMMARY || p->blk == B_HDR_END)
+		warn_at(p, p->lineno, "the report ends inside a cacheline block header (cut off)");
+	free(p);
+	return 0;
+}
+
+int c2c_parse_path(struct c2c_report *r, const char *path, c2c_offset_cb cb, void *arg)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	int ret, e;
+
+	if (!f) {
+		memset(r, 0, sizeof(*r));
+		return -1;
+	}
+	ret = c2c_parse_file(r, f, path, cb, arg);
+	e = errno;
+	if (f != stdin)
+		fclose(f);
+	errno = e;
+	return ret;
+}
+
+void c2c_report_free(struct c2c_report *r)
+{
+	free(r->stats);
+	free(r->cls);
+	free(r->offs);
+	free(r->warns);
+	arena_free(&r->arena);
+	memset(r, 0, sizeof(*r));
+}
+
+bool c2c_num(const char *cell, double *out)
+{
+	char *end;
+
+	if (!cell || !*cell)
+		return false;
+	*out = strtod(cell, &end);
+	return end != cell && !*end;
+}
+
+/* ---------------------------------------------------------------- */
+/* TSV                                                               */
+
+static void put_cell(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	for (; *s; s++)
+		fputc(*s == '\t' || *s == '\n' ? ' ' : *s, f);
+}
+
+static void put_row(FILE *f, const char *const *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (i)
+			fputc('\t', f);
+		put_cell(f, v[i]);
+	}
+	fputc('\n', f);
+}
+
+void c2c_write_stats_tsv(const struct c2c_report *r, FILE *f)
+{
+	fputs("section\tkey\tvalue\tunit\n", f);
+	for (size_t i = 0; i < r->nstats; i++) {
+		const struct c2c_stat *s = &r->stats[i];
+		const char *v[] = { s->section, s->key, s->value, s->unit };
+
+		put_row(f, v, 4);
+	}
+}
+
+void c2c_write_cachelines_tsv(const struct c2c_report *r, FILE *f)
+{
+	put_row(f, c2c_cl_key_names, CL_NKEYS);
+	for (size_t i = 0; i < r->ncls; i++)
+		put_row(f, r->cls[i].v, CL_NKEYS);
+}
+
+void c2c_write_offsets_header(FILE *f)
+{
+	put_row(f, c2c_off_key_names, OFF_NKEYS);
+}
+
+void c2c_write_offset_row(const struct c2c_offset *o, FILE *f)
+{
+	put_row(f, o->v, OFF_NKEYS);
+}
+
+void c2c_write_warnings_tsv(const struct c2c_report *r, FILE *f)
+{
+	fputs("line\twarning\n", f);
+	for (size_t i = 0; i < r->nwarns; i++) {
+		fprintf(f, "%d\t", r->warns[i].line);
+		put_cell(f, r->warns[i].msg);
+		fputc('\n', f);
+	}
+}
+
+void c2c_print_warnings(const struct c2c_report *r)
+{
+	for (size_t i = 0; i < r->nwarns; i++)
+		warnx_lab("%s:%d: %s", r->name, r->warns[i].line, r->warns[i].msg);
+}
+
+bool c2c_report_is_empty(const struct c2c_report *r)
+{
+	return !r->nstats && !r->ncls && !r->noffs_seen;
+}
+
+/* Checked (util/outfile.h): a file that cannot be opened fails at close_in. */
+static FILE *open_in(const char *dir, const char *file, char *err, size_t errlen)
+{
+	char path[4096];
+
+	(void)err;
+	(void)errlen;
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return outfile_open(path, "w");
+}
+
+static int close_in(FILE *f, const char *dir, const char *file, char *err, size_t errlen)
+{
+	if (outfile_close(f)) {
+		snprintf(err, errlen, "%s/%s: cannot write: %s", dir, file, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void offset_to_tsv(const struct c2c_offset *o, void *arg)
+{
+	c2c_write_offset_row(o, arg);
+}
+
+int c2c_parse_to_dir(const char *path, const char *dir, struct c2c_report *r, char *err, size_t errlen)
+{
+	static const char *const names[] = { "stats.tsv", "cachelines.tsv", "warnings.tsv" };
+	FILE *in = strcmp(path, "-") ? fopen(path, "re") : stdin, *f;
+	int e;
+
+	memset(r, 0, sizeof(*r));
+	/* The input first: a missing report leaves no empty outputs behind. */
+	if (!in) {
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		return -1;
+	}
+	e = mkdir_p(dir, 0755);
+	if (e < 0) {
+		snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(-e));
+		goto fail_in;
+	}
+	f = open_in(dir, "offsets.tsv", err, errlen);
+	if (!f)
+		goto fail_in;
+	c2c_write_offsets_header(f);
+	if (c2c_parse_file(r, in, path, offset_to_tsv, f) < 0) {
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		outfile_close(f);
+		goto fail_in;
+	}
+	if (in != stdin)
+		fclose(in);
+	if (close_in(f, dir, "offsets.tsv", err, errlen) < 0)
+		return -1;
+	if (c2c_report_is_empty(r)) {
+		snprintf(err, errlen, "%s: no perf c2c report found (expected the output of "
+			 "`perf c2c report --stdio`)", path);
+		return -1;
+	}
+	for (int i = 0; i < 3; i++) {
+		f = open_in(dir, names[i], err, errlen);
+		if (!f)
+			return -1;
+		if (i == 0)
+			c2c_write_stats_tsv(r, f);
+		else if (i == 1)
+			c2c_write_cachelines_tsv(r, f);
+		else
+			c2c_write_warnings_tsv(r, f);
+		if (close_in(f, dir, names[i], err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+fail_in:
+	if (in != stdin)
+		fclose(in);
+	return -1;
+}

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `memcg-lab c2c record`: one steady-state perf c2c window (c2c/c2c.h)
+ * around a command, with the fields of the objects it touches named.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "c2c/c2c.h"
+#include "c2c/c2c_record.h"
+#include "kernel/btf.h"
+#include "util/cleanup.h"
+#include "util/err.h"
+#include "util/outfile.h"
+#include "util/results.h"
+
+static void print_note(const char *line, void *arg)
+{
+	(void)arg;
+	note("%s", line);
+}
+
+int c2c_record_command(const struct c2c_opts *o, double duration, const char *out, const char *const *memcgs,
+		       int nmemcgs, int argc, char **argv, int cmd)
+{
+	struct c2c_objects objs = { 0 };
+	struct c2c_collector *col;
+	struct c2c_caps caps;
+	struct results *res = NULL;
+	struct kbtf k = { 0 };
+	char why[700], err[512];
+	int st = 0;
+	bool have_btf;
+	pid_t pid;
+
+	if (!out) {
+		res = results_create("c2c", NULL, argc, argv);
+		out = results_path(res, "data");
+	}
+
+	c2c_caps_detect(&caps);
+	have_btf = kbtf_open(&k, NULL, NULL, err, sizeof(err)) == 0;
+	if (!caps.supported)
+		col = NULL;	/* one line below says why; the command still runs */
+	else if (!have_btf)
+		note("no BTF of the running kernel (%s): fields cannot be named", err);
+	else
+		c2c_find_objects(&objs, &k, memcgs, nmemcgs, print_note, NULL);
+	if (caps.supported && res) {
+		FILE *f = results_open_data(res, "c2c-objects.tsv");
+
+		c2c_objects_write_tsv(&objs, f);
+		outfile_close(f);
+	}
+
+	col = caps.supported ? c2c_collector_start(&caps, o, duration, out, why, sizeof(why)) : NULL;
+	if (!col)
+		puts(caps.supported ? why : caps.line);
+	else
+		note("%s", col->status);
+
+	cleanup_set_polling(true);
+	pid = fork();
+	if (pid < 0)
+		die("c2c record: fork: %s", strerror(errno));
+	if (pid == 0) {
+		int e = worker_detach_from_parent(getppid());
+
+		if (e < 0) {
+			/* A command that would outlive a killed recorder is not started. */
+			fprintf(stderr, "memcg-lab: c2c record: cannot tie %s to the recorder (PR_SET_PDEATHSIG): %s\n",
+				argv[cmd], strerror(-e));
+			_exit(EXIT_LAB_ERR);
+		}
+		execvp(argv[cmd], argv + cmd);
+		fprintf(stderr, "memcg-lab: c2c record: cannot run %s: %s\n", argv[cmd], strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR)
+			break;
+		if (lab_stop_requested())
+			kill(pid, SIGTERM);
+	}
+	if (col) {
+		if (c2c_collector_finish(col, have_btf ? &k : NULL, &objs) < 0)
+			note("c2c: %s", col->status);
+		else
+			printf("%s\nattribution: %s/c2c/attribution.txt\n", col->status, out);
+		if (res)
+			results_log(res, "c2c: %s", col->status);
+	}
+	if (res) {
+		results_finish(res, col && col->recorded ? "complete" : "complete (no c2c data)");
+		results_free(res);
+	}
+	c2c_collector_free(col);
+	c2c_objects_free(&objs);
+	if (have_btf)
+		kbtf_close(&k);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}

@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lines-plugin: a qemu TCG plugin that follows every cacheline between a
+ * guest's vCPUs (the model: c2c/lines_model.h; the output format and the
+ * options: lab/c2c/README).  Built against the qemu-plugin.h of the
+ * installed qemu (lab/scripts/qemu-plugin-header.sh) as
+ * build/lines-plugin.so, with the QEMU_PLUGIN_VERSION 1 API only (qemu 7.2).
+ *
+ *   qemu-system-x86_64 ... -plugin build/lines-plugin.so,out=FILE[,OPTION=VALUE]...
+ *
+ * At translation time it instruments only the instructions in scope (the
+ * guest kernel's, by default) with a memory callback, and gives the
+ * window's magic NOPs (c2c/lines_window.h) an execution callback.  The
+ * memory callback does nothing while the window is closed; inside it the
+ * access's physical address comes from qemu's TLB and goes to the model.
+ * At qemu's exit the model is written to FILE (FILE.tmp, then renamed: a
+ * FILE that exists is whole).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <qemu-plugin.h>
+#include "c2c/lines_model.h"
+#include "c2c/lines_window.h"
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+#define PLUGIN_NAME "lines-plugin"
+#define PLUGIN_VERSION 1
+#ifndef LINES_QEMU_HEADER
+#define LINES_QEMU_HEADER "unknown"
+#endif
+/* x86-64: the kernel lives in the upper half of the address space. */
+#define KERNEL_START 0xffff800000000000ULL
+
+struct range {
+	uint64_t lo, hi;	/* [lo, hi) */
+};
+
+struct ranges {
+	struct range *r;
+	size_t n;
+};
+
+enum scope { SCOPE_KERNEL, SCOPE_USER, SCOPE_ALL };
+static const char *const scope_names[] = { "kernel", "user", "all" };
+
+static struct {
+	struct lines_model *m;
+	const char *out, *qemu, *mode_how;
+	enum scope scope;
+	struct ranges pc, addr, detail;
+	unsigned top, vcpus;
+	bool mttcg;
+	const char *target;
+	int api_min, api_cur;
+	uint64_t insns, windows_insns;		/* instrumented at translation (atomic) */
+	pthread_t owner;			/* single-threaded TCG: the one vCPU thread */
+	int owner_set;
+	uint64_t thread_violations;
+	uint64_t stale;				/* kernel accesses given to a user instruction */
+} P;
+
+static bool in_ranges(const struct ranges *rs, uint64_t a)
+{
+	size_t lo = 0, hi = rs->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (a < rs->r[mid].lo)
+			hi = mid;
+		else if (a >= rs->r[mid].hi)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+static bool pc_in_scope(uint64_t pc)
+{
+	if (P.pc.n)
+		return in_ranges(&P.pc, pc);
+	switch (P.scope) {
+	case SCOPE_KERNEL:
+		return pc >= KERNEL_START;
+	case SCOPE_USER:
+		return pc < KERNEL_START;
+	default:
+		return true;
+	}
+}
+
+static void mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+	uint64_t pc = (uint64_t)(uintptr_t)udata;
+	struct qemu_plugin_hwaddr *hw;
+	unsigned flags = 0;
+
+	if (!lines_model_counting(P.m))
+		return;
+	if (!P.mttcg) {
+		pthread_t self = pthread_self();
+
+		if (__builtin_expect(!__atomic_load_n(&P.owner_set, __ATOMIC_RELAXED), 0)) {
+			P.owner = self;
+			__atomic_store_n(&P.owner_set, 1, __ATOMIC_RELEASE);
+		} else if (__builtin_expect(!pthread_equal(self, P.owner), 0)) {
+			/* Not single-threaded after all: said in the status. */
+			__atomic_fetch_add(&P.thread_violations, 1, __ATOMIC_RELAXED);
+		}
+	}
+	/*
+	 * qemu 7.2 leaves the last instrumented instruction's callbacks armed
+	 * while it delivers an interrupt, so the pushes of the interrupt frame
+	 * onto the kernel stack come here as that instruction's stores.  A
+	 * user instruction cannot touch kernel memory: those are dropped and
+	 * counted (stale_accesses).  For a kernel instruction they cannot be
+	 * told apart (lab/c2c/README).
+	 */
+	if (pc < KERNEL_START && vaddr >= KERNEL_START) {
+		__atomic_fetch_add(&P.stale, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (P.addr.n && !in_ranges(&P.addr, vaddr))
+		return;
+	if (P.detail.n && in_ranges(&P.detail, vaddr))
+		flags |= LINES_DETAIL;
+	if (qemu_plugin_mem_is_store(info))
+		flags |= LINES_STORE;
+	hw = qemu_plugin_get_hwaddr(info, vaddr);
+	if (!hw) {
+		lines_model_skip(P.m, vcpu, LINES_SKIP_NO_PADDR);
+		return;
+	}
+	if (qemu_plugin_hwaddr_is_io(hw)) {
+		lines_model_skip(P.m, vcpu, LINES_SKIP_IO);
+		return;
+	}
+	lines_model_access(P.m, vcpu, pc, vaddr, qemu_plugin_hwaddr_phys_addr(hw),
+			   1u << qemu_plugin_mem_size_shift(info), flags);
+}
+
+static void window_cb(unsigned int vcpu, void *udata)
+{
+	lines_model_window(P.m, vcpu, udata != NULL);
+}
+
+/* 1 open, 0 close, -1 neither: `nopl DISP32(%rax)` with the window's displacements. */
+static int window_insn(struct qemu_plugin_insn *insn)
+{
+	const uint8_t *b;
+	uint32_t disp;
+
+	if (qemu_plugin_insn_size(insn) != LINES_WINDOW_INSN_SIZE)
+		return -1;
+	b = qemu_plugin_insn_data(insn);
+	if (b[0] != 0x0f || b[1] != 0x1f || b[2] != 0x80)
+		return -1;
+	disp = (uint32_t)b[3] | (uint32_t)b[4] << 8 | (uint32_t)b[5] << 16 | (uint32_t)b[6] << 24;
+	if (disp == LINES_WINDOW_OPEN_DISP)
+		return 1;
+	if (disp == LINES_WINDOW_CLOSE_DISP)
+		return 0;
+	return -1;
+}
+
+static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t n = qemu_plugin_tb_n_insns(tb);
+	uint64_t added = 0;
+
+	(void)id;
+	for (size_t i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		uint64_t pc = qemu_plugin_insn_vaddr(insn);
+		int w = window_insn(insn);
+
+		if (w >= 0) {
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, window_cb, QEMU_PLUGIN_CB_NO_REGS,
+							       w ? (void *)1 : NULL);
+			__atomic_fetch_add(&P.windows_insns, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (!pc_in_scope(pc))
+			continue;
+		/* The PC rides in the callback's user data: nothing allocated. */
+		qemu_plugin_register_vcpu_mem_cb(insn, mem_cb, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
+						 (void *)(uintptr_t)pc);
+		added++;
+	}
+	if (added)
+		__atomic_fetch_add(&P.insns, added, __ATOMIC_RELAXED);
+}
+
+/* A field of /proc/self/status in kB ("VmHWM"), or 0. */
+static unsigned long long status_kb(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long long v = 0;
+	size_t n = strlen(key);
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':') {
+			v = strtoull(line + n + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+static void plugin_exit(qemu_plugin_id_t id, void *p)
+{
+	char *tmp, problem[96] = "";
+	uint64_t violations = __atomic_load_n(&P.thread_violations, __ATOMIC_RELAXED);
+	struct lines_totals t;
+	FILE *f;
+	int rc;
+
+	(void)id;
+	(void)p;
+	/* An open window stays open (the model says so); under MTTCG vCPUs
+	 * may still run: lines_model_write holds every stripe's lock. */
+	if (asprintf(&tmp, "%s.tmp", P.out) < 0) {
+		fprintf(stderr, PLUGIN_NAME ": %s: out of memory\n", P.out);
+		return;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, PLUGIN_NAME ": %s: %s\n", tmp, strerror(errno));
+		free(tmp);
+		return;
+	}
+	if (violations)
+		snprintf(problem, sizeof(problem), "not-single-threaded(%llu accesses from a second thread)",
+			 (unsigned long long)violations);
+	lines_write_begin(f);
+	lines_write_meta(f, "plugin", PLUGIN_NAME " %d", PLUGIN_VERSION);
+	lines_write_meta(f, "qemu", "%s", P.qemu);
+	lines_write_meta(f, "qemu_header", "%s", LINES_QEMU_HEADER);
+	lines_write_meta(f, "plugin_api", "built %d, qemu accepts %d..%d", QEMU_PLUGIN_VERSION, P.api_min,
+			 P.api_cur);
+	lines_write_meta(f, "target", "%s", P.target);
+	lines_write_meta(f, "vcpus", "%u", P.vcpus);
+	lines_write_meta(f, "mode", "%s", P.mttcg ? "mttcg" : "single");
+	lines_write_meta(f, "mode_from", "%s", P.mode_how);
+	lines_write_meta(f, "scope", "%s", P.pc.n ? "pc" : scope_names[P.scope]);
+	lines_write_meta(f, "pc_ranges", "%zu", P.pc.n);
+	lines_write_meta(f, "addr_ranges", "%zu", P.addr.n);
+	lines_write_meta(f, "detail_ranges", "%zu", P.detail.n);
+	lines_write_meta(f, "insns_instrumented", "%llu",
+			 (unsigned long long)__atomic_load_n(&P.insns, __ATOMIC_RELAXED));
+	lines_write_meta(f, "window_insns", "%llu",
+			 (unsigned long long)__atomic_load_n(&P.windows_insns, __ATOMIC_RELAXED));
+	lines_write_meta(f, "thread_violations", "%llu", (unsigned long long)violations);
+	lines_write_meta(f, "qemu_vmhwm_kb", "%llu", status_kb("VmHWM"));
+	lines_write_meta(f, "stale_accesses", "%llu", (unsigned long long)__atomic_load_n(&P.stale, __ATOMIC_RELAXED));
+	rc = lines_model_write(P.m, f, P.top, problem);
+	if (fclose(f) || rc) {
+		fprintf(stderr, PLUGIN_NAME ": writing %s: %s\n", tmp, strerror(errno));
+		free(tmp);
+		return;
+	}
+	if (rename(tmp, P.out))
+		fprintf(stderr, PLUGIN_NAME ": %s -> %s: %s\n", tmp, P.out, strerror(errno));
+	lines_model_totals(P.m, &t);
+	fprintf(stderr, PLUGIN_NAME ": %s: %llu accesses, %llu lines, %llu load HITM, %llu store HITM, %llu inval "
+		"(%llu false, %llu true)%s\n", P.out, (unsigned long long)t.accesses,
+		(unsigned long long)t.lines_used, (unsigned long long)t.load_hitm, (unsigned long long)t.store_hitm,
+		(unsigned long long)t.store_inval, (unsigned long long)t.false_sharing,
+		(unsigned long long)t.true_sharing,
+		t.dropped_accesses ? " (table full: accesses dropped)" : "");
+	free(tmp);
+}
+
+/* ---- options ---- */
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno || *end ? -1 : 0;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Sorted, overlaps merged: in_ranges() searches them. */
+static void ranges_finish(struct ranges *rs)
+{
+	size_t n = 0;
+
+	if (!rs->n)
+		return;
+	qsort(rs->r, rs->n, sizeof(*rs->r), range_cmp);
+	for (size_t i = 1; i < rs->n; i++) {
+		if (rs->r[i].lo <= rs->r[n].hi) {
+			if (rs->r[i].hi > rs->r[n].hi)
+				rs->r[n].hi = rs->r[i].hi;
+		} else {
+			rs->r[++n] = rs->r[i];
+		}
+	}
+	rs->n = n + 1;
+}
+
+static int range_add(struct ranges *rs, uint64_t lo, uint64_t hi)
+{
+	struct range *r = realloc(rs->r, (rs->n + 1) * sizeof(*r));
+
+	if (!r)
+		return -1;
+	rs->r = r;
+	rs->r[rs->n++] = (struct range){ lo, hi };
+	return 0;
+}
+
+/* "LO-HI": [LO, HI), numbers in C syntax (0x for hex). */
+static int parse_range(const char *opt, const char *s, struct ranges *rs)
+{
+	char lo[32];
+	const char *dash = strchr(s, '-');
+	uint64_t a, b;
+
+	if (!dash || (size_t)(dash - s) >= sizeof(lo)) {
+		fprintf(stderr, PLUGIN_NAME ": %s=%s: not LO-HI\n", opt, s);
+		return -1;
+	}
+	memcpy(lo, s, dash - s);
+	lo[dash - s] = '\0';
+	if (parse_u64(lo, &a) || parse_u64(dash + 1, &b) || a >= b) {
+		fprintf(stderr, PLUGIN_NAME ": %s=%s: not LO-HI with LO < HI\n", opt, s);
+		return -1;
+	}
+	return range_add(rs, a, b);
+}
+
+/* pcfile, detailfile: one "LO HI [NAME]" per line (hex with 0x, or decimal); # comments. */
+static int parse_rangefile(const char *opt, const char *path, struct ranges *rs)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	unsigned no = 0;
+
+	if (!f) {
+		fprintf(stderr, PLUGIN_NAME ": %s=%s: %s\n", opt, path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char a[40], b[40];
+		uint64_t lo, hi;
+
+		no++;
+		if (line[0] == '#' || line[strspn(line, " \t\n")] == '\0')
+			continue;
+		if (sscanf(line, "%39s %39s", a, b) != 2 || parse_u64(a, &lo) || parse_u64(b, &hi) || lo >= hi) {
+			fprintf(stderr, PLUGIN_NAME ": %s=%s:%u: not 'LO HI [NAME]' with LO < HI\n", opt, path, no);
+			fclose(f);
+			return -1;
+		}
+		if (range_add(rs, lo, hi)) {
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* The mode from qemu's own command line: -accel tcg,thread=single|multi. */
+static bool mttcg_from_cmdline(const char **how)
+{
+	FILE *f = fopen("/proc/self/cmdline", "r");
+	char buf[16384];
+	size_t n;
+	bool single = false, multi = false;
+
+	*how = "qemu's default for this target (MTTCG)";
+	if (!f)
+		return true;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
+		if (strstr(buf + i, "thread=single"))
+			single = true;
+		if (strstr(buf + i, "thread=multi"))
+			multi = true;
+	}
+	if (single || multi)
+		*how = "qemu's command line";
+	return multi || !single;
+}
+
+static int opt_u64(const char *name, const char *val, uint64_t min, uint64_t max, uint64_t *v)
+{
+	if (parse_u64(val, v) || *v < min || *v > max) {
+		fprintf(stderr, PLUGIN_NAME ": %s=%s: not a number from %llu to %llu\n", name, val,
+			(unsigned long long)min, (unsigned long long)max);
+		return -1;
+	}
+	return 0;
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
+{
+	struct lines_config c = { .lines = LINES_DEFAULT_LINES, .ext_lines = LINES_DEFAULT_EXT };
+	uint64_t v, top = LINES_DEFAULT_TOP;
+	const char *mttcg = "auto", *window = "lab";
+	char err[256];
+
+	P.qemu = "unknown";
+	P.scope = SCOPE_KERNEL;
+	for (int i = 0; i < argc; i++) {
+		char *eq = strchr(argv[i], '='), *name = argv[i], *val;
+
+		if (!eq) {
+			fprintf(stderr, PLUGIN_NAME ": '%s': options are NAME=VALUE (see lab/c2c/README)\n", argv[i]);
+			return -1;
+		}
+		*eq = '\0';
+		val = eq + 1;
+		if (!strcmp(name, "out")) {
+			P.out = val;
+		} else if (!strcmp(name, "lines")) {
+			if (opt_u64(name, val, 64, 1ULL << 32, &c.lines))
+				return -1;
+		} else if (!strcmp(name, "ext")) {
+			if (opt_u64(name, val, 0, 1u << 24, &v))
+				return -1;
+			c.ext_lines = (uint32_t)v;
+		} else if (!strcmp(name, "top")) {
+			if (opt_u64(name, val, 0, 1u << 24, &top))
+				return -1;
+		} else if (!strcmp(name, "scope")) {
+			unsigned s = 0;
+
+			while (s < 3 && strcmp(val, scope_names[s]))
+				s++;
+			if (s == 3) {
+				fprintf(stderr, PLUGIN_NAME ": scope=%s: not kernel, user or all\n", val);
+				return -1;
+			}
+			P.scope = s;
+		} else if (!strcmp(name, "pc")) {
+			if (parse_range(name, val, &P.pc))
+				return -1;
+		} else if (!strcmp(name, "pcfile")) {
+			if (parse_rangefile(name, val, &P.pc))
+				return -1;
+		} else if (!strcmp(name, "addr")) {
+			if (parse_range(name, val, &P.addr))
+				return -1;
+		} else if (!strcmp(name, "detail")) {
+			if (parse_range(name, val, &P.detail))
+				return -1;
+		} else if (!strcmp(name, "detailfile")) {
+			if (parse_rangefile(name, val, &P.detail))
+				return -1;
+		} else if (!strcmp(name, "window")) {
+			if (strcmp(val, "lab") && strcmp(val, "always")) {
+				fprintf(stderr, PLUGIN_NAME ": window=%s: not lab or always\n", val);
+				return -1;
+			}
+			window = val;
+		} else if (!strcmp(name, "mttcg")) {
+			if (strcmp(val, "auto") && strcmp(val, "on") && strcmp(val, "off")) {
+				fprintf(stderr, PLUGIN_NAME ": mttcg=%s: not auto, on or off\n", val);
+				return -1;
+			}
+			mttcg = val;
+		} else if (!strcmp(name, "qemu")) {
+			P.qemu = val;
+		} else {
+			fprintf(stderr, PLUGIN_NAME ": unknown option '%s' (out, lines, ext, top, scope, pc, pcfile, "
+				"addr, detail, detailfile, window, mttcg, qemu: see lab/c2c/README)\n", name);
+			return -1;
+		}
+	}
+	if (!P.out) {
+		fprintf(stderr, PLUGIN_NAME ": no out=FILE: where should the counts go?\n");
+		return -1;
+	}
+	if (!info->system_emulation) {
+		fprintf(stderr, PLUGIN_NAME ": user-mode qemu: the plugin follows a whole guest (system emulation)\n");
+		return -1;
+	}
+	ranges_finish(&P.pc);
+	ranges_finish(&P.addr);
+	ranges_finish(&P.detail);
+	P.top = (unsigned)top;
+	P.target = info->target_name;
+	P.api_min = info->version.min;
+	P.api_cur = info->version.cur;
+	P.vcpus = (unsigned)info->system.max_vcpus;
+	if (!strcmp(mttcg, "auto")) {
+		P.mttcg = mttcg_from_cmdline(&P.mode_how);
+	} else {
+		P.mttcg = !strcmp(mttcg, "on");
+		P.mode_how = "the mttcg option";
+	}
+	/* One vCPU: one thread either way, no locks needed. */
+	if (P.vcpus == 1)
+		P.mttcg = false;
+	c.vcpus = P.vcpus;
+	c.locked = P.mttcg;
+	c.always = !strcmp(window, "always");
+	P.m = lines_model_new(&c, err, sizeof(err));
+	if (!P.m) {
+		fprintf(stderr, PLUGIN_NAME ": %s\n", err);
+		return -1;
+	}
+	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+	qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
+	return 0;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A perf.data writer for memory samples, as `perf c2c record` records them
+ * on an Intel box, so that the real `perf c2c report` (and `perf script`,
+ * `perf mem report`) reads samples that did not come from a PMU: the
+ * cacheline plugin's exact counts from a guest (lab/c2c/), and tests'
+ * known samples (tests/tools/memsamples).
+ *
+ * What perf needs of the file, from its source (tools/perf):
+ * - one attribute as `perf c2c record -e ldlat-loads` sets it
+ *   (builtin-c2c.c, util/mem-events.c: cpu/mem-loads,ldlat=30/P, i.e. raw
+ *   0x1cd with ldlat 30 in config1; precise; perf record -d -W --phys-data
+ *   --sample-cpu: IP|TID|TIME|ADDR|CPU|PERIOD|WEIGHT|DATA_SRC|PHYS_ADDR);
+ * - data_src encoded as Intel PEBS load latency does
+ *   (arch/x86/events/intel/ds.c): local HITM is an L3 hit with a HITM
+ *   snoop, remote HITM a hit in a remote cache (REM_CCE1) with a HITM
+ *   snoop, which c2c_decode_stats() (util/mem-events.c) counts as
+ *   lcl_hitm and rmt_hitm; stores as L1 hits or misses;
+ * - the header features perf c2c report reads: NRCPUS and NUMA_TOPOLOGY
+ *   (setup_nodes() fails without nodes), MEM_TOPOLOGY (the data address's
+ *   node, from its physical address), plus those perf record always
+ *   writes and perf report prints (hostname, os release, version, arch,
+ *   cmdline, event desc), in perf's layout (util/header.c: strings are a
+ *   u32 length, NUL-padded to 64 bytes).
+ * Records: a COMM per task first, then the samples in the order given,
+ * one microsecond apart unless they carry a time, then FINISHED_ROUND.
+ */
+#ifndef LAB_PERF_PERFDATA_WRITE_H
+#define LAB_PERF_PERFDATA_WRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a sample's data source says happened to the access. */
+enum perfdata_mem_kind {
+	PERFDATA_MEM_LCL_HITM,	/* load: modified in another core's cache (same node) */
+	PERFDATA_MEM_RMT_HITM,	/* load: modified in another node's cache */
+	PERFDATA_MEM_LLC_HIT,	/* load: L3 hit, clean */
+	PERFDATA_MEM_L1_HIT,	/* load: L1 hit */
+	PERFDATA_MEM_STORE,	/* store: L1 hit */
+	PERFDATA_MEM_STORE_MISS,	/* store: L1 miss (the line was taken from another core) */
+	PERFDATA_MEM_NKINDS,
+};
+
+/* "lcl-hitm", "rmt-hitm", "llc-hit", "l1-hit", "store", "store-miss". */
+const char *perfdata_mem_kind_name(enum perfdata_mem_kind k);
+/* The kind of a name; -1 when it is none. */
+int perfdata_mem_kind_parse(const char *name);
+/* union perf_mem_data_src's value for the kind, as PEBS fills it in. */
+uint64_t perfdata_mem_data_src(enum perfdata_mem_kind k);
+
+struct perfdata_mem_sample {
+	enum perfdata_mem_kind kind;
+	uint64_t ip, addr;	/* code and data addresses (virtual) */
+	uint64_t phys_addr;	/* 0: derived from a direct-map addr */
+	uint64_t weight;	/* load latency in cycles (perf c2c's averages) */
+	uint64_t time;		/* 0: the previous sample's + 1 us */
+	uint32_t pid, tid, cpu;
+	bool user;		/* ip is a user-space address */
+};
+
+/* What the file says of the machine that "recorded" it. */
+struct perfdata_write_info {
+	uint32_t ncpus;		/* NRCPUS, and the one NUMA node's CPU list */
+	uint64_t mem_bytes;	/* MEM_TOPOLOGY covers [0, mem_bytes); 0: 8 GiB */
+	const char *hostname, *os_release, *perf_version, *arch, *cmdline;	/* NULL: a default */
+};
+
+struct perfdata_writer;
+
+struct perfdata_writer *perfdata_writer_new(const struct perfdata_write_info *info);
+/* A task's name (PERF_RECORD_COMM), written before every sample. */
+void perfdata_writer_comm(struct perfdata_writer *w, uint32_t pid, uint32_t tid, const char *comm);
+/* Tasks without a COMM get "memtest<pid>". */
+void perfdata_writer_sample(struct perfdata_writer *w, const struct perfdata_mem_sample *s);
+size_t perfdata_writer_nsamples(const struct perfdata_writer *w);
+/* Writes the file whole (a temporary renamed into place: never half a
+ * perf.data); 0, or -1 with err set. */
+int perfdata_writer_save(struct perfdata_writer *w, const char *path, char *err, size_t errlen);
+void perfdata_writer_free(struct perfdata_writer *w);
+
+#endif

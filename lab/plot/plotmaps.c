@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "plot/plotmaps.h"
+#include "util/err.h"
+#include "util/fileio.h"
+
+/* A growing string. */
+struct sbuf {
+	char *s;
+	size_t n, cap;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int need;
+
+	va_start(ap, fmt);
+	need = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (b->n + need + 1 > b->cap) {
+		b->cap = (b->n + need + 1) * 2;
+		b->s = xrealloc(b->s, b->cap);
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
+	va_end(ap);
+	b->n += need;
+}
+
+struct segment {
+	int line, start, end, tag;
+	char name[160];
+};
+
+static int by_line_start(const void *a, const void *b)
+{
+	const struct segment *x = a, *y = b;
+
+	return x->line != y->line ? x->line - y->line : x->start - y->start;
+}
+
+/* Which tag a box of several members gets: hot-written wins, then read-mostly. */
+static int tag_rank(int tag)
+{
+	return tag == 1 ? 2 : tag == 2 ? 1 : 0;
+}
+
+/*
+ * The name of a box of members names[0..n): one member's own name; union
+ * members with the same leaf as "swap|memsw.usage"; others '|'-joined.
+ */
+static char *box_name(char (*names)[160], int n)
+{
+	const char *leaf = strchr(names[0], '.');
+	bool same_leaf = leaf != NULL && n > 1;
+	struct sbuf b = { 0 };
+
+	for (int i = 1; i < n && same_leaf; i++) {
+		const char *l = strchr(names[i], '.');
+
+		same_leaf = l && !strcmp(l, leaf);
+	}
+	for (int i = 0; i < n; i++) {
+		int len = same_leaf ? (int)(strchr(names[i], '.') - names[i]) : (int)strlen(names[i]);
+
+		sb_printf(&b, "%s%.*s", i ? "|" : "", len, names[i]);
+	}
+	if (same_leaf)
+		sb_printf(&b, "%s", leaf);
+	return b.s;
+}
+
+/* Overlapping segments (union members) become one box each. */
+static void make_boxes(struct cl_struct *s, struct segment *seg, size_t n)
+{
+	qsort(seg, n, sizeof(*seg), by_line_start);
+	for (size_t i = 0; i < n;) {
+		char (*names)[160] = xmalloc(n * sizeof(*names));
+		struct cl_box *bx;
+		int nn = 0;
+		size_t j = i;
+
+		s->boxes = xrealloc(s->boxes, (s->nboxes + 1) * sizeof(*s->boxes));
+		bx = &s->boxes[s->nboxes++];
+		*bx = (struct cl_box){ seg[i].line, seg[i].start, seg[i].end, seg[i].tag, NULL, NULL };
+		for (; j < n && seg[j].line == bx->line && (j == i || seg[j].start < bx->end); j++) {
+			bool dup = false;
+
+			if (seg[j].end > bx->end)
+				bx->end = seg[j].end;
+			if (tag_rank(seg[j].tag) > tag_rank(bx->tag))
+				bx->tag = seg[j].tag;
+			for (int k = 0; k < nn; k++)
+				dup |= !strcmp(names[k], seg[j].name);
+			if (!dup)
+				snprintf(names[nn++], sizeof(names[0]), "%s", seg[j].name);
+		}
+		bx->name = box_name(names, nn);
+		free(names);
+		i = j;
+	}
+}
+
+/* A line whose named boxes all share "prefix." carries it; its boxes say the rest. */
+static void line_prefixes(struct cl_struct *s)
+{
+	s->prefix = xcalloc(s->nlines > 0 ? s->nlines : 1, sizeof(*s->prefix));
+	for (int l = 0; l < s->nlines; l++) {
+		const char *pre = NULL;
+		size_t plen = 0;
+		bool shared = true;
+
+		for (size_t i = 0; i < s->nboxes && shared; i++) {
+			const char *dot;
+
+			if (s->boxes[i].line != l)
+				continue;
+			dot = strchr(s->boxes[i].name, '.');
+			if (!dot)
+				shared = false;
+			else if (!pre)
+				pre = s->boxes[i].name, plen = dot - pre;
+			else
+				shared = (size_t)(dot - s->boxes[i].name) == plen && !strncmp(pre, s->boxes[i].name, plen);
+		}
+		s->prefix[l] = shared && pre ? xasprintf("%.*s", (int)plen, pre) : xstrdup("");
+	}
+	for (size_t i = 0; i < s->nboxes; i++) {
+		struct cl_box *bx = &s->boxes[i];
+		size_t plen = bx->line < s->nlines ? strlen(s->prefix[bx->line]) : 0;
+
+		bx->leaf = bx->name + (plen ? plen + 1 : 0);
+	}
+}
+
+static void struct_done(struct cl_struct **out, int *n, struct cl_struct *cur, struct segment *seg, size_t nseg)
+{
+	if (!cur->name[0] || !nseg)
+		return;
+	make_boxes(cur, seg, nseg);
+	line_prefixes(cur);
+	*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+	(*out)[(*n)++] = *cur;
+}
+
+/*
+ * "struct NAME: SIZE B, N cachelines of L B" opens a struct; rows
+ * "  K [a-b] tok tok ..." follow, a token being name@off+size with an
+ * optional [w]/[r] tag; "<name" continues a field and "|name" marks padding,
+ * neither has a place of its own.
+ */
+int plotmap_cachelines_read(const char *path, struct cl_struct **out, int *n, char *err, size_t errlen)
+{
+	char *text = read_text(path, NULL), *save = NULL;
+	struct cl_struct cur = { 0 };
+	struct segment *seg = NULL;
+	size_t nseg = 0;
+	int lineno = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!text) {
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		return -1;
+	}
+	for (char *line = strtok_r(text, "\n", &save);; line = strtok_r(NULL, "\n", &save)) {
+		char name[128];
+		int sz, nl, l, k;
+
+		lineno++;
+		if (!line || !strncmp(line, "struct ", 7)) {
+			struct_done(out, n, &cur, seg, nseg);
+			memset(&cur, 0, sizeof(cur));
+			nseg = 0;
+			if (!line)
+				break;
+			if (sscanf(line, "struct %127[^:]: %d B, %d cachelines of %d B", name, &sz, &nl, &l) == 4) {
+				snprintf(cur.name, sizeof(cur.name), "%s", name);
+				cur.size = sz;
+				cur.nlines = nl;
+				cur.linesize = l > 0 ? l : 64;
+			}
+			continue;
+		}
+		if (!cur.name[0] || line[0] == '#' || sscanf(line, " %d [", &k) != 1)
+			continue;
+		line = strchr(line, ']');
+		if (!line) {
+			snprintf(err, errlen, "%s:%d: a cacheline row without its byte range", path, lineno);
+			free(text);
+			free(seg);
+			plotmap_cachelines_free(*out, *n);
+			return -1;
+		}
+		for (char *tsave = NULL, *tok = strtok_r(line + 1, " ", &tsave); tok; tok = strtok_r(NULL, " ", &tsave)) {
+			char *at = strchr(tok, '@');
+			long off, fsz;
+			int L = cur.linesize, tagc = 0;
+
+			if (tok[0] == '<' || tok[0] == '|' || !at || sscanf(at, "@%ld+%ld", &off, &fsz) != 2)
+				continue;
+			if (strstr(at, "[w]"))
+				tagc = 1;
+			else if (strstr(at, "[r]"))
+				tagc = 2;
+			/* One segment per line the field covers. */
+			for (long a = off; a < off + (fsz ? fsz : 1); a = (a / L + 1) * L) {
+				long ln = a / L, e = off + fsz < (ln + 1) * L ? off + fsz : (ln + 1) * L;
+
+				seg = xrealloc(seg, (nseg + 1) * sizeof(*seg));
+				seg[nseg] = (struct segment){ (int)ln, (int)(a - ln * L), (int)(e - ln * L), tagc, "" };
+				snprintf(seg[nseg++].name, sizeof(seg[0].name), "%.*s", (int)(at - tok), tok);
+			}
+		}
+	}
+	free(text);
+	free(seg);
+	return *n;
+}
+
+void plotmap_cachelines_free(struct cl_struct *s, int n)
+{
+	for (int i = 0; i < n; i++) {
+		for (size_t b = 0; b < s[i].nboxes; b++)
+			free(s[i].boxes[b].name);
+		for (int l = 0; l < s[i].nlines; l++)
+			free(s[i].prefix[l]);
+		free(s[i].boxes);
+		free(s[i].prefix);
+	}
+	free(s);
+}
+
+double plotmap_label_ems(const char *s, int monospace)
+{
+	double w = 0;
+
+	/* Upper bounds of DejaVu Sans advances per class of character. */
+	for (const char *c = s; *c; c++)
+		w += monospace ? 1 : strchr("ijlft.r|:;!' ", *c) ? 0.42 : strchr("mwMW", *c) ? 1.0
+			: (*c >= 'A' && *c <= 'Z') ? 0.8 : 0.64;
+	return w;
+}
+
+static bool fits(const char *s, double width, const struct cl_geometry *g)
+{
+	return plotmap_label_ems(s, g->monospace) * g->em_bytes + 2 * g->pad_bytes <= width;
+}
+
+int plotmap_cachelines_label(const struct cl_struct *s, const struct cl_geometry *g, char ***labels, char **keys)
+{
+	static const char key_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	const char **keyed = xcalloc(s->nboxes + 1, sizeof(*keyed));
+	struct sbuf list = { 0 };
+	int nkeyed = 0, nlist = 0;
+
+	*labels = xcalloc(s->nboxes + 1, sizeof(**labels));
+	for (size_t i = 0; i < s->nboxes; i++) {
+		const struct cl_box *bx = &s->boxes[i];
+		int k;
+
+		if (fits(bx->leaf, bx->end - bx->start, g)) {
+			(*labels)[i] = xstrdup(bx->leaf);
+			continue;
+		}
+		/* One key per leaf name: children_min_usage reads the same on
+		 * every page_counter of the struct. */
+		for (k = 0; k < nkeyed && strcmp(keyed[k], bx->leaf); k++)
+			;
+		if (k == nkeyed && k < (int)sizeof(key_chars) - 1) {
+			keyed[nkeyed++] = bx->leaf;
+			sb_printf(&list, "%c %s\n", key_chars[k], bx->leaf);
+			nlist++;
+		}
+		if (k < (int)sizeof(key_chars) - 1 && fits((char[]){ key_chars[k], 0 }, bx->end - bx->start, g)) {
+			(*labels)[i] = xasprintf("%c", key_chars[k]);
+			continue;
+		}
+		/* Too narrow even for its key (a 1-byte flag in text): the list
+		 * still names it. */
+		(*labels)[i] = xstrdup("");
+	}
+	free(keyed);
+	*keys = list.s ? list.s : xstrdup("");
+	return nlist;
+}
+
+struct fm_row {
+	char field[192];
+	double off;
+	double read, write;
+};
+
+static int by_offset(const void *a, const void *b)
+{
+	const struct fm_row *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+char *plotmap_fieldmap(const char *path, const char **metric, char *err, size_t errlen)
+{
+	char *text = read_text(path, NULL), *save = NULL;
+	int col_field = -1, col_off = -1, col_acc = -1, col_hitm = -1, col_peer = -1, lineno = 0;
+	struct fm_row *rows = NULL;
+	size_t n = 0;
+	bool use_peer = false, any_hitm = false;
+	struct sbuf b = { 0 };
+
+	if (!text) {
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		return NULL;
+	}
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *cells[16], *csave = NULL;
+		int nc = 0;
+
+		lineno++;
+		/* strtok would merge empty cells: split on every tab. */
+		for (char *c = line; nc < 16; ) {
+			cells[nc++] = c;
+			c = strchr(c, '\t');
+			if (!c)
+				break;
+			*c++ = '\0';
+		}
+		(void)csave;
+		if (lineno == 1) {
+			for (int i = 0; i < nc; i++) {
+				if (!strcmp(cells[i], "field"))
+					col_field = i;
+				else if (!strcmp(cells[i], "field_offset"))
+					col_off = i;
+				else if (!strcmp(cells[i], "access"))
+					col_acc = i;
+				else if (!strcmp(cells[i], "hitm"))
+					col_hitm = i;
+				else if (!strcmp(cells[i], "peer"))
+					col_peer = i;
+			}
+			if (col_field < 0 || col_acc < 0 || (col_hitm < 0 && col_peer < 0)) {
+				snprintf(err, errlen, "%s:1: not a c2c fieldmap (want field, access, hitm or peer columns)",
+					 path);
+				goto fail;
+			}
+			continue;
+		}
+		if (col_field >= nc || col_acc >= nc)
+			continue;
+		{
+			double h = col_hitm >= 0 && col_hitm < nc && cells[col_hitm][0] ? atof(cells[col_hitm]) : NAN;
+			double p = col_peer >= 0 && col_peer < nc && cells[col_peer][0] ? atof(cells[col_peer]) : NAN;
+			size_t k;
+
+			any_hitm |= !isnan(h);
+			for (k = 0; k < n && strcmp(rows[k].field, cells[col_field]); k++)
+				;
+			if (k == n) {
+				rows = xrealloc(rows, (n + 1) * sizeof(*rows));
+				memset(&rows[n], 0, sizeof(rows[n]));
+				snprintf(rows[n].field, sizeof(rows[n].field), "%s", cells[col_field]);
+				rows[n].off = col_off >= 0 && col_off < nc ? atof(cells[col_off]) : (double)n;
+				n++;
+			}
+			if (!strcmp(cells[col_acc], "write")) {
+				rows[k].write += isnan(h) ? 0 : h;
+			} else {
+				rows[k].read += isnan(h) ? 0 : h;
+			}
+			/* Peer snoops are kept aside in case no HITM was measured. */
+			if (!isnan(p))
+				use_peer = true;
+			if (!isnan(p) && isnan(h)) {
+				if (!strcmp(cells[col_acc], "write"))
+					rows[k].write += p;
+				else
+					rows[k].read += p;
+			}
+		}
+	}
+	*metric = any_hitm || !use_peer ? "HITMs" : "peer snoops";
+	qsort(rows, n, sizeof(*rows), by_offset);
+	sb_printf(&b, "field\tread\twrite\n");
+	for (size_t i = 0; i < n; i++) {
+		const char *f = rows[i].field, *dot = strchr(f, '.');
+
+		/* "mem_cgroup.memory.usage" -> "memory.usage": the plot names the struct. */
+		sb_printf(&b, "%s\t%.1f\t%.1f\n", dot ? dot + 1 : f, rows[i].read, rows[i].write);
+	}
+	free(rows);
+	free(text);
+	return b.s ? b.s : xstrdup("field\tread\twrite\n");
+fail:
+	free(rows);
+	free(text);
+	return NULL;
+}

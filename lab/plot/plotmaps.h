@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Data for the two map plots: the cacheline map of a struct layout (from
+ * a layout capture's cachelines.txt) and the false-sharing map of a struct
+ * (from c2c's fieldmap-<struct>.tsv), each shaped into the TSV its gnuplot
+ * template draws.
+ */
+#ifndef LAB_PLOT_PLOTMAPS_H
+#define LAB_PLOT_PLOTMAPS_H
+
+#include <stdio.h>
+
+/*
+ * One struct of a layout capture as its cacheline map draws it.  Each byte
+ * range is one box: the members of a union (memsw and swap share their
+ * page_counter) are one box named "swap|memsw.usage", hot-written when
+ * any member is.  Where every named box of a line shares a prefix
+ * ("memory."), the line carries it and the boxes only their leaf names.
+ */
+struct cl_box {
+	int line, start, end;	/* bytes [start, end) of the line */
+	int tag;		/* 1 hot-written, 2 read-mostly, 0 other */
+	char *name;		/* the members' full names, '|'-joined */
+	const char *leaf;	/* what the box says: name without its line's prefix */
+};
+
+struct cl_struct {
+	char name[128];
+	int size, nlines, linesize;
+	struct cl_box *boxes;
+	size_t nboxes;
+	char **prefix;		/* per line: "memory", "swap|memsw", or "" */
+};
+
+/* Reads every struct of cachelines.txt into *out (n of them); 0, or -1
+ * with a line-numbered reason in err. */
+int plotmap_cachelines_read(const char *path, struct cl_struct **out, int *n, char *err, size_t errlen);
+void plotmap_cachelines_free(struct cl_struct *s, int n);
+
+/*
+ * How wide a rendering's box labels are, in bytes of the x axis: em is
+ * the font's em (monospace: one character cell), pad the room a label
+ * keeps from its box's edges.
+ */
+struct cl_geometry {
+	double em_bytes, pad_bytes;
+	int monospace;
+};
+
+/* A label's width in ems (DejaVu Sans, rounded up by character class;
+ * one per character when monospace). */
+double plotmap_label_ems(const char *s, int monospace);
+
+/*
+ * Labels for s's boxes in a rendering of geometry g: the leaf name where
+ * it fits its box, else a short key ("a", "b", ...) where that fits, else
+ * nothing; every name not drawn in full has its key in the side list, one
+ * "key name" per line.  labels[i] (malloc'd, as is *keys) is box i's.
+ * Returns the number of side-list lines.
+ */
+int plotmap_cachelines_label(const struct cl_struct *s, const struct cl_geometry *g, char ***labels, char **keys);
+
+/*
+ * Sums a fieldmap-<struct>.tsv per field into rows "field read write" in
+ * field-offset order, with the metric used (hitm, or peer on Arm SPE).
+ * Returns a malloc'd TSV (header row first) or NULL with err.
+ */
+char *plotmap_fieldmap(const char *path, const char **metric, char *err, size_t errlen);
+
+#endif

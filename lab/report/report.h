@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef LAB_REPORT_REPORT_H
+#define LAB_REPORT_REPORT_H
+
+#include <stdio.h>
+
+/* Writes the report of a results directory; 0, or -1 with err. */
+int report_write(const char *dir, FILE *out, char *err, size_t errlen);
+/*
+ * The text for a mail (`report --mail`), 72 columns, plain text: the
+ * verdicts of dir (against b: an A/B, b may be NULL), the seeds' tables
+ * beside the measured figures, and the ASCII renderings of the headline
+ * plots.  0, or -1 with err.
+ */
+int report_mail(const char *dir, const char *b, FILE *out, char *err, size_t errlen);
+
+struct results;
+/*
+ * Ends a run: report.txt first (written as the run will stand, through a
+ * temporary file), then meta.json's status.  So a status of "complete" always
+ * comes with its report, and a run killed before the end stays incomplete.
+ * Under the runner (attached) only logs; the runner ends the directory.
+ */
+void report_finish(struct results *r, const char *status);
+/*
+ * Writes <dir>/report.txt again, where there is one, from the directory as
+ * it stands: after meta.json learnt what the run itself could not know
+ * (vm marks a guest's results as made under TCG).  0, or -1 (reported as a
+ * write failure, util/outfile.h).
+ */
+int report_rewrite(const char *dir);
+
+#endif

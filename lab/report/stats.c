@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <math.h>
+#include "report/stats.h"
+
+void sample_stats(const double *v, size_t n, struct sample_stats *s)
+{
+	double sum = 0, sq = 0;
+
+	s->n = n;
+	s->mean = s->stddev = s->min = s->max = 0;
+	if (!n)
+		return;
+	s->min = s->max = v[0];
+	for (size_t i = 0; i < n; i++) {
+		sum += v[i];
+		if (v[i] < s->min)
+			s->min = v[i];
+		if (v[i] > s->max)
+			s->max = v[i];
+	}
+	s->mean = sum / n;
+	for (size_t i = 0; i < n; i++)
+		sq += (v[i] - s->mean) * (v[i] - s->mean);
+	s->stddev = n > 1 ? sqrt(sq / (n - 1)) : 0;
+}
+
+double hmean(const double *v, size_t n)
+{
+	double inv = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] <= 0)
+			return 0;
+		inv += 1 / v[i];
+	}
+	return n ? n / inv : 0;
+}
+
+/* Continued fraction of the regularized incomplete beta (Numerical Recipes' betacf shape). */
+static double betacf(double a, double b, double x)
+{
+	const double eps = 1e-15, tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, aa, del;
+
+		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < eps)
+			break;
+	}
+	return h;
+}
+
+static double ibeta(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * betacf(a, b, x) / a;
+	return 1 - front * betacf(b, a, 1 - x) / b;
+}
+
+double student_t_p2(double t, double df)
+{
+	if (!(df > 0) || isnan(t))
+		return 1;
+	if (isinf(t))
+		return 0;
+	return ibeta(df / 2, 0.5, df / (df + t * t));
+}
+
+void welch_test(const struct sample_stats *a, const struct sample_stats *b, struct welch *w)
+{
+	double va, vb, se2;
+
+	w->t = 0;
+	w->df = 0;
+	w->p = 1;
+	w->valid = 0;
+	if (a->n < 2 || b->n < 2)
+		return;
+	va = a->stddev * a->stddev / a->n;
+	vb = b->stddev * b->stddev / b->n;
+	se2 = va + vb;
+	if (se2 <= 0)
+		return;
+	w->t = (b->mean - a->mean) / sqrt(se2);
+	w->df = se2 * se2 / (va * va / (a->n - 1) + vb * vb / (b->n - 1));
+	w->p = student_t_p2(w->t, w->df);
+	w->valid = 1;
+}

@@ -1,0 +1,129 @@
+#!/bin/sh
+# TAP: the ground truth of the lines plugin (lab/c2c/README) in a real guest,
+# under single-threaded TCG and under MTTCG.  lines-truth
+# (lab/tests/tools/lines-truth.c) runs two threads on vCPUs 1 and 2 of a
+# 4-vCPU 7.3 guest, each case in its own window it opens and closes:
+#   false   two fields of one line, one per thread: false sharing counted
+#           (at least LINES_FALSE_MIN of it), true sharing at most 1% of it;
+#   padded  the same fields on lines of their own: no sharing event at all;
+#   true    one counter (lock xadd): true sharing (at least
+#           LINES_TRUE_MIN), false at most 1% of it.
+# The data lines are asked for in detail (detail=, from lines-truth
+# --range: a static, non-PIE binary has the same addresses in the guest),
+# so each is written with its counts even without an event, and every
+# increment the threads counted must be in the line's counts, exactly.
+# The bounds are per mode, and low: single-threaded TCG switches vCPUs
+# coarsely, so it sees few transfers (~300-700 per case in 2 s here);
+# MTTCG runs the vCPUs in parallel only as far as the host's CPUs allow
+# (2 CPUs shared with other work here: 360 to 290,000 per case).  The
+# figures go out as diag.
+# Then the refusals that need no guest: an unknown plugin option (qemu's
+# words and the plugin's), and a window that never opened (said in the
+# status, which vm reports).
+. "$(dirname "$0")/vm/lib.sh"
+
+command -v qemu-system-x86_64 >/dev/null ||
+	skip_all "qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"
+[ -f build/lines-plugin.so ] ||
+	skip_all "the lines plugin is not built: $(cat build/lines-plugin.missing 2>/dev/null || echo 'run make')"
+truth=build/tests/tools/lines-truth
+[ -x "$truth" ] || skip_all "$truth is not built (make)"
+k=7.3
+$lab vm --fetch --kernel $k >/dev/null 2>"$tmp/fetch.err" ||
+	skip_all "cannot get kernel $k: $(tail -n1 "$tmp/fetch.err")"
+range=$($truth --range)
+secs=${LINES_TRUTH_SECONDS:-2}
+
+# lrow FILE KIND VADDR COLUMN: a column of the KIND row whose vaddr (line)
+# or paddr is VADDR, by the names of the file's #fields line.
+lrow() {
+	awk -F'\t' -v kind="$2" -v va="$3" -v col="$4" '
+		$1 == "#fields" && $2 == kind { for (i = 3; i <= NF; i++) c[$i] = i - 1; next }
+		$1 == kind && $(c["vaddr"]) == va { print $(c[col]); exit }' "$1"
+}
+meta() { sed -n "s/^# $2\t//p" "$1"; }
+
+# truth_case OUTPUT NAME: a, b, na and nb of lines-truth's line for case NAME.
+truth_case() {
+	read -r a b na nb <<-EOF
+	$(sed -n "s/^case=$2 a=\([^ ]*\) b=\([^ ]*\) n_a=\([0-9]*\) n_b=\([0-9]*\).*/\1 \2 \3 \4/p" "$1")
+	EOF
+}
+
+: > "$tmp/figures"
+for accel in tcg mttcg; do
+	case $accel in
+	tcg) fmin=${LINES_FALSE_MIN_TCG:-50} tmin=${LINES_TRUE_MIN_TCG:-50} ;;
+	*) fmin=${LINES_FALSE_MIN_MTTCG:-100} tmin=${LINES_TRUE_MIN_MTTCG:-100} ;;
+	esac
+	res=$tmp/res-$accel
+	MEMCG_LAB_RESULTS=$res $lab vm --kernel $k --cpus 4 --accel $accel --timeout 300 \
+		--lines-opts "scope=user,detail=$range" --add $truth \
+		--shell "/lab/$truth -s $secs false padded true" >"$tmp/$accel.out" 2>&1
+	rc=$?
+	d=$(one_dir "$res")
+	f=$d/lines/lines.tsv
+	out=$d/output.txt
+	check $rc "$accel: lines-truth ran in a 4-vCPU $k guest under the plugin (exit $rc)"
+	if [ $rc != 0 ] || [ ! -f "$f" ]; then
+		diag "$(tail -n 15 "$tmp/$accel.out")" "$(cat "$d/qemu.log" 2>/dev/null)"
+		continue
+	fi
+	[ "$(meta "$f" status)" = ok ] && [ "$(meta "$f" windows_opened)" = 3 ] &&
+		[ "$(meta "$f" windows_closed)" = 3 ] && [ "$(meta "$f" mode)" = "$( [ $accel = tcg ] && echo single || echo mttcg)" ]
+	check $? "$accel: status ok, 3 windows opened and closed, mode $(meta "$f" mode) ($(meta "$f" mode_from))"
+
+	truth_case "$out" false
+	cnt=$((na + nb))
+	[ "$(lrow "$f" line "$a" vaddr)" = "$a" ] && [ "$(printf '0x%x' $((b & ~63)))" = "$a" ]
+	check $? "$accel false: fields $a and $b share one line, which has its row"
+	fl=$(lrow "$f" line "$a" false) tr=$(lrow "$f" line "$a" true)
+	lh=$(lrow "$f" line "$a" load_hitm) sh=$(lrow "$f" line "$a" store_hitm) si=$(lrow "$f" line "$a" store_inval)
+	[ "${fl:-0}" -ge "$fmin" ] && [ $(( ${tr:-1} * 100 )) -le "${fl:-0}" ]
+	check $? "$accel false: false sharing $fl >= $fmin, true $tr <= 1% of it"
+	[ "$(lrow "$f" line "$a" win_loads)" = $cnt ] && [ "$(lrow "$f" line "$a" win_stores)" = $cnt ]
+	check $? "$accel false: the line counts every increment: $cnt loads and stores ($(lrow "$f" line "$a" win_loads), $(lrow "$f" line "$a" win_stores))"
+	echo "$accel false $cnt $lh $sh $si $fl $tr" >> "$tmp/figures"
+
+	truth_case "$out" padded
+	ev=0
+	for x in "$a" "$b"; do
+		for col in load_hitm store_hitm store_inval false true; do
+			ev=$((ev + $(lrow "$f" line "$x" $col || echo 1)))
+		done
+	done
+	[ "$(lrow "$f" line "$a" win_loads)" = "$na" ] && [ "$(lrow "$f" line "$b" win_loads)" = "$nb" ] && [ "$ev" = 0 ]
+	check $? "$accel padded: lines $a and $b each count their thread's $na and $nb increments, with 0 events ($ev)"
+	echo "$accel padded $((na + nb)) 0 0 0 $ev 0" >> "$tmp/figures"
+
+	truth_case "$out" true
+	cnt=$((na + nb))
+	fl=$(lrow "$f" line "$a" false) tr=$(lrow "$f" line "$a" true)
+	lh=$(lrow "$f" line "$a" load_hitm) sh=$(lrow "$f" line "$a" store_hitm) si=$(lrow "$f" line "$a" store_inval)
+	[ "${tr:-0}" -ge "$tmin" ] && [ $(( ${fl:-1} * 100 )) -le "${tr:-0}" ]
+	check $? "$accel true: true sharing $tr >= $tmin, false $fl <= 1% of it"
+	# A lock xadd is a load and a store under TCG; under MTTCG qemu 7.2's
+	# atomic helper calls the plugin once, as a store.
+	st=$(lrow "$f" line "$a" win_stores) ld=$(lrow "$f" line "$a" win_loads)
+	[ "$st" = $cnt ] && { [ "$ld" = $cnt ] || [ "$ld" = 0 ]; }
+	check $? "$accel true: the counter's line counts every atomic add: $st stores of $cnt, $ld loads"
+	echo "$accel true $cnt $lh $sh $si $fl $tr" >> "$tmp/figures"
+	diag "$accel: $(meta "$f" accesses) accesses in the windows, $(meta "$f" lines_used) lines, $(meta "$f" stale_accesses) stale interrupt-frame accesses dropped, guest run $(jget "$d/meta.json" vm.qemu_seconds) s"
+done
+diag "mode	case	increments	load_hitm	store_hitm	store_inval	false	true"
+sed 's/ /\t/g' "$tmp/figures" | diag
+
+# A plugin option qemu refuses to load with: its words and the plugin's.
+MEMCG_LAB_RESULTS=$tmp/bad $lab vm --kernel $k --lines-opts bogus=1 --shell true >"$tmp/bad.out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "Could not load plugin.*unknown option 'bogus'" "$tmp/bad.out" &&
+	[ "$(jget "$(one_dir "$tmp/bad")/meta.json" status)" != complete ]
+check $? "an unknown plugin option: exit 2, qemu's and the plugin's words, results not complete ($(grep -m1 'Could not' "$tmp/bad.out" | cut -c1-150))"
+
+# A window that never opened: the plugin says so, and vm passes it on.
+MEMCG_LAB_RESULTS=$tmp/never $lab vm --kernel $k --cpus 2 --lines --shell true >"$tmp/never.out" 2>&1
+d=$(one_dir "$tmp/never")
+[ "$(meta "$d/lines/lines.tsv" status)" = window-never-opened ] &&
+	grep -q "lines_status=window-never-opened" "$d/vm.env" && grep -q "status is window-never-opened" "$tmp/never.out"
+check $? "a window that never opened: status window-never-opened, in vm.env and said by vm"
+done_testing
