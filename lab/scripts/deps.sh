@@ -81,44 +81,55 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 tmpdir() { [ -n "$tmp" ] || tmp=$(mktemp -d "${TMPDIR:-/tmp}/memcg-lab-deps.XXXXXX"); }
 
-# apt_get ARGS...: apt-get ARGS, its output in $tmp/apt.log, waiting for
-# apt's locks until $deadline.  apt waits for the dpkg frontend lock itself
-# (DPkg::Lock::Timeout, apt >= 1.9) and prints "Waiting for cache lock:
-# Could not get lock PATH. It is held by process PID (NAME)..."; the lists
-# and archives locks it does not wait for ("E: Could not get lock PATH"):
-# those are retried here.  The first such line becomes one line of ours.
+# The first of apt's locks that a process holds, as "PATH PID NAME": the
+# kernel's word (/proc/locks: apt and dpkg take fcntl locks), not apt's,
+# which differs between versions (apt 3.3 says nothing while it waits).
+apt_lock_holder() {
+	for f in /var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock /var/cache/apt/archives/lock; do
+		ino=$(stat -c %i "$f" 2>/dev/null) || continue
+		pid=$(awk -v i=":$ino" '$2 != "->" && substr($6, length($6) - length(i) + 1) == i && $5 > 0 {
+			print $5; exit }' /proc/locks)
+		[ -n "$pid" ] || continue
+		echo "$f $pid $(cat "/proc/$pid/comm" 2>/dev/null || echo '?')"
+		return 0
+	done
+	return 1
+}
+
+# apt_get ARGS...: apt-get ARGS, its output in $tmp/apt.log, once none of
+# apt's locks is held, waiting until $deadline and saying so once.  A lock
+# taken between the look and apt's start: apt waits 2 s for it
+# (DPkg::Lock::Timeout, apt >= 1.9) or fails on it, and the look is made
+# again.
 apt_get() {
 	tmpdir
 	while :; do
-		left=$((deadline - $(date +%s)))
-		[ "$left" -gt 0 ] || left=0
-		# apt-get's status through fd 3, past the filter of its output;
-		# its messages untranslated, for the filter and apt_error.
-		st=$({ { LC_ALL=C DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout="$left" "$@" 2>&1
-			echo $? >&3; } | awk -v me="$me" -v wait="$lock_wait" -v said="$said" -v out="$tmp/apt.log" '
-			{ print > out }
-			/Could not get lock / && !said {
-				path = $0; sub(/.*Could not get lock /, "", path); sub(/ .*/, "", path); sub(/[.]$/, "", path)
-				who = ""
-				if (match($0, /held by process [0-9]+( [(][^)]*[)])?/))
-					who = ", held by " substr($0, RSTART + 8, RLENGTH - 8)
-				printf "%s: another apt or dpkg is at work: waiting up to %d s for apt'\''s lock %s%s\n",
-					me, wait, path, who
-				said = 1; fflush()
-			}' >&2; } 3>&1)
+		if held=$(apt_lock_holder); then
+			held_path=$(echo "$held" | cut -d' ' -f1) held_pid=$(echo "$held" | cut -d' ' -f2)
+			held_name=$(echo "$held" | cut -d' ' -f3-)
+			[ -n "$said" ] || echo "$me: another apt or dpkg is at work: waiting up to $lock_wait s for" \
+				"apt's lock $held_path, held by process $held_pid ($held_name)" >&2
+			said=1
+			if [ "$(date +%s)" -ge "$deadline" ]; then
+				echo "$me: apt's lock $held_path is still held by process $held_pid ($held_name) after" \
+					"$lock_wait s (APT_LOCK_WAIT); run this again once that apt or dpkg is done" >&2
+				exit 2
+			fi
+			sleep 1
+			continue
+		fi
+		# Its messages untranslated, for apt_error and the lock's words.
+		st=0
+		LC_ALL=C DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=2 "$@" \
+			>"$tmp/apt.log" 2>&1 || st=$?
 		[ "$st" != 0 ] || return 0
 		grep -q 'Could not get lock \|Unable to acquire the dpkg frontend lock\|Unable to lock ' "$tmp/apt.log" ||
 			return "$st"
-		said=1
 		if [ "$(date +%s)" -ge "$deadline" ]; then
-			last=$(grep 'Could not get lock ' "$tmp/apt.log" | tail -n1)
-			path=$(echo "$last" | sed -n 's/.*Could not get lock \([^ ]*[^ .]\).*/\1/p; s/.*frontend lock (\([^)]*\)).*/\1/p')
-			who=$(echo "$last" | sed -n 's/.*held by \(process [0-9]*\( ([^)]*)\)\{0,1\}\).*/ by \1/p')
-			echo "$me: apt's lock ${path:-of the dpkg database} is still held$who after $lock_wait s (APT_LOCK_WAIT);" \
-				"run this again once that apt or dpkg is done" >&2
+			echo "$me: apt's lock is still held after $lock_wait s (APT_LOCK_WAIT): $(apt_error)" >&2
 			exit 2
 		fi
-		sleep 2
+		sleep 1
 	done
 }
 
