@@ -32,7 +32,10 @@ BPF_EMBED := $(BPF_SRCS:lab/bpf/%.bpf.c=build/obj/lab/bpf/%.bpf.embed.o)
 # __TARGET_ARCH_* lets bpf_tracing.h read kprobe arguments from pt_regs.
 BPF_ARCH  := $(shell uname -m | sed -e s/x86_64/x86/ -e s/aarch64/arm64/ -e s/ppc64le/powerpc/ \
                                    -e s/s390x/s390/ -e s/riscv64/riscv/)
-BPF_CFLAGS = -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I/usr/include/$(shell $(CC) -dumpmachine) -Ilab/bpf
+# The multiarch headers (asm/types.h): clang's -dumpmachine is x86_64-pc-linux-gnu,
+# not Debian's x86_64-linux-gnu, and clang 21 has no -print-multiarch.
+BPF_MULTIARCH := $(or $(shell $(CC) -print-multiarch 2>/dev/null),$(shell gcc -print-multiarch 2>/dev/null))
+BPF_CFLAGS = -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I/usr/include/$(BPF_MULTIARCH) -Ilab/bpf
 LIB_OBJS  += $(BPF_EMBED)
 TEST_SRCS := $(wildcard lab/tests/*.c)
 TEST_BINS := $(TEST_SRCS:lab/tests/%.c=build/tests/%)
@@ -77,7 +80,8 @@ FUZZ_OBJS := $(LIB_SRCS:%.c=build/fuzz/obj/%.o) $(BPF_EMBED)
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS ?= 60
 
-.PHONY: all build deps test unit asan fuzz fuzz-smoke killtest run bench clean help vmtest scaletest lab-kernel plugin
+.PHONY: all build deps test unit asan fuzz fuzz-smoke killtest run bench clean help vmtest scaletest lab-kernel plugin \
+	distcheck
 .DEFAULT_GOAL := all
 # Keep objects make would treat as intermediate (tests and fuzz targets).
 .SECONDARY:
@@ -97,6 +101,9 @@ help:
 	@echo "make lab-kernel  build the lab's 7.3 kernel with the user-flush mutex (long; cached"
 	@echo "              under /var/cache/memcg-lab; then: memcg-lab vm --kernel lab ...)"
 	@echo "make bench    benchmarks, as ratios against the tools users would otherwise use"
+	@echo "make unit     only the unit tests (lab/tests/unit-*), the gcc and the ASan+UBSan builds"
+	@echo "make distcheck  a clone of HEAD through make deps, build and unit in chroots of other"
+	@echo "              Debian suites ($(DISTCHECK_SUITES); cached under /var/cache/memcg-lab)"
 	@echo "make deps     install every Debian package the lab uses"
 	@echo "make clean    remove bin/ and build/"
 
@@ -212,13 +219,31 @@ build/bench/%: build/obj/lab/bench/%.o build/libmemcglab.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+
 test:
 	@$(DEPS_SH) ensure test
 	@$(MAKE) --no-print-directory build asan
 	prove --timer -f $(TEST_BINS) $(SH_TESTS)
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-		prove --timer -f $(ASAN_BINS)
+	$(ASAN_ENV) prove --timer -f $(ASAN_BINS)
 	@$(MAKE) --no-print-directory fuzz-smoke
+
+# The unit tests alone, gcc's build and the ASan+UBSan one (the few that need
+# root, BPF or a memory controller skip without, saying so).
+UNIT_BINS := $(UNIT_SRCS:lab/tests/%.c=build/tests/%)
+unit:
+	@$(DEPS_SH) ensure test
+	@$(MAKE) --no-print-directory $(UNIT_BINS) $(BTF_FILES) asan
+	prove --timer -f $(UNIT_BINS)
+	$(ASAN_ENV) prove --timer -f $(ASAN_BINS)
+
+# A fresh clone of HEAD through make deps, make build and make unit (and the
+# apt lock test) in minimal chroots of other Debian suites, debootstrapped
+# from this machine's mirror and cached (lab/scripts/distcheck.sh).
+DISTCHECK_SUITES ?= trixie sid
+distcheck:
+	@$(DEPS_SH) ensure distcheck
+	lab/scripts/distcheck.sh $(DISTCHECK_SUITES)
 
 # SIGKILL of a run at random points, KILL_ITERATIONS times (default 100).
 killtest: build

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <getopt.h>
 #include "cmd/builtin.h"
+#include "experiment/guest.h"	/* VM_KERNEL_LINES, for vm's summary */
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/options.h"
 #include "util/outfile.h"
 #include "util/usage.h"
 
@@ -31,8 +33,11 @@ static void print_help(FILE *f)
 {
 	fprintf(f, "usage: memcg-lab <command> [options]   (memcg-lab <command> --help for each)\n\n"
 		   "commands:\n");
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		fprintf(f, "  %-10s ", cmds[i].name);
+		options_print_wrapped(f, cmds[i].summary, 13, 13);
+		fputc('\n', f);
+	}
 	fprintf(f, "  %-10s %s\n", "help", "this list");
 	fprintf(f, "\nExit status: 0 success, 1 a check failed (e.g. a layout rule), 2 an error.\n");
 }

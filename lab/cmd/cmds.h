@@ -3,6 +3,7 @@
  * The subcommand table (an X-macro: CMD(name, one-line summary)).
  * Each entry is implemented by cmd_<name>() in lab/cmd/<name>.c.
  * Keep it sorted by name; `memcg-lab help` prints it in this order.
+ * VM_KERNEL_LINES: experiment/guest.h, which the includer includes first.
  */
 CMD(c2c, "perf c2c: capability, steady-state record, parse any report, name the struct field")
 CMD(charge, "contended memcg charging: anon, file, kmem, sock and stock workloads in many memcgs")
@@ -15,4 +16,4 @@ CMD(probe, "what the kernel under test has (BTF, kallsyms, runtime probes), with
 CMD(report, "the report of a results directory: kernel, features, verdicts, tables, skips")
 CMD(run, "run an experiment file (experiments/*.exp) into one results directory")
 CMD(statread, "memory.stat read latency per level while allocators keep the leaves in reclaim")
-CMD(vm, "run a lab command inside a real kernel (Debian 5.10-6.12, the lab kernel) under qemu")
+CMD(vm, "run a lab command in a real kernel under qemu: Debian " VM_KERNEL_LINES " (each also -rt), lab")

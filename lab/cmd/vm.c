@@ -126,8 +126,8 @@ int cmd_vm(int argc, char **argv)
 	};
 	bool list = false;
 	const struct lab_option opts[] = {
-		OPT_STRING(0, "kernel", &c.kernel, "SPEC", VM_DEFAULT_KERNEL, "a kernel line: 5.10, 6.1, 6.12, "
-			   "6.16 ... 7.3 (the newest Debian package of that line in bullseye, bookworm, trixie, "
+		OPT_STRING(0, "kernel", &c.kernel, "SPEC", VM_DEFAULT_KERNEL, "a kernel line: " VM_KERNEL_LINES
+			   " (the newest Debian package of that line in bullseye, bookworm, trixie, "
 			   "trixie-backports, sid or experimental), LINE-rt for its PREEMPT_RT build; a package "
 			   "name (linux-image-6.1.0-57-amd64, or a meta package); lab (the kernel `make lab-kernel` "
 			   "built); or the path of a vmlinux or bzImage"),

@@ -328,6 +328,8 @@ char *guest_engine(void)
 
 	if (access(script, X_OK))
 		die("vm: %s: %s (the vm engine ships with the lab's source tree)", script, strerror(errno));
+	if (setenv("MEMCG_LAB_VM_LINES", VM_KERNEL_LINES, 1))
+		die("vm: setenv: %s", strerror(errno));
 	return script;
 }
 

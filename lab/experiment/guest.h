@@ -11,6 +11,14 @@
 
 #include <stdbool.h>
 
+/*
+ * The kernel lines vm boots by alias (LINE, and LINE-rt for its PREEMPT_RT
+ * build), oldest first: the one list, which `memcg-lab help`, vm --help and
+ * lab/scripts/vm.sh (vm --list, its messages; given it in the environment as
+ * MEMCG_LAB_VM_LINES by guest_engine()) all print.
+ */
+#define VM_KERNEL_LINES "5.10 6.1 6.12 6.16 6.17 6.18 6.19 7.0 7.1 7.2 7.3"
+
 /* The guest's shape: qemu's -smp and -numa follow from it (lab/scripts/vm.sh). */
 struct guest_shape {
 	int cpus, nodes, sockets, threads, mem;
@@ -43,7 +51,8 @@ void guest_config_free(struct guest_config *c);
  */
 void guest_shape_check(struct guest_shape *g);
 
-/* The path of lab/scripts/vm.sh, for c->engine; exit 2 when it is missing. */
+/* The path of lab/scripts/vm.sh, for c->engine (and VM_KERNEL_LINES in the
+ * environment it runs in); exit 2 when it is missing. */
 char *guest_engine(void);
 
 /* vm --list: each kernel line alias, what it resolves to; the script's exit status. */

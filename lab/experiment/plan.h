@@ -95,7 +95,9 @@ struct exp_plan {
 	bool work_bound;
 };
 
-/* 0, or -1 with one line in err ("file:line: ..." where an entry is at fault). */
+/* 0, or -1 with one line in err ("file:line: ..." where an entry is at fault).
+ * The plan borrows from x (p->ph[i].ph points into x->ph): keep x until p is
+ * no longer used, as exp_plan_print, which takes both, does. */
 int exp_plan(struct exp_plan *p, const struct experiment *x, const struct exp_plan_host *h, char *err, size_t errlen);
 void exp_plan_print(FILE *f, const struct exp_plan *p, const struct experiment *x, const struct exp_plan_host *h);
 

@@ -146,7 +146,13 @@ use_suite() {
 # The suites a kernel line alias (6.12, 7.3-rt) is looked up in; the newest
 # package of the line across all of them wins.
 line_suites="bullseye bookworm trixie trixie-backports sid experimental"
-lines_known="5.10 6.1 6.12 6.16 6.17 6.18 6.19 7.0 7.1 7.2 7.3"
+# The kernel line aliases (vm --list, the messages): memcg-lab vm passes
+# them (VM_KERNEL_LINES in lab/experiment/guest.h, which `memcg-lab help`
+# prints too).
+lines_known=${MEMCG_LAB_VM_LINES:-}
+case $lines_known in
+'' | *[!0-9.\ ]*) die "MEMCG_LAB_VM_LINES='$lines_known' is no list of kernel lines: run vm.sh through memcg-lab vm" ;;
+esac
 
 # The package lists of $line_suites (fetching those not there yet).
 suite_lists() {

@@ -217,7 +217,11 @@ static const char fake_perf[] =
 	"\techo \"rate $(cat /proc/sys/kernel/perf_event_max_sample_rate)\" >> \"$FAKE_PERF_LOG\"\n"
 	"\tout=; prev=; last=\n"
 	"\tfor a; do [ \"$prev\" = -o ] && out=$a; prev=$a; last=$a; done\n"
-	"\tsleep \"$last\"; echo data > \"$out\" ;;\n"
+	/* As perf record on the lab's SIGINT: stop the workload, write the
+	 * data, die of the signal (a late start under load gets one). */
+	"\tsleep \"$last\" & s=$!\n"
+	"\ttrap 'kill $s; echo data > \"$out\"; trap - INT; kill -INT $$' INT\n"
+	"\twait $s; echo data > \"$out\" ;;\n"
 	"'c2c report') case \"$*\" in\n"
 	"\t*--double-cl*) cat \"$FAKE_REPORT_DCL\" ;;\n"
 	"\t*) cat \"$FAKE_REPORT\" ;;\n"

@@ -444,7 +444,8 @@ static char *diff_text(const struct layout *old, const struct layout *new, const
 /* The text of one struct's section of a diff. */
 static char *section(const char *diff, const char *strukt)
 {
-	char head[96], *s, *end;
+	char head[96];
+	const char *s, *end;
 
 	snprintf(head, sizeof(head), "\nstruct %s:", strukt);
 	s = strstr(diff, head);

@@ -16,6 +16,10 @@
 #define FIXTURE TEST_DATA "/topology/epyc-9554-2s-nps4.xml"
 #define SYNTHETIC "package:2 numa:4 core:16 pu:2"
 
+/* A plan borrows from the experiment it was made from (plan.ph[i].ph points
+ * into planned.ph), so the two live together: plan_for() frees the last
+ * experiment only when it plans the next. */
+static struct experiment planned;
 static struct exp_plan plan;
 
 static void load(struct experiment *x, const char *path, const struct exp_plan_host *h, char *set)
@@ -29,14 +33,10 @@ static void load(struct experiment *x, const char *path, const struct exp_plan_h
 /* Plans path (with one -s override) for h; returns exp_plan's status. */
 static int plan_for(const char *path, const struct exp_plan_host *h, char *set, char *err, size_t n)
 {
-	struct experiment x;
-	int r;
-
-	load(&x, path, h, set);
+	expfile_free(&planned.f);
+	load(&planned, path, h, set);
 	err[0] = '\0';
-	r = exp_plan(&plan, &x, h, err, n);
-	expfile_free(&x.f);
-	return r;
+	return exp_plan(&plan, &planned, h, err, n);
 }
 
 static void refused(const char *path, const struct exp_plan_host *h, char *set, const char *want, const char *what)
@@ -279,6 +279,7 @@ int main(void)
 	shapes(&h);
 	limits(&h);
 	overrides(&h);
+	expfile_free(&planned.f);
 	exp_plan_host_free(&h);
 	return tap_done();
 }

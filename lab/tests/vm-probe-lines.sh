@@ -21,6 +21,10 @@ if [ -z "${VM_LINES:-}" ]; then
 	check $? "vm --list resolves all 22 aliases (11 lines, each also -rt)"
 	[ -s "$tmp/unresolved" ] && diag "$(cat "$tmp/unresolved")"
 fi
+# `memcg-lab help` says what vm boots: the lines vm --list knows, no other.
+help_lines=$($lab help | awk '/^  [a-z]/ { p = $1 == "vm" } p' | grep -oE '[0-9]+\.[0-9]+' | tr '\n' ' ')
+list_lines=$(awk 'NR > 1 && $1 !~ /-rt$/ { print $1 }' "$tmp/list" | tr '\n' ' ')
+ok '[ -n "$list_lines" ] && [ "$help_lines" = "$list_lines" ]' "help names the kernel lines vm --list knows: $help_lines"
 
 : > "$tmp/table"
 for k in $lines; do

@@ -667,7 +667,9 @@ static int find_holder(const char *dir, const char *name, bool is_dir, void *arg
 }
 
 /* Undoes a mount of another mount namespace from a child that joins it
- * through a process still in it; as undo_mount(). */
+ * through a process still in it; as undo_mount().  The mount's path is
+ * taken from that process's root: setns() makes ours the namespace's root,
+ * which in a chroot is not where the path starts. */
 static int undo_mount_in(pid_t holder, const struct mount_key *m)
 {
 	pid_t pid;
@@ -679,11 +681,13 @@ static int undo_mount_in(pid_t holder, const struct mount_key *m)
 		return -errno;
 	if (pid == 0) {
 		char p[64];
-		int fd, r;
+		int fd, root, r;
 
+		snprintf(p, sizeof(p), "/proc/%d/root", (int)holder);
+		root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)holder);
 		fd = open(p, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || setns(fd, CLONE_NEWNS))
+		if (fd < 0 || root < 0 || setns(fd, CLONE_NEWNS) || fchdir(root) || chroot("."))
 			_exit(2 + errno);
 		r = undo_mount(m);
 		_exit(r >= 0 ? r : 2 - r);

@@ -51,8 +51,7 @@ static int left_width(const struct lab_option *o)
 	return 2 + (o->short_name ? 4 : 0) + 2 + (int)strlen(o->long_name) + (o->arg ? 1 + (int)strlen(o->arg) : 0);
 }
 
-/* Words of text from column col on, wrapped at HELP_WIDTH, later lines at indent. */
-static void print_wrapped(FILE *f, const char *text, int col, int indent)
+void options_print_wrapped(FILE *f, const char *text, int col, int indent)
 {
 	const char *p = text;
 
@@ -90,7 +89,7 @@ static void print_row(FILE *f, const struct lab_option *o, int column)
 		fprintf(f, "%*s", column - n, "");
 	}
 	text = o->deflt ? xasprintf("%s (default %s)", o->help, o->deflt) : xstrdup(o->help);
-	print_wrapped(f, text, column, column);
+	options_print_wrapped(f, text, column, column);
 	fputc('\n', f);
 	free(text);
 }

@@ -125,6 +125,9 @@ int options_parse(const struct options_cmd *cmd, const struct lab_option *opts, 
  */
 int options_scan(const struct options_cmd *cmd, const struct lab_option *opts, int argc, char **argv, int *first);
 
+/* Words of text from column col on, wrapped at 80 columns, later lines at indent. */
+void options_print_wrapped(FILE *f, const char *text, int col, int indent);
+
 /* The --help text: usage, the table's rows, footer. */
 void options_help(FILE *f, const struct options_cmd *cmd, const struct lab_option *opts);
 
