@@ -56,6 +56,8 @@ PLUGIN      := build/lines-plugin.so
 PLUGIN_SRCS := $(wildcard lab/c2c/plugin/*.c) lab/c2c/lines_model.c
 PLUGIN_DEPS := $(PLUGIN_SRCS) lab/c2c/lines_model.h lab/c2c/lines_window.h
 PLUGIN_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilab -fPIC -shared -fvisibility=hidden
+# qemu 8.x on: qemu-plugin.h includes <glib.h> (the header script checks it is there).
+PLUGIN_CFLAGS += $(shell pkg-config --cflags glib-2.0 2>/dev/null)
 # Unit tests (lab/tests/unit-*.c) are also built with ASan+UBSan (clang;
 # LeakSanitizer on) and must run clean.
 UNIT_SRCS := $(wildcard lab/tests/unit-*.c)

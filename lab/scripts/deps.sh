@@ -29,9 +29,10 @@ libinih-dev libjson-c-dev libhwloc-dev libelf-dev libdw-dev zlib1g-dev xz-utils 
 run_pkgs="dwarves linux-perf gnuplot-nox"
 # prove runs the TAP tests (perl); clang and its runtimes (libclang-rt-dev:
 # the default clang's) build the sanitizer and fuzz targets; qemu and a
-# static busybox boot real kernels for the guest tests (vm); headless
+# static busybox boot real kernels for the guest tests (vm), glib's headers
+# build the lines plugin against a qemu 8+ header; headless
 # chromium renders the plot index (plot-index.sh).
-test_pkgs="perl clang libclang-rt-dev qemu-system-x86 busybox-static chromium"
+test_pkgs="perl clang libclang-rt-dev qemu-system-x86 libglib2.0-dev busybox-static chromium"
 # make lab-kernel: what building a kernel with BTF needs.
 kernel_pkgs="bison flex bc dwarves patch"
 # make distcheck: minimal chroots of other Debian suites.

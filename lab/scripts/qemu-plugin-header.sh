@@ -59,9 +59,17 @@ else
 	cache=${XDG_CACHE_HOME:-$HOME/.cache}/memcg-lab
 fi
 dir=$cache/qemu-plugin/$noepoch
-if [ -f "$dir/qemu-plugin.h" ] && [ -f "$dir/source" ]; then
+# The header's directory on stdout, once what it includes can be had: from
+# qemu 8.x on it includes <glib.h> (Debian: libglib2.0-dev).
+found() {
+	if grep -q '^#include <glib\.h>' "$dir/qemu-plugin.h" && ! pkg-config --exists glib-2.0 2>/dev/null; then
+		die "$what: its qemu-plugin.h includes <glib.h>, and glib's headers are missing (apt-get install libglib2.0-dev)"
+	fi
 	echo "$dir"
 	exit 0
+}
+if [ -f "$dir/qemu-plugin.h" ] && [ -f "$dir/source" ]; then
+	found
 fi
 
 command -v apt-get >/dev/null || die "$what: apt-get not found, so no source package to take qemu-plugin.h from"
@@ -137,4 +145,4 @@ echo "qemu $want $(basename "$orig") $member (installed: $pkg $binver)" > "$tmp/
 mv -T "$tmp/out" "$dir" 2>/dev/null || [ -f "$dir/qemu-plugin.h" ] || die "$what: cannot create $dir"
 rm -rf "$tmp"
 tmp=""
-echo "$dir"
+found
