@@ -152,12 +152,19 @@ static void window_cb(unsigned int vcpu, void *udata)
 /* 1 open, 0 close, -1 neither: `nopl DISP32(%rax)` with the window's displacements. */
 static int window_insn(struct qemu_plugin_insn *insn)
 {
-	const uint8_t *b;
 	uint32_t disp;
 
 	if (qemu_plugin_insn_size(insn) != LINES_WINDOW_INSN_SIZE)
 		return -1;
-	b = qemu_plugin_insn_data(insn);
+#if QEMU_PLUGIN_VERSION >= 3
+	/* From API 3 (qemu 9.1) the bytes are copied out. */
+	uint8_t b[LINES_WINDOW_INSN_SIZE];
+
+	if (qemu_plugin_insn_data(insn, b, sizeof(b)) != sizeof(b))
+		return -1;
+#else
+	const uint8_t *b = qemu_plugin_insn_data(insn);
+#endif
 	if (b[0] != 0x0f || b[1] != 0x1f || b[2] != 0x80)
 		return -1;
 	disp = (uint32_t)b[3] | (uint32_t)b[4] << 8 | (uint32_t)b[5] << 16 | (uint32_t)b[6] << 24;
