@@ -295,6 +295,7 @@ clean:
 # The sanitizer and fuzz builds of the test programs track headers too: a
 # struct that changed must not leave them compiled against the old layout.
 -include $(LIB_OBJS:.o=.d) $(TEST_SRCS:lab/tests/%.c=build/obj/lab/tests/%.d) build/obj/lab/memcg-lab.d \
+	$(TOOL_SRCS:lab/tests/tools/%.c=build/obj/lab/tests/tools/%.d) \
 	$(ASAN_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(BENCH_SRCS:lab/bench/%.c=build/obj/lab/bench/%.d) \
 	$(UNIT_SRCS:lab/tests/%.c=build/asan/obj/lab/tests/%.d) \
 	$(FUZZ_SRCS:lab/tests/fuzz/%.c=build/fuzz/obj/lab/tests/fuzz/%.d)

@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "c2c/around.h"
+#include "c2c/lines_session.h"
 #include "kernel/btf.h"
 #include "kernel/cgroup.h"
 #include "util/err.h"
@@ -21,6 +23,7 @@ struct around_env {
 	struct kbtf kbtf;
 	bool have_btf;
 	struct cg_env cg;
+	bool lines;		/* in a guest under vm --lines: a lines window per run */
 };
 
 struct around {
@@ -29,7 +32,25 @@ struct around {
 	struct c2c_collector *c2c;
 	struct c2c_objects objs;
 	bool objects_found;
+	/* The lines window (c2c/lines_session.h): c2c's steady-state window. */
+	struct c2c_window lwin;
+	bool lines_planned;
+	int lines_index;	/* the open window, -1 when none */
+	bool lines_done;
+	char step[128];
+	int repeat;
+	bool phase_known;
+	double phase_offset;	/* the driver's measured phase, from its start */
+	const struct c2c_objects *lines_objs;
 };
+
+static double now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 struct around_env *around_env_open(const struct around_cfg *cfg, struct results *r)
 {
@@ -49,6 +70,7 @@ struct around_env *around_env_open(const struct around_cfg *cfg, struct results 
 			e->have_btf = true;
 		cg_detect(&e->cg, NULL);
 	}
+	e->lines = lines_session_active();
 	return e;
 }
 
@@ -66,7 +88,16 @@ struct around *around_start(struct around_env *e, const char *step, int repeat, 
 	struct around *a = xcalloc(1, sizeof(*a));
 
 	a->e = e;
+	a->lines_index = -1;
 	snprintf(a->tag, sizeof(a->tag), "%s.r%d", step, repeat);
+	snprintf(a->step, sizeof(a->step), "%s", step);
+	a->repeat = repeat;
+	if (e->lines) {
+		if (c2c_plan_window(&e->cfg.c2c_opts, driver_s, &a->lwin) < 0)
+			results_skip(e->r, "lines window", a->lwin.note);
+		else
+			a->lines_planned = true;
+	}
 	if (e->c2c_ok) {
 		char why[700], *dir = xasprintf("%s/data/c2c.%s", e->r->dir, a->tag);
 
@@ -87,36 +118,64 @@ static void note_line(const char *line, void *arg)
 	results_log(arg, "c2c objects: %s", line);
 }
 
-/* Every cgroup directory below root (root included), depth first. */
-static void collect_dirs(const char *root, char ***dirs, int *n, int *cap)
+/*
+ * The lines window, at c2c's times counted from the driver's measured
+ * phase, which the driver says began (lines_session_phase: under TCG a
+ * driver's setup takes seconds); none where the driver opens its own.
+ */
+static void lines_tick(struct around *a, pid_t driver, double elapsed_s)
 {
-	DIR *d = opendir(root);
-	struct dirent *de;
+	struct lines_window_info w = { .label = a->step, .who = "runner", .repeat = a->repeat,
+				       .start_s = a->lwin.start_s, .len_s = a->lwin.len_s };
+	double phase;
 
-	if (!d)
+	if (!a->phase_known) {
+		if (!lines_session_phase_of(driver, &phase))
+			return;
+		a->phase_known = true;
+		a->phase_offset = phase - (now_mono() - elapsed_s);
+		/* The driver's tree is there: its objects now, not at the
+		 * window's time (BPF and kallsyms take seconds under TCG). */
+		if (!lines_session_claimed(driver)) {
+			double t = now_mono();
+
+			a->lines_objs = lines_session_objects(driver);
+			results_log(a->e->r, "lines %s: the driver's measured phase begins at %.1f s (said at %.1f s); "
+				    "%zu objects found in %.1f s", a->tag, a->phase_offset, elapsed_s, a->lines_objs->n,
+				    now_mono() - t);
+		}
+	}
+	elapsed_s -= a->phase_offset;
+
+	if (a->lines_index >= 0 && elapsed_s >= a->lwin.start_s + a->lwin.len_s) {
+		lines_session_close(a->lines_index);
+		a->lines_index = -1;
+		a->lines_done = true;
+		results_log(a->e->r, "lines %s: window closed at %.1f s", a->tag, elapsed_s);
+	}
+	if (!a->lines_planned || a->lines_done || a->lines_index >= 0 || elapsed_s < a->lwin.start_s)
 		return;
-	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 16;
-		*dirs = xrealloc(*dirs, *cap * sizeof(**dirs));
+	a->lines_done = true;
+	if (lines_session_claimed(driver)) {
+		results_log(a->e->r, "lines %s: the driver opens its own windows", a->tag);
+		return;
 	}
-	(*dirs)[(*n)++] = xstrdup(root);
-	while ((de = readdir(d))) {
-		char *sub;
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		sub = xasprintf("%s/%s", root, de->d_name);
-		collect_dirs(sub, dirs, n, cap);
-		free(sub);
-	}
-	closedir(d);
+	w.objs = a->lines_objs ? a->lines_objs : lines_session_objects(driver);
+	a->lines_index = lines_session_open(&w);
+	if (a->lines_index < 0)
+		results_skip(a->e->r, "lines window", "the window could not be opened (see log)");
+	else
+		results_log(a->e->r, "lines %s: window %d opened at %.1f s for %.1f s (%zu objects)", a->tag,
+			    a->lines_index, elapsed_s, a->lwin.len_s, w.objs->n);
+	a->lines_done = a->lines_index < 0;
 }
 
-void around_tick(struct around *a, pid_t driver, double elapsed_s)
+/* The driver's memcgs for perf c2c's field names. */
+static void c2c_tick(struct around *a, pid_t driver, double elapsed_s)
 {
-	char name[96], *root;
+	char name[96];
 	char **dirs = NULL;
-	int n = 0, cap = 0;
+	int n = 0;
 	FILE *f;
 
 	/* The driver's memcgs exist while it runs: name their struct
@@ -125,10 +184,10 @@ void around_tick(struct around *a, pid_t driver, double elapsed_s)
 		return;
 	a->objects_found = true;
 	snprintf(name, sizeof(name), LAB_OWNER_PREFIX "%d-%llu", (int)driver, proc_start_time(driver));
-	root = xasprintf("%s/%s", a->e->cg.memory_root, name);
-	collect_dirs(root, &dirs, &n, &cap);
-	if (!n)
-		results_log(a->e->r, "c2c %s: no cgroup tree %s to name objects in", a->tag, root);
+	c2c_run_memcgs(a->e->cg.memory_root, name, &dirs, &n);
+	if (n < 2)
+		results_log(a->e->r, "c2c %s: no cgroup tree %s/%s to name objects in", a->tag, a->e->cg.memory_root,
+			    name);
 	c2c_find_objects(&a->objs, &a->e->kbtf, (const char *const *)dirs, n, note_line, a->e->r);
 	{
 		char *p = xasprintf("c2c-objects.%s.tsv", a->tag);
@@ -141,13 +200,24 @@ void around_tick(struct around *a, pid_t driver, double elapsed_s)
 	for (int i = 0; i < n; i++)
 		free(dirs[i]);
 	free(dirs);
-	free(root);
+}
+
+void around_tick(struct around *a, pid_t driver, double elapsed_s)
+{
+	if (a->e->lines)
+		lines_tick(a, driver, elapsed_s);
+	c2c_tick(a, driver, elapsed_s);
 }
 
 void around_finish(struct around *a)
 {
 	if (!a)
 		return;
+	if (a->lines_index >= 0)
+		lines_session_close(a->lines_index);
+	else if (a->lines_planned && !a->lines_done)
+		results_skip(a->e->r, "lines window", a->phase_known ? "the driver ended before the window's time"
+			     : "the driver never said when its measured phase began (lines_session_phase)");
 	if (a->c2c) {
 		if (c2c_collector_finish(a->c2c, a->e->have_btf ? &a->e->kbtf : NULL, &a->objs) < 0) {
 			results_skip(a->e->r, "perf c2c report", a->c2c->status);

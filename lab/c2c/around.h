@@ -8,6 +8,8 @@
  *  - perf c2c: one window in the steady state (c2c/c2c.h); the run's own
  *    memcgs are found by walking the driver's cgroup tree mid-run, so that
  *    HITM offsets can be named by struct field.
+ *  - the lines plugin's window, in a guest under vm --lines: the same
+ *    steady-state window, labelled with the step (c2c/lines_session.h).
  */
 #ifndef LAB_C2C_AROUND_H
 #define LAB_C2C_AROUND_H

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include "c2c/c2c.h"
+#include "kernel/cgroup.h"
 #include "kernel/kallsyms.h"
 #include "kernel/kread.h"
 #include "kernel/memcg_addr.h"
@@ -404,7 +405,7 @@ static void restore_rate(struct c2c_collector *c)
 /* Runs argv with stdout and stderr to files; returns the exit status or -1.
  * perf exits 0 when it cannot write its stdout (a full disk): the report
  * goes to a memfd and is written to out here, checked (util/outfile.h). */
-static int run_to_files(char *const *argv, const char *out, const char *errf)
+int c2c_run_to_files(char *const *argv, const char *out, const char *errf)
 {
 	pid_t parent = getpid(), pid;
 	int st, o = outfile_capture(argv[0]);
@@ -638,7 +639,7 @@ static int report_and_parse(struct c2c_collector *c, bool double_cl, const struc
 	if (double_cl)
 		argv[n++] = "--double-cl";
 	argv[n] = NULL;
-	st = run_to_files(argv, txt, log);
+	st = c2c_run_to_files(argv, txt, log);
 	if (st != 0) {
 		snprintf(sum, sumlen, "%s failed (status %d, see %s)", name, st, log);
 		goto out;
@@ -723,12 +724,24 @@ void c2c_collector_free(struct c2c_collector *c)
 /* ---------------------------------------------------------------- */
 /* The run's own objects                                             */
 
-/* The struct type of a per-CPU variable, from its BTF VAR. */
+/* The struct type of a per-CPU variable, from its BTF VAR; before 5.11
+ * BTF has no per-CPU VARs: then "<var>_pcp", the stocks' struct, where BTF
+ * has it (kallsyms says whether the variable exists). */
 static const char *percpu_struct(const struct kbtf *k, const char *var)
 {
 	int id = btf__find_by_name_kind(k->btf, var, BTF_KIND_VAR);
 	const struct btf_type *t;
 
+	if (id <= 0 && btf__find_by_name_kind(k->btf, ".data..percpu", BTF_KIND_DATASEC) <= 0) {
+		char *name = xasprintf("%s_pcp", var);
+		const char *type = NULL;
+
+		id = btf__find_by_name_kind(k->btf, name, BTF_KIND_STRUCT);
+		if (id > 0)
+			type = btf__name_by_offset(k->btf, btf__type_by_id(k->btf, id)->name_off);
+		free(name);
+		return type;
+	}
 	if (id <= 0 || !kbtf_has_datasec_var(k, ".data..percpu", var))
 		return NULL;
 	t = btf__type_by_id(k->btf, kbtf_resolve(k, btf__type_by_id(k->btf, id)->type));
@@ -737,14 +750,52 @@ static const char *percpu_struct(const struct kbtf *k, const char *var)
 	return btf__name_by_offset(k->btf, t->name_off);
 }
 
+/* Every directory below root (root included), depth first. */
+static void collect_dirs(const char *root, char ***dirs, int *n, int *cap)
+{
+	DIR *d = opendir(root);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*dirs = xrealloc(*dirs, *cap * sizeof(**dirs));
+	}
+	(*dirs)[(*n)++] = xstrdup(root);
+	while ((de = readdir(d))) {
+		char *sub;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		sub = xasprintf("%s/%s", root, de->d_name);
+		collect_dirs(sub, dirs, n, cap);
+		free(sub);
+	}
+	closedir(d);
+}
+
+void c2c_run_memcgs(const char *memory_root, const char *tree, char ***dirs, int *n)
+{
+	char *root = xasprintf("%s/%s", memory_root, tree);
+	int cap = 1;
+
+	*dirs = xcalloc(1, sizeof(**dirs));
+	(*dirs)[0] = xstrdup(memory_root);
+	*n = 1;
+	collect_dirs(root, dirs, n, &cap);
+	free(root);
+}
+
 void c2c_find_objects(struct c2c_objects *objs, const struct kbtf *k, const char *const *memcg_dirs,
 		      int nmemcgs, void (*note_fn)(const char *line, void *arg), void *arg)
 {
 	static const char *const vars[] = { "memcg_stock", "obj_stock" };
 	struct kread kr;
 	struct ksyms syms;
+	struct cg_env cg;
 	char err[512], line[700];
-	bool have_syms;
+	bool have_syms, have_cg = cg_detect(&cg, NULL) == 0;
 
 	if (kread_open(&kr, err, sizeof(err)) < 0) {
 		snprintf(line, sizeof(line), "object addresses not found: %s; c2c offsets are attributed by "
@@ -761,7 +812,10 @@ void c2c_find_objects(struct c2c_objects *objs, const struct kbtf *k, const char
 			note_fn(err, arg);
 			continue;
 		}
-		snprintf(label, sizeof(label), "memcg %s", base ? base + 1 : memcg_dirs[i]);
+		if (have_cg && !strcmp(memcg_dirs[i], cg.memory_root))
+			snprintf(label, sizeof(label), "memcg (root)");
+		else
+			snprintf(label, sizeof(label), "memcg %s", base ? base + 1 : memcg_dirs[i]);
 		if (c2c_objects_add(objs, k, "mem_cgroup", addr, label,
 				    "bpf: task->cgroups->subsys[memory], checked by kernfs id", err, sizeof(err)) < 0)
 			note_fn(err, arg);

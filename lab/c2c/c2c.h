@@ -89,6 +89,12 @@ int c2c_pick_ldlat(const struct c2c_caps *c, const struct c2c_opts *o);
  */
 char **c2c_record_argv(const struct c2c_caps *c, const struct c2c_opts *o, double len_s, const char *data);
 void c2c_argv_free(char **argv);
+/*
+ * Runs perf (argv, from PATH) with its stdout checked into out (a capture
+ * written whole: perf exits 0 on a full disk) and its stderr into errf;
+ * tied to the lab's life.  Its exit status (128 + N: signal N), or -1.
+ */
+int c2c_run_to_files(char *const *argv, const char *out, const char *errf);
 
 struct c2c_collector {
 	struct c2c_caps caps;
@@ -127,6 +133,13 @@ void c2c_collector_free(struct c2c_collector *c);
  * every CPU's memcg_stock / obj_stock (those that exist in BTF).  Whatever
  * cannot be found is said in one line each through note_fn.
  */
+/*
+ * The memcg directories of one run: the root memcg (memory_root) and the
+ * run's tree memory_root/<tree>, every directory below it, depth first;
+ * *dirs and each string malloc'd.
+ */
+void c2c_run_memcgs(const char *memory_root, const char *tree, char ***dirs, int *n);
+
 void c2c_find_objects(struct c2c_objects *objs, const struct kbtf *k, const char *const *memcg_dirs,
 		      int nmemcgs, void (*note_fn)(const char *line, void *arg), void *arg);
 

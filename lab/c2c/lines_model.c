@@ -71,6 +71,12 @@ struct lines_model {
 	uint64_t *dropped;
 	pthread_mutex_t win_mu;
 	uint64_t opened, closed;
+	uint64_t started;		/* windows that really opened (a window's index is the count before it) */
+	/* Each window on its own (lines_config.each). */
+	FILE *each;
+	unsigned each_top;
+	uint64_t each_lines, each_with_events;	/* written so far */
+	bool each_failed;			/* a window could not be written */
 	unsigned nrows;
 	struct lines_window_row rows[LINES_WINDOWS];
 	struct lines_totals at_open;
@@ -157,6 +163,8 @@ struct lines_model *lines_model_new(const struct lines_config *c, char *err, siz
 	}
 	m->locked = c->locked;
 	m->always = c->always;
+	m->each = c->always ? NULL : c->each;
+	m->each_top = c->each_top ? c->each_top : LINES_DEFAULT_TOP;
 	m->vcpus = c->vcpus;
 	m->nslots = n;
 	/* At least 64 slots per stripe, at most 1024 stripes. */
@@ -184,6 +192,7 @@ struct lines_model *lines_model_new(const struct lines_config *c, char *err, siz
 		m->head.counting = 1;
 		m->nrows = 1;
 		m->rows[0].windows = 1;
+		m->started = 1;
 	}
 	return m;
 }
@@ -234,6 +243,30 @@ static void row_add(struct lines_window_row *r, const struct lines_totals *now, 
 	r->true_sharing += now->true_sharing - then->true_sharing;
 }
 
+static void lock_stripes(struct lines_model *m)
+{
+	if (m->locked)
+		for (unsigned s = 0; s < 1u << m->stripe_bits; s++)
+			pthread_mutex_lock(&m->stripes[s].mu);
+}
+
+static void unlock_stripes(struct lines_model *m)
+{
+	if (m->locked)
+		for (unsigned s = 0; s < 1u << m->stripe_bits; s++)
+			pthread_mutex_unlock(&m->stripes[s].mu);
+}
+
+static uint32_t ext_in_use(const struct lines_model *m)
+{
+	uint32_t n = RD(m->ext_next);
+
+	return n < m->ext_cap ? n : m->ext_cap;
+}
+
+static int write_block(struct lines_model *m, FILE *f, const struct lines_window_row *row, unsigned top,
+		       bool window_col, uint64_t *nlines, uint64_t *with_events);
+
 void lines_model_window(struct lines_model *m, unsigned vcpu, bool open)
 {
 	struct lines_totals now;
@@ -246,10 +279,19 @@ void lines_model_window(struct lines_model *m, unsigned vcpu, bool open)
 		m->opened++;
 		if (!lines_model_counting(m)) {
 			sum_totals(m, &m->at_open);
-			/* Every line's state starts afresh in a new window. */
+			/* Every line's state starts afresh in a new window (and,
+			 * each on its own, its counts and detail: the pool is
+			 * reused; no access runs while the window is closed). */
 			__atomic_store_n(&m->epoch, (uint16_t)(m->epoch + 1), __ATOMIC_RELAXED);
-			if (m->nrows < LINES_WINDOWS)
+			if (m->each) {
+				memset(m->ext, 0, (size_t)ext_in_use(m) * sizeof(*m->ext));
+				__atomic_store_n(&m->ext_next, 0, __ATOMIC_RELAXED);
+			}
+			if (m->nrows < LINES_WINDOWS) {
 				m->nrows++;
+				m->rows[m->nrows - 1].index = m->started;
+			}
+			m->started++;
 			m->rows[m->nrows - 1].windows++;
 			m->rows[m->nrows - 1].open = true;
 			__atomic_store_n(&m->head.counting, 1, __ATOMIC_RELEASE);
@@ -257,10 +299,22 @@ void lines_model_window(struct lines_model *m, unsigned vcpu, bool open)
 	} else {
 		m->closed++;
 		if (lines_model_counting(m)) {
+			struct lines_window_row one = { .index = m->started - 1, .windows = 1 };
+
 			__atomic_store_n(&m->head.counting, 0, __ATOMIC_RELEASE);
+			/* Accesses still in flight (MTTCG) end before the stripes are ours. */
+			if (m->each)
+				lock_stripes(m);
 			sum_totals(m, &now);
 			row_add(&m->rows[m->nrows - 1], &now, &m->at_open);
 			m->rows[m->nrows - 1].open = false;
+			if (m->each) {
+				row_add(&one, &now, &m->at_open);
+				if (write_block(m, m->each, &one, m->each_top, true, &m->each_lines,
+						&m->each_with_events) || ferror(m->each))
+					m->each_failed = true;
+				unlock_stripes(m);
+			}
 		}
 	}
 	pthread_mutex_unlock(&m->win_mu);
@@ -447,6 +501,11 @@ static void line_access(struct lines_model *m, struct vstats *s, unsigned vcpu, 
 		sl->holders = sl->wmask = sl->rmask = sl->wpc = 0;
 		sl->wcpu = LINES_NO_VCPU;
 		sl->dirty = 0;
+		/* Each window on its own: its counts and detail start here. */
+		if (m->each) {
+			sl->ext = 0;
+			sl->loads = sl->stores = 0;
+		}
 	}
 	if (!store) {
 		sl->loads++;
@@ -556,7 +615,8 @@ void lines_model_access(struct lines_model *m, unsigned vcpu, uint64_t pc, uint6
 	}
 }
 
-void lines_model_totals(struct lines_model *m, struct lines_totals *t)
+/* The totals; the caller holds win_mu. */
+static void totals_locked(struct lines_model *m, struct lines_totals *t)
 {
 	uint64_t dropped = 0;
 
@@ -566,14 +626,19 @@ void lines_model_totals(struct lines_model *m, struct lines_totals *t)
 	t->dropped_lines_min = dropped;
 	t->capacity = m->nslots;
 	t->ext_capacity = m->ext_cap;
-	t->ext_used = RD(m->ext_next) < m->ext_cap ? RD(m->ext_next) : m->ext_cap;
+	t->ext_used = ext_in_use(m);
 	for (uint64_t i = 0; i < m->nslots; i++)
 		t->lines_used += RD(m->slots[i].key) != 0;
-	pthread_mutex_lock(&m->win_mu);
 	t->windows_opened = m->opened;
 	t->windows_closed = m->closed;
-	pthread_mutex_unlock(&m->win_mu);
 	t->window_open = lines_model_counting(m);
+}
+
+void lines_model_totals(struct lines_model *m, struct lines_totals *t)
+{
+	pthread_mutex_lock(&m->win_mu);
+	totals_locked(m, t);
+	pthread_mutex_unlock(&m->win_mu);
 }
 
 static unsigned stripe_of_paddr(const struct lines_model *m, uint64_t paddr)
@@ -581,13 +646,15 @@ static unsigned stripe_of_paddr(const struct lines_model *m, uint64_t paddr)
 	return stripe_of(m, ((paddr >> 6) + 1) * HASH_MUL);
 }
 
-/* The slot of paddr's line, or NULL; the caller holds the stripe's lock. */
 size_t lines_model_bytes(const struct lines_model *m)
 {
 	return sizeof(*m) + m->nslots * sizeof(*m->slots) + ((size_t)1 << m->stripe_bits) * sizeof(*m->stripes) +
 	       (size_t)m->ext_cap * sizeof(*m->ext) + m->vcpus * sizeof(*m->vs) + DROP_BITS / 8;
 }
 
+/* The slot of paddr's line, or NULL; the caller holds the stripe's lock.
+ * Each window on its own: a line the open window has not touched has no
+ * counts in it (its slot keeps an earlier window's). */
 static struct slot *find_slot(struct lines_model *m, uint64_t paddr)
 {
 	uint64_t key = (paddr >> 6) + 1, h = key * HASH_MUL;
@@ -598,7 +665,7 @@ static struct slot *find_slot(struct lines_model *m, uint64_t paddr)
 		struct slot *c = &m->slots[base + i];
 
 		if (c->key == key)
-			return c;
+			return m->each && c->epoch != RD(m->epoch) ? NULL : c;
 		if (!c->key)
 			return NULL;
 	}
@@ -637,12 +704,11 @@ const struct lines_ext *lines_model_ext(struct lines_model *m, uint64_t paddr)
 	return e;
 }
 
-unsigned lines_model_windows(struct lines_model *m, struct lines_window_row *rows, unsigned max)
+/* The window rows; the caller holds win_mu. */
+static unsigned windows_locked(struct lines_model *m, struct lines_window_row *rows, unsigned max)
 {
-	unsigned n;
+	unsigned n = m->nrows < max ? m->nrows : max;
 
-	pthread_mutex_lock(&m->win_mu);
-	n = m->nrows < max ? m->nrows : max;
 	memcpy(rows, m->rows, n * sizeof(*rows));
 	/* The open window's counts so far. */
 	if (n && rows[n - 1].open) {
@@ -651,6 +717,15 @@ unsigned lines_model_windows(struct lines_model *m, struct lines_window_row *row
 		sum_totals(m, &now);
 		row_add(&rows[n - 1], &now, m->always ? &zero : &m->at_open);
 	}
+	return n;
+}
+
+unsigned lines_model_windows(struct lines_model *m, struct lines_window_row *rows, unsigned max)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&m->win_mu);
+	n = windows_locked(m, rows, max);
 	pthread_mutex_unlock(&m->win_mu);
 	return n;
 }
@@ -714,37 +789,135 @@ static void put_counts(FILE *f, const struct lines_counts *c)
 #define COUNT_COLS "loads\tstores\tload_hitm\tstore_hitm\tstore_inval\tfalse\ttrue"
 #define U(x) ((unsigned long long)(x))
 
-int lines_model_write(struct lines_model *m, FILE *f, unsigned top, const char *problem)
+static void put_window_row(FILE *f, const struct lines_window_row *r)
 {
-	unsigned nstripes = 1u << m->stripe_bits, nrows, nlines;
-	uint32_t used = RD(m->ext_next) < m->ext_cap ? RD(m->ext_next) : m->ext_cap;
-	struct lines_ext **order = used ? calloc(used, sizeof(*order)) : NULL;
-	struct lines_window_row rows[LINES_WINDOWS];
-	struct lines_totals t;
-	char status[512] = "";
-	uint64_t with_events = 0;
+	fprintf(f, "window\t%llu\t%llu\t%d\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\n", U(r->index), U(r->windows),
+		r->open, U(r->accesses), U(r->load_hitm), U(r->store_hitm), U(r->store_inval),
+		U(r->false_sharing), U(r->true_sharing));
+}
 
+/*
+ * The top lines of the detail pool, by events, with their shapes and sites
+ * (after the window's row, when row is not NULL); window_col: the line rows
+ * carry row->index, else "-" (the windows add up).  The caller holds every
+ * stripe's lock.
+ */
+static int write_block(struct lines_model *m, FILE *f, const struct lines_window_row *row, unsigned top,
+		       bool window_col, uint64_t *nlines, uint64_t *with_events)
+{
+	uint32_t used = ext_in_use(m);
+	struct lines_ext **order = used ? calloc(used, sizeof(*order)) : NULL;
+	unsigned n;
+	char win[24] = "-";
+
+	if (row) {
+		put_window_row(f, row);
+		if (window_col)
+			snprintf(win, sizeof(win), "%llu", U(row->index));
+	}
 	if (used && !order) {
 		errno = ENOMEM;
 		return -1;
 	}
-	/* vCPUs may still run (qemu exits from one of them): hold every lock. */
-	if (m->locked)
-		for (unsigned s = 0; s < nstripes; s++)
-			pthread_mutex_lock(&m->stripes[s].mu);
-	lines_model_totals(m, &t);
-	nrows = lines_model_windows(m, rows, LINES_WINDOWS);
 	for (uint32_t x = 0; x < used; x++) {
 		struct ext_rec *e = &m->ext[x];
 
 		e->pub.loads = m->slots[e->slot].loads;
 		e->pub.stores = m->slots[e->slot].stores;
 		order[x] = &e->pub;
-		with_events += events_of(&e->pub.c) != 0;
+		*with_events += events_of(&e->pub.c) != 0;
 	}
 	if (used)
 		qsort(order, used, sizeof(*order), ext_cmp);
-	nlines = used < top ? used : top;
+	n = used < top ? used : top;
+	*nlines += n;
+	for (unsigned l = 0; l < n; l++) {
+		struct lines_ext *e = order[l];
+		const struct lines_site *sites[LINES_SITES];
+		unsigned ns = 0;
+
+		fprintf(f, "line\t0x%llx\t0x%llx\t%llu\t%llu", U(e->paddr), U(e->vaddr), U(e->loads), U(e->stores));
+		put_counts(f, &e->c);
+		fprintf(f, "\t%llu\t%llu\t%llu\t%llu\t%s\n", U(e->other_shapes.loads + e->other_shapes.stores),
+			U(events_of(&e->other_shapes)), U(e->other_sites.loads + e->other_sites.stores),
+			U(events_of(&e->other_sites)), win);
+		for (unsigned i = 0; i < e->nshapes; i++) {
+			const struct lines_shape *sh = &e->shapes[i];
+
+			fprintf(f, "shape\t0x%llx\t%u\t%u", U(e->paddr), sh->off, sh->size);
+			put_counts(f, &sh->c);
+			fprintf(f, "\t0x%016llx\n", U(sh->other_mask));
+		}
+		for (unsigned i = 0; i < LINES_SITES; i++)
+			if (e->sites[i].size)
+				sites[ns++] = &e->sites[i];
+		qsort(sites, ns, sizeof(*sites), site_cmp);
+		for (unsigned i = 0; i < ns; i++) {
+			const struct lines_site *si = sites[i];
+
+			fprintf(f, "site\t0x%llx\t0x%llx\t%u\t%c\t%u\t%u", U(e->paddr), U(si->pc), si->vcpu,
+				si->store ? 'W' : 'R', si->off, si->size);
+			put_counts(f, &si->c);
+			if (si->prev_vcpu == LINES_NO_VCPU)
+				fprintf(f, "\t-\t0x0\t0x%016llx\n", U(si->other_mask));
+			else
+				fprintf(f, "\t%u\t0x%llx\t0x%016llx\n", si->prev_vcpu, U(si->prev_pc),
+					U(si->other_mask));
+		}
+	}
+	free(order);
+	return 0;
+}
+
+/* The windows written at their close (each mode), into f. */
+static int copy_each(struct lines_model *m, FILE *f)
+{
+	char buf[65536];
+	size_t n;
+
+	if (fflush(m->each) || fseek(m->each, 0, SEEK_SET))
+		return -1;
+	while ((n = fread(buf, 1, sizeof(buf), m->each)) > 0)
+		if (fwrite(buf, 1, n, f) != n)
+			return -1;
+	return ferror(m->each) ? -1 : 0;
+}
+
+int lines_model_write(struct lines_model *m, FILE *f, unsigned top, const char *problem)
+{
+	struct lines_window_row rows[LINES_WINDOWS];
+	struct lines_totals t;
+	char status[512] = "";
+	uint64_t with_events = 0, nlines = 0;
+	unsigned nrows;
+	bool each_failed;
+	int rc = 0;
+
+	/* vCPUs may still run (qemu exits from one of them): the window's lock
+	 * first (as a closing window takes it), then every stripe's. */
+	pthread_mutex_lock(&m->win_mu);
+	lock_stripes(m);
+	totals_locked(m, &t);
+	nrows = windows_locked(m, rows, LINES_WINDOWS);
+	each_failed = m->each && (m->each_failed || fflush(m->each) || ferror(m->each));
+	if (m->each) {
+		nlines = m->each_lines;
+		with_events = m->each_with_events;
+		/* The open window's lines are counted before they are written. */
+		if (t.window_open) {
+			uint32_t used = ext_in_use(m);
+
+			for (uint32_t x = 0; x < used; x++)
+				with_events += events_of(&m->ext[x].pub.c) != 0;
+			nlines += used < m->each_top ? used : m->each_top;
+		}
+	} else {
+		uint32_t used = ext_in_use(m);
+
+		for (uint32_t x = 0; x < used; x++)
+			with_events += events_of(&m->ext[x].pub.c) != 0;
+		nlines = used < top ? used : top;
+	}
 
 #define PROBLEM(cond, word) \
 	do { \
@@ -755,8 +928,10 @@ int lines_model_write(struct lines_model *m, FILE *f, unsigned top, const char *
 	PROBLEM(!m->always && t.window_open, "window-open-at-exit");
 	PROBLEM(t.dropped_accesses, "table-full");
 	PROBLEM(t.ext_dropped_lines, "detail-pool-full");
+	PROBLEM(each_failed, "windows-write-error");
 	PROBLEM(problem && *problem, problem);
 	lines_write_meta(f, "window", "%s", m->always ? "always" : "lab");
+	lines_write_meta(f, "windows", "%s", m->each ? "each" : "sum");
 	lines_write_meta(f, "windows_opened", "%llu", U(t.windows_opened));
 	lines_write_meta(f, "windows_closed", "%llu", U(t.windows_closed));
 	lines_write_meta(f, "window_open_at_exit", "%d", !m->always && t.window_open);
@@ -782,56 +957,46 @@ int lines_model_write(struct lines_model *m, FILE *f, unsigned top, const char *
 	lines_write_meta(f, "ext_dropped_lines", "%llu", U(t.ext_dropped_lines));
 	lines_write_meta(f, "ext_dropped_events", "%llu", U(t.ext_dropped_events));
 	lines_write_meta(f, "lines_with_events", "%llu", U(with_events));
-	lines_write_meta(f, "lines_written", "%u", nlines);
+	lines_write_meta(f, "lines_written", "%llu", U(nlines));
 	lines_write_meta(f, "status", "%s", *status ? status : "ok");
 	fprintf(f, "#fields\twindow\tindex\twindows\topen\taccesses\tload_hitm\tstore_hitm\tstore_inval\tfalse\ttrue\n");
 	fprintf(f, "#fields\tline\tpaddr\tvaddr\twin_loads\twin_stores\t" COUNT_COLS
-		"\tother_shape_accesses\tother_shape_events\tother_site_accesses\tother_site_events\n");
+		"\tother_shape_accesses\tother_shape_events\tother_site_accesses\tother_site_events\twindow\n");
 	fprintf(f, "#fields\tshape\tpaddr\toff\tsize\t" COUNT_COLS "\tother_mask\n");
 	fprintf(f, "#fields\tsite\tpaddr\tpc\tvcpu\trw\toff\tsize\t" COUNT_COLS "\tprev_vcpu\tprev_pc\tother_mask\n");
-	for (unsigned r = 0; r < nrows; r++)
-		fprintf(f, "window\t%u\t%llu\t%d\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\n", r, U(rows[r].windows),
-			rows[r].open, U(rows[r].accesses), U(rows[r].load_hitm), U(rows[r].store_hitm),
-			U(rows[r].store_inval), U(rows[r].false_sharing), U(rows[r].true_sharing));
-	for (unsigned l = 0; l < nlines; l++) {
-		struct lines_ext *e = order[l];
-		const struct lines_site *sites[LINES_SITES];
-		unsigned ns = 0;
+	if (m->each) {
+		uint64_t ignore = 0, ignore2 = 0;
 
-		fprintf(f, "line\t0x%llx\t0x%llx\t%llu\t%llu", U(e->paddr), U(e->vaddr), U(e->loads), U(e->stores));
-		put_counts(f, &e->c);
-		fprintf(f, "\t%llu\t%llu\t%llu\t%llu\n", U(e->other_shapes.loads + e->other_shapes.stores),
-			U(events_of(&e->other_shapes)), U(e->other_sites.loads + e->other_sites.stores),
-			U(events_of(&e->other_sites)));
-		for (unsigned i = 0; i < e->nshapes; i++) {
-			const struct lines_shape *sh = &e->shapes[i];
+		rc |= copy_each(m, f);
+		/* A window still open: its row and lines so far. */
+		if (t.window_open) {
+			struct lines_window_row one = rows[nrows - 1];
 
-			fprintf(f, "shape\t0x%llx\t%u\t%u", U(e->paddr), sh->off, sh->size);
-			put_counts(f, &sh->c);
-			fprintf(f, "\t0x%016llx\n", U(sh->other_mask));
+			if (one.windows > 1) {
+				/* The last row holds several windows (64 and more): its own counts. */
+				struct lines_totals now;
+
+				memset(&one, 0, sizeof(one));
+				sum_totals(m, &now);
+				row_add(&one, &now, &m->at_open);
+				one.open = true;
+			}
+			one.index = m->started - 1;
+			one.windows = 1;
+			rc |= write_block(m, f, &one, m->each_top, true, &ignore, &ignore2);
 		}
-		for (unsigned i = 0; i < LINES_SITES; i++)
-			if (e->sites[i].size)
-				sites[ns++] = &e->sites[i];
-		qsort(sites, ns, sizeof(*sites), site_cmp);
-		for (unsigned i = 0; i < ns; i++) {
-			const struct lines_site *si = sites[i];
+	} else {
+		uint64_t ignore = 0, ignore2 = 0;
 
-			fprintf(f, "site\t0x%llx\t0x%llx\t%u\t%c\t%u\t%u", U(e->paddr), U(si->pc), si->vcpu,
-				si->store ? 'W' : 'R', si->off, si->size);
-			put_counts(f, &si->c);
-			if (si->prev_vcpu == LINES_NO_VCPU)
-				fprintf(f, "\t-\t0x0\t0x%016llx\n", U(si->other_mask));
-			else
-				fprintf(f, "\t%u\t0x%llx\t0x%016llx\n", si->prev_vcpu, U(si->prev_pc),
-					U(si->other_mask));
-		}
+		for (unsigned r = 0; r < nrows; r++)
+			put_window_row(f, &rows[r]);
+		rc |= write_block(m, f, NULL, top, false, &ignore, &ignore2);
 	}
-	fprintf(f, "# end\n");
-	if (m->locked)
-		for (unsigned s = 0; s < nstripes; s++)
-			pthread_mutex_unlock(&m->stripes[s].mu);
-	free(order);
+	/* Without its end a reader knows the file is not whole. */
+	if (!rc)
+		fprintf(f, "# end\n");
+	unlock_stripes(m);
+	pthread_mutex_unlock(&m->win_mu);
 	fflush(f);
-	return ferror(f) ? -1 : 0;
+	return rc || ferror(f) ? -1 : 0;
 }

@@ -89,6 +89,15 @@ struct lines_config {
 	unsigned vcpus;		/* 1..LINES_MAX_VCPUS */
 	bool locked;		/* callbacks run concurrently (MTTCG) */
 	bool always;		/* no window: count from the start */
+	/*
+	 * Each window on its own (NULL: the windows add up): at each close the
+	 * window's row and its top lines (with shapes and sites) are written
+	 * to this stream, and at the next opening the detail pool and every
+	 * line's counts start afresh, so memory stays that of one window.
+	 * lines_model_write() copies the stream into the file it writes.
+	 */
+	FILE *each;
+	unsigned each_top;	/* lines written per window (0: LINES_DEFAULT_TOP) */
 };
 
 /* What a line, a shape or a site counted. */
@@ -150,6 +159,7 @@ struct lines_totals {
 
 /* One window's totals (rows past LINES_WINDOWS add to the last). */
 struct lines_window_row {
+	uint64_t index;		/* the window's number, from 0 (each mode: every window has its row) */
 	uint64_t accesses, load_hitm, store_hitm, store_inval, false_sharing, true_sharing;
 	uint64_t windows;	/* how many windows this row holds (1, or more in the last row) */
 	bool open;		/* still open when read */
@@ -199,7 +209,9 @@ unsigned lines_model_windows(struct lines_model *m, struct lines_window_row *row
 
 /*
  * Writes the model (format in lab/c2c/README): the meta lines, then
- * windows, then the top lines by events with their shapes and sites.  The
+ * windows, then the top lines by events with their shapes and sites (with
+ * each: every window's row and lines as written at its close, then those
+ * of a window still open).  The
  * caller has written the first line (lines_write_begin) and its own meta
  * lines (lines_write_meta); problem, when not NULL, is a problem the
  * caller saw, added to the status.  Takes every lock (MTTCG: vCPUs may

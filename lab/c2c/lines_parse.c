@@ -26,6 +26,13 @@ static const char *const need[R_KINDS][MAX_COLS] = {
 	[R_SITE] = { "paddr", "pc", "vcpu", "rw", "off", "size", COUNTS, "prev_vcpu", "prev_pc", "other_mask" },
 };
 
+/* Columns a row may have (a later writer's): -1 in opt_col when absent. */
+enum { OPT_LINE_WINDOW, OPT_COLS };
+static const struct {
+	enum row_kind kind;
+	const char *name;
+} optional[OPT_COLS] = { [OPT_LINE_WINDOW] = { R_LINE, "window" } };
+
 struct parser {
 	const char *name;
 	unsigned lineno;
@@ -33,6 +40,7 @@ struct parser {
 	size_t errlen;
 	/* need[k][i] is field col[k][i] of a row (0: the row kind itself). */
 	int col[R_KINDS][MAX_COLS];
+	int opt_col[OPT_COLS];
 	bool have_fields[R_KINDS];
 	char *fields[MAX_COLS * 2];
 	int nfields;
@@ -137,6 +145,14 @@ static int fields_line(struct parser *p)
 		if (p->col[k][i] < 0)
 			return perr(p, need[k][i], "%s", "missing from #fields");
 	}
+	for (int o = 0; o < OPT_COLS; o++) {
+		if (optional[o].kind != k)
+			continue;
+		p->opt_col[o] = -1;
+		for (int j = 2; j < p->nfields; j++)
+			if (!strcmp(p->fields[j], optional[o].name))
+				p->opt_col[o] = j - 1;
+	}
 	p->have_fields[k] = true;
 	return 0;
 }
@@ -171,7 +187,7 @@ static int window_row(struct parser *p, struct lines_file *f, struct caps *cap)
 			return -1;
 	GROW(f->windows, f->nwindows, cap->windows);
 	w = &f->windows[f->nwindows++];
-	*w = (struct lines_window_row){ .windows = v[1], .open = v[2] != 0, .accesses = v[3], .load_hitm = v[4],
+	*w = (struct lines_window_row){ .index = v[0], .windows = v[1], .open = v[2] != 0, .accesses = v[3], .load_hitm = v[4],
 					.store_hitm = v[5], .store_inval = v[6], .false_sharing = v[7],
 					.true_sharing = v[8] };
 	return 0;
@@ -179,8 +195,16 @@ static int window_row(struct parser *p, struct lines_file *f, struct caps *cap)
 
 static int line_row(struct parser *p, struct lines_file *f, struct caps *cap)
 {
-	struct lines_pline l = { 0 };
+	struct lines_pline l = { .window = -1 };
+	int wc = p->opt_col[OPT_LINE_WINDOW];
 
+	if (wc >= 0 && wc < p->nfields && strcmp(p->fields[wc], "-")) {
+		uint64_t w;
+
+		if (parse_u64(p->fields[wc], &w) || w > INT64_MAX)
+			return perr(p, "window", "'%s' is not a window number", p->fields[wc]);
+		l.window = (int64_t)w;
+	}
 	if (field_u64(p, R_LINE, 0, &l.paddr) || field_u64(p, R_LINE, 1, &l.vaddr) ||
 	    field_u64(p, R_LINE, 2, &l.win_loads) || field_u64(p, R_LINE, 3, &l.win_stores) ||
 	    field_counts(p, R_LINE, 4, &l.c) || field_u64(p, R_LINE, 11, &l.other_shape_accesses) ||
@@ -195,7 +219,8 @@ static int line_row(struct parser *p, struct lines_file *f, struct caps *cap)
 	return 0;
 }
 
-/* The line a shape or site row belongs to: the last line row, same paddr. */
+/* The line a shape or site row belongs to: the last line row, same paddr
+ * (each window's lines come with their own shapes and sites). */
 static struct lines_pline *owner(struct parser *p, struct lines_file *f, enum row_kind k)
 {
 	uint64_t paddr;

@@ -5,7 +5,8 @@
  * its shapes (offset, size) and sites (PC, vCPU, offset, size, R/W).
  *
  * Columns are found by the names of the `#fields` lines, so that a later
- * writer may add columns; a missing column, a bad number, a shape or site
+ * writer may add columns (a line's `window` is read where it is given: the
+ * plugin's windows=each); a missing column, a bad number, a shape or site
  * of a line not given first, a format version other than
  * LINES_FORMAT_VERSION or a file without its `# end` line (cut short) is
  * an error: one line naming the file, the line number and the field.
@@ -34,6 +35,7 @@ struct lines_psite {
 };
 
 struct lines_pline {
+	int64_t window;			/* the window it was counted in; -1: the windows add up */
 	uint64_t paddr, vaddr;
 	uint64_t win_loads, win_stores;	/* since the window opened */
 	struct lines_counts c;		/* since the line's first event */
@@ -69,7 +71,7 @@ void lines_file_free(struct lines_file *f);
 const char *lines_meta(const struct lines_file *f, const char *key);
 /* A meta value as a number: -1 when absent or not a number. */
 int lines_meta_u64(const struct lines_file *f, const char *key, uint64_t *v);
-/* The line holding paddr, or NULL. */
+/* The line holding paddr (the first of its rows: of the first window), or NULL. */
 const struct lines_pline *lines_file_line(const struct lines_file *f, uint64_t paddr);
 /* The line whose vaddr (of its first event) is vaddr's line, or NULL. */
 const struct lines_pline *lines_file_line_at_vaddr(const struct lines_file *f, uint64_t vaddr);

@@ -18,10 +18,25 @@
 #ifndef LAB_C2C_LINES_WINDOW_H
 #define LAB_C2C_LINES_WINDOW_H
 
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
 #define LINES_WINDOW_INSN_SIZE 7
 /* The displacements: "LNO1" and "LNO0" as little-endian words. */
 #define LINES_WINDOW_OPEN_DISP 0x314f4e4cu
 #define LINES_WINDOW_CLOSE_DISP 0x304f4e4cu
+/*
+ * A range of guest memory to follow in detail from the next window on
+ * (the plugin's detail=, from inside the guest, for objects whose address
+ * is known only at run time: a memcg the lab made, the per-CPU stocks):
+ * the marker "LND1" and three NOPs whose displacements carry the range's
+ * start (low and high word) and length.  The data must be in instruction
+ * bytes (qemu 7.2's plugin API reads no registers nor memory), so the
+ * four NOPs are written into a fresh executable page and run there.
+ */
+#define LINES_DETAIL_DISP 0x31444e4cu
+#define LINES_DETAIL_INSNS 4
 
 #if defined(__x86_64__) || defined(__i386__)
 static inline void lines_window_open(void)
@@ -33,6 +48,33 @@ static inline void lines_window_close(void)
 {
 	__asm__ __volatile__(".byte 0x0f, 0x1f, 0x80, 0x4c, 0x4e, 0x4f, 0x30" ::: "memory");
 }
+
+static inline void lines_nop_disp(uint8_t *p, uint32_t disp)
+{
+	p[0] = 0x0f;
+	p[1] = 0x1f;
+	p[2] = 0x80;
+	memcpy(p + 3, &disp, 4);	/* x86: little-endian */
+}
+
+/* Announces [lo, lo + len) (len < 4 GiB): 0, or -1 with errno (no page). */
+static inline int lines_detail_announce(uint64_t lo, uint64_t len)
+{
+	uint8_t *code = (uint8_t *)mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (code == MAP_FAILED)
+		return -1;
+	lines_nop_disp(code, LINES_DETAIL_DISP);
+	lines_nop_disp(code + 7, (uint32_t)lo);
+	lines_nop_disp(code + 14, (uint32_t)(lo >> 32));
+	lines_nop_disp(code + 21, (uint32_t)len);
+	code[28] = 0xc3;	/* ret */
+	__builtin___clear_cache((char *)code, (char *)code + 29);
+	((void (*)(void))(uintptr_t)code)();
+	munmap(code, 4096);
+	return 0;
+}
 #else
 static inline void lines_window_open(void)
 {
@@ -40,6 +82,13 @@ static inline void lines_window_open(void)
 
 static inline void lines_window_close(void)
 {
+}
+
+static inline int lines_detail_announce(uint64_t lo, uint64_t len)
+{
+	(void)lo;
+	(void)len;
+	return 0;
 }
 #endif
 

@@ -6,6 +6,7 @@
  *   c2c parse FILE            perf c2c report --stdio -> stats/cachelines/offsets TSV
  *   c2c report FILE ...       name the struct field behind each hot offset
  *   c2c record ... -- CMD     a steady-state c2c window around a command
+ *   c2c lines DIR             a vm --lines run as fields, perf.data, c2c.txt
  *
  * Each is cmd_c2c_<sub>() in cmd/c2c_<sub>.c.
  */
@@ -13,7 +14,7 @@
 #include "util/options.h"
 
 static const char c2c_usage[] =
-	"usage: memcg-lab c2c <caps|parse|report|record> [options]\n"
+	"usage: memcg-lab c2c <caps|parse|report|record|lines> [options]\n"
 	"\n"
 	"  caps                       whether perf c2c can record here (one line; exit 0\n"
 	"                             either way, 1 with --require when it cannot)\n"
@@ -23,6 +24,8 @@ static const char c2c_usage[] =
 	"  report FILE [--struct S --base ADDR]... [--objects TSV] [--btf F|--vmlinux F]\n"
 	"                             [--out DIR]: the struct field of every hot offset\n"
 	"  record [options] -- CMD    run CMD and record a c2c window in its steady state\n"
+	"  lines DIR                  a vm --lines run as fields.tsv, perf.data and the real\n"
+	"                             perf c2c report (vm runs it itself)\n"
 	"\n"
 	"memcg-lab c2c <sub> --help for each.\n";
 
@@ -34,6 +37,7 @@ int cmd_c2c(int argc, char **argv)
 		{ "report", cmd_c2c_report },
 		{ "caps", cmd_c2c_caps },
 		{ "record", cmd_c2c_record },
+		{ "lines", cmd_c2c_lines },
 		{ NULL, NULL },
 	};
 

@@ -158,10 +158,13 @@ int cmd_vm(int argc, char **argv)
 		OPT_CALLBACK(0, "console", &c, NULL, NULL, "show the guest's console (instead of only the output)",
 			     pass_opt),
 		OPT_CALLBACK(0, "lines", &c, NULL, NULL, "load the lab's qemu TCG plugin, which follows every "
-			     "cacheline between the vCPUs while the guest's window is open, into lines/lines.tsv "
-			     "(lab/c2c/README; TCG only)", lines_opt),
+			     "cacheline between the vCPUs while the lab's windows are open (the harness's steady "
+			     "state, each K, an experiment's c2c window), into lines/: lines.tsv, and per struct "
+			     "field fields.tsv, perf.data and the real perf c2c report c2c.txt, per window label in "
+			     "lines/LABEL/ (lab/c2c/README; TCG only)", lines_opt),
 		OPT_CALLBACK(0, "lines-opts", &c, "OPTS", NULL, "--lines with the plugin's options, NAME=VALUE,... "
-			     "(scope=kernel|user|all, pc=LO-HI, detail=LO-HI, window=lab|always, lines=N ...)",
+			     "(scope=kernel|user|all, pc=LO-HI, detail=LO-HI, window=lab|always, windows=each|sum, "
+			     "lines=N ...)",
 			     lines_opts_opt),
 		OPT_STRING(0, "shell", &c.shell, "CMD", NULL, "run the shell command CMD in the guest instead of "
 			   "-- COMMAND"),

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "c2c/lines_session.h"
 #include "drivers/harness.h"
 #include "util/cleanup.h"
 #include "util/cpus.h"
@@ -78,6 +79,15 @@ struct run {
 	int *order;		/* host order -> worker index */
 	int *host_of;		/* worker index -> its host (so a lookup is O(1)) */
 	pid_t parent;
+	/* The lines plugin's window in the measured phase (c2c/lines_session.h). */
+	struct {
+		bool planned, done;
+		int index;		/* open: its number; else -1 */
+		double open_t, close_t;	/* CLOCK_MONOTONIC */
+		struct lines_window_info info;
+		struct lines_range ranges[2];
+		char fields[2][200];
+	} lw;
 };
 
 static double now_s(void)
@@ -493,6 +503,68 @@ static void sleep_until(double t)
 }
 
 /*
+ * The lines window (vm --lines): planned as c2c plans its window, within
+ * the measured phase; the run's memcgs, stocks and the counter slots are
+ * found while the workers wait at the barrier (lines_session_objects).
+ */
+static void lines_prepare(struct run *run)
+{
+	const struct harness_cfg *c = run->c;
+	int n = c->nworkers;
+
+	run->lw.index = -1;
+	if (!c->lines_label || !lines_session_active())
+		return;
+	if (lines_plan_window(c->duration_s, &run->lw.info.start_s, &run->lw.info.len_s) < 0) {
+		note("lines: no window in a %d s measured phase", c->duration_s);
+		return;
+	}
+	snprintf(run->lw.fields[0], sizeof(run->lw.fields[0]), "count:%zu:%zu,state:%zu:%zu,pid:%zu:%zu,tid:%zu:%zu",
+		 offsetof(struct hslot, count), sizeof(uint64_t), offsetof(struct hslot, state), sizeof(int32_t),
+		 offsetof(struct hslot, pid), sizeof(int32_t), offsetof(struct hslot, tid), sizeof(int32_t));
+	snprintf(run->lw.fields[1], sizeof(run->lw.fields[1]), "stop:%zu:%zu,go:%zu:%zu", offsetof(struct hctl, stop),
+		 sizeof(int), offsetof(struct hctl, go), sizeof(int));
+	run->lw.ranges[0] = (struct lines_range){ "hslot", (uintptr_t)run->slot, (uint64_t)n * HARNESS_SLOT,
+						  HARNESS_SLOT, run->lw.fields[0] };
+	run->lw.ranges[1] = (struct lines_range){ "hctl", (uintptr_t)run->ctl, sizeof(struct hctl), 0,
+						  run->lw.fields[1] };
+	run->lw.info.label = c->lines_label;
+	run->lw.info.who = "harness";
+	run->lw.info.repeat = c->lines_repeat;
+	run->lw.info.objs = lines_session_objects(getpid());
+	run->lw.info.ranges = run->lw.ranges;
+	run->lw.info.nranges = 2;
+	run->lw.planned = true;
+}
+
+static void lines_edge(struct run *run, double t)
+{
+	if (run->lw.index < 0 && !run->lw.done && t >= run->lw.open_t) {
+		run->lw.index = lines_session_open(&run->lw.info);
+		run->lw.done = run->lw.index < 0;
+	} else if (run->lw.index >= 0 && t >= run->lw.close_t) {
+		lines_session_close(run->lw.index);
+		run->lw.index = -1;
+		run->lw.done = true;
+	}
+}
+
+/* Sleeps until t, opening and closing the lines window on the way. */
+static void sleep_until_tick(struct run *run, double t)
+{
+	while (run->lw.planned && !run->lw.done && !lab_stop_requested()) {
+		double edge = run->lw.index < 0 ? run->lw.open_t : run->lw.close_t;
+
+		if (edge >= t)
+			break;
+		sleep_until(edge);
+		if (now_s() >= edge)
+			lines_edge(run, now_s());
+	}
+	sleep_until(t);
+}
+
+/*
  * Marks workers dead: their loop failed, or (while running, not after the
  * stop flag, when every process ends) their process is gone.
  */
@@ -627,10 +699,12 @@ static void measure_loop(struct run *run, struct harness_result *r, double t0)
 		open_window(run, u0, s0, &m0, &wc);
 		in_window = true;
 	}
+	run->lw.open_t = t0 + c->warmup_s + run->lw.info.start_s;
+	run->lw.close_t = run->lw.open_t + run->lw.info.len_s;
 	for (int s = 1; s <= total; s++) {
 		double tnow;
 
-		sleep_until(t0 + s);
+		sleep_until_tick(run, t0 + s);
 		if (lab_stop_requested()) {
 			r->interrupted = true;
 			snprintf(r->stop_reason, sizeof(r->stop_reason), "interrupted by signal %d",
@@ -680,6 +754,11 @@ static void measure_loop(struct run *run, struct harness_result *r, double t0)
 		}
 	}
 	r->cut_short = r->interrupted || r->stop_reason[0];
+	/* A run cut short closes its lines window here. */
+	if (run->lw.index >= 0) {
+		lines_session_close(run->lw.index);
+		run->lw.index = -1;
+	}
 	if (in_window)
 		labcost_add_sampling(labcost_now() - wc.t0, labcost_cpu_self() - wc.cpu0, wc.share, wc.nshare, n);
 	wc.cpu0 = labcost_cpu_self();
@@ -795,12 +874,16 @@ int harness_run(const struct harness_cfg *c, struct harness_result *r, char *err
 		r->w[i].pid = run.slot[i].pid;
 		r->w[i].tid = run.slot[i].tid;
 	}
+	lines_prepare(&run);
 	if (c->hooks.before_start)
 		c->hooks.before_start(c->hooks.arg);
 	t0 = now_s();
 	futex_word_store_wake(&run.ctl->go, 1);	/* the barrier: every worker starts now */
+	/* vm --lines: the runner times its window from the measured phase. */
+	lines_session_phase(t0 + c->warmup_s);
 
 	measure_loop(&run, r, t0);
+	lines_session_phase(-1);
 	/* Read with the hook's kernel counters, so the two can be compared. */
 	for (int i = 0; i < n; i++)
 		r->w[i].ops_all = __atomic_load_n(&run.slot[i].count, __ATOMIC_RELAXED);

@@ -13,7 +13,10 @@
  *  - the parent wakes once a second, reads the counters, discards the
  *    warm-up seconds and keeps a per-second series of the rest;
  *  - CPU time (user/sys) of every worker and of the machine is taken over
- *    the measured window only.
+ *    the measured window only;
+ *  - in a guest under vm --lines, the lines plugin's window is opened and
+ *    closed over the steady state of the measured phase (as c2c fits its
+ *    window), with the run's objects and the counter slots announced.
  *
  * A worker that dies (an OOM kill, a signal) is reported by index, process
  * and cgroup; the run stops or carries on as configured, and never waits on
@@ -100,6 +103,11 @@ struct harness_cfg {
 	double stop_grace_s;	/* after the stop flag, then SIGKILL (default 5) */
 	FILE *progress;		/* one line per second, or NULL */
 	struct harness_hooks hooks;
+	/* In a guest under vm --lines: the lines plugin's window over the
+	 * steady state of the measured phase, labelled so (c2c/lines_session.h);
+	 * NULL: none (outside vm --lines nothing happens either way). */
+	const char *lines_label;
+	int lines_repeat;
 };
 
 enum hw_status { HW_OK, HW_DIED };

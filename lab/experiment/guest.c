@@ -17,10 +17,12 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "plot/index.h"
 #include "report/report.h"
+#include "c2c/lines_out.h"
 #include "experiment/guest.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -262,6 +264,40 @@ static int guest_unpack(const struct guest_config *c, const char *dir)
 	return 0;
 }
 
+/*
+ * --lines: the plugin's file (vm.sh had it written beside the payload's
+ * lines/) moved into lines/, which the guest's lab may have sent; never
+ * over a file the guest sent, never through a link.  0, or -1 with err.
+ */
+static int lines_move_in(const char *dir, char *err, size_t errlen)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), lfd = -1, rc = -1;
+
+	if (dfd < 0)
+		return set_err(err, errlen, "%s: %s", dir, strerror(errno));
+	if (faccessat(dfd, "plugin-lines.tsv", F_OK, AT_SYMLINK_NOFOLLOW)) {
+		set_err(err, errlen, "%s/lines/lines.tsv: the lines plugin wrote nothing (qemu did not run it to its end: "
+			"see qemu.log)", dir);
+		goto out;
+	}
+	if (mkdirat(dfd, "lines", 0755) && errno != EEXIST) {
+		set_err(err, errlen, "%s/lines: %s", dir, strerror(errno));
+		goto out;
+	}
+	lfd = openat(dfd, "lines", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (lfd < 0 || renameat2(dfd, "plugin-lines.tsv", lfd, "lines.tsv", RENAME_NOREPLACE)) {
+		set_err(err, errlen, "%s/lines/lines.tsv: %s%s", dir, strerror(errno),
+			errno == EEXIST ? " (the guest sent one: refused)" : "");
+		goto out;
+	}
+	rc = 0;
+out:
+	if (lfd >= 0)
+		close(lfd);
+	close(dfd);
+	return rc;
+}
+
 /* A results-directory name part from the kernel spec ("lab", "6.12", a file's basename). */
 static char *spec_name(const char *spec)
 {
@@ -452,7 +488,8 @@ int guest_run(const struct guest_config *c, int argc, char **argv)
 		char num[6][16];
 		char **sargv;
 		char *env_path;
-		bool refused;
+		bool refused, lines_failed = false;
+		char lerr[1024] = "";
 		const char *guest_accel, *status;
 		json_object *vm;
 
@@ -477,9 +514,21 @@ int guest_run(const struct guest_config *c, int argc, char **argv)
 				warnx_lab("vm: could not remove the temporary directory %s: %s", tmp, strerror(-e));
 		}
 		refused = guest_unpack(c, r->dir) < 0;
+		/* --lines: the plugin's counts, named (c2c/lines_out.h); any
+		 * fault is the run's, in one line. */
+		if (c->lines && !refused && rc != EXIT_LAB_ERR) {
+			if (lines_move_in(r->dir, lerr, sizeof(lerr)) || lines_out_dir(r->dir, lerr, sizeof(lerr))) {
+				fprintf(stderr, "%s: vm: --lines: %s\n", lab_progname, lerr);
+				results_log(r, "vm: --lines: %s", lerr);
+				lines_failed = true;
+				rc = EXIT_LAB_ERR;
+			}
+		}
 
 		env_path = xasprintf("%s/vm.env", r->dir);
 		vm = vm_env_json(env_path);
+		if (lines_failed)
+			json_object_object_add(vm, "lines_error", json_object_new_string(lerr));
 		if (refused) {
 			json_object_object_add(vm, "guest_status", json_object_new_string("payload-refused"));
 			rc = EXIT_LAB_ERR;
@@ -494,7 +543,7 @@ int guest_run(const struct guest_config *c, int argc, char **argv)
 		results_log(r, "vm: finished with exit status %d (guest: %s)", rc, status ? status : "never ran");
 		/* The guest command's failure is its own result; a guest that
 		 * never reported (panic, hang, no qemu) leaves the run failed. */
-		results_finish(r, status && !strcmp(status, "exited") ? "complete" : "failed");
+		results_finish(r, status && !strcmp(status, "exited") && !lines_failed ? "complete" : "failed");
 		note("vm: results in %s", r->dir);
 		free(env_path);
 		results_free(r);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +7,7 @@
 #include <sys/stat.h>
 #include <bpf/btf.h>
 #include "kernel/memcg_addr.h"
+#include "util/err.h"
 #include "util/fileio.h"
 
 static int member_off(const struct kbtf *k, const char *type, const char *member, uint64_t *off,
@@ -41,10 +43,48 @@ static int enum_value(const struct kbtf *k, const char *type, const char *name, 
 	return -1;
 }
 
+/*
+ * A leaf below dir (its first subdirectory, and so on): on cgroup v2 an
+ * inner cgroup takes no task (no internal processes), so its css is found
+ * from a leaf's through css.parent.  The leaf (malloc'd) and its depth
+ * below dir, or NULL when dir has no subdirectory.
+ */
+static char *leaf_below(const char *dir, int *depth)
+{
+	char *cur = xstrdup(dir);
+
+	*depth = 0;
+	for (;;) {
+		DIR *d = opendir(cur);
+		struct dirent *de;
+		char *next = NULL;
+
+		while (d && (de = readdir(d)))
+			if (de->d_type == DT_DIR && de->d_name[0] != '.') {
+				next = xasprintf("%s/%s", cur, de->d_name);
+				break;
+			}
+		if (d)
+			closedir(d);
+		if (!next)
+			break;
+		free(cur);
+		cur = next;
+		(*depth)++;
+	}
+	if (!*depth) {
+		free(cur);
+		return NULL;
+	}
+	return cur;
+}
+
 int memcg_addr_of(struct kread *kr, const struct kbtf *k, const char *cgroup_dir, uint64_t *addr,
 		  char *err, size_t errlen)
 {
-	uint64_t o_cgroups, o_subsys, o_css, o_cgroup, o_kn, o_id, chain[3], val[3];
+	uint64_t o_cgroups, o_subsys, o_css, o_cgroup, o_kn, o_id, o_parent, chain[3], val[3];
+	char *leaf = NULL;
+	int depth = 0;
 	long long memid;
 	struct stat st;
 	char why[256];
@@ -53,6 +93,7 @@ int memcg_addr_of(struct kread *kr, const struct kbtf *k, const char *cgroup_dir
 	    member_off(k, "css_set", "subsys", &o_subsys, why, sizeof(why)) ||
 	    member_off(k, "mem_cgroup", "css", &o_css, why, sizeof(why)) ||
 	    member_off(k, "cgroup_subsys_state", "cgroup", &o_cgroup, why, sizeof(why)) ||
+	    member_off(k, "cgroup_subsys_state", "parent", &o_parent, why, sizeof(why)) ||
 	    member_off(k, "cgroup", "kn", &o_kn, why, sizeof(why)) ||
 	    member_off(k, "kernfs_node", "id", &o_id, why, sizeof(why))) {
 		snprintf(err, errlen, "struct mem_cgroup of %s: %s", cgroup_dir, why);
@@ -70,8 +111,23 @@ int memcg_addr_of(struct kread *kr, const struct kbtf *k, const char *cgroup_dir
 	chain[0] = o_cgroups;
 	chain[1] = o_subsys + 8 * (uint64_t)memid;
 	if (kread_chain_in_cgroup(kr, cgroup_dir, chain, 2, val, why, sizeof(why)) < 0) {
-		snprintf(err, errlen, "struct mem_cgroup of %s: %s", cgroup_dir, why);
-		return -1;
+		/* An inner cgroup of v2 (EBUSY): from a leaf below, up its parents. */
+		leaf = leaf_below(cgroup_dir, &depth);
+		if (!leaf || kread_chain_in_cgroup(kr, leaf, chain, 2, val, why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "struct mem_cgroup of %s: %s", leaf ? leaf : cgroup_dir, why);
+			free(leaf);
+			return -1;
+		}
+		free(leaf);
+		for (int i = 0; i < depth && val[1]; i++) {
+			uint64_t p;
+
+			if (kread_chain(kr, val[1] + o_parent, (uint64_t[]){ 0 }, 1, &p, why, sizeof(why)) < 0) {
+				snprintf(err, errlen, "struct mem_cgroup of %s: css.parent: %s", cgroup_dir, why);
+				return -1;
+			}
+			val[1] = p;
+		}
 	}
 	if (!val[1]) {
 		snprintf(err, errlen, "struct mem_cgroup of %s: the task has no memory css", cgroup_dir);

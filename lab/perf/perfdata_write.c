@@ -10,7 +10,7 @@
 #include "util/outfile.h"
 
 /* perf's feature bits (tools/perf/util/header.h). */
-enum { F_HOSTNAME = 3, F_OSRELEASE = 4, F_VERSION = 5, F_ARCH = 6, F_NRCPUS = 7, F_CMDLINE = 11,
+enum { F_BUILD_ID = 2, F_HOSTNAME = 3, F_OSRELEASE = 4, F_VERSION = 5, F_ARCH = 6, F_NRCPUS = 7, F_CMDLINE = 11,
        F_EVENT_DESC = 12, F_NUMA_TOPOLOGY = 14, F_MEM_TOPOLOGY = 22, F_MAX = 256 };
 /* MEM_TOPOLOGY in blocks of 128 MiB, all on node 0. */
 #define MEM_BLOCK (128ULL << 20)
@@ -33,7 +33,7 @@ struct task {
 
 struct perfdata_writer {
 	struct perfdata_write_info info;
-	struct buf comms, samples;
+	struct buf mmaps, comms, samples;
 	struct task *tasks;	/* those with a COMM */
 	size_t ntasks, nsamples;
 	uint64_t time;
@@ -104,6 +104,8 @@ uint64_t perfdata_mem_data_src(enum perfdata_mem_kind k)
 
 static void put(struct buf *b, const void *d, size_t n)
 {
+	if (!n)
+		return;
 	if (b->len + n > b->cap) {
 		b->cap = (b->len + n) * 2 + 4096;
 		b->p = xrealloc(b->p, b->cap);
@@ -126,6 +128,16 @@ static void put_string(struct buf *b, const char *s)
 	put(b, zeros, padded - len + 1);
 }
 
+/* The sample_id trailer of non-sample records: TID, TIME, CPU. */
+static void put_sample_id(struct buf *b, uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu)
+{
+	put_u32(b, pid);
+	put_u32(b, tid);
+	put_u64(b, time);
+	put_u32(b, cpu);
+	put_u32(b, 0);
+}
+
 struct perfdata_writer *perfdata_writer_new(const struct perfdata_write_info *info)
 {
 	struct perfdata_writer *w = xcalloc(1, sizeof(*w));
@@ -136,17 +148,41 @@ struct perfdata_writer *perfdata_writer_new(const struct perfdata_write_info *in
 	if (!w->info.mem_bytes)
 		w->info.mem_bytes = 64 * MEM_BLOCK;
 	w->time = 1000000000ULL;
-	return w;
-}
+	if (w->info.kernel_text) {
+		/*
+		 * perf record's kernel map (util/synthetic-events.c
+		 * perf_event__synthesize_kernel_mmap): start and pgoff are _text.
+		 * With the build ID in it (MMAP2, PERF_RECORD_MISC_MMAP_BUILD_ID,
+		 * as perf record --buildid-mmap writes it, the default since
+		 * 6.16): perf 7.x keys a map's DSO by it, and without it takes
+		 * the host's /proc/kallsyms for the guest's kernel.
+		 */
+		static const char name[] = "[kernel.kallsyms]_text";
+		char padded[(sizeof(name) + 7) / 8 * 8] = "";
+		bool bid = w->info.kernel_build_id_len > 0;
+		struct perf_event_header h = { .type = bid ? PERF_RECORD_MMAP2 : PERF_RECORD_MMAP,
+					       .misc = PERF_RECORD_MISC_KERNEL | (bid ? PERF_RECORD_MISC_MMAP_BUILD_ID : 0) };
 
-/* The sample_id trailer of non-sample records: TID, TIME, CPU. */
-static void put_sample_id(struct buf *b, uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu)
-{
-	put_u32(b, pid);
-	put_u32(b, tid);
-	put_u64(b, time);
-	put_u32(b, cpu);
-	put_u32(b, 0);
+		memcpy(padded, name, sizeof(name));
+		h.size = sizeof(h) + 8 + 3 * 8 + (bid ? 24 + 8 : 0) + sizeof(padded) + 24;
+		put(&w->mmaps, &h, sizeof(h));
+		put_u32(&w->mmaps, (uint32_t)-1);	/* pid: the host kernel's */
+		put_u32(&w->mmaps, 0);
+		put_u64(&w->mmaps, w->info.kernel_text);
+		put_u64(&w->mmaps, ~0ULL - w->info.kernel_text);
+		put_u64(&w->mmaps, w->info.kernel_text);
+		if (bid) {
+			uint8_t id[24] = { (uint8_t)w->info.kernel_build_id_len };
+
+			memcpy(id + 4, w->info.kernel_build_id, w->info.kernel_build_id_len);
+			put(&w->mmaps, id, sizeof(id));
+			put_u32(&w->mmaps, 5);		/* prot: PROT_READ | PROT_EXEC */
+			put_u32(&w->mmaps, 0);		/* flags */
+		}
+		put(&w->mmaps, padded, sizeof(padded));
+		put_sample_id(&w->mmaps, (uint32_t)-1, 0, w->time++, 0);
+	}
+	return w;
 }
 
 void perfdata_writer_comm(struct perfdata_writer *w, uint32_t pid, uint32_t tid, const char *comm)
@@ -195,7 +231,7 @@ void perfdata_writer_sample(struct perfdata_writer *w, const struct perfdata_mem
 	put_u64(&w->samples, s->addr);				/* ADDR */
 	put_u32(&w->samples, s->cpu);				/* CPU */
 	put_u32(&w->samples, 0);
-	put_u64(&w->samples, 1);				/* PERIOD */
+	put_u64(&w->samples, s->period ? s->period : 1);	/* PERIOD */
 	put_u64(&w->samples, s->weight);			/* WEIGHT */
 	put_u64(&w->samples, perfdata_mem_data_src(s->kind));	/* DATA_SRC */
 	put_u64(&w->samples, phys);				/* PHYS_ADDR */
@@ -241,6 +277,22 @@ static void features(const struct perfdata_writer *w, const struct perf_event_at
 	uint64_t blocks = (in->mem_bytes + MEM_BLOCK - 1) / MEM_BLOCK;
 	char cpus[32];
 
+	if (in->kernel_build_id_len) {
+		/* util/header.c write_buildid(): the record, the name NUL-padded to 64. */
+		static const char name[] = "[kernel.kallsyms]";
+		char padded[64] = "";
+		struct perf_event_header h = { .type = 0, .misc = PERF_RECORD_MISC_KERNEL | (1 << 15),
+					       .size = sizeof(h) + 4 + 24 + sizeof(padded) };
+		uint8_t id[24] = { 0 };
+
+		memcpy(padded, name, sizeof(name));
+		memcpy(id, in->kernel_build_id, in->kernel_build_id_len);
+		id[20] = (uint8_t)in->kernel_build_id_len;	/* PERF_RECORD_MISC_BUILD_ID_SIZE: its size */
+		put(&feat[F_BUILD_ID], &h, sizeof(h));
+		put_u32(&feat[F_BUILD_ID], (uint32_t)-1);	/* HOST_KERNEL_ID */
+		put(&feat[F_BUILD_ID], id, sizeof(id));
+		put(&feat[F_BUILD_ID], padded, sizeof(padded));
+	}
 	put_string(&feat[F_HOSTNAME], or(in->hostname, "memsamples"));
 	put_string(&feat[F_OSRELEASE], or(in->os_release, "6.1.192"));
 	put_string(&feat[F_VERSION], or(in->perf_version, "6.1.187"));
@@ -290,7 +342,7 @@ int perfdata_writer_save(struct perfdata_writer *w, const char *path, char *err,
 			feature_bits[b / 64] |= 1ULL << (b % 64);
 			nfeat++;
 		}
-	data_len = w->comms.len + w->samples.len + sizeof(fin);
+	data_len = w->mmaps.len + w->comms.len + w->samples.len + sizeof(fin);
 	/* The file: header, the attribute's ids, the attribute, data, features. */
 	put_u64(&out, 0x32454c4946524550ULL);	/* "PERFILE2" */
 	put_u64(&out, hdr_size);
@@ -306,6 +358,7 @@ int perfdata_writer_save(struct perfdata_writer *w, const char *path, char *err,
 	put(&out, &attr, ATTR_SIZE);
 	put_u64(&out, ids_off);
 	put_u64(&out, 8);
+	put(&out, w->mmaps.p, w->mmaps.len);
 	put(&out, w->comms.p, w->comms.len);
 	put(&out, w->samples.p, w->samples.len);
 	put(&out, &fin, sizeof(fin));
@@ -334,6 +387,7 @@ void perfdata_writer_free(struct perfdata_writer *w)
 {
 	if (!w)
 		return;
+	free(w->mmaps.p);
 	free(w->comms.p);
 	free(w->samples.p);
 	free(w->tasks);

@@ -22,8 +22,9 @@
  *   writes and perf report prints (hostname, os release, version, arch,
  *   cmdline, event desc), in perf's layout (util/header.c: strings are a
  *   u32 length, NUL-padded to 64 bytes).
- * Records: a COMM per task first, then the samples in the order given,
- * one microsecond apart unless they carry a time, then FINISHED_ROUND.
+ * Records: the kernel's MMAP (where its text address is given), a COMM
+ * per task, then the samples in the order given, one microsecond apart
+ * unless they carry a time, then FINISHED_ROUND.
  */
 #ifndef LAB_PERF_PERFDATA_WRITE_H
 #define LAB_PERF_PERFDATA_WRITE_H
@@ -56,6 +57,7 @@ struct perfdata_mem_sample {
 	uint64_t phys_addr;	/* 0: derived from a direct-map addr */
 	uint64_t weight;	/* load latency in cycles (perf c2c's averages) */
 	uint64_t time;		/* 0: the previous sample's + 1 us */
+	uint64_t period;	/* the events one sample stands for (0: 1) */
 	uint32_t pid, tid, cpu;
 	bool user;		/* ip is a user-space address */
 };
@@ -65,6 +67,18 @@ struct perfdata_write_info {
 	uint32_t ncpus;		/* NRCPUS, and the one NUMA node's CPU list */
 	uint64_t mem_bytes;	/* MEM_TOPOLOGY covers [0, mem_bytes); 0: 8 GiB */
 	const char *hostname, *os_release, *perf_version, *arch, *cmdline;	/* NULL: a default */
+	/*
+	 * The kernel the samples ran in (0: none said): its text's runtime
+	 * address (_text, KASLR included) goes into a kernel MMAP record
+	 * "[kernel.kallsyms]_text" as perf record writes it, so that perf
+	 * relocates a vmlinux or kallsyms of that kernel; its GNU build ID
+	 * (kernel_build_id_len bytes, 0: none) into the BUILD_ID feature, so
+	 * that perf finds that kernel's kallsyms in a build-id cache
+	 * (perf --buildid-dir DIR: DIR/[kernel.kallsyms]/<build id>/kallsyms).
+	 */
+	uint64_t kernel_text;
+	uint8_t kernel_build_id[20];
+	unsigned kernel_build_id_len;
 };
 
 struct perfdata_writer;

@@ -133,12 +133,31 @@ static bool names(const char *st, const char *field, const char *q_st, const cha
 	return false;
 }
 
-/* The other side's field: "usage" or a memcg's "memory.usage" for vs "usage". */
+/* One name of the other side: "usage" or a memcg's "memory.usage" for vs "usage". */
+static bool other_one(const char *other, size_t len, const char *vs)
+{
+	const char *dot = NULL;
+
+	for (size_t i = 0; i < len; i++)
+		if (other[i] == '.')
+			dot = other + i;
+	if (len == strlen(vs) && !strncmp(other, vs, len))
+		return true;
+	return dot && !strchr(vs, '.') && (size_t)(other + len - dot - 1) == strlen(vs) && !strncmp(dot + 1, vs, strlen(vs));
+}
+
+/* The other side's field is vs: one of the '+'-joined names c2c/lines_table.c writes. */
 static bool other_is(const char *other, const char *vs)
 {
-	const char *dot = strrchr(other, '.');
+	for (const char *p = other;;) {
+		size_t len = strcspn(p, "+");
 
-	return !strcmp(other, vs) || (dot && !strchr(vs, '.') && !strcmp(dot + 1, vs));
+		if (other_one(p, len, vs))
+			return true;
+		if (!p[len])
+			return false;
+		p += len + 1;
+	}
 }
 
 static double column(const struct lines_row *r, const char *col)

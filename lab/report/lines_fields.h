@@ -10,7 +10,9 @@
  *   false_hitm true_hitm other_field
  *
  * A page_counter inside a memcg is named either way: struct mem_cgroup
- * field memory.usage, or struct page_counter field usage.  So a claim's
+ * field memory.usage, or struct page_counter field usage.  other_field is
+ * the other side's field, several joined by '+' ("memory.usage+memory.parent"),
+ * "-" when the field had no event (written by c2c/lines_out.h).  So a claim's
  * page_counter.F sums both (every page_counter of mem_cgroup: memory,
  * swap, memsw, kmem, tcpmem), and mem_cgroup.memory.F names one.
  */

@@ -63,8 +63,21 @@ stty -F /dev/ttyS1 raw -echo 2>/dev/null
 
 console_marker() { echo "@@MEMCG-LAB-$*@@" > /dev/console; }
 
+# Under vm --lines: what the host needs to name the plugin's counts (code
+# addresses, fields, the build ID perf looks the symbols up by).
+lines_files() {
+	d=${MEMCG_LAB_LINES_DIR:-}
+	[ -n "$d" ] || return 0
+	mkdir -p "$d"
+	cat /proc/kallsyms > "$d/kallsyms" 2>/dev/null
+	[ -r /sys/kernel/btf/vmlinux ] && cat /sys/kernel/btf/vmlinux > "$d/vmlinux.btf" 2>/dev/null
+	[ -r /sys/kernel/notes ] && cat /sys/kernel/notes > "$d/notes" 2>/dev/null
+	return 0
+}
+
 finish() {
 	rc=$1
+	lines_files
 	dmesg > /out/dmesg.txt 2>/dev/null
 	tar -C /out -czf /tmp/payload.tgz . 2>/dev/null
 	sum=$(sha256sum /tmp/payload.tgz | cut -d' ' -f1)

@@ -41,8 +41,13 @@
 # disk of half its memory (vm-init.sh; guest_var_tmp in vm.env says what
 # it got, and memcg-lab vm notes when it is not on a disk).
 # With --lines qemu loads the lab's TCG plugin (build/lines-plugin.so,
-# lab/c2c/README), which writes DIR/lines/lines.tsv at qemu's exit; OPTS
-# are its NAME=VALUE options, comma-separated (out= is set here).
+# lab/c2c/README), which writes DIR/plugin-lines.tsv at qemu's exit
+# (memcg-lab vm moves it to DIR/lines/lines.tsv once the payload is in); OPTS
+# are its NAME=VALUE options, comma-separated (out= is set here; windows=each
+# unless OPTS say otherwise).  The guest gets MEMCG_LAB_LINES_DIR=/out/lines:
+# the lab there opens the windows and writes what they hold, /init adds the
+# kernel's kallsyms, BTF and notes; memcg-lab vm checks the plugin's status
+# and turns it all into lines/fields.tsv, perf.data and c2c.txt.
 # Exit status: the guest command's, or 2 with one line on stderr when the
 # guest could not run it (no qemu, no apt, unknown package, a panic, a hang).
 set -eu
@@ -590,18 +595,30 @@ qemu_error() {	# qemu.log qemu-exit
 }
 
 # --lines: the plugin's -plugin argument (qemu splits it at commas).
+# MEMCG_LAB_LINES_PLUGIN: another plugin file (the tests' refusals).
 lines_arg() {	# outdir
-	plugin=$root/build/lines-plugin.so
+	plugin=${MEMCG_LAB_LINES_PLUGIN:-$root/build/lines-plugin.so}
 	if [ ! -f "$plugin" ]; then
 		why="not built (make)"
 		[ -f "$root/build/lines-plugin.missing" ] && why=$(cat "$root/build/lines-plugin.missing")
 		die "--lines: no $plugin: $why"
 	fi
-	case $1 in *,*) die "--lines: the results directory $1 has a comma, which qemu's -plugin cannot take" ;; esac
+	case $1$plugin in *,*) die "--lines: the path $1 or $plugin has a comma, which qemu's -plugin cannot take" ;; esac
 	case ,$opt_lines_opts, in *,out=*) die "--lines-opts: out= is set by vm (DIR/lines/lines.tsv)" ;; esac
-	mkdir -p "$1/lines"
+	# The plugin writes beside the guest's lines/ (which comes back with
+	# the payload, into a directory that must not exist yet); memcg-lab vm
+	# moves the file into it.
+	# A qemu built without the plugin API refuses -plugin while it reads
+	# its options (-version after it exits before anything is loaded).
+	if ! msg=$($qemu_bin -plugin "$plugin" -version 2>&1 >/dev/null); then
+		die "--lines: $qemu_bin cannot load TCG plugins: $(echo "$msg" | sed -n '1s/^[^ ]*qemu[^ ]*: //p')"
+	fi
 	ver=$($qemu_bin --version 2>/dev/null | sed -n '1s/^QEMU emulator version //p' | tr -d '(),' | tr ' ' '_')
-	echo "$plugin,out=$1/lines/lines.tsv,qemu=${ver:-unknown}${opt_lines_opts:+,$opt_lines_opts}"
+	# Each window on its own unless asked otherwise: the host names them
+	# by the labels the guest's lab gave them (lines/<label>/).
+	each=",windows=each"
+	case ,$opt_lines_opts, in *,windows=*) each="" ;; esac
+	echo "$plugin,out=$1/plugin-lines.tsv,qemu=${ver:-unknown}$each${opt_lines_opts:+,$opt_lines_opts}"
 }
 
 # 0 ok, 10 no marker, 11 panic, 12 timeout, 13 qemu refused or failed (its
@@ -625,7 +642,8 @@ boot_once() {	# kernel initrd outdir
 		-append "console=ttyS0 panic=-1 quiet rdinit=/init memcg_lab.attempt=$attempts brd.rd_nr=1 brd.rd_size=$ramdisk_kib $opt_append" \
 		>"$3/qemu.log" 2>&1 </dev/null &
 	qpid=$!
-	wait "$qpid"
+	# (a qemu killed by a signal: said below, not by the shell)
+	{ wait "$qpid"; } 2>/dev/null
 	qrc=$?
 	qpid=""
 	set -e
@@ -733,6 +751,10 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 	if [ -n "$opt_lines" ]; then
 		[ "$accel" != kvm ] || die "--lines: the plugin needs TCG (under KVM qemu sees no access): --accel tcg or mttcg"
 		plugin_arg=$(lines_arg "$opt_out")
+		# The lab in the guest opens the windows and says what they hold
+		# (lab/c2c/lines_session.h); /init adds the kernel's symbols.
+		envs="$envs
+export MEMCG_LAB_LINES_DIR=/out/lines"
 	fi
 	# --perf VERSION: Debian's perf of that version with its own loader and
 	# libraries (perf-runtime.sh), first on the guest's PATH as "perf".
@@ -822,9 +844,9 @@ export PATH='$perf_dir/bin':\$PATH"
 		echo "qemu_seconds=$boot_seconds"
 		echo "qemu_exit=$qrc"
 		if [ -n "$opt_lines" ]; then
-			if [ -f "$opt_out/lines/lines.tsv" ]; then
+			if [ -f "$opt_out/plugin-lines.tsv" ]; then
 				echo "lines=lines/lines.tsv"
-				echo "lines_status=$(sed -n 's/^# status\t//p' "$opt_out/lines/lines.tsv")"
+				echo "lines_status=$(sed -n 's/^# status\t//p' "$opt_out/plugin-lines.tsv")"
 			else
 				echo "lines_status=missing"
 			fi
@@ -848,10 +870,6 @@ export PATH='$perf_dir/bin':\$PATH"
 	    [ -s "$opt_out/qemu.log" ] && { echo "$me: qemu said:" >&2; last_lines "$opt_out/qemu.log" 5 >&2; }
 	    exit 2 ;;
 	esac
-	if [ -n "$opt_lines" ]; then
-		lst=$(sed -n 's/^lines_status=//p' "$opt_out/vm.env")
-		[ "$lst" = ok ] || note "--lines: the plugin's status is $lst (see $opt_out/lines/ and qemu.log)"
-	fi
 	decode_payload "$opt_out" ||
 		die "the guest finished (exit $guest_rc) but its results did not come back intact on the second serial port ($opt_out/payload.b64)"
 	# memcg-lab vm extracts payload.tgz, adds guest.txt's facts and prints

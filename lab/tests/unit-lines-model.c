@@ -5,8 +5,10 @@
  * store HITM, invalidation, true and false counts; dirty bytes that grow
  * and restart; accesses split at a line and at a page; a full table and a
  * full detail pool, said; the window (nothing counted while it is closed,
- * a fresh state in each); the locked model under threads; and the file
- * it writes, read back by c2c/lines_parse.h, with its refusals.
+ * a fresh state in each); each window on its own (its row and lines
+ * written at its close, the pool reused); the locked model under threads;
+ * and the file it writes, read back by c2c/lines_parse.h, with its
+ * refusals.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -331,6 +333,60 @@ static void windows(void)
 	lines_model_free(m);
 }
 
+/* Each window on its own: written at its close, counted afresh, one pool. */
+static void each_window(void)
+{
+	FILE *each = tmpfile();
+	struct lines_config c = { .lines = 1024, .ext_lines = 1, .vcpus = 4, .each = each, .each_top = 10 };
+	char err[256], *buf = NULL;
+	size_t len = 0;
+	struct lines_model *m = lines_model_new(&c, err, sizeof(err));
+	struct lines_file lf;
+	FILE *f;
+	int found = 0;
+
+	if (!ok(m && each, "a model with each window on its own"))
+		return;
+	for (int w = 0; w < 3; w++) {
+		uint64_t line = w == 1 ? LINE + 64 : LINE;
+
+		lines_model_window(m, 0, true);
+		st(m, 0, line, 8);
+		ld(m, 1, line + 8, 8);		/* a load HITM, false sharing */
+		if (w == 2)
+			ld(m, 2, line + 8, 8);	/* no event: vCPU 0's line is shared now */
+		if (w < 2)
+			lines_model_window(m, 0, false);
+	}
+	f = open_memstream(&buf, &len);
+	lines_write_begin(f);
+	ok(lines_model_write(m, f, 10, NULL) == 0, "the model writes its file");
+	fclose(f);
+	if (!ok(lines_parse_text("each", buf, len, &lf, err, sizeof(err)) == 0, "the parser reads it back"))
+		tap_diag("%s", err);
+	ok(lines_meta(&lf, "status") && !strcmp(lines_meta(&lf, "status"), "window-open-at-exit"),
+	   "one detail record serves every window (no detail-pool-full): %s", lines_meta(&lf, "status"));
+	ok(lines_meta(&lf, "windows") && !strcmp(lines_meta(&lf, "windows"), "each"), "the file says windows each");
+	is_int(lf.nwindows, 3, "a window row per window");
+	ok(lf.nwindows == 3 && lf.windows[0].index == 0 && lf.windows[2].index == 2 && lf.windows[2].open &&
+		   !lf.windows[1].open && lf.windows[1].accesses == 2 && lf.windows[2].accesses == 3,
+	   "numbered 0..2, each its own accesses, the last still open");
+	is_int(lf.nlines, 3, "a line row per window");
+	for (size_t i = 0; i < lf.nlines; i++) {
+		const struct lines_pline *l = &lf.lines[i];
+		uint64_t want = l->window == 1 ? LINE + 64 : LINE;
+
+		found += l->window == (int64_t)i && l->paddr == want && l->c.load_hitm == 1 && l->c.false_sharing == 1 &&
+			 l->win_loads == (l->window == 2 ? 2u : 1u) && l->win_stores == 1 && l->nshapes == 1 &&
+			 l->shapes[0].c.loads == l->win_loads;
+	}
+	is_int(found, 3, "each window's line with its own counts (not added up over windows) and shapes");
+	lines_file_free(&lf);
+	free(buf);
+	lines_model_free(m);
+	fclose(each);
+}
+
 struct hammer {
 	struct lines_model *m;
 	unsigned cpu;
@@ -481,6 +537,7 @@ int main(void)
 	splits();
 	full();
 	windows();
+	each_window();
 	threads();
 	roundtrip();
 	return tap_done();

@@ -5,7 +5,8 @@
  * lab/tests/vm-lines.sh under single-threaded TCG and MTTCG holds in the
  * recorded files (so the reader and the bounds are tested where no qemu
  * is), and a kernel window of charge parses whole, its totals consistent
- * with its rows.
+ * with its rows; a run with each window on its own carries its windows'
+ * numbers.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -122,8 +123,34 @@ static void kernel_window(void)
 	lines_file_free(&f);
 }
 
+/* A guest run with windows=each (charge-5.10/, trimmed to 60 lines): each
+ * line row says its window, the window row its number. */
+static void each_window(void)
+{
+	const char *path = DIR "charge-5.10/lines/lines.tsv";
+	char err[256];
+	struct lines_file f;
+	bool all0 = true;
+
+	if (!ok(lines_parse_file(path, &f, err, sizeof(err)) == 0, "%s parses", path)) {
+		tap_diag("%s", err);
+		return;
+	}
+	for (size_t i = 0; i < f.nlines; i++)
+		all0 = all0 && f.lines[i].window == 0;
+	ok(!strcmp(lines_meta(&f, "windows") ?: "", "each") && f.nwindows == 1 && f.windows[0].index == 0 &&
+		   f.nlines > 0 && all0,
+	   "windows each: window 0's row, and its %zu lines say window 0", f.nlines);
+	lines_file_free(&f);
+	if (!ok(lines_parse_file(DIR "charge-7.3.tsv", &f, err, sizeof(err)) == 0 && f.nlines && f.lines[0].window == -1,
+		"a file without the window column (windows add up): window -1"))
+		tap_diag("%s", err);
+	lines_file_free(&f);
+}
+
 int main(void)
 {
+	each_window();
 	truth("tcg", 50);
 	truth("mttcg", 100);
 	kernel_window();

@@ -430,7 +430,7 @@ static void lines(void)
 
 	/* 5.10-like: false sharing with usage on max and high, named either way. */
 	r[0] = row("mem_cgroup", "memory.max", 12, 0, 12, 0, "memory.usage");
-	r[1] = row("page_counter", "high", 2, 1, 3, 0, "usage");
+	r[1] = row("page_counter", "high", 2, 1, 3, 0, "min+usage");	/* several other fields, '+'-joined */
 	r[2] = row("page_counter", "min", 5, 0, 5, 0, "usage");		/* not a field of the claim */
 	r[3] = row("page_counter", "max", 7, 0, 7, 0, "emin");		/* not against usage */
 	r[4] = row("mem_cgroup", "memory.usage", 300, 300, 0, 600, "memory.usage");
@@ -456,7 +456,7 @@ static void lines(void)
 	v = of(&vs, "split", 0);
 
 	ok(v && v->kind == VERDICT_REPRODUCED && v->pt[0].a_mean == 15 && v->pt[0].b_mean == 0,
-	   "false sharing against usage on max and high (12 + 3, both namings) on A, none on B: reproduced");
+	   "false sharing against usage on max and high (12 + 3, both namings, usage one of the other fields) on A, none on B: reproduced");
 	v = of(&vs, "per", 'A');
 	ok(v && v->kind == VERDICT_REPRODUCED && v->pt[0].a_mean == 2,
 	   "usage HITMs per op: (600 + 400) / 500 = 2, reproduced");

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <qemu-plugin.h>
 #include "c2c/lines_model.h"
 #include "c2c/lines_window.h"
@@ -47,11 +48,32 @@ struct ranges {
 enum scope { SCOPE_KERNEL, SCOPE_USER, SCOPE_ALL };
 static const char *const scope_names[] = { "kernel", "user", "all" };
 
+/* Detail ranges the guest announced (c2c/lines_window.h): pending until
+ * the next opening, then the window's (read lock-free by the callbacks:
+ * a set, once published, never changes; the old ones are freed at exit). */
+#define MAX_ANNOUNCED 65536
+struct announced {
+	struct range r[MAX_ANNOUNCED];
+	unsigned n;
+};
+struct range_set {
+	struct ranges rs;
+	struct range_set *prev;		/* freed at exit */
+};
+
 static struct {
 	struct lines_model *m;
 	const char *out, *qemu, *mode_how;
 	enum scope scope;
 	struct ranges pc, addr, detail;
+	bool each;				/* windows=each */
+	FILE *each_stream;
+	char *each_path;
+	pthread_mutex_t ann_mu;
+	struct announced *ann;			/* at translation: the ranges of marker instructions */
+	struct ranges pending;			/* run, for the next window */
+	struct range_set *active;		/* this window's */
+	uint64_t announced, ann_dropped, ann_broken;
 	unsigned top, vcpus;
 	bool mttcg;
 	const char *target;
@@ -129,6 +151,12 @@ static void mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
 		return;
 	if (P.detail.n && in_ranges(&P.detail, vaddr))
 		flags |= LINES_DETAIL;
+	else {
+		const struct range_set *a = __atomic_load_n(&P.active, __ATOMIC_ACQUIRE);
+
+		if (a && a->rs.n && in_ranges(&a->rs, vaddr))
+			flags |= LINES_DETAIL;
+	}
 	if (qemu_plugin_mem_is_store(info))
 		flags |= LINES_STORE;
 	hw = qemu_plugin_get_hwaddr(info, vaddr);
@@ -144,16 +172,50 @@ static void mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
 			   1u << qemu_plugin_mem_size_shift(info), flags);
 }
 
+static int range_cmp(const void *a, const void *b);
+static void ranges_finish(struct ranges *rs);
+
+/* At an opening the ranges announced since the last one become the window's. */
 static void window_cb(unsigned int vcpu, void *udata)
 {
+	if (udata && !lines_model_counting(P.m)) {
+		struct range_set *set = calloc(1, sizeof(*set));
+
+		pthread_mutex_lock(&P.ann_mu);
+		if (set) {
+			set->rs = P.pending;
+			ranges_finish(&set->rs);
+			set->prev = P.active;
+			__atomic_store_n(&P.active, set, __ATOMIC_RELEASE);
+			memset(&P.pending, 0, sizeof(P.pending));
+		}
+		pthread_mutex_unlock(&P.ann_mu);
+	}
 	lines_model_window(P.m, vcpu, udata != NULL);
 }
 
-/* 1 open, 0 close, -1 neither: `nopl DISP32(%rax)` with the window's displacements. */
-static int window_insn(struct qemu_plugin_insn *insn)
+/* A detail announcement ran: its range waits for the next opening. */
+static void announce_cb(unsigned int vcpu, void *udata)
 {
-	uint32_t disp;
+	const struct range *r = udata;
+	struct range *grown;
 
+	(void)vcpu;
+	pthread_mutex_lock(&P.ann_mu);
+	grown = realloc(P.pending.r, (P.pending.n + 1) * sizeof(*grown));
+	if (grown) {
+		P.pending.r = grown;
+		P.pending.r[P.pending.n++] = *r;
+		P.announced++;
+	} else {
+		P.ann_dropped++;
+	}
+	pthread_mutex_unlock(&P.ann_mu);
+}
+
+/* The displacement of a `nopl DISP32(%rax)`, or -1 when insn is none. */
+static int64_t nop_disp(struct qemu_plugin_insn *insn)
+{
 	if (qemu_plugin_insn_size(insn) != LINES_WINDOW_INSN_SIZE)
 		return -1;
 #if QEMU_PLUGIN_VERSION >= 3
@@ -167,12 +229,53 @@ static int window_insn(struct qemu_plugin_insn *insn)
 #endif
 	if (b[0] != 0x0f || b[1] != 0x1f || b[2] != 0x80)
 		return -1;
-	disp = (uint32_t)b[3] | (uint32_t)b[4] << 8 | (uint32_t)b[5] << 16 | (uint32_t)b[6] << 24;
+	return (uint32_t)b[3] | (uint32_t)b[4] << 8 | (uint32_t)b[5] << 16 | (uint32_t)b[6] << 24;
+}
+
+/* 1 open, 0 close, 2 a detail announcement, -1 none of them. */
+static int window_insn(struct qemu_plugin_insn *insn)
+{
+	int64_t disp = nop_disp(insn);
+
 	if (disp == LINES_WINDOW_OPEN_DISP)
 		return 1;
 	if (disp == LINES_WINDOW_CLOSE_DISP)
 		return 0;
+	if (disp == LINES_DETAIL_DISP)
+		return 2;
 	return -1;
+}
+
+/* The announcement whose marker is instruction i of tb: its range kept
+ * (bounded), a callback on the marker; the instructions it used. */
+static size_t announcement(struct qemu_plugin_tb *tb, size_t i, size_t n, struct qemu_plugin_insn *marker)
+{
+	int64_t w[LINES_DETAIL_INSNS - 1];
+	struct range *r;
+
+	for (size_t k = 0; k < LINES_DETAIL_INSNS - 1; k++) {
+		w[k] = i + 1 + k < n ? nop_disp(qemu_plugin_tb_get_insn(tb, i + 1 + k)) : -1;
+		if (w[k] < 0) {
+			/* Cut by the end of a block (never, from a fresh page): said in the meta. */
+			__atomic_fetch_add(&P.ann_broken, 1, __ATOMIC_RELAXED);
+			return 1;
+		}
+	}
+	pthread_mutex_lock(&P.ann_mu);
+	r = P.ann->n < MAX_ANNOUNCED ? &P.ann->r[P.ann->n++] : NULL;
+	pthread_mutex_unlock(&P.ann_mu);
+	if (!r) {
+		__atomic_fetch_add(&P.ann_dropped, 1, __ATOMIC_RELAXED);
+		return LINES_DETAIL_INSNS;
+	}
+	r->lo = (uint64_t)w[0] | (uint64_t)w[1] << 32;
+	r->hi = r->lo + (uint64_t)w[2];
+	if (r->hi <= r->lo) {
+		__atomic_fetch_add(&P.ann_broken, 1, __ATOMIC_RELAXED);
+		return LINES_DETAIL_INSNS;
+	}
+	qemu_plugin_register_vcpu_insn_exec_cb(marker, announce_cb, QEMU_PLUGIN_CB_NO_REGS, r);
+	return LINES_DETAIL_INSNS;
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -186,6 +289,10 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		uint64_t pc = qemu_plugin_insn_vaddr(insn);
 		int w = window_insn(insn);
 
+		if (w == 2) {
+			i += announcement(tb, i, n, insn) - 1;
+			continue;
+		}
 		if (w >= 0) {
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, window_cb, QEMU_PLUGIN_CB_NO_REGS,
 							       w ? (void *)1 : NULL);
@@ -268,6 +375,11 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 	lines_write_meta(f, "thread_violations", "%llu", (unsigned long long)violations);
 	lines_write_meta(f, "qemu_vmhwm_kb", "%llu", status_kb("VmHWM"));
 	lines_write_meta(f, "stale_accesses", "%llu", (unsigned long long)__atomic_load_n(&P.stale, __ATOMIC_RELAXED));
+	pthread_mutex_lock(&P.ann_mu);
+	lines_write_meta(f, "detail_announced", "%llu", (unsigned long long)P.announced);
+	lines_write_meta(f, "detail_announce_dropped", "%llu",
+			 (unsigned long long)(P.ann_dropped + __atomic_load_n(&P.ann_broken, __ATOMIC_RELAXED)));
+	pthread_mutex_unlock(&P.ann_mu);
 	rc = lines_model_write(P.m, f, P.top, problem);
 	if (fclose(f) || rc) {
 		fprintf(stderr, PLUGIN_NAME ": writing %s: %s\n", tmp, strerror(errno));
@@ -276,6 +388,10 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 	}
 	if (rename(tmp, P.out))
 		fprintf(stderr, PLUGIN_NAME ": %s -> %s: %s\n", tmp, P.out, strerror(errno));
+	if (P.each_stream) {
+		fclose(P.each_stream);
+		unlink(P.each_path);
+	}
 	lines_model_totals(P.m, &t);
 	fprintf(stderr, PLUGIN_NAME ": %s: %llu accesses, %llu lines, %llu load HITM, %llu store HITM, %llu inval "
 		"(%llu false, %llu true)%s\n", P.out, (unsigned long long)t.accesses,
@@ -478,6 +594,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		} else if (!strcmp(name, "detailfile")) {
 			if (parse_rangefile(name, val, &P.detail))
 				return -1;
+		} else if (!strcmp(name, "windows")) {
+			if (strcmp(val, "sum") && strcmp(val, "each")) {
+				fprintf(stderr, PLUGIN_NAME ": windows=%s: not sum or each\n", val);
+				return -1;
+			}
+			P.each = !strcmp(val, "each");
 		} else if (!strcmp(name, "window")) {
 			if (strcmp(val, "lab") && strcmp(val, "always")) {
 				fprintf(stderr, PLUGIN_NAME ": window=%s: not lab or always\n", val);
@@ -494,7 +616,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			P.qemu = val;
 		} else {
 			fprintf(stderr, PLUGIN_NAME ": unknown option '%s' (out, lines, ext, top, scope, pc, pcfile, "
-				"addr, detail, detailfile, window, mttcg, qemu: see lab/c2c/README)\n", name);
+				"addr, detail, detailfile, window, windows, mttcg, qemu: see lab/c2c/README)\n", name);
 			return -1;
 		}
 	}
@@ -526,6 +648,22 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	c.vcpus = P.vcpus;
 	c.locked = P.mttcg;
 	c.always = !strcmp(window, "always");
+	pthread_mutex_init(&P.ann_mu, NULL);
+	P.ann = calloc(1, sizeof(*P.ann));
+	if (!P.ann) {
+		fprintf(stderr, PLUGIN_NAME ": out of memory\n");
+		return -1;
+	}
+	/* Each window on its own: written at its close into OUT.windows.tmp,
+	 * copied into OUT at the end. */
+	if (P.each && !c.always) {
+		if (asprintf(&P.each_path, "%s.windows.tmp", P.out) < 0 || !(P.each_stream = fopen(P.each_path, "w+"))) {
+			fprintf(stderr, PLUGIN_NAME ": %s.windows.tmp: %s\n", P.out, strerror(errno));
+			return -1;
+		}
+		c.each = P.each_stream;
+		c.each_top = (unsigned)top;
+	}
 	P.m = lines_model_new(&c, err, sizeof(err));
 	if (!P.m) {
 		fprintf(stderr, PLUGIN_NAME ": %s\n", err);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "c2c/lines_session.h"
 #include "drivers/charge/report.h"
 #include "drivers/charge/run.h"
 #include "drivers/charge/evidence.h"
@@ -151,6 +152,10 @@ static int run_modes(const struct charge_plan *pl, struct results *res)
 		for (int i = 0; i < n; i++)
 			cg[i] = pl->use_cg ? i % pl->ncg : 0;
 		hc = harness_for(pl, &lo, n, cpu, cg, &x);
+		/* vm --lines: a window per step; in an experiment the runner
+		 * opens it (c2c/around.c), at c2c's times. */
+		if (!(res && res->attached))
+			hc.lines_label = step;
 		if (harness_run(&hc, &r, err, sizeof(err))) {
 			if (lab_stop_requested())
 				break;
@@ -240,6 +245,8 @@ static int run_stock(const struct charge_plan *pl, struct results *res)
 	if (placement_build(&p, 1, kmax, kmax, o->limit, -1, err, sizeof(err)))
 		die("charge: %s", err);
 	evidence_init(&ev, &p.tree.env, o->mode, p.ncg, p.leaf, p.label);
+	/* vm --lines: one window per K, this driver's own (lines/K=N/ on the host). */
+	lines_session_claim();
 	if (res) {
 		results_meta_set(res, "charge", charge_report_config(pl, &p));
 		tsv = charge_report_stock_tsv(res, pl);
@@ -266,6 +273,9 @@ static int run_stock(const struct charge_plan *pl, struct results *res)
 			cg[i] = i;
 		}
 		hc = harness_for(pl, &lo, k, cpu, cg, &x);
+		snprintf(step, sizeof(step), "K=%d", k);
+		hc.lines_label = step;
+		hc.lines_repeat = res ? res->repeat : 0;
 		if (harness_run(&hc, &r, err, sizeof(err))) {
 			stock_ctl_free(x.stock);
 			if (lab_stop_requested())
@@ -283,7 +293,6 @@ static int run_stock(const struct charge_plan *pl, struct results *res)
 		done = k;
 		if (o->verbose)
 			fprintf(stderr, "stock K=%d: %.0f charges/s, %d holders\n", k, r.total_rate, x.holders.best);
-		snprintf(step, sizeof(step), "K=%d", k);
 		snprintf(prefix, sizeof(prefix), "%s\t", step);
 		if (res) {
 			if (out.workers)
@@ -302,6 +311,7 @@ static int run_stock(const struct charge_plan *pl, struct results *res)
 		harness_result_free(&r);
 	}
 	sched_setaffinity(0, sizeof(orig), &orig);
+	lines_session_unclaim();
 	f = open_memstream(&text, &len);
 	charge_report_stock(f, pl, row, done, &cliff, &most);
 	fclose(f);

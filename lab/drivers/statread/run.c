@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "c2c/lines_session.h"
 #include "drivers/statread/stat_reader.h"
 #include "drivers/statread/driver.h"
 #include "util/cleanup.h"
@@ -559,8 +560,11 @@ int statread_run(const struct statread_plan *p, struct statread_hook *hooks, int
 	sleep_until_ns(t_go);
 	t_go = mono_ns();
 	futex_word_store_wake(R.alloc_go, 1);
+	/* vm --lines: the runner times its window from the measured phase. */
+	lines_session_phase((double)measure / NS);
 
 	t_end = supervise(&R, t_go, measure, end, hooks, nhooks, &info, at_measure);
+	lines_session_phase(-1);
 	res->alloc_bytes_measured = 0;
 	res->alloc_min_bytes = UINT64_MAX;
 	for (int i = 0; i < p->nallocators; i++) {

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What the guest's lab left beside the plugin's counts (c2c/lines_guest.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "c2c/field_at.h"
+#include "c2c/lines_guest.h"
+#include "c2c/lines_session.h"
+#include "util/err.h"
+#include "util/fileio.h"
+
+/* A TSV with a header row (after # comment lines), read by column names. */
+struct tsv {
+	const char *path;
+	char *text, *pos;
+	int lineno;
+	char *hdr[32], *f[32];
+	int nhdr, nf;
+	int col[16];
+};
+
+static int split(char *line, char **f, int max)
+{
+	int n = 0;
+
+	for (char *p = line; n < max;) {
+		f[n++] = p;
+		p = strchr(p, '\t');
+		if (!p)
+			break;
+		*p++ = '\0';
+	}
+	return n;
+}
+
+/* Opens path (absent: 0 and t->text NULL); the columns want[] found; -1 with err. */
+static int tsv_open(struct tsv *t, const char *path, const char *const *want, char *err, size_t errlen)
+{
+	memset(t, 0, sizeof(*t));
+	t->path = path;
+	if (!path_exists(path))
+		return 0;
+	t->text = read_text(path, NULL);
+	if (!t->text)
+		return set_err(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+	t->pos = t->text;
+	while (t->pos && *t->pos) {
+		char *line = t->pos, *nl = strchr(line, '\n');
+
+		t->pos = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = '\0';
+		t->lineno++;
+		if (*line == '#' || !*line)
+			continue;
+		t->nhdr = split(line, t->hdr, 32);
+		for (int i = 0; want[i]; i++) {
+			t->col[i] = -1;
+			for (int j = 0; j < t->nhdr; j++)
+				if (!strcmp(t->hdr[j], want[i]))
+					t->col[i] = j;
+			if (t->col[i] < 0)
+				return set_err(err, errlen, "%s:%d: no column '%s' in the header", path, t->lineno,
+					       want[i]);
+		}
+		return 0;
+	}
+	return set_err(err, errlen, "%s: no header line", path);
+}
+
+/* The next row's fields (NULL at the end); -1 in *rc with err on a short row. */
+static bool tsv_next(struct tsv *t, const char *const *want, int *rc, char *err, size_t errlen)
+{
+	while (t->pos && *t->pos) {
+		char *line = t->pos, *nl = strchr(line, '\n');
+
+		t->pos = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = '\0';
+		t->lineno++;
+		if (*line == '#' || !*line)
+			continue;
+		t->nf = split(line, t->f, 32);
+		for (int i = 0; want[i]; i++)
+			if (t->col[i] >= t->nf) {
+				*rc = set_err(err, errlen, "%s:%d: field %s: missing (the row is short)", t->path,
+					      t->lineno, want[i]);
+				return false;
+			}
+		return true;
+	}
+	return false;
+}
+
+static const char *tsv_get(const struct tsv *t, int i)
+{
+	return t->f[t->col[i]];
+}
+
+static int tsv_u64(const struct tsv *t, const char *const *want, int i, uint64_t *v, char *err, size_t errlen)
+{
+	const char *s = tsv_get(t, i);
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	if (!*s || *s == '-' || *end || errno)
+		return set_err(err, errlen, "%s:%d: field %s: '%s' is not a number", t->path, t->lineno, want[i], s);
+	return 0;
+}
+
+static void tsv_close(struct tsv *t)
+{
+	free(t->text);
+	memset(t, 0, sizeof(*t));
+}
+
+static const char *const win_cols[] = { "index", "label", "who", "repeat", NULL };
+static const char *const obj_cols[] = { "window", "label", "type", "address", "source", NULL };
+static const char *const rng_cols[] = { "window", "name", "address", "size", "stride", "fields", NULL };
+
+static int load_windows(struct lines_guest *g, const char *dir, char *err, size_t errlen)
+{
+	char *p = xasprintf("%s/lines/" LINES_WINDOWS_FILE, dir);
+	struct tsv t;
+	int rc = tsv_open(&t, p, win_cols, err, errlen);
+
+	while (!rc && t.text && tsv_next(&t, win_cols, &rc, err, errlen)) {
+		struct lines_gwindow *w;
+		uint64_t idx, rep;
+
+		if (tsv_u64(&t, win_cols, 0, &idx, err, errlen) || tsv_u64(&t, win_cols, 3, &rep, err, errlen)) {
+			rc = -1;
+			break;
+		}
+		g->win = xrealloc(g->win, (g->nwin + 1) * sizeof(*g->win));
+		w = &g->win[g->nwin++];
+		w->index = (int64_t)idx;
+		w->label = xstrdup(tsv_get(&t, 1));
+		w->who = xstrdup(tsv_get(&t, 2));
+		w->repeat = (int)rep;
+	}
+	tsv_close(&t);
+	free(p);
+	return rc;
+}
+
+static int load_objects(struct lines_guest *g, const char *dir, char *err, size_t errlen)
+{
+	char *p = xasprintf("%s/lines/" LINES_OBJECTS_FILE, dir), why[512];
+	struct tsv t;
+	int rc = tsv_open(&t, p, obj_cols, err, errlen);
+
+	if (!rc && t.text && !g->have_btf)
+		rc = set_err(err, errlen, "%s: the guest kernel sent no BTF (/sys/kernel/btf/vmlinux: a kernel without "
+			     "CONFIG_DEBUG_INFO_BTF): the struct fields of its objects cannot be named", p);
+	while (!rc && t.text && tsv_next(&t, obj_cols, &rc, err, errlen)) {
+		struct c2c_objects one = { 0 };
+		uint64_t w, addr;
+
+		if (tsv_u64(&t, obj_cols, 0, &w, err, errlen) || tsv_u64(&t, obj_cols, 3, &addr, err, errlen)) {
+			rc = -1;
+			break;
+		}
+		if (c2c_objects_add(&one, &g->btf, tsv_get(&t, 2), addr, tsv_get(&t, 1), tsv_get(&t, 4), why,
+				    sizeof(why)) < 0) {
+			rc = set_err(err, errlen, "%s:%d: the guest kernel's BTF (%s) lacks a struct the report needs: %s",
+				     p, t.lineno, g->btf.path, why);
+			break;
+		}
+		g->obj = xrealloc(g->obj, (g->nobj + 1) * sizeof(*g->obj));
+		g->obj[g->nobj].window = (int64_t)w;
+		g->obj[g->nobj++].o = one.v[0];
+		free(one.v);
+	}
+	tsv_close(&t);
+	free(p);
+	return rc;
+}
+
+/* "count:0:8,state:128:4" */
+static int parse_fields(struct lines_grange *r, const char *spec)
+{
+	char *copy = xstrdup(spec), *save = NULL;
+	int rc = 0;
+
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char name[128];
+		unsigned long long off, size;
+
+		if (sscanf(tok, "%127[^:]:%llu:%llu", name, &off, &size) != 3 || !size || off + size > r->stride) {
+			rc = -1;
+			break;
+		}
+		r->fields = xrealloc(r->fields, (r->nfields + 1) * sizeof(*r->fields));
+		r->fields[r->nfields++] = (struct lines_gfield){ xstrdup(name), off, size };
+	}
+	free(copy);
+	return rc;
+}
+
+static int load_ranges(struct lines_guest *g, const char *dir, char *err, size_t errlen)
+{
+	char *p = xasprintf("%s/lines/" LINES_RANGES_FILE, dir);
+	struct tsv t;
+	int rc = tsv_open(&t, p, rng_cols, err, errlen);
+
+	while (!rc && t.text && tsv_next(&t, rng_cols, &rc, err, errlen)) {
+		struct lines_grange r = { 0 };
+		uint64_t w;
+
+		if (tsv_u64(&t, rng_cols, 0, &w, err, errlen) || tsv_u64(&t, rng_cols, 2, &r.addr, err, errlen) ||
+		    tsv_u64(&t, rng_cols, 3, &r.size, err, errlen) || tsv_u64(&t, rng_cols, 4, &r.stride, err, errlen)) {
+			rc = -1;
+			break;
+		}
+		r.window = (int64_t)w;
+		r.name = xstrdup(tsv_get(&t, 1));
+		if (!r.stride || !r.size || parse_fields(&r, tsv_get(&t, 5)) < 0)
+			rc = set_err(err, errlen, "%s:%d: field fields: '%s' is not NAME:OFFSET:SIZE,... within a "
+				     "stride of %llu", p, t.lineno, tsv_get(&t, 5), (unsigned long long)r.stride);
+		g->rng = xrealloc(g->rng, (g->nrng + 1) * sizeof(*g->rng));
+		g->rng[g->nrng++] = r;
+	}
+	tsv_close(&t);
+	free(p);
+	return rc;
+}
+
+/* The GNU build ID in /sys/kernel/notes (ELF notes: namesz, descsz, type, name, desc). */
+static void load_build_id(struct lines_guest *g, const char *dir)
+{
+	char *p = xasprintf("%s/lines/notes", dir);
+	size_t len = 0;
+	char *buf = read_text(p, &len);
+
+	for (size_t off = 0; buf && off + 12 <= len;) {
+		uint32_t namesz, descsz, type;
+
+		memcpy(&namesz, buf + off, 4);
+		memcpy(&descsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		if (namesz > len || descsz > len)
+			break;
+		off += 12;
+		if (type == 3 && namesz == 4 && off + 4 + descsz <= len && !memcmp(buf + off, "GNU", 4) && descsz <= 20 &&
+		    descsz) {
+			memcpy(g->build_id, buf + off + 4, descsz);
+			g->build_id_len = descsz;
+			break;
+		}
+		off += (namesz + 3) / 4 * 4 + (descsz + 3) / 4 * 4;
+	}
+	free(buf);
+	free(p);
+}
+
+/* _text of the guest's kallsyms, and the guest kernel's release. */
+static void load_kallsyms(struct lines_guest *g, const char *dir)
+{
+	char *p = xasprintf("%s/lines/kallsyms", dir), line[512];
+	FILE *f = fopen(p, "re");
+
+	if (!f) {
+		free(p);
+	} else {
+		g->kallsyms = p;
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long long a;
+			char type, name[256];
+
+			if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 && !strcmp(name, "_text")) {
+				g->text = a;
+				break;
+			}
+		}
+		fclose(f);
+	}
+	p = xasprintf("%s/guest.txt", dir);
+	{
+		char *t = read_text(p, NULL), *k = t ? strstr(t, "kernel: ") : NULL;
+
+		if (k && (k == t || k[-1] == '\n')) {
+			k += 8;
+			g->release = xasprintf("%.*s", (int)strcspn(k, "\n"), k);
+		}
+		free(t);
+	}
+	free(p);
+}
+
+int lines_guest_load(struct lines_guest *g, const char *dir, char *err, size_t errlen)
+{
+	char *btf = xasprintf("%s/lines/vmlinux.btf", dir), why[512];
+
+	memset(g, 0, sizeof(*g));
+	if (path_exists(btf)) {
+		if (kbtf_open(&g->btf, btf, NULL, why, sizeof(why)) < 0) {
+			free(btf);
+			return set_err(err, errlen, "%s", why);
+		}
+		g->have_btf = true;
+	}
+	free(btf);
+	load_build_id(g, dir);
+	load_kallsyms(g, dir);
+	if (load_windows(g, dir, err, errlen) || load_objects(g, dir, err, errlen) || load_ranges(g, dir, err, errlen))
+		return -1;
+	return 0;
+}
+
+void lines_guest_free(struct lines_guest *g)
+{
+	for (size_t i = 0; i < g->nwin; i++) {
+		free(g->win[i].label);
+		free(g->win[i].who);
+	}
+	for (size_t i = 0; i < g->nobj; i++) {
+		free(g->obj[i].o.label);
+		free(g->obj[i].o.type);
+		free(g->obj[i].o.source);
+	}
+	for (size_t i = 0; i < g->nrng; i++) {
+		for (size_t j = 0; j < g->rng[i].nfields; j++)
+			free(g->rng[i].fields[j].name);
+		free(g->rng[i].fields);
+		free(g->rng[i].name);
+	}
+	free(g->win);
+	free(g->obj);
+	free(g->rng);
+	free(g->kallsyms);
+	free(g->release);
+	if (g->have_btf)
+		kbtf_close(&g->btf);
+	memset(g, 0, sizeof(*g));
+}
+
+const char *lines_guest_label(const struct lines_guest *g, int64_t index)
+{
+	for (size_t i = 0; i < g->nwin; i++)
+		if (g->win[i].index == index)
+			return g->win[i].label;
+	return NULL;
+}
+
+bool lines_guest_name(const struct lines_guest *g, int64_t w, uint64_t vaddr, struct lines_gname *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < g->nobj; i++) {
+		const struct c2c_object *o = &g->obj[i].o;
+		struct field_hit hit;
+
+		if ((w >= 0 && g->obj[i].window != w) || vaddr < o->base || vaddr - o->base >= o->size)
+			continue;
+		if (field_at(&g->btf, o->type_id, vaddr - o->base, &hit) < 0)
+			continue;
+		out->st = o->type;
+		snprintf(out->field, sizeof(out->field), "%s", hit.name);
+		out->off = hit.offset;
+		out->size = hit.size;
+		out->base = o->base;
+		out->object = o;
+		return true;
+	}
+	for (size_t i = 0; i < g->nrng; i++) {
+		const struct lines_grange *r = &g->rng[i];
+		uint64_t rel, el;
+
+		if ((w >= 0 && r->window != w) || vaddr < r->addr || vaddr - r->addr >= r->size)
+			continue;
+		rel = (vaddr - r->addr) % r->stride;
+		el = vaddr - r->addr - rel;
+		out->st = r->name;
+		out->base = r->addr + el;
+		out->object = r;
+		/* Bytes no field holds: "(padding after F)", from F's end to the next field. */
+		{
+			uint64_t start = 0, end = r->stride;
+			const char *after = NULL;
+
+			for (size_t j = 0; j < r->nfields; j++) {
+				const struct lines_gfield *f = &r->fields[j];
+
+				if (rel >= f->off && rel < f->off + f->size) {
+					snprintf(out->field, sizeof(out->field), "%s", f->name);
+					out->off = f->off;
+					out->size = f->size;
+					return true;
+				}
+				if (f->off + f->size <= rel && f->off + f->size >= start) {
+					start = f->off + f->size;
+					after = f->name;
+				}
+				if (f->off > rel && f->off < end)
+					end = f->off;
+			}
+			if (after)
+				snprintf(out->field, sizeof(out->field), "(padding after %s)", after);
+			else
+				snprintf(out->field, sizeof(out->field), "(padding)");
+			out->off = start;
+			out->size = end - start;
+		}
+		return true;
+	}
+	return false;
+}

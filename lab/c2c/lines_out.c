@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A guest run under the lines plugin, as fields, perf.data and c2c.txt (c2c/lines_out.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "c2c/c2c_parse_dir.h"
+#include "c2c/lines_guest.h"
+#include "c2c/lines_out.h"
+#include "c2c/lines_perf.h"
+#include "c2c/lines_table.h"
+#include "util/err.h"
+#include "util/fileio.h"
+#include "util/outfile.h"
+#include "util/run.h"
+
+static unsigned long long meta_u(const struct lines_file *f, const char *key)
+{
+	uint64_t v = 0;
+
+	lines_meta_u64(f, key, &v);
+	return (unsigned long long)v;
+}
+
+char *lines_status_problem(const struct lines_file *f, const char *path)
+{
+	const char *st = lines_meta(f, "status");
+
+	if (!st)
+		return xasprintf("%s: no status line: not the lines plugin's output", path);
+	if (!strcmp(st, "ok"))
+		return NULL;
+	if (strstr(st, "window-never-opened"))
+		return xasprintf("%s: the plugin's window never opened, so nothing was counted (the lab in the guest "
+				 "opens it: a driver, or an experiment's runner; by hand: lab/tests/tools/lines-window "
+				 "open|close)", path);
+	if (strstr(st, "window-open-at-exit"))
+		return xasprintf("%s: a window was still open when qemu exited (%llu opened, %llu closed): its counts "
+				 "are cut short", path, meta_u(f, "windows_opened"), meta_u(f, "windows_closed"));
+	if (strstr(st, "table-full"))
+		return xasprintf("%s: the plugin's line table filled: %llu lines in %llu slots; %llu accesses to at "
+				 "least %llu more lines were dropped (a bigger table: --lines-opts lines=N, or a "
+				 "narrower scope: pc=, addr=)", path, meta_u(f, "lines_used"), meta_u(f, "capacity"),
+				 meta_u(f, "dropped_accesses"), meta_u(f, "dropped_lines_min"));
+	if (strstr(st, "detail-pool-full"))
+		return xasprintf("%s: the plugin's detail pool filled: %llu records; %llu more lines and their %llu "
+				 "events kept only totals, no offsets nor code addresses (more records: --lines-opts "
+				 "ext=N)", path, meta_u(f, "ext_capacity"), meta_u(f, "ext_dropped_lines"),
+				 meta_u(f, "ext_dropped_events"));
+	return xasprintf("%s: the plugin's status is %s", path, st);
+}
+
+/* A label as a directory name: [A-Za-z0-9._=+-], the rest '_'; never one
+ * of the files beside it. */
+static char *label_dir(const char *label)
+{
+	char *d = xasprintf("%s", label);
+
+	for (char *p = d; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      strchr("._=+-", *p)))
+			*p = '_';
+	if (!*d || !strcmp(d, ".") || !strcmp(d, "..") || !strcmp(d, "c2c") || !strcmp(d, "buildid")) {
+		char *x = xasprintf("label-%s", d);
+
+		free(d);
+		d = x;
+	}
+	return d;
+}
+
+/* The guest's memory in bytes, from vm.env's mem_mb (0: unknown). */
+static uint64_t guest_mem(const char *dir)
+{
+	char *p = xasprintf("%s/vm.env", dir), *t = read_text(p, NULL), *m = t ? strstr(t, "mem_mb=") : NULL;
+	uint64_t v = m ? strtoull(m + 7, NULL, 10) << 20 : 0;
+
+	free(t);
+	free(p);
+	return v;
+}
+
+struct out_ctx {
+	const struct lines_out_opts *o;
+	struct lines_file lf;
+	struct lines_guest g;
+	char *lines_dir, *buildid;	/* buildid: NULL when perf cannot name kernel code */
+	unsigned vcpus;
+	uint64_t mem;
+};
+
+static bool in_set(const struct out_ctx *x, const struct lines_pline *l, const char *label)
+{
+	const char *wl;
+
+	if (!label)
+		return true;
+	wl = l->window >= 0 ? lines_guest_label(&x->g, l->window) : NULL;
+	return wl && !strcmp(wl, label);
+}
+
+/* The objects of the windows of label (NULL: all), each once. */
+static void set_objects(const struct out_ctx *x, const char *label, struct c2c_objects *objs)
+{
+	for (size_t i = 0; i < x->g.nobj; i++) {
+		const struct lines_gobject *go = &x->g.obj[i];
+		const char *wl = lines_guest_label(&x->g, go->window);
+		bool dup = false;
+		struct c2c_object *ob;
+
+		if (label && (!wl || strcmp(wl, label)))
+			continue;
+		for (size_t j = 0; j < objs->n && !dup; j++)
+			dup = objs->v[j].base == go->o.base && !strcmp(objs->v[j].type, go->o.type);
+		if (dup)
+			continue;
+		if (objs->n == objs->cap) {
+			objs->cap = objs->cap ? 2 * objs->cap : 16;
+			objs->v = xrealloc(objs->v, objs->cap * sizeof(*objs->v));
+		}
+		ob = &objs->v[objs->n++];
+		*ob = go->o;
+		ob->label = xstrdup(go->o.label);
+		ob->type = xstrdup(go->o.type);
+		ob->source = xstrdup(go->o.source);
+	}
+}
+
+/* perf c2c report of dir/perf.data into dir/c2c.txt, and the lab's
+ * attribution of it into dir/c2c/. */
+static int c2c_of(const struct out_ctx *x, const char *dir, const char *label, char *err, size_t errlen)
+{
+	char *data = xasprintf("%s/perf.data", dir), *txt = xasprintf("%s/c2c.txt", dir);
+	char *log = xasprintf("%s/c2c.log", dir), *sub = xasprintf("%s/c2c", dir), why[512];
+	struct c2c_objects objs = { 0 };
+	struct c2c_report r;
+	int rc = -1;
+
+	if (lines_perf_report(x->o->perf, x->buildid, data, txt, log, err, errlen) < 0)
+		goto out;
+	if (c2c_parse_to_dir(txt, sub, &r, why, sizeof(why)) < 0) {
+		set_err(err, errlen, "%s", why);
+		goto out;
+	}
+	c2c_report_free(&r);
+	if (c2c_parse_path(&r, txt, NULL, NULL) < 0) {
+		set_err(err, errlen, "%s: cannot read: %s", txt, strerror(errno));
+		goto out;
+	}
+	set_objects(x, label, &objs);
+	{
+		size_t n;
+		struct c2c_attr_row *rows = c2c_attribute(&r, x->g.have_btf ? &x->g.btf : NULL, &objs, &n);
+		char *p = xasprintf("%s/attribution.txt", sub);
+
+		if (c2c_write_attribution_dir(sub, rows, n, &objs, err, errlen) == 0) {
+			FILE *f = outfile_open(p, "w");
+
+			c2c_print_attribution(&r, rows, n, &objs, f);
+			if (outfile_close(f))
+				set_err(err, errlen, "%s: cannot write: %s", p, strerror(errno));
+			else
+				rc = 0;
+		}
+		free(p);
+		free(rows);
+	}
+	c2c_report_free(&r);
+out:
+	c2c_objects_free(&objs);
+	free(data);
+	free(txt);
+	free(log);
+	free(sub);
+	return rc;
+}
+
+/* fields.tsv, perf.data and c2c.txt of the windows of label (NULL: all) into dir. */
+static int out_set(struct out_ctx *x, const char *dir, const char *label, char *err, size_t errlen)
+{
+	struct lines_ftable t = { 0 };
+	struct lines_perf_sel sel = { .lf = &x->lf, .g = &x->g, .label = label, .vcpus = x->vcpus, .mem_bytes = x->mem };
+	char *fields = xasprintf("%s/fields.tsv", dir), *data = xasprintf("%s/perf.data", dir);
+	size_t nsamples = 0;
+	uint64_t period = 1;
+	int rc = -1, e = mkdir_p(dir, 0755);
+
+	if (e < 0) {
+		set_err(err, errlen, "%s: cannot create: %s", dir, strerror(-e));
+		goto out;
+	}
+	for (size_t i = 0; i < x->lf.nlines; i++)
+		if (in_set(x, &x->lf.lines[i], label))
+			lines_table_add(&t, &x->g, &x->lf.lines[i]);
+	if (lines_table_write(&t, fields, err, errlen) < 0)
+		goto out;
+	if (lines_perf_write(&sel, data, &nsamples, &period, err, errlen) < 0)
+		goto out;
+	if (!x->o->quiet && period > 1)
+		note("lines: %s: %zu samples, each for %llu events (PERIOD; fields.tsv has every event)", data,
+		     nsamples, (unsigned long long)period);
+	if (x->o->perf && c2c_of(x, dir, label, err, errlen) < 0)
+		goto out;
+	rc = 0;
+out:
+	lines_table_free(&t);
+	free(fields);
+	free(data);
+	return rc;
+}
+
+int lines_out(const struct lines_out_opts *o, char *err, size_t errlen)
+{
+	struct out_ctx x = { .o = o };
+	char *path = xasprintf("%s/lines/lines.tsv", o->dir), *why;
+	uint64_t v;
+	int rc = -1;
+
+	x.lines_dir = xasprintf("%s/lines", o->dir);
+	if (lines_parse_file(path, &x.lf, err, errlen) < 0)
+		goto out_path;
+	why = lines_status_problem(&x.lf, path);
+	if (why) {
+		set_err(err, errlen, "%s", why);
+		free(why);
+		goto out_lf;
+	}
+	if (lines_guest_load(&x.g, o->dir, err, errlen) < 0)
+		goto out_g;
+	x.vcpus = lines_meta_u64(&x.lf, "vcpus", &v) == 0 ? (unsigned)v : 1;
+	x.mem = guest_mem(o->dir);
+	{
+		char *b = xasprintf("%s/buildid", x.lines_dir);
+		int e = lines_perf_buildid(&x.g, b, err, errlen);
+
+		if (e < 0) {
+			free(b);
+			goto out_g;
+		}
+		if (e > 0) {
+			if (!o->quiet)
+				note("lines: the guest sent no kallsyms or build ID: perf names no kernel code");
+			free(b);
+		} else {
+			x.buildid = b;
+		}
+	}
+	if (out_set(&x, x.lines_dir, NULL, err, errlen) < 0)
+		goto out_g;
+	/* Each label once, in the order its first window opened. */
+	for (size_t i = 0; i < x.g.nwin; i++) {
+		bool seen = false;
+		char *name, *dir;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(x.g.win[j].label, x.g.win[i].label);
+		if (seen)
+			continue;
+		name = label_dir(x.g.win[i].label);
+		dir = xasprintf("%s/%s", x.lines_dir, name);
+		free(name);
+		rc = out_set(&x, dir, x.g.win[i].label, err, errlen);
+		free(dir);
+		if (rc < 0)
+			goto out_g;
+	}
+	rc = 0;
+out_g:
+	lines_guest_free(&x.g);
+out_lf:
+	lines_file_free(&x.lf);
+out_path:
+	free(path);
+	free(x.lines_dir);
+	free(x.buildid);
+	return rc;
+}
+
+int lines_out_dir(const char *dir, char *err, size_t errlen)
+{
+	struct lines_out_opts o = { .dir = dir, .perf = program_on_path("perf") ? "perf" : NULL };
+
+	if (!o.perf)
+		note("lines: no perf on PATH (Debian package linux-perf): no c2c.txt; fields.tsv and perf.data are written");
+	return lines_out(&o, err, errlen);
+}

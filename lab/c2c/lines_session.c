@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The guest's side of vm --lines (c2c/lines_session.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include "c2c/c2c.h"
+#include "c2c/lines_session.h"
+#include "c2c/lines_window.h"
+#include "kernel/btf.h"
+#include "kernel/cgroup.h"
+#include "util/err.h"
+#include "util/fileio.h"
+#include "util/owner.h"
+
+#define OPEN_STATE ".window-open"
+
+bool lines_session_active(void)
+{
+	const char *d = getenv(LINES_ENV_DIR);
+
+	return d && *d;
+}
+
+static char *session_path(const char *name)
+{
+	return xasprintf("%s/%s", getenv(LINES_ENV_DIR), name);
+}
+
+static void note_line(const char *line, void *arg)
+{
+	(void)arg;
+	note("lines: %s", line);
+}
+
+static struct {
+	bool valid;
+	pid_t owner;
+	struct c2c_objects objs;
+} cache;
+
+const struct c2c_objects *lines_session_objects(pid_t owner)
+{
+	struct cg_env cg;
+	struct kbtf k;
+	char err[512], name[96], **dirs = NULL;
+	int n = 0;
+
+	if (cache.valid && cache.owner == owner)
+		return &cache.objs;
+	c2c_objects_free(&cache.objs);
+	memset(&cache.objs, 0, sizeof(cache.objs));
+	cache.valid = true;
+	cache.owner = owner;
+	if (kbtf_open(&k, NULL, NULL, err, sizeof(err)) < 0) {
+		note_line(err, NULL);
+		return &cache.objs;
+	}
+	if (cg_detect(&cg, NULL) < 0) {
+		note_line("no memory cgroup controller: no memcg addresses", NULL);
+	} else {
+		snprintf(name, sizeof(name), LAB_OWNER_PREFIX "%d-%llu", (int)owner, proc_start_time(owner));
+		c2c_run_memcgs(cg.memory_root, name, &dirs, &n);
+	}
+	c2c_find_objects(&cache.objs, &k, (const char *const *)dirs, n, note_line, NULL);
+	for (int i = 0; i < n; i++)
+		free(dirs[i]);
+	free(dirs);
+	kbtf_close(&k);
+	return &cache.objs;
+}
+
+void lines_session_claim(void)
+{
+	char *p, name[64];
+	int fd;
+
+	if (!lines_session_active())
+		return;
+	snprintf(name, sizeof(name), "driver-windows.%d", (int)getpid());
+	mkdir_p(getenv(LINES_ENV_DIR), 0755);
+	p = session_path(name);
+	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		note("lines: %s: %s", p, strerror(errno));
+	else
+		close(fd);
+	free(p);
+}
+
+void lines_session_unclaim(void)
+{
+	char *p, name[64];
+
+	if (!lines_session_active())
+		return;
+	snprintf(name, sizeof(name), "driver-windows.%d", (int)getpid());
+	p = session_path(name);
+	unlink(p);
+	free(p);
+}
+
+void lines_session_phase(double t)
+{
+	char *p, name[64], buf[64];
+	int e;
+
+	if (!lines_session_active())
+		return;
+	snprintf(name, sizeof(name), "phase.%d", (int)getpid());
+	mkdir_p(getenv(LINES_ENV_DIR), 0755);
+	p = session_path(name);
+	if (t < 0) {
+		unlink(p);
+	} else {
+		snprintf(buf, sizeof(buf), "%.6f\n", t);
+		e = write_file_atomic(p, buf, strlen(buf));
+		if (e < 0)
+			note("lines: %s: cannot write: %s", p, strerror(-e));
+	}
+	free(p);
+}
+
+bool lines_session_phase_of(pid_t pid, double *t)
+{
+	char *p, name[64], *text;
+	bool yes;
+
+	if (!lines_session_active())
+		return false;
+	snprintf(name, sizeof(name), "phase.%d", (int)pid);
+	p = session_path(name);
+	text = read_text(p, NULL);
+	yes = text && sscanf(text, "%lf", t) == 1;
+	free(text);
+	free(p);
+	return yes;
+}
+
+bool lines_session_claimed(pid_t pid)
+{
+	char *p, name[64];
+	bool yes;
+
+	if (!lines_session_active())
+		return false;
+	snprintf(name, sizeof(name), "driver-windows.%d", (int)pid);
+	p = session_path(name);
+	yes = path_exists(p);
+	free(p);
+	return yes;
+}
+
+/* The data rows of a TSV with a header (0 when it does not exist yet). */
+static int data_rows(const char *path)
+{
+	char *text = read_text(path, NULL);
+	int n = -1;
+
+	if (!text)
+		return 0;
+	for (char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (*l != '#' && *l != '\n')
+			n++;
+	free(text);
+	return n < 0 ? 0 : n;
+}
+
+/* Appends text to dir/name, with header first when the file is new. */
+static int append(const char *name, const char *header, const char *text)
+{
+	char *p = session_path(name);
+	FILE *f = fopen(p, "ae");
+	bool fresh = f && ftell(f) == 0;
+	int rc = 0;
+
+	if (!f || (fresh && fputs(header, f) == EOF) || fputs(text, f) == EOF)
+		rc = -1;
+	if (f && fclose(f))
+		rc = -1;
+	if (rc)
+		note("lines: %s: cannot write: %s", p, strerror(errno));
+	free(p);
+	return rc;
+}
+
+/* The window another process left open: "INDEX PID"; false when none. */
+static bool open_state(int *index, pid_t *pid)
+{
+	char *p = session_path(OPEN_STATE), *t = read_text(p, NULL);
+	bool yes = t && sscanf(t, "%d %d", index, pid) == 2;
+
+	free(t);
+	free(p);
+	return yes;
+}
+
+static int lock_session(void)
+{
+	char *p = session_path(LINES_WINDOWS_FILE);
+	int fd;
+
+	mkdir_p(getenv(LINES_ENV_DIR), 0755);
+	fd = open(p, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		note("lines: %s: %s", p, strerror(errno));
+	else
+		while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+			;
+	free(p);
+	return fd;
+}
+
+static char *sanitize(const char *s)
+{
+	char *c = xstrdup(s ? s : "-");
+
+	for (char *p = c; *p; p++)
+		if (*p == '\t' || *p == '\n')
+			*p = ' ';
+	return c;
+}
+
+int lines_session_open(const struct lines_window_info *w)
+{
+	char *objs = NULL, *ranges = NULL, *row = NULL, *label = sanitize(w->label), *wp;
+	size_t ol = 0, rl = 0;
+	FILE *of, *rf;
+	int fd, index, prev, rc = 0;
+	pid_t owner;
+
+	if (!lines_session_active())
+		return -1;
+	fd = lock_session();
+	if (fd < 0) {
+		free(label);
+		return -1;
+	}
+	if (open_state(&prev, &owner)) {
+		if (owner != getpid() && kill(owner, 0) == 0) {
+			note("lines: window '%s' not opened: window %d of pid %d is still open (windows do not nest)",
+			     label, prev, (int)owner);
+			close(fd);
+			free(label);
+			return -1;
+		}
+		/* Its process died inside it: closed now, so that the plugin's
+		 * window numbers stay ours. */
+		lines_window_close();
+		note("lines: window %d was left open by pid %d, which is gone: closed", prev, (int)owner);
+	}
+	wp = session_path(LINES_WINDOWS_FILE);
+	index = data_rows(wp);
+	free(wp);
+	of = open_memstream(&objs, &ol);
+	rf = open_memstream(&ranges, &rl);
+	for (size_t i = 0; w->objs && i < w->objs->n; i++) {
+		const struct c2c_object *o = &w->objs->v[i];
+		char *l = sanitize(o->label), *s = sanitize(o->source);
+
+		fprintf(of, "%d\t%s\t%s\t0x%" PRIx64 "\t%" PRIu64 "\t%s\n", index, l, o->type, o->base, o->size, s);
+		free(l);
+		free(s);
+	}
+	for (size_t i = 0; i < w->nranges; i++) {
+		const struct lines_range *r = &w->ranges[i];
+
+		fprintf(rf, "%d\t%s\t0x%" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\n", index, r->name, r->addr, r->size,
+			r->stride ? r->stride : r->size, r->fields);
+	}
+	fclose(of);
+	fclose(rf);
+	row = xasprintf("%d\t%s\t%s\t%d\t%d\t%.3f\t%.3f\t%zu\t%zu\n", index, label, w->who, w->repeat, (int)getpid(),
+			w->start_s, w->len_s, w->objs ? w->objs->n : 0, w->nranges);
+	if ((ol && append(LINES_OBJECTS_FILE, "window\tlabel\ttype\taddress\tsize\tsource\n", objs)) ||
+	    (rl && append(LINES_RANGES_FILE, "window\tname\taddress\tsize\tstride\tfields\n", ranges)) ||
+	    append(LINES_WINDOWS_FILE,
+		   "# memcg-lab lines-windows 1\nindex\tlabel\twho\trepeat\tpid\tstart_s\tlen_s\tobjects\tranges\n", row)) {
+		rc = -1;
+	} else {
+		char *sp = session_path(OPEN_STATE), st[64];
+
+		snprintf(st, sizeof(st), "%d %d\n", index, (int)getpid());
+		int e = write_file_atomic(sp, st, strlen(st));
+
+		if (e < 0) {
+			note("lines: %s: cannot write: %s", sp, strerror(-e));
+			rc = -1;
+		}
+		free(sp);
+	}
+	if (!rc) {
+		/* Followed in detail from this opening on: every access to them. */
+		for (size_t i = 0; w->objs && i < w->objs->n; i++)
+			lines_detail_announce(w->objs->v[i].base, w->objs->v[i].size);
+		for (size_t i = 0; i < w->nranges; i++)
+			lines_detail_announce(w->ranges[i].addr, w->ranges[i].size);
+		lines_window_open();
+	}
+	close(fd);
+	free(objs);
+	free(ranges);
+	free(row);
+	free(label);
+	return rc ? -1 : index;
+}
+
+void lines_session_close(int index)
+{
+	int fd, prev;
+	pid_t owner;
+	char *sp;
+
+	if (index < 0 || !lines_session_active())
+		return;
+	fd = lock_session();
+	if (open_state(&prev, &owner) && prev == index && owner == getpid()) {
+		lines_window_close();
+		sp = session_path(OPEN_STATE);
+		unlink(sp);
+		free(sp);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+int lines_plan_window(double measured_s, double *start_s, double *len_s)
+{
+	struct c2c_opts o;
+	struct c2c_window w;
+
+	c2c_opts_default(&o);
+	if (c2c_plan_window(&o, measured_s, &w) == 0 && w.len_s >= 1.0) {
+		*start_s = w.start_s;
+		*len_s = w.len_s;
+		return 0;
+	}
+	*start_s = 0.5 * measured_s;
+	*len_s = 0.4 * measured_s;
+	return *len_s >= 0.5 ? 0 : -1;
+}

@@ -1,0 +1,116 @@
+#!/bin/bash
+# TAP: the page_counter split seen as cacheline transfers, in real guests
+# under the lines plugin, end to end (lab/c2c/README, "From the plugin to
+# perf c2c"):
+#     memcg-lab vm --lines --kernel 5.10|6.1 --cpus 4 -- \
+#         charge --mode anon --tasks 4 --cgroups 1
+#   - 5.10 (usage, min, low, high, max, parent on one line): false sharing
+#     on at least one of memory.max/parent/high/low, against memory.usage;
+#   - 6.1 (usage alone on its line): none of them has a HITM, while
+#     memory.usage has HITMs;
+#   - the harness's window is the lab's own (windows.tsv: the harness,
+#     labelled tasks=4) and the run is complete;
+#   - the real perf c2c report (host perf; perf 7.3 where it can be had)
+#     reads the perf.data and names the guest's code, and
+#     `memcg-lab c2c report --objects` names the same mem_cgroup fields;
+#   - the harness's own padded per-worker counters show no false sharing
+#     (6.1 again, with the plugin on user space: scope=user).
+# The figures go out as diag.
+. "$(dirname "$0")/vm/lib.sh"
+
+command -v qemu-system-x86_64 >/dev/null ||
+	skip_all "qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"
+[ -f build/lines-plugin.so ] ||
+	skip_all "the lines plugin is not built: $(cat build/lines-plugin.missing 2>/dev/null || echo 'run make')"
+perf=$(command -v perf) || skip_all "no perf in PATH (Debian package linux-perf)"
+perfs=("$perf")
+if p73=$(lab/scripts/perf-runtime.sh 7.3 2>"$tmp/p73.err") && [ -x "$p73" ]; then
+	perfs+=("$p73")
+else
+	diag "no perf 7.3: $(head -1 "$tmp/p73.err")"
+fi
+for k in 5.10 6.1; do
+	$lab vm --fetch --kernel $k >/dev/null 2>"$tmp/fetch.err" ||
+		skip_all "cannot get kernel $k: $(tail -n1 "$tmp/fetch.err")"
+done
+
+# field FILE STRUCT FIELD COLUMN: a column of fields.tsv's row (empty: no row).
+field() {
+	awk -F'\t' -v st="$2" -v f="$3" -v col="$4" '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["struct"] == st && $c["field"] == f { print $c[col]; exit }' "$1"
+}
+# The mem_cgroup fields with HITMs: of fields.tsv, and of c2c report's fields.tsv.
+lines_hitm_fields() {
+	awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["struct"] == "mem_cgroup" && $c["hitm_loads"] + $c["hitm_stores"] > 0 { print "mem_cgroup." $c["field"] }' "$1" | sort -u
+}
+report_hitm_fields() {
+	awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["struct"] == "mem_cgroup" && $c["field"] != "" && $c["hitm"] > 0 { print $c["field"] }' "$1" | sort -u
+}
+
+limits="memory.max memory.parent memory.high memory.low"
+: > "$tmp/figures"
+for k in 5.10 6.1; do
+	MEMCG_LAB_RESULTS=$tmp/res-$k $lab vm --lines --kernel $k --cpus 4 -- \
+		charge --mode anon --tasks 4 --cgroups 1 >"$tmp/$k.out" 2>&1
+	rc=$?
+	d=$(one_dir "$tmp/res-$k")
+	f=$d/lines/fields.tsv
+	[ $rc = 0 ] && [ "$(jget "$d/meta.json" status)" = complete ] && [ -s "$f" ] &&
+		awk -F'\t' '$1 == 0 && $2 == "tasks=4" && $3 == "harness" { found = 1 } END { exit !found }' "$d/lines/windows.tsv"
+	check $? "$k: vm --lines runs charge, complete, the harness's window labelled tasks=4 (exit $rc)"
+	if [ ! -s "$f" ]; then
+		diag "$(tail -n 5 "$tmp/$k.out")"
+		continue
+	fi
+	for fl in memory.usage $limits; do
+		echo "$k	$fl	$(field "$f" mem_cgroup "$fl" loads)	$(field "$f" mem_cgroup "$fl" hitm_loads)	$(field "$f" mem_cgroup "$fl" hitm_stores)	$(field "$f" mem_cgroup "$fl" false_hitm)	$(field "$f" mem_cgroup "$fl" true_hitm)	$(field "$f" mem_cgroup "$fl" other_field)" >> "$tmp/figures"
+	done
+	usage=$(( $(field "$f" mem_cgroup memory.usage hitm_loads) + $(field "$f" mem_cgroup memory.usage hitm_stores) ))
+	false_on_limits=0 hitm_on_limits=0 rows=0
+	for fl in $limits; do
+		fh=$(field "$f" mem_cgroup "$fl" false_hitm)
+		[ -n "$fh" ] && rows=$((rows + 1))
+		other=$(field "$f" mem_cgroup "$fl" other_field)
+		case +$other+ in *+memory.usage+*) false_on_limits=$((false_on_limits + ${fh:-0})) ;; esac
+		hitm_on_limits=$((hitm_on_limits + $(field "$f" mem_cgroup "$fl" hitm_loads) + $(field "$f" mem_cgroup "$fl" hitm_stores)))
+	done
+	if [ $k = 5.10 ]; then
+		[ $rows = 4 ] && [ $false_on_limits -gt 0 ]
+		check $? "5.10: false sharing on the limits against memory.usage: $false_on_limits false HITMs on $limits"
+	else
+		[ $rows = 4 ] && [ $hitm_on_limits = 0 ] && [ $usage -gt 0 ]
+		check $? "6.1: no HITM on $limits ($rows rows, $hitm_on_limits HITMs), memory.usage has $usage"
+	fi
+	lines_hitm_fields "$f" > "$tmp/want-$k"
+	for PERF in "${perfs[@]}"; do
+		v=$("$PERF" version 2>/dev/null | awk '{ print "perf-" $3 }')
+		r=$tmp/c2c-$k-$v
+		"$PERF" --buildid-dir "$d/lines/buildid" c2c report -i "$d/lines/perf.data" --stdio -NN \
+			-c pid,tid,iaddr --full-symbols >"$r.txt" 2>"$r.err" &&
+			grep -q "\[k\] page_counter_try_charge " "$r.txt"
+		check $? "$k $v: perf c2c report reads the plugin's perf.data and names the guest's code ($(grep -E 'Load Local HITM' "$r.txt" | tr -s ' '))"
+		$lab c2c report "$r.txt" --objects "$d/lines/c2c/objects.tsv" --btf "$d/lines/vmlinux.btf" -o "$r.lab" \
+			>"$r.lab.out" 2>&1
+		report_hitm_fields "$r.lab/fields.tsv" | diff -u "$tmp/want-$k" - >"$r.diff"
+		[ ! -s "$r.diff" ] && grep -qx mem_cgroup.memory.usage "$tmp/want-$k"
+		check $? "$k $v: c2c report --struct names the fields fields.tsv gives HITMs ($(tr '\n' ' ' < "$tmp/want-$k"))"
+		[ -s "$r.diff" ] && diag "$(cat "$r.diff")"
+	done
+done
+diag "kernel	field	loads	hitm_loads	hitm_stores	false	true	other_field"
+diag "$(cat "$tmp/figures")"
+
+# The harness's own counters, the plugin on user space.
+MEMCG_LAB_RESULTS=$tmp/user $lab vm --lines --lines-opts scope=user --kernel 6.1 --cpus 4 -- \
+	charge --mode anon --tasks 4 --cgroups 1 >"$tmp/user.out" 2>&1
+rc=$?
+d=$(one_dir "$tmp/user")
+f=$d/lines/fields.tsv
+loads=$(field "$f" hslot count loads) fh=$(field "$f" hslot count false_hitm) th=$(field "$f" hslot count true_hitm)
+pad=$(field "$f" hslot "(padding after count)" loads)
+[ $rc = 0 ] && [ "${loads:-0}" -gt 1000 ] && [ "$fh" = 0 ] && [ "$pad" = 0 ]
+check $? "the harness's padded per-worker counters: hslot.count $loads loads, $fh false, $th true HITMs (the parent's reads), padding untouched"
+done_testing
