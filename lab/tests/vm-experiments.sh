@@ -45,7 +45,7 @@ MEMCG_LAB_RESULTS=$tmp/nomod $lab vm --kernel "$kd/vmlinux" --timeout 300 -- \
 	run --plan experiments/statread-flush.exp >"$tmp/o2" 2>&1
 rc=$?
 d=$(one_dir "$tmp/nomod")
-[ $rc = 2 ] && grep -q "^memcg-lab-vm: the guest's /var/tmp was not on a disk (no /dev/ram0: this kernel has no RAM disk (brd) built in, and vm brought no modules for it)" "$tmp/o2" &&
+[ $rc = 2 ] && grep -q "^memcg-lab: the guest's /var/tmp was not on a disk (no /dev/ram0: this kernel has no RAM disk (brd) built in, and vm brought no modules for it)" "$tmp/o2" &&
 	grep -q "needs a directory on a disk filesystem: /var/tmp is on tmpfs" "$tmp/o2" &&
 	case $(jget "$d/meta.json" vm.guest_var_tmp) in none:*) true ;; *) false ;; esac
 check $? "a kernel without the RAM disk's modules: vm says /var/tmp is not on a disk, the plan refuses (exit 2)"
