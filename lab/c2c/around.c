@@ -126,7 +126,7 @@ static void note_line(const char *line, void *arg)
 static void lines_tick(struct around *a, pid_t driver, double elapsed_s)
 {
 	struct lines_window_info w = { .label = a->step, .who = "runner", .repeat = a->repeat,
-				       .start_s = a->lwin.start_s, .len_s = a->lwin.len_s };
+				       .start_s = a->lwin.start_s, .len_s = a->lwin.len_s, .counted = driver };
 	double phase;
 
 	if (!a->phase_known) {
