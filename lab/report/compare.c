@@ -15,6 +15,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "report/compare.h"
+#include "report/lines_compare.h"
 #include "report/stats.h"
 #include "report/verdict.h"
 #include "util/err.h"
@@ -323,6 +324,8 @@ int compare_dirs(char **dirs, int ndirs, const struct compare_opts *o)
 		if (i > 1)
 			printf("\n");
 		compare_pair(&runs[0], &runs[i], o->metric_re ? &re : NULL, o->series);
+		lines_compare(stdout, runs[0].dir, meta_str(runs[0].meta, "vm") != NULL, runs[i].dir,
+			      meta_str(runs[i].meta, "vm") != NULL, WIDTH - 1);
 		compare_verdicts(&runs[0], &runs[i]);
 	}
 	for (int i = 0; i < ndirs; i++) {
