@@ -42,6 +42,7 @@ static void label_of(struct plot_dir *d, char tag, const char *status_as)
 	else if (json_object_object_get_ex(meta, "status", &st))
 		status = status_note(json_object_get_string(st));
 	snprintf(d->label, sizeof(d->label), "%c: %s%s", tag, kernel, status);
+	d->in_vm = json_object_object_get_ex(meta, "vm", &k);
 	json_object_put(meta);
 	free(mp);
 }
@@ -84,6 +85,8 @@ int plot_dirs(const char *const *names, int ndirs, const struct plot_request *re
 	nplots += plot_cdfs(dirs, ndirs, &t);
 	nplots += plot_layout_maps(&dirs[0], &t);
 	nplots += plot_fieldmaps(&dirs[0], &t);
+	nplots += plot_linesmaps(dirs, ndirs, &t);
+	nplots += plot_linesbars(dirs, ndirs, &t);
 	if (!nplots)
 		printf("plot: nothing to plot in %s (no metrics in data/metrics.tsv, no data/hist-*.tsv)\n",
 		       dirs[0].dir);
