@@ -495,7 +495,9 @@ int plotmap_lines_struct(const struct lines_fields *lf, const char *st, int line
 		if (hitm > 0) {
 			char pc[64] = "";
 
-			if (per > 0)
+			if (per > 0 && hitm * 1000 / per >= 1000)
+				snprintf(pc, sizeof(pc), " (%.3gK per 1000 ops)", hitm / per);
+			else if (per > 0)
 				snprintf(pc, sizeof(pc), " (%.3g per 1000 ops)", hitm * 1000 / per);
 			nt = xrealloc(nt, (nn + 1) * sizeof(*nt));
 			nt[nn].hitm = hitm;

@@ -67,6 +67,7 @@ static void print_side(const char *tag, const struct run *r)
 	const char *slots = meta_str(r->meta, "probe.features.stock_slots");
 	const char *oslots = meta_str(r->meta, "probe.features.obj_stock_slots");
 	const char *flush = meta_str(r->meta, "probe.features.flush_scheme");
+	const char *pkg = meta_str(r->meta, "vm.kernel_package");
 
 	printf("%s: %s\n", tag, r->dir);
 	printf("   experiment %s, kernel %s%s\n", r->experiment, k ? k : "unknown",
@@ -74,6 +75,13 @@ static void print_side(const char *tag, const struct run *r)
 	if (meta_str(r->meta, "vm.accel"))
 		printf("   in a qemu guest (%s)%s\n", meta_str(r->meta, "vm.accel"),
 		       meta_str(r->meta, "vm.note") ? ": throughput and latency mean nothing, counts do" : "");
+	/* The lab kernel's sides share a release: its patches tell them apart. */
+	if (pkg && !strncmp(pkg, "lab kernel: ", 12)) {
+		const char *end = strstr(pkg + 12, " + ");
+		int len = end ? (int)(end - pkg - 12) : (int)strlen(pkg + 12);
+
+		printf("   %.*s\n", len < WIDTH - 4 ? len : WIDTH - 4, pkg + 12);
+	}
 	if (split || slots)
 		printf("   cacheline split %s, stock slots %s%s%s\n", split ? (!strcmp(split, "true") ? "yes" : "no") : "?",
 		       slots ? slots : "?", oslots ? ", obj stock slots " : "", oslots ? oslots : "");
