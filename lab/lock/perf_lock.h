@@ -15,18 +15,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "lock/lockcon_text.h"
-
-struct perf_info {
-	bool found;
-	int major, minor;
-	bool bpf_skel;			/* "bpf_skeletons: [ on ]" in the build options */
-	char version[64];
-};
-
-/* `perf version` and its build options; found is false without perf. */
-void perf_info_probe(struct perf_info *pi);
-bool perf_has_csv(const struct perf_info *pi);	/* -x, 6.5+ */
-bool perf_has_contention(const struct perf_info *pi);	/* perf lock contention, 5.19+ */
+#include "perf/perf_run.h"
 
 struct perf_lock_rec {
 	pid_t pid;

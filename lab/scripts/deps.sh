@@ -31,8 +31,9 @@ run_pkgs="dwarves linux-perf gnuplot-nox"
 # the default clang's) build the sanitizer and fuzz targets; qemu and a
 # static busybox boot real kernels for the guest tests (vm), glib's headers
 # build the lines plugin against a qemu 8+ header; headless
-# chromium renders the plot index (plot-index.sh).
-test_pkgs="perl clang libclang-rt-dev qemu-system-x86 libglib2.0-dev busybox-static chromium"
+# chromium renders the plot index (plot-index.sh); shellcheck checks the
+# scripts (shellcheck.sh).
+test_pkgs="perl clang libclang-rt-dev qemu-system-x86 libglib2.0-dev busybox-static chromium shellcheck"
 # make lab-kernel: what building a kernel with BTF needs.
 kernel_pkgs="bison flex bc dwarves patch"
 # make distcheck: minimal chroots of other Debian suites.
@@ -44,6 +45,8 @@ case $lock_wait in
 '' | *[!0-9]*) echo "$me: APT_LOCK_WAIT='$lock_wait' is not a number of seconds" >&2; exit 2 ;;
 esac
 
+# The lists are package names, joined by echo on purpose.
+# shellcheck disable=SC2086
 pkgs_for() {
 	case "$1" in
 	build) echo $build_pkgs ;;

@@ -105,6 +105,7 @@ aptenv=""	# "APT_CONFIG=..." for a private suite, "" for the host's
 
 # Asked once per process (subshells inherit the answer once it is known).
 host_has_suite() {
+	# shellcheck disable=SC2016 # $(CODENAME) is apt's own template
 	[ -n "${host_suites+set}" ] ||
 		host_suites=$(apt-get indextargets --format '$(CODENAME)' 2>/dev/null | sort -u)
 	echo "$host_suites" | grep -qx "$1"
@@ -134,7 +135,7 @@ use_suite() {
 			security=$suite-security
 		fi
 		rm -f "$t/lists/partial/security-release"
-		apt_private_write "$t" "$d" "$suite" $security
+		apt_private_write "$t" "$d" "$suite" ${security:+"$security"}
 		publish "$t" "$d"
 	fi
 	aptenv="APT_CONFIG=$d/apt.conf"
@@ -187,11 +188,11 @@ kernel_table() {
 	tmpname "$tab"
 	for s in $line_suites; do
 		use_suite "$s"
-		names=$(env $aptenv apt-cache pkgnames linux-image- 2>/dev/null |
+		names=$(env ${aptenv:+"$aptenv"} apt-cache pkgnames linux-image- 2>/dev/null |
 			grep -E '^linux-image-[0-9][^ ]*-(rt-)?amd64$' | grep -vE -- '-(cloud|dbg|unsigned)-' || true)
 		[ -n "$names" ] || continue
 		# shellcheck disable=SC2086
-		env $aptenv apt-cache show --no-all-versions $names 2>/dev/null |
+		env ${aptenv:+"$aptenv"} apt-cache show --no-all-versions $names 2>/dev/null |
 			awk -v s="$s" '/^Package: / { p = $2 } /^Version: / { print s, p, $2 }'
 	done > "$t"
 	mv "$t" "$tab"
@@ -222,7 +223,7 @@ resolve_line() {
 	$(RE=$re awk '$2 ~ ENVIRON["RE"]' "$tab")
 	EOF
 	[ -n "$best" ] ||
-		die "no suite carries kernel line $line (flavour $flavour): no linux-image-$line* package in $(echo $line_suites | sed 's/ /, /g')"
+		die "no suite carries kernel line $line (flavour $flavour): no linux-image-$line* package in $(echo "$line_suites" | sed 's/ /, /g')"
 	echo "$best"
 }
 
@@ -230,15 +231,15 @@ resolve_line() {
 # and prints "package version".  One apt-cache call per hop; the answer is
 # remembered until apt's package lists change.
 resolve_package() {
-	lists=$(env $aptenv apt-config shell L Dir::State::Lists/d | sed "s/^L='\(.*\)'$/\1/")
+	lists=$(env ${aptenv:+"$aptenv"} apt-config shell L Dir::State::Lists/d | sed "s/^L='\(.*\)'$/\1/")
 	memo=$cache/kernels/resolved/${suite:-host}-$1
 	if [ -f "$memo" ] && [ -z "$(find "$lists" -maxdepth 1 -newer "$memo" -name '*Packages*' 2>/dev/null)" ]; then
 		cat "$memo"
 		return 0
 	fi
 	p=$1
-	for hop in 1 2 3 4; do
-		info=$(env $aptenv apt-cache show --no-all-versions "$p" 2>/dev/null) ||
+	for _ in 1 2 3 4; do
+		info=$(env ${aptenv:+"$aptenv"} apt-cache show --no-all-versions "$p" 2>/dev/null) ||
 			die "no Debian package named '$p'${suite:+ in $suite} (apt-cache show knows none; expected e.g. linux-image-6.1.0-57-amd64, linux-image-6.12-amd64 or an alias: $lines_known, LINE-rt, lab)"
 		field() { echo "$info" | sed -n "s/^$1: //p" | head -n1; }
 		deps=$(field Depends | tr ',' '\n' | sed 's/^ *//; s/ .*//' | grep '^linux-image-' || true)
@@ -281,7 +282,7 @@ kernel_dir() {
 	lab)
 		v=$("$root/lab/scripts/lab-kernel.sh" --print) ||
 			die "no lab kernel built yet: run 'make lab-kernel' (it takes long: see lab/scripts/lab-kernel.sh)"
-		echo "$(dirname "$v")"
+		dirname "$v"
 		return 0 ;;
 	/*|./*|../*)
 		[ -f "$spec" ] || die "kernel image $spec: no such file"
@@ -332,14 +333,15 @@ kernel_dir() {
 fetch_image() {	# pkg ver dir
 	mkdir -p "$3/deb" "$3/x"
 	chown _apt "$3/deb" 2>/dev/null || true
-	info=$(env $aptenv apt-cache show "$1=$2" 2>/dev/null) || info=""
+	info=$(env ${aptenv:+"$aptenv"} apt-cache show "$1=$2" 2>/dev/null) || info=""
 	# "name=version" of those parts, from the (= version) Depends names.
-	parts=$(echo "$info" | sed -n 's/^Depends: //p' | head -n1 | tr ',|' '\n\n' |
+	parts=$(echo "$info" | sed -n 's/^Depends: //p' | head -n1 | tr ',|' '\n' |
 		sed -n 's/^ *\([^ ]*\) (= \([^)]*\)).*/\1=\2/p' |
 		grep -F -e "linux-binary-${1#linux-image-}=" -e "linux-base-${1#linux-image-}=" || true)
-	note "downloading $1 $2${suite:+ ($suite)}${parts:+ with $(echo $parts | sed 's/ /, /g')}"
+	note "downloading $1 $2${suite:+ ($suite)}${parts:+ with $(echo "$parts" | tr '\n' ' ' | sed 's/ $//; s/ /, /g')}"
+	# shellcheck disable=SC2086 # parts: name=version words, one a line
 	for p in "$1=$2" $parts; do
-		if ! (cd "$3/deb" && env $aptenv apt-get download "$p") >"$3/apt.log" 2>&1; then
+		if ! (cd "$3/deb" && env ${aptenv:+"$aptenv"} apt-get download "$p") >"$3/apt.log" 2>&1; then
 			# linux-base-<ver> (the config) is not in every suite
 			# that has the image (6.19 to 7.1 in trixie-backports).
 			case $p in
@@ -355,14 +357,16 @@ fetch_image() {	# pkg ver dir
 			'./boot/vmlinuz-*' './boot/config-*' './usr/lib/modules/*/vmlinuz' \
 			'./usr/lib/modules/*/config' 2>/dev/null || true
 	done
-	img=$(ls "$3/x/boot/vmlinuz-"* "$3/x/usr/lib/modules/"*/vmlinuz 2>/dev/null | head -n1)
+	img=""
+	for f in "$3/x/boot/vmlinuz-"* "$3/x/usr/lib/modules/"*/vmlinuz; do [ -f "$f" ] && [ -z "$img" ] && img=$f; done
 	if [ -z "$img" ]; then
 		held=$(for deb in "$3/deb/"*.deb; do dpkg-deb -c "$deb"; done | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }')
-		die "$1 $2 holds no kernel image (no /boot/vmlinuz-* nor /usr/lib/modules/*/vmlinuz${parts:+ in it or in $(echo $parts | sed 's/ /, /g')}): it holds $(echo "$held" | grep -c .) files, e.g. $(echo "$held" | head -n2 | tr '\n' ' ' | sed 's/ $//; s/ /, /')"
+		die "$1 $2 holds no kernel image (no /boot/vmlinuz-* nor /usr/lib/modules/*/vmlinuz${parts:+ in it or in $(echo "$parts" | tr '\n' ' ' | sed 's/ $//; s/ /, /g')}): it holds $(echo "$held" | grep -c .) files, e.g. $(echo "$held" | head -n2 | tr '\n' ' ' | sed 's/ $//; s/ /, /')"
 	fi
 	extract_vmlinux "$img" "$3/vmlinux" ||
 		die "cannot decompress the kernel of $1 $2 (${img#"$3/x"}: payload neither xz, zstd nor gzip)"
-	cfg=$(ls "$3/x/boot/config-"* "$3/x/usr/lib/modules/"*/config 2>/dev/null | head -n1)
+	cfg=""
+	for f in "$3/x/boot/config-"* "$3/x/usr/lib/modules/"*/config; do [ -f "$f" ] && [ -z "$cfg" ] && cfg=$f; done
 	if [ -n "$cfg" ]; then mv "$cfg" "$3/config"; fi
 	echo "$1 $2 ${suite:-host-apt}" > "$3/package"
 	rm -rf "$3/x" "$3/deb" "$3/apt.log"
@@ -422,7 +426,7 @@ disk_modules() {	# kernel-dir
 	d=$1/disk-modules.2
 	if [ ! -f "$d/order" ]; then
 		tmpname "$d"
-		note "fetching the modules of the guest's RAM disk ($(echo $mods | sed 's/ /, /')) for $(cut -d' ' -f1-2 "$1/package")"
+		note "fetching the modules of the guest's RAM disk ($(echo "$mods" | sed 's/ /, /g')) for $(cut -d' ' -f1-2 "$1/package")"
 		# shellcheck disable=SC2086
 		if ! msg=$("$here/kmods.sh" "$1" "$t" $mods 2>&1 >/dev/null); then
 			note "the guest's /var/tmp will not be on a disk: ${msg#kmods: }"
@@ -503,7 +507,8 @@ build_initramfs() {
 	# Contents decide the cache key (the command and env files come last,
 	# in a second small archive appended to the cached one).
 	sum=$(cd "$st" && find . -type f -o -type l | LC_ALL=C sort |
-		while read -r f; do echo "$f"; [ -L "$f" ] && readlink "$f" || cat "$f"; done | sha256sum | cut -c1-16)
+		while read -r f; do echo "$f"; if [ -L "$f" ]; then readlink "$f"; else cat "$f"; fi; done |
+		sha256sum | cut -c1-16)
 	img=$cache/initramfs/$sum.cpio.gz
 	if [ ! -f "$img" ]; then
 		mkdir -p "$cache/initramfs"
@@ -514,6 +519,7 @@ build_initramfs() {
 	fi
 	# Each build of the lab makes a new image: keep the 8 used last.
 	touch "$img"
+	# shellcheck disable=SC2012 # the lab's own names ([0-9a-f].cpio.gz), newest first
 	ls -t "$cache"/initramfs/*.cpio.gz | tail -n +9 | while read -r old; do rm -f "$old"; done
 	echo "$img"
 }
@@ -632,7 +638,10 @@ boot_once() {	# kernel initrd outdir
 	# --foreground: qemu stays in our process group, so Ctrl-C and a
 	# kill of the group reach it; in the background so a signal to this
 	# script runs its trap at once, and on_exit stops qemu (qpid).
-	timeout --foreground -k 5 "$opt_timeout" $qemu_bin $(accel_args) \
+	# accel_args and topology_args print options made of checked numbers
+	# and fixed words, split on purpose.
+	# shellcheck disable=SC2046
+	timeout --foreground -k 5 "$opt_timeout" "$qemu_bin" $(accel_args) \
 		${plugin_arg:+-plugin "$plugin_arg"} \
 		$(topology_args) -m "$opt_mem" -nodefaults -no-reboot \
 		-display none -monitor none -nic none \
@@ -737,14 +746,15 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		shift
 	done
 	[ -n "$opt_out" ] || die "run: --out DIR is required"
-	[ -n "$opt_tmp" ] && [ -d "$opt_tmp" ] && [ ! -L "$opt_tmp" ] ||
+	if [ -z "$opt_tmp" ] || [ ! -d "$opt_tmp" ] || [ -L "$opt_tmp" ]; then
 		die "run: --tmp DIR (an empty private directory memcg-lab vm made) is required"
+	fi
 	for o in kernel:$opt_kernel cpus:$opt_cpus mem:$opt_mem timeout:$opt_timeout accel:$opt_accel; do
 		[ -n "${o#*:}" ] || die "run: --${o%%:*} is required (memcg-lab vm passes its defaults)"
 	done
-	[ -n "$opt_binary" ] && [ -x "$opt_binary" ] || die "run: --binary: '$opt_binary' is not an executable"
+	[ -x "$opt_binary" ] || die "run: --binary: '$opt_binary' is not an executable"
 	[ -n "$opt_shell" ] || [ $# -gt 0 ] || die "run: nothing to run (--shell CMD or -- LAB-ARGS)"
-	command -v $qemu_bin >/dev/null ||
+	command -v "$qemu_bin" >/dev/null ||
 		die "$qemu_bin not found: apt-get install --no-install-recommends qemu-system-x86 (or make deps)"
 	mkdir -p "$opt_out"
 	pick_accel
@@ -818,7 +828,7 @@ export PATH='$perf_dir/bin':\$PATH"
 		attempts=$((attempts + 1))
 		st_rc=0
 		boot_once "$kd/vmlinux" "$st/initrd.gz" "$opt_out" || st_rc=$?
-		[ "$st_rc" = 10 ] && [ "$attempts" = 1 ] || break
+		if [ "$st_rc" != 10 ] || [ "$attempts" != 1 ]; then break; fi
 		note "no end marker from the guest (console: $(wc -l < "$opt_out/console.log") lines); booting once more"
 		mv "$opt_out/console.log" "$opt_out/console.attempt1.log"
 	done
