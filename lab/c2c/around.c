@@ -160,6 +160,12 @@ static void lines_tick(struct around *a, pid_t driver, double elapsed_s)
 		results_log(a->e->r, "lines %s: the driver opens its own windows", a->tag);
 		return;
 	}
+	/* Its measured phase over (the marker gone, with its objects and
+	 * counters): a window now would count its teardown. */
+	if (!lines_session_phase_of(driver, &phase)) {
+		results_skip(a->e->r, "lines window", "the driver's measured phase ended before the window's time");
+		return;
+	}
 	w.objs = a->lines_objs ? a->lines_objs : lines_session_objects(driver);
 	a->lines_index = lines_session_open(&w);
 	if (a->lines_index < 0)
