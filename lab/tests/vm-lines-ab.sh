@@ -15,7 +15,8 @@
 #   - the user-flush mutex: experiments/lines-flush.exp on the lab kernel
 #     without its patch against with it: the rstat lock's line
 #     (cgroup_subsys.rstat_ss_lock) has transfers on both, the mutex's
-#     (struct mutex) only on the patched kernel, per read.
+#     (struct mutex) only on the patched kernel, per read;
+#   - a bare statread (6.16) opens its own window, its reads counted.
 # The lab kernels are built by `make lab-kernel` (and, for the batch,
 # LAB_KERNEL_PATCHES=lab/kernel-patches/7.3-batch32 make lab-kernel: a
 # rebuild of mm/memcontrol.o): a pair whose kernels are not built is
@@ -63,6 +64,7 @@ if [ -n "$a" ] && [ -n "$b" ]; then
 	check $? "stock: compare has each K's transfers per 1000 charges, A against B"
 	diag "$(echo "$out" | sed -n '/HITMs per 1000 operations of each label/,/^$/p')"
 	diag "$(echo "$out" | sed -n '/^Verdicts/,/^$/p' | head -8)"
+	diag "$(echo "$out" | grep -A1 '^    note       measured from lines/K')"
 else
 	skip "stock: compare" "a side did not run"
 fi
@@ -94,9 +96,9 @@ if ! lab/scripts/lab-kernel.sh --print >/dev/null 2>&1 ||
 	! LAB_KERNEL_PATCHES=none lab/scripts/lab-kernel.sh --print >/dev/null 2>&1; then
 	skip "mutex: the lab kernel's pair" "not built (make lab-kernel; LAB_KERNEL_PATCHES=none make lab-kernel)"
 else
-	side flush-none lines-flush LAB_KERNEL_PATCHES=none -- --kernel lab
+	side flush-none lines-flush LAB_KERNEL_PATCHES=none -- --lines-opts ext=65536 --kernel lab
 	a=$dir
-	side flush-mutex lines-flush -- --kernel lab
+	side flush-mutex lines-flush -- --lines-opts ext=65536 --kernel lab
 	b=$dir
 	if [ -n "$a" ] && [ -n "$b" ]; then
 		out=$($lab compare "$a" "$b" 2>&1)
@@ -113,4 +115,17 @@ else
 		skip "mutex: compare" "a side did not run"
 	fi
 fi
+
+# A bare statread opens its own window over its measured phase (6.16:
+# the rstat lock of memory_cgrp_subsys), its reads counted.
+MEMCG_LAB_RESULTS=$tmp/statread $lab vm --lines --kernel 6.16 --cpus 4 -- statread --top 1 --children 1 \
+	--allocators 0 --readers 2 --interval flat --duration 4 --warmup 1 >"$tmp/statread.out" 2>&1
+rc=$?
+vm=$(one_dir "$tmp/statread")
+reads=$(awk -F'\t' '$1 == 1 && $2 == 1 && $3 > 0 && $4 == "reads" { print $3 }' "$vm/lines/ops.tsv" 2>/dev/null)
+[ $rc = 0 ] && [ -n "$reads" ] &&
+	awk -F'\t' '$1 == 0 && $2 == "readers=6" && $3 == "statread" && $8 > 0 { f = 1 } END { exit !f }' "$vm/lines/windows.tsv" &&
+	grep -q "^cgroup_subsys	rstat_ss_lock	" "$vm/lines/fields.tsv"
+check $? "a bare statread: its own window (readers=6, the run's objects), $reads reads counted, the rstat lock followed (exit $rc)" ||
+	diag "$(tail -n 5 "$tmp/statread.out"; cat "$vm/lines/windows.tsv" 2>/dev/null)"
 done_testing
