@@ -39,9 +39,11 @@ BPF_CFLAGS = -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I/usr/include/$(BPF
 LIB_OBJS  += $(BPF_EMBED)
 TEST_SRCS := $(wildcard lab/tests/*.c)
 TEST_BINS := $(TEST_SRCS:lab/tests/%.c=build/tests/%)
-# The largest-guest run takes long: make scaletest only.
+# The largest-guest run takes long: make scaletest only; so do the lines
+# plugin's A/B pairs of the seeds' claims: make linestest only.
 SCALE_TESTS := lab/tests/vm-scale.sh
-SH_TESTS  := $(sort $(filter-out $(SCALE_TESTS),$(wildcard lab/tests/*.sh)))
+LINES_AB_TESTS := lab/tests/vm-lines-ab.sh
+SH_TESTS  := $(sort $(filter-out $(SCALE_TESTS) $(LINES_AB_TESTS),$(wildcard lab/tests/*.sh)))
 # Tools the tests run (lab/tests/tools/<name>.c -> build/tests/tools/<name>).
 TOOL_SRCS := $(wildcard lab/tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:lab/tests/tools/%.c=build/tests/tools/%)
@@ -82,7 +84,7 @@ FUZZ_OBJS := $(LIB_SRCS:%.c=build/fuzz/obj/%.o) $(BPF_EMBED)
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS ?= 60
 
-.PHONY: all build deps test unit asan fuzz fuzz-smoke killtest run bench clean help vmtest scaletest lab-kernel plugin \
+.PHONY: all build deps test unit asan fuzz fuzz-smoke killtest run bench clean help vmtest scaletest linestest lab-kernel plugin \
 	distcheck
 .DEFAULT_GOAL := all
 # Keep objects make would treat as intermediate (tests and fuzz targets).
@@ -100,6 +102,7 @@ help:
 	@echo "make test     all tests (TAP through prove)"
 	@echo "make vmtest   only the tests that boot real kernels under qemu (lab/tests/vm-*.sh)"
 	@echo "make scaletest  every experiment at full size in a 128-vCPU guest (long)"
+	@echo "make linestest  the seeds' A/B pairs as cacheline counts in guests (lines plugin; ~15 min)"
 	@echo "make lab-kernel  build the lab's 7.3 kernel with the user-flush mutex (long; cached"
 	@echo "              under /var/cache/memcg-lab; then: memcg-lab vm --kernel lab ...)"
 	@echo "make bench    benchmarks, as ratios against the tools users would otherwise use"
@@ -266,7 +269,7 @@ bench:
 vmtest:
 	@$(DEPS_SH) ensure test
 	@$(MAKE) --no-print-directory build
-	prove --timer -v $(filter-out $(SCALE_TESTS),$(wildcard lab/tests/vm-*.sh))
+	prove --timer -v $(filter-out $(SCALE_TESTS) $(LINES_AB_TESTS),$(wildcard lab/tests/vm-*.sh))
 
 # The largest guest that boots here within 5 minutes under TCG, every
 # shipped experiment at full size in it (lab/tests/vm-scale.sh; SCALE_CPUS).
@@ -274,6 +277,14 @@ scaletest:
 	@$(DEPS_SH) ensure test
 	@$(MAKE) --no-print-directory build
 	prove --timer -v $(SCALE_TESTS)
+
+# The seeds' A/B pairs as cacheline counts in guests under the lines plugin
+# (lab/tests/vm-lines-ab.sh: the stock on 6.12 and 6.16, the batch and the
+# mutex on the lab kernels where built), about 15 minutes under TCG.
+linestest:
+	@$(DEPS_SH) ensure test
+	@$(MAKE) --no-print-directory build
+	prove --timer -v $(LINES_AB_TESTS)
 
 # Not part of `make test`: the compile takes long on a small machine (it
 # runs at nice 19); the result is cached outside the repository.

@@ -126,7 +126,7 @@ static void note_line(const char *line, void *arg)
 static void lines_tick(struct around *a, pid_t driver, double elapsed_s)
 {
 	struct lines_window_info w = { .label = a->step, .who = "runner", .repeat = a->repeat,
-				       .start_s = a->lwin.start_s, .len_s = a->lwin.len_s };
+				       .start_s = a->lwin.start_s, .len_s = a->lwin.len_s, .counted = driver };
 	double phase;
 
 	if (!a->phase_known) {
@@ -158,6 +158,12 @@ static void lines_tick(struct around *a, pid_t driver, double elapsed_s)
 	a->lines_done = true;
 	if (lines_session_claimed(driver)) {
 		results_log(a->e->r, "lines %s: the driver opens its own windows", a->tag);
+		return;
+	}
+	/* Its measured phase over (the marker gone, with its objects and
+	 * counters): a window now would count its teardown. */
+	if (!lines_session_phase_of(driver, &phase)) {
+		results_skip(a->e->r, "lines window", "the driver's measured phase ended before the window's time");
 		return;
 	}
 	w.objs = a->lines_objs ? a->lines_objs : lines_session_objects(driver);

@@ -791,6 +791,14 @@ void c2c_find_objects(struct c2c_objects *objs, const struct kbtf *k, const char
 		      int nmemcgs, void (*note_fn)(const char *line, void *arg), void *arg)
 {
 	static const char *const vars[] = { "memcg_stock", "obj_stock" };
+	/* The stats flush's locks, by symbol (lab/README 1.4, 1.6). */
+	static const struct {
+		const char *sym, *type;
+	} globals[] = {
+		{ "stats_user_flush_mutex", "mutex" },		/* the lab kernel's user-flush mutex */
+		{ "memory_cgrp_subsys", "cgroup_subsys" },	/* its rstat_ss_lock: 6.16 on */
+		{ "cgroup_rstat_lock", "spinlock" },		/* the one rstat lock before 6.16 */
+	};
 	struct kread kr;
 	struct ksyms syms;
 	struct cg_env cg;
@@ -848,6 +856,17 @@ void c2c_find_objects(struct c2c_objects *objs, const struct kbtf *k, const char
 			}
 		}
 		free(addrs);
+	}
+	for (size_t i = 0; have_syms && i < sizeof(globals) / sizeof(globals[0]); i++) {
+		const struct ksym *sym = ksyms_find(&syms, globals[i].sym);
+
+		/* Absent from this kernel (the mutex from every release), or a
+		 * struct its BTF does not have: nothing to name. */
+		if (!sym || !sym->addr || kbtf_find_struct(k, globals[i].type) < 0)
+			continue;
+		if (c2c_objects_add(objs, k, globals[i].type, sym->addr, globals[i].sym, "kallsyms", err,
+				    sizeof(err)) < 0)
+			note_fn(err, arg);
 	}
 	if (have_syms)
 		ksyms_free(&syms);

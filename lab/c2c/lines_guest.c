@@ -119,6 +119,7 @@ static void tsv_close(struct tsv *t)
 static const char *const win_cols[] = { "index", "label", "who", "repeat", NULL };
 static const char *const obj_cols[] = { "window", "label", "type", "address", "source", NULL };
 static const char *const rng_cols[] = { "window", "name", "address", "size", "stride", "fields", NULL };
+static const char *const ops_cols[] = { "window", "ops", "unit", NULL };
 
 static int load_windows(struct lines_guest *g, const char *dir, char *err, size_t errlen)
 {
@@ -140,6 +141,44 @@ static int load_windows(struct lines_guest *g, const char *dir, char *err, size_
 		w->label = xstrdup(tsv_get(&t, 1));
 		w->who = xstrdup(tsv_get(&t, 2));
 		w->repeat = (int)rep;
+		w->ops = -1;
+		w->unit = NULL;
+	}
+	tsv_close(&t);
+	free(p);
+	return rc;
+}
+
+/* window-ops.tsv: each closed window's operations (absent: none counted). */
+static int load_ops(struct lines_guest *g, const char *dir, char *err, size_t errlen)
+{
+	char *p = xasprintf("%s/lines/" LINES_OPS_FILE, dir);
+	struct tsv t;
+	int rc = tsv_open(&t, p, ops_cols, err, errlen);
+
+	while (!rc && t.text && tsv_next(&t, ops_cols, &rc, err, errlen)) {
+		uint64_t idx, ops;
+		struct lines_gwindow *w = NULL;
+
+		if (tsv_u64(&t, ops_cols, 0, &idx, err, errlen) || tsv_u64(&t, ops_cols, 1, &ops, err, errlen)) {
+			rc = -1;
+			break;
+		}
+		for (size_t i = 0; i < g->nwin && !w; i++)
+			if (g->win[i].index == (int64_t)idx)
+				w = &g->win[i];
+		if (!w) {
+			rc = set_err(err, errlen, "%s:%d: field window: %llu is not a window of " LINES_WINDOWS_FILE, p,
+				     t.lineno, (unsigned long long)idx);
+			break;
+		}
+		if (w->ops >= 0) {
+			rc = set_err(err, errlen, "%s:%d: field window: window %llu counted twice", p, t.lineno,
+				     (unsigned long long)idx);
+			break;
+		}
+		w->ops = (int64_t)ops;
+		w->unit = xstrdup(tsv_get(&t, 2));
 	}
 	tsv_close(&t);
 	free(p);
@@ -305,7 +344,8 @@ int lines_guest_load(struct lines_guest *g, const char *dir, char *err, size_t e
 	free(btf);
 	load_build_id(g, dir);
 	load_kallsyms(g, dir);
-	if (load_windows(g, dir, err, errlen) || load_objects(g, dir, err, errlen) || load_ranges(g, dir, err, errlen))
+	if (load_windows(g, dir, err, errlen) || load_ops(g, dir, err, errlen) || load_objects(g, dir, err, errlen) ||
+	    load_ranges(g, dir, err, errlen))
 		return -1;
 	return 0;
 }
@@ -315,6 +355,7 @@ void lines_guest_free(struct lines_guest *g)
 	for (size_t i = 0; i < g->nwin; i++) {
 		free(g->win[i].label);
 		free(g->win[i].who);
+		free(g->win[i].unit);
 	}
 	for (size_t i = 0; i < g->nobj; i++) {
 		free(g->obj[i].o.label);

@@ -20,6 +20,8 @@ struct lines_gwindow {
 	int64_t index;		/* the plugin's window number */
 	char *label, *who;
 	int repeat;
+	int64_t ops;		/* the measured process's operations in it (window-ops.tsv); -1: not counted */
+	char *unit;		/* theirs ("charges", "reads"); NULL when not counted */
 };
 
 struct lines_gfield {

@@ -175,6 +175,43 @@ out:
 	return rc;
 }
 
+/* ops.tsv: the operations the windows of label (NULL: all) counted, what
+ * the claims divide their transfers by (report/lines_fields.h reads it). */
+static int write_ops(const struct out_ctx *x, const char *dir, const char *label, char *err, size_t errlen)
+{
+	char *p = xasprintf("%s/" LINES_OPS_OUT, dir), unit[64] = "";
+	size_t nwin = 0, counted = 0;
+	uint64_t ops = 0;
+	FILE *f;
+	int rc = 0;
+
+	for (size_t i = 0; i < x->g.nwin; i++) {
+		const struct lines_gwindow *w = &x->g.win[i];
+
+		if (label && strcmp(w->label, label))
+			continue;
+		nwin++;
+		if (w->ops < 0)
+			continue;
+		counted++;
+		ops += (uint64_t)w->ops;
+		if (!unit[0])
+			snprintf(unit, sizeof(unit), "%s", w->unit);
+		else if (strcmp(unit, w->unit))
+			snprintf(unit, sizeof(unit), "mixed");
+	}
+	f = outfile_open(p, "w");
+	fprintf(f, "# memcg-lab lines-ops 1\nwindows\tcounted\tops\tunit\n%zu\t%zu\t", nwin, counted);
+	if (counted)
+		fprintf(f, "%llu\t%s\n", (unsigned long long)ops, unit);
+	else
+		fprintf(f, "-\t-\n");
+	if (outfile_close(f))
+		rc = set_err(err, errlen, "%s: cannot write: %s", p, strerror(errno));
+	free(p);
+	return rc;
+}
+
 /* fields.tsv, perf.data and c2c.txt of the windows of label (NULL: all) into dir. */
 static int out_set(struct out_ctx *x, const char *dir, const char *label, char *err, size_t errlen)
 {
@@ -192,7 +229,7 @@ static int out_set(struct out_ctx *x, const char *dir, const char *label, char *
 	for (size_t i = 0; i < x->lf.nlines; i++)
 		if (in_set(x, &x->lf.lines[i], label))
 			lines_table_add(&t, &x->g, &x->lf.lines[i]);
-	if (lines_table_write(&t, fields, err, errlen) < 0)
+	if (lines_table_write(&t, fields, err, errlen) < 0 || write_ops(x, dir, label, err, errlen) < 0)
 		goto out;
 	if (lines_perf_write(&sel, data, &nsamples, &period, err, errlen) < 0)
 		goto out;

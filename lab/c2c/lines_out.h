@@ -10,6 +10,9 @@
  *   fields.tsv   per struct field: struct, field, offset, size, loads,
  *                stores, hitm_loads, hitm_stores, false_hitm, true_hitm,
  *                other_field (report/lines_fields.h reads it for verdicts)
+ *   ops.tsv      the windows, those whose operations the lab counted
+ *                (window-ops.tsv) and their sum and unit: what a claim
+ *                divides the transfers by ("- -" where none was counted)
  *   perf.data    the events as memory samples (perf/perfdata_write.h)
  *   c2c.txt      the real `perf c2c report --stdio` of it
  *   c2c/         the lab's parse and field attribution of c2c.txt
@@ -32,6 +35,7 @@
 /* perf.data holds at most this many samples per label; beyond, one sample
  * stands for several events (its PERIOD), as a sampling PMU's would. */
 #define LINES_PERF_MAX_SAMPLES 200000
+#define LINES_OPS_OUT "ops.tsv"
 
 /* The one-line reason a plugin status is not ok (table sizes, what was
  * dropped), or NULL when it is ok. */

@@ -20,6 +20,9 @@
 
 #define OPEN_STATE ".window-open"
 
+static int append(const char *name, const char *header, const char *text);
+static char *sanitize(const char *s);
+
 bool lines_session_active(void)
 {
 	const char *d = getenv(LINES_ENV_DIR);
@@ -44,6 +47,70 @@ static struct {
 	struct c2c_objects objs;
 } cache;
 
+/* objects.PID: "label type address size source" per object (no header). */
+static void publish_objects(const struct c2c_objects *o)
+{
+	char *p, name[64], *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int e;
+
+	for (size_t i = 0; i < o->n; i++) {
+		char *l = sanitize(o->v[i].label), *s = sanitize(o->v[i].source);
+
+		fprintf(f, "%s\t%s\t0x%" PRIx64 "\t%" PRIu64 "\t%s\n", l, o->v[i].type, o->v[i].base, o->v[i].size, s);
+		free(l);
+		free(s);
+	}
+	fclose(f);
+	snprintf(name, sizeof(name), "objects.%d", (int)getpid());
+	mkdir_p(getenv(LINES_ENV_DIR), 0755);
+	p = session_path(name);
+	e = write_file_atomic(p, text, len);
+	if (e < 0)
+		note("lines: %s: cannot write: %s", p, strerror(-e));
+	free(p);
+	free(text);
+}
+
+/* The objects owner published; false when it published none. */
+static bool published_objects(pid_t owner, struct c2c_objects *o)
+{
+	char *p, name[64], *text, *save = NULL;
+
+	snprintf(name, sizeof(name), "objects.%d", (int)owner);
+	p = session_path(name);
+	text = read_text(p, NULL);
+	free(p);
+	if (!text)
+		return false;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *f[5], *q = l;
+		unsigned long long base, size;
+		struct c2c_object *ob;
+		int nf = 0;
+
+		while (nf < 5) {
+			f[nf++] = q;
+			q = strchr(q, '\t');
+			if (!q)
+				break;
+			*q++ = '\0';
+		}
+		if (nf != 5 || sscanf(f[2], "%llx", &base) != 1 || sscanf(f[3], "%llu", &size) != 1)
+			continue;
+		if (o->n == o->cap) {
+			o->cap = o->cap ? 2 * o->cap : 16;
+			o->v = xrealloc(o->v, o->cap * sizeof(*o->v));
+		}
+		ob = &o->v[o->n++];
+		*ob = (struct c2c_object){ .label = xstrdup(f[0]), .type = xstrdup(f[1]), .type_id = -1,
+					   .base = base, .size = size, .source = xstrdup(f[4]) };
+	}
+	free(text);
+	return true;
+}
+
 const struct c2c_objects *lines_session_objects(pid_t owner)
 {
 	struct cg_env cg;
@@ -57,6 +124,11 @@ const struct c2c_objects *lines_session_objects(pid_t owner)
 	memset(&cache.objs, 0, sizeof(cache.objs));
 	cache.valid = true;
 	cache.owner = owner;
+	if (owner != getpid()) {
+		if (published_objects(owner, &cache.objs))
+			return &cache.objs;
+		note("lines: pid %d published no objects: searching for them here", (int)owner);
+	}
 	if (kbtf_open(&k, NULL, NULL, err, sizeof(err)) < 0) {
 		note_line(err, NULL);
 		return &cache.objs;
@@ -72,6 +144,8 @@ const struct c2c_objects *lines_session_objects(pid_t owner)
 		free(dirs[i]);
 	free(dirs);
 	kbtf_close(&k);
+	if (owner == getpid())
+		publish_objects(&cache.objs);
 	return &cache.objs;
 }
 
@@ -154,6 +228,134 @@ bool lines_session_claimed(pid_t pid)
 	yes = path_exists(p);
 	free(p);
 	return yes;
+}
+
+
+/* ---- the measured process's operation counters ---- */
+
+void lines_session_counters(const struct lines_counter *c, size_t n, const char *unit)
+{
+	char *p, name[64], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int e;
+
+	if (!lines_session_active())
+		return;
+	f = open_memstream(&text, &len);
+	fprintf(f, "unit\t%s\n", unit);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "0x%" PRIxPTR "\t%zu\t%zu\n", (uintptr_t)c[i].addr, c[i].n, c[i].stride);
+	fclose(f);
+	snprintf(name, sizeof(name), "counters.%d", (int)getpid());
+	mkdir_p(getenv(LINES_ENV_DIR), 0755);
+	p = session_path(name);
+	e = write_file_atomic(p, text, len);
+	if (e < 0)
+		note("lines: %s: cannot write: %s", p, strerror(-e));
+	free(p);
+	free(text);
+}
+
+void lines_session_unpublish(void)
+{
+	static const char *const what[] = { "counters", "objects" };
+
+	if (!lines_session_active())
+		return;
+	for (size_t i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
+		char *p, name[64];
+
+		snprintf(name, sizeof(name), "%s.%d", what[i], (int)getpid());
+		p = session_path(name);
+		unlink(p);
+		free(p);
+	}
+}
+
+/* One counter of pid: in this process a load, in another a read of its
+ * /proc/PID/mem (mem, open; process_vm_readv needs CONFIG_CROSS_MEMORY_ATTACH,
+ * which the lab kernel's tinyconfig leaves out). */
+static bool read_counter(pid_t pid, int mem, uintptr_t addr, uint64_t *v)
+{
+	if (pid == getpid()) {
+		*v = __atomic_load_n((const uint64_t *)addr, __ATOMIC_RELAXED);
+		return true;
+	}
+	return pread(mem, v, sizeof(*v), (off_t)addr) == (ssize_t)sizeof(*v);
+}
+
+/* The sum of pid's counters (counters.PID), and their unit; false when
+ * it published none or one cannot be read. */
+static bool counters_sum(pid_t pid, uint64_t *sum, char *unit, size_t unitlen)
+{
+	char *p, name[64], *text, *save = NULL;
+	bool ok = true, have_unit = false;
+	int mem = -1;
+
+	snprintf(name, sizeof(name), "counters.%d", (int)pid);
+	p = session_path(name);
+	text = read_text(p, NULL);
+	free(p);
+	if (!text)
+		return false;
+	if (pid != getpid()) {
+		snprintf(name, sizeof(name), "/proc/%d/mem", (int)pid);
+		mem = open(name, O_RDONLY | O_CLOEXEC);
+		ok = mem >= 0;
+	}
+	*sum = 0;
+	for (char *l = strtok_r(text, "\n", &save); l && ok; l = strtok_r(NULL, "\n", &save)) {
+		unsigned long long addr;
+		size_t n, stride;
+
+		if (!strncmp(l, "unit\t", 5)) {
+			snprintf(unit, unitlen, "%s", l + 5);
+			have_unit = true;
+			continue;
+		}
+		if (sscanf(l, "%llx %zu %zu", &addr, &n, &stride) != 3) {
+			ok = false;
+			break;
+		}
+		for (size_t i = 0; i < n && ok; i++) {
+			uint64_t v;
+
+			ok = read_counter(pid, mem, (uintptr_t)addr + i * stride, &v);
+			*sum += v;
+		}
+	}
+	if (mem >= 0)
+		close(mem);
+	free(text);
+	return ok && have_unit;
+}
+
+/* The window this process has open, and its counters' sum at the opening. */
+static struct {
+	int index;		/* -1: none counted */
+	pid_t pid;
+	uint64_t start;
+	char unit[32];
+} counting = { .index = -1 };
+
+/* The window's operations into window-ops.tsv, at its closing. */
+static void count_close(int index)
+{
+	uint64_t end;
+	char row[128];
+
+	if (counting.index != index)
+		return;
+	counting.index = -1;
+	if (!counters_sum(counting.pid, &end, counting.unit, sizeof(counting.unit)) || end < counting.start) {
+		note("lines: window %d: the operations of pid %d could not be read at its closing (not counted)",
+		     index, (int)counting.pid);
+		return;
+	}
+	snprintf(row, sizeof(row), "%d\t%llu\t%s\n", index, (unsigned long long)(end - counting.start),
+		 counting.unit);
+	append(LINES_OPS_FILE, "window\tops\tunit\n", row);
 }
 
 /* The data rows of a TSV with a header (0 when it does not exist yet). */
@@ -300,6 +502,18 @@ int lines_session_open(const struct lines_window_info *w)
 			lines_detail_announce(w->objs->v[i].base, w->objs->v[i].size);
 		for (size_t i = 0; i < w->nranges; i++)
 			lines_detail_announce(w->ranges[i].addr, w->ranges[i].size);
+		/* The operations from here: read last, so that the window opens
+		 * right after (the difference at the closing is the window's). */
+		counting.index = -1;
+		if (w->counted > 0) {
+			if (counters_sum(w->counted, &counting.start, counting.unit, sizeof(counting.unit))) {
+				counting.index = index;
+				counting.pid = w->counted;
+			} else {
+				note("lines: window %d: pid %d published no operation counters that can be read "
+				     "(its operations are not counted)", index, (int)w->counted);
+			}
+		}
 		lines_window_open();
 	}
 	close(fd);
@@ -321,6 +535,7 @@ void lines_session_close(int index)
 	fd = lock_session();
 	if (open_state(&prev, &owner) && prev == index && owner == getpid()) {
 		lines_window_close();
+		count_close(index);
 		sp = session_path(OPEN_STATE);
 		unlink(sp);
 		free(sp);

@@ -18,6 +18,10 @@
  *                 __per_cpu_offset)
  *   window-ranges.tsv   per window, the lab's own memory named without BTF (the
  *                 harness's per-worker counter slots)
+ *   window-ops.tsv  per window closed, the operations the measured process
+ *                 counted while it was open (its counters read just
+ *                 before the opening and just after the closing): what
+ *                 a claim divides the transfers by ("per page charged")
  * Before each opening the objects and ranges are announced to the plugin
  * (lines_detail_announce: followed in detail, every access counted per
  * offset, so that a field nobody shares still has its row).
@@ -40,6 +44,7 @@
 #define LINES_WINDOWS_FILE "windows.tsv"
 #define LINES_OBJECTS_FILE "window-objects.tsv"
 #define LINES_RANGES_FILE "window-ranges.tsv"
+#define LINES_OPS_FILE "window-ops.tsv"
 
 /* A region of the lab's own memory, named without BTF. */
 struct lines_range {
@@ -57,15 +62,39 @@ struct lines_window_info {
 	const struct c2c_objects *objs;
 	const struct lines_range *ranges;
 	size_t nranges;
+	pid_t counted;		/* whose counters (lines_session_counters) count the
+				 * window's operations; 0: none */
 };
+
+/* A group of the measured process's operation counters: n uint64_t, each
+ * stride bytes after the one before (the harness's per-worker slots). */
+struct lines_counter {
+	const void *addr;
+	size_t n, stride;
+};
+
+/*
+ * This process's operation counters (the harness's per-worker counts,
+ * statread's reads), in unit ("charges", "reads"): a window whose
+ * `counted` is this process reads their sum at its opening and closing,
+ * in this process or in another (the runner: /proc/PID/mem), and
+ * writes the difference to window-ops.tsv.  A marker file counters.PID.
+ */
+void lines_session_counters(const struct lines_counter *c, size_t n, const char *unit);
+/* Removes what this process published: its counters and its objects. */
+void lines_session_unpublish(void);
 
 /* Under vm --lines (MEMCG_LAB_LINES_DIR set)? */
 bool lines_session_active(void);
 
 /*
  * The objects of the run whose cgroup tree `owner` made (its memcgs, the
- * root memcg, the per-CPU stocks), found through BPF and kallsyms once per
- * owner and kept; what cannot be found is said on stderr, once.
+ * root memcg, the per-CPU stocks, the stats flush's locks), found through
+ * BPF and kallsyms once per owner and kept; what cannot be found is said
+ * on stderr, once.  Found for this process (the driver, before its
+ * measured phase), they are also published (a marker file objects.PID),
+ * so that the runner takes them from there: the search takes seconds
+ * under TCG, more than a short phase lasts.
  */
 const struct c2c_objects *lines_session_objects(pid_t owner);
 

@@ -505,7 +505,8 @@ static void sleep_until(double t)
 /*
  * The lines window (vm --lines): planned as c2c plans its window, within
  * the measured phase; the run's memcgs, stocks and the counter slots are
- * found while the workers wait at the barrier (lines_session_objects).
+ * found while the workers wait at the barrier (lines_session_objects),
+ * also where the runner opens the window: it takes them from here.
  */
 static void lines_prepare(struct run *run)
 {
@@ -513,8 +514,13 @@ static void lines_prepare(struct run *run)
 	int n = c->nworkers;
 
 	run->lw.index = -1;
-	if (!c->lines_label || !lines_session_active())
+	if (!lines_session_active())
 		return;
+	/* The runner's window (c2c/around.c) takes the objects found here. */
+	if (!c->lines_label) {
+		lines_session_objects(getpid());
+		return;
+	}
 	if (lines_plan_window(c->duration_s, &run->lw.info.start_s, &run->lw.info.len_s) < 0) {
 		note("lines: no window in a %d s measured phase", c->duration_s);
 		return;
@@ -534,6 +540,7 @@ static void lines_prepare(struct run *run)
 	run->lw.info.objs = lines_session_objects(getpid());
 	run->lw.info.ranges = run->lw.ranges;
 	run->lw.info.nranges = 2;
+	run->lw.info.counted = getpid();
 	run->lw.planned = true;
 }
 
@@ -875,6 +882,8 @@ int harness_run(const struct harness_cfg *c, struct harness_result *r, char *err
 		r->w[i].tid = run.slot[i].tid;
 	}
 	lines_prepare(&run);
+	/* The workers' counts: whoever opens a lines window counts its operations. */
+	lines_session_counters(&(struct lines_counter){ &run.slot[0].count, n, HARNESS_SLOT }, 1, c->loop->unit);
 	if (c->hooks.before_start)
 		c->hooks.before_start(c->hooks.arg);
 	t0 = now_s();
@@ -884,6 +893,7 @@ int harness_run(const struct harness_cfg *c, struct harness_result *r, char *err
 
 	measure_loop(&run, r, t0);
 	lines_session_phase(-1);
+	lines_session_unpublish();
 	/* Read with the hook's kernel counters, so the two can be compared. */
 	for (int i = 0; i < n; i++)
 		r->w[i].ops_all = __atomic_load_n(&run.slot[i].count, __ATOMIC_RELAXED);

@@ -100,7 +100,10 @@ static void charge_words(struct exp_phase_plan *pp, const struct charge_plan *cp
 		snprintf(pp->tree, sizeof(pp->tree), "the run's root + %ld memory cgroup%s = %lld%s", o->cgroups,
 			 o->cgroups == 1 ? "" : "s", cp->memcgs, cp->stock ? " (one per K)" :
 			 sock && cp->ncg == maxn ? " (each pair's own)" : "");
-	if (cp->stock)
+	if (cp->stock && o->stock_cpus > 1)
+		snprintf(pp->workers, sizeof(pp->workers), "K = 1..%d workers taking turns on each of %d CPUs, the "
+			 "i-th of each in memcg i (%s)", o->stock_max, o->stock_cpus, stock_k_why(cp, asked));
+	else if (cp->stock)
 		snprintf(pp->workers, sizeof(pp->workers), "K = 1..%d workers taking turns on one CPU, each in its "
 			 "own memcg (%s)", o->stock_max, stock_k_why(cp, asked));
 	else if (sock)
@@ -132,7 +135,7 @@ int plan_step_charge(struct exp_phase_plan *pp, struct exp_step_plan *st, char *
 		return set_err(err, errlen, "charge: %s", why);
 	}
 	maxn = cp.steps[cp.nsteps - 1];
-	st->workers = maxn;
+	st->workers = maxn * (cp.stock ? o->stock_cpus : 1);
 	st->pairs = !strcmp(o->mode, "sock") ? maxn : 0;
 	st->memcgs = cp.memcgs;
 	st->depth = cp.use_cg ? 1 + o->depth : 0;

@@ -12,6 +12,7 @@ struct plot_dir {
 	char label[160];	/* "A: 6.18.44 (incomplete)" */
 	struct metrics m;
 	bool have_metrics;
+	bool in_vm;		/* made in a guest (meta.json's "vm"): its counts are its guest run's */
 };
 
 struct plot_target {

@@ -19,7 +19,8 @@
 #define MAX_HEADLINES 32
 
 /* The kinds a plot's name starts with (plot/plot.h). */
-static const char *const kinds[] = { "series-", "bars-", "cdf-", "cachelines-", "falsesharing-", NULL };
+static const char *const kinds[] = { "series-", "bars-", "cdf-", "cachelines-", "falsesharing-", "linesmap-",
+				     "linesbars-", "linessteps-", NULL };
 
 int plot_names_check(const char *list, char *why, size_t n)
 {
@@ -37,8 +38,8 @@ int plot_names_check(const char *list, char *why, size_t n)
 		for (int k = 0; kinds[k]; k++)
 			kind |= !strncmp(tok, kinds[k], strlen(kinds[k])) && tok[strlen(kinds[k])];
 		if (!kind)
-			return set_err(why, n, "'%s' is no plot's name (series-, bars-, cdf-, cachelines- or "
-				       "falsesharing- and the metric, group or struct)", tok);
+			return set_err(why, n, "'%s' is no plot's name (series-, bars-, cdf-, cachelines-, "
+				       "falsesharing-, linesmap-, linesbars- or linessteps- and the metric, group or struct)", tok);
 		for (const char *p = tok; *p; p++)
 			if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
 				return set_err(why, n, "'%s': a plot's name has only [A-Za-z0-9._-]", tok);

@@ -4,6 +4,7 @@
 #define LAB_PLOT_KINDS_H
 
 #include "plot/common.h"
+#include "plot/plotmaps.h"
 
 /* Each returns the number of plots it wrote. */
 int plot_series(struct plot_dir *dirs, int ndirs, const struct plot_target *t);
@@ -11,5 +12,18 @@ int plot_bars(struct plot_dir *dirs, int ndirs, const struct plot_target *t);
 int plot_cdfs(struct plot_dir *dirs, int ndirs, const struct plot_target *t);
 int plot_layout_maps(struct plot_dir *d, const struct plot_target *t);
 int plot_fieldmaps(struct plot_dir *d, const struct plot_target *t);
+/* The lines plugin's counts (plot/lines.c): the coloured maps of each run,
+ * the bars and the per-label lines of all runs. */
+int plot_linesmaps(struct plot_dir *dirs, int ndirs, const struct plot_target *t);
+int plot_linesbars(struct plot_dir *dirs, int ndirs, const struct plot_target *t);
+
+/* A map plot (maps.c): its template, name, title and what it shows;
+ * notes: lines listed under the map after the keys (NULL: none). */
+struct map_spec {
+	const char *tmpl, *name, *title, *what, *notes;
+};
+/* Draws s as the template draws a cacheline map (plots/cachelines.gp,
+ * plots/linesmap.gp), its box labels fitted to their boxes. */
+void plot_map(const struct cl_struct *s, const struct map_spec *m, const struct plot_target *t);
 
 #endif

@@ -110,18 +110,45 @@ static int list_lines(const char *keys, double *widest_ems, int monospace)
 	return n;
 }
 
-/* "|label" plus '*' hot-written or '~' read-mostly: the ASCII box. */
+/* "|label" plus '*' hot-written, '~' read-mostly, '!' false sharing or '#'
+ * true sharing: the ASCII box. */
 static char *ascii_box(const char *label, int tag)
 {
-	return xasprintf("|%s%s", label, tag == 1 ? "*" : tag == 2 ? "~" : "");
+	return xasprintf("|%s%s", label, tag == 1 ? "*" : tag == 2 ? "~" : tag == 3 ? "!" : tag == 4 ? "#" : "");
 }
 
-static void emit_cachelines(const struct cl_struct *s, const char *run_label, const struct plot_target *t)
+/* keys plus notes, one list. */
+static char *with_notes(char *keys, const char *notes)
 {
-	char *name = xasprintf("cachelines-%s", s->name), *what;
+	char *k;
+
+	if (!notes || !*notes)
+		return keys;
+	k = xasprintf("%s%s", keys, notes);
+	free(keys);
+	return k;
+}
+
+/* The left tics naming each row's cacheline where rows skip lines. */
+static char *row_tics(const struct cl_struct *s)
+{
+	char *tics = xstrdup("");
+
+	for (int l = 0; s->line_no && l < s->nlines; l++) {
+		char *t = xasprintf("%s%s\"%d\" %d", tics, l ? ", " : "", s->line_no[l], l);
+
+		free(tics);
+		tics = t;
+	}
+	return tics;
+}
+
+void plot_map(const struct cl_struct *s, const struct map_spec *m, const struct plot_target *t)
+{
+	const char *name = m->name;
 	char *data = xasprintf("%s/%s.tsv", plot_out(t, name), name), *base = xasprintf("%s/%s", plot_out(t, name), name);
-	char *title = xasprintf("struct %s: %d B, %d cachelines (%s)", s->name, s->size, s->nlines, run_label);
-	char *vars = NULL, *tics, *tics_txt, **labels, **labels_txt, *keys, *keys_txt, *cmds, *cmds_txt;
+	const char *title = m->title;
+	char *vars = NULL, *tics, *tics_txt, **labels, **labels_txt, *keys, *keys_txt, *cmds, *cmds_txt, *rowtics = row_tics(s);
 	double pre_px = prefix_tics(s, 0, &tics) * TICS_PT * PX_PER_PT, pre_cols = prefix_tics(s, 1, &tics_txt);
 	int w = t->w, lm = 45, rm = (int)ceil(24 + pre_px), lm_txt = 5, rm_txt = (int)pre_cols + 3;
 	double byte_px = (double)(w - lm - rm) / s->linesize, byte_cols = (double)(TEXT_COLS - lm_txt - rm_txt) / s->linesize;
@@ -133,9 +160,11 @@ static void emit_cachelines(const struct cl_struct *s, const char *run_label, co
 	int cols, rows, cols_txt, rows_txt, h, text_rows, list_px;
 	FILE *tsv = outfile_open(data, "w");
 
-	/* The key list in as many columns as fit under the map. */
-	list_lines(keys, &widest, 0);
-	list_lines(keys_txt, &widest_txt, 1);
+	/* The key list in as many columns as fit under the map, the notes after it. */
+	keys = with_notes(keys, m->notes);
+	keys_txt = with_notes(keys_txt, m->notes);
+	nlist = list_lines(keys, &widest, 0);
+	nlist_txt = list_lines(keys_txt, &widest_txt, 1);
 	cols = nlist ? fmax(1, floor((w - lm) / (widest * LIST_PT * PX_PER_PT + 16))) : 1;
 	rows = (nlist + cols - 1) / cols;
 	cols_txt = nlist_txt ? fmax(1, floor((TEXT_COLS - 2) / (widest_txt + 2))) : 1;
@@ -170,24 +199,22 @@ static void emit_cachelines(const struct cl_struct *s, const char *run_label, co
 	gnuplot_var_int(&vars, "linesize", s->linesize);
 	gnuplot_var(&vars, "prefixes", tics);
 	gnuplot_var(&vars, "prefixes_txt", tics_txt);
+	gnuplot_var(&vars, "rows", rowtics);
 	gnuplot_var(&vars, "keys", cmds);
 	gnuplot_var(&vars, "keys_txt", cmds_txt);
 	/* Margins: pixels as screen fractions for PNG and SVG, character cells for text. */
 	{
-		char *m = xasprintf("lm=%.6f\nrm=%.6f\ntm=%.6f\nbm=%.6f\nlm_txt=%d\nrm_txt=%d\nbm_txt=%d\n",
+		char *mg = xasprintf("lm=%.6f\nrm=%.6f\ntm=%.6f\nbm=%.6f\nlm_txt=%d\nrm_txt=%d\nbm_txt=%d\n",
 				    (double)lm / w, 1 - (double)rm / w, 1 - 75.0 / h, (65.0 + list_px) / h,
 				    lm_txt, rm_txt, 3 + rows_txt);
-		char *v = xasprintf("%s%s", vars, m);
+		char *v = xasprintf("%s%s", vars, mg);
 
 		free(vars);
-		free(m);
+		free(mg);
 		vars = v;
 	}
-	what = xasprintf("%s: each 64-byte line a row, one box per field's byte range (* hot-written, ~ "
-			 "read-mostly)", title);
-	plot_render("cachelines", vars, base, w, h, text_rows, what);
-	free(what);
-	free(name);
+	plot_render(m->tmpl, vars, base, w, h, text_rows, m->what);
+	free(rowtics);
 	free(cmds);
 	free(cmds_txt);
 	free(keys);
@@ -196,8 +223,21 @@ static void emit_cachelines(const struct cl_struct *s, const char *run_label, co
 	free(tics_txt);
 	free(data);
 	free(base);
-	free(title);
 	free(vars);
+}
+
+static void emit_cachelines(const struct cl_struct *s, const char *run_label, const struct plot_target *t)
+{
+	char *name = xasprintf("cachelines-%s", s->name);
+	char *title = xasprintf("struct %s: %d B, %d cachelines (%s)", s->name, s->size, s->nlines, run_label);
+	char *what = xasprintf("%s: each 64-byte line a row, one box per field's byte range (* hot-written, ~ "
+			       "read-mostly)", title);
+	struct map_spec m = { "cachelines", name, title, what, NULL };
+
+	plot_map(s, &m, t);
+	free(name);
+	free(title);
+	free(what);
 }
 
 int plot_layout_maps(struct plot_dir *d, const struct plot_target *t)

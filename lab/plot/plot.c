@@ -25,6 +25,45 @@ static const char *status_note(const char *status)
 	return " (incomplete)";
 }
 
+/* A lab kernel's patches, from the guest run's kernel_package ("lab kernel:
+ * linux-source-7.3 7.3.4-1, patches: 0001-a.patch 0002-b.patch + ..."):
+ * " +a +b", or " unpatched"; "" for any other kernel.  Both sides of a lab
+ * kernel's A/B have one release: this tells them apart. */
+static void lab_patches(json_object *meta, char *buf, size_t n)
+{
+	json_object *vm, *pkg;
+	const char *p, *end;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (!json_object_object_get_ex(meta, "vm", &vm) || !json_object_object_get_ex(vm, "kernel_package", &pkg))
+		return;
+	p = json_object_get_string(pkg);
+	if (strncmp(p, "lab kernel:", 11))
+		return;
+	if (strstr(p, ", unpatched")) {
+		snprintf(buf, n, " unpatched");
+		return;
+	}
+	p = strstr(p, ", patches: ");
+	if (!p)
+		return;
+	p += strlen(", patches: ");
+	end = strstr(p, " + ");
+	while (p < (end ? end : p + strlen(p)) && len + 2 < n) {
+		size_t w = strcspn(p, " ");
+		const char *name = p, *dot = memmem(p, w, ".patch", 6);
+
+		/* "0001-" off the front, ".patch" off the end. */
+		if (w > 5 && name[4] == '-' && strspn(name, "0123456789") == 4)
+			name += 5;
+		len += snprintf(buf + len, n - len, " +%.*s", (int)((dot ? dot : p + w) - name), name);
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+}
+
 static void label_of(struct plot_dir *d, char tag, const char *status_as)
 {
 	char *mp = xasprintf("%s/meta.json", d->dir);
@@ -41,7 +80,13 @@ static void label_of(struct plot_dir *d, char tag, const char *status_as)
 		status = status_note(status_as);
 	else if (json_object_object_get_ex(meta, "status", &st))
 		status = status_note(json_object_get_string(st));
-	snprintf(d->label, sizeof(d->label), "%c: %s%s", tag, kernel, status);
+	{
+		char patches[96];
+
+		lab_patches(meta, patches, sizeof(patches));
+		snprintf(d->label, sizeof(d->label), "%c: %s%s%s", tag, kernel, patches, status);
+	}
+	d->in_vm = json_object_object_get_ex(meta, "vm", &k);
 	json_object_put(meta);
 	free(mp);
 }
@@ -84,6 +129,8 @@ int plot_dirs(const char *const *names, int ndirs, const struct plot_request *re
 	nplots += plot_cdfs(dirs, ndirs, &t);
 	nplots += plot_layout_maps(&dirs[0], &t);
 	nplots += plot_fieldmaps(&dirs[0], &t);
+	nplots += plot_linesmaps(dirs, ndirs, &t);
+	nplots += plot_linesbars(dirs, ndirs, &t);
 	if (!nplots)
 		printf("plot: nothing to plot in %s (no metrics in data/metrics.tsv, no data/hist-*.tsv)\n",
 		       dirs[0].dir);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plot/plotmaps.h"
+#include "report/lines_fields.h"
 #include "util/err.h"
 #include "util/fileio.h"
 
@@ -46,10 +47,11 @@ static int by_line_start(const void *a, const void *b)
 	return x->line != y->line ? x->line - y->line : x->start - y->start;
 }
 
-/* Which tag a box of several members gets: hot-written wins, then read-mostly. */
+/* Which tag a box of several members gets: hot-written wins, then
+ * read-mostly; of lines counts, sharing wins, then any access. */
 static int tag_rank(int tag)
 {
-	return tag == 1 ? 2 : tag == 2 ? 1 : 0;
+	return tag == 1 ? 2 : tag == 2 ? 1 : tag == 3 || tag == 4 ? 4 : tag == 5 ? 3 : 0;
 }
 
 /*
@@ -89,7 +91,7 @@ static void make_boxes(struct cl_struct *s, struct segment *seg, size_t n)
 
 		s->boxes = xrealloc(s->boxes, (s->nboxes + 1) * sizeof(*s->boxes));
 		bx = &s->boxes[s->nboxes++];
-		*bx = (struct cl_box){ seg[i].line, seg[i].start, seg[i].end, seg[i].tag, NULL, NULL };
+		*bx = (struct cl_box){ seg[i].line, seg[i].start, seg[i].end, seg[i].tag, NULL, NULL, false };
 		for (; j < n && seg[j].line == bx->line && (j == i || seg[j].start < bx->end); j++) {
 			bool dup = false;
 
@@ -225,16 +227,21 @@ int plotmap_cachelines_read(const char *path, struct cl_struct **out, int *n, ch
 	return *n;
 }
 
+void plotmap_struct_free(struct cl_struct *s)
+{
+	for (size_t b = 0; b < s->nboxes; b++)
+		free(s->boxes[b].name);
+	for (int l = 0; l < s->nlines; l++)
+		free(s->prefix[l]);
+	free(s->boxes);
+	free(s->prefix);
+	free(s->line_no);
+}
+
 void plotmap_cachelines_free(struct cl_struct *s, int n)
 {
-	for (int i = 0; i < n; i++) {
-		for (size_t b = 0; b < s[i].nboxes; b++)
-			free(s[i].boxes[b].name);
-		for (int l = 0; l < s[i].nlines; l++)
-			free(s[i].prefix[l]);
-		free(s[i].boxes);
-		free(s[i].prefix);
-	}
+	for (int i = 0; i < n; i++)
+		plotmap_struct_free(&s[i]);
 	free(s);
 }
 
@@ -268,6 +275,10 @@ int plotmap_cachelines_label(const struct cl_struct *s, const struct cl_geometry
 
 		if (fits(bx->leaf, bx->end - bx->start, g)) {
 			(*labels)[i] = xstrdup(bx->leaf);
+			continue;
+		}
+		if (bx->quiet) {
+			(*labels)[i] = xstrdup("");
 			continue;
 		}
 		/* One key per leaf name: children_min_usage reads the same on
@@ -401,4 +412,120 @@ fail:
 	free(rows);
 	free(text);
 	return NULL;
+}
+
+#define LINES_NOTES_MAX 12	/* fields with HITMs listed under a map */
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* The row of cacheline l in lines[0..n), sorted. */
+static int row_of(const int *lines, int n, int l)
+{
+	const int *p = bsearch(&l, lines, n, sizeof(*lines), cmp_int);
+
+	return p ? (int)(p - lines) : -1;
+}
+
+struct sharing_note {
+	double hitm;
+	char *text;
+};
+
+static int by_hitm_desc(const void *a, const void *b)
+{
+	const struct sharing_note *x = a, *y = b;
+
+	return x->hitm < y->hitm ? 1 : x->hitm > y->hitm ? -1 : 0;
+}
+
+int plotmap_lines_struct(const struct lines_fields *lf, const char *st, int linesize, double per,
+			 struct cl_struct *out, char **notes)
+{
+	struct segment *seg = NULL;
+	struct sharing_note *nt = NULL;
+	int *lines = NULL, nl = 0, nn = 0;
+	size_t nseg = 0;
+	long end = 0;
+	struct sbuf b = { 0 };
+
+	memset(out, 0, sizeof(*out));
+	*notes = NULL;
+	for (size_t i = 0; i < lf->n; i++) {
+		const struct lines_row *r = &lf->r[i];
+
+		if (strcmp(r->st, st) || r->offset < 0)
+			continue;
+		for (long a = r->offset; a < r->offset + (r->size > 0 ? r->size : 1); a = (a / linesize + 1) * linesize) {
+			lines = xrealloc(lines, (nl + 1) * sizeof(*lines));
+			lines[nl++] = (int)(a / linesize);
+		}
+		if (r->offset + r->size > end)
+			end = r->offset + r->size;
+	}
+	if (!nl)
+		return -1;
+	qsort(lines, nl, sizeof(*lines), cmp_int);
+	{
+		int u = 0;
+
+		for (int i = 0; i < nl; i++)
+			if (!u || lines[u - 1] != lines[i])
+				lines[u++] = lines[i];
+		nl = u;
+	}
+	for (size_t i = 0; i < lf->n; i++) {
+		const struct lines_row *r = &lf->r[i];
+		double hitm = r->hitm_loads + r->hitm_stores;
+		int tag = hitm > 0 ? (r->false_hitm > r->true_hitm ? 3 : 4) : r->loads + r->stores > 0 ? 5 : 0;
+
+		if (strcmp(r->st, st) || r->offset < 0)
+			continue;
+		for (long a = r->offset; a < r->offset + (r->size > 0 ? r->size : 1); a = (a / linesize + 1) * linesize) {
+			long ln = a / linesize, e = r->offset + r->size < (ln + 1) * linesize ? r->offset + r->size :
+				  (ln + 1) * linesize;
+
+			seg = xrealloc(seg, (nseg + 1) * sizeof(*seg));
+			seg[nseg] = (struct segment){ row_of(lines, nl, (int)ln), (int)(a - ln * linesize),
+						      (int)(e - ln * linesize), tag, "" };
+			snprintf(seg[nseg++].name, sizeof(seg[0].name), "%s", r->field);
+		}
+		if (hitm > 0) {
+			char pc[64] = "";
+
+			if (per > 0 && hitm * 1000 / per >= 1000)
+				snprintf(pc, sizeof(pc), " (%.3gK per 1000 ops)", hitm / per);
+			else if (per > 0)
+				snprintf(pc, sizeof(pc), " (%.3g per 1000 ops)", hitm * 1000 / per);
+			nt = xrealloc(nt, (nn + 1) * sizeof(*nt));
+			nt[nn].hitm = hitm;
+			nt[nn++].text = xasprintf("%s: %.0f false, %.0f true HITMs%s%s%s", r->field, r->false_hitm,
+						  r->true_hitm, pc, strcmp(r->other, "-") ? "; the other side " : "",
+						  strcmp(r->other, "-") ? r->other : "");
+		}
+	}
+	snprintf(out->name, sizeof(out->name), "%s", st);
+	out->size = (int)end;
+	out->nlines = nl;
+	out->linesize = linesize;
+	out->line_no = lines;
+	make_boxes(out, seg, nseg);
+	line_prefixes(out);
+	/* An untouched field is named where it fits, never keyed. */
+	for (size_t i = 0; i < out->nboxes; i++)
+		out->boxes[i].quiet = out->boxes[i].tag == 0;
+	qsort(nt, nn, sizeof(*nt), by_hitm_desc);
+	for (int i = 0; i < nn; i++) {
+		if (i < LINES_NOTES_MAX)
+			sb_printf(&b, "%s\n", nt[i].text);
+		else if (i == LINES_NOTES_MAX)
+			sb_printf(&b, "and %d more field%s with HITMs (fields.tsv)\n", nn - i, nn - i == 1 ? "" : "s");
+		free(nt[i].text);
+	}
+	free(nt);
+	free(seg);
+	*notes = b.s ? b.s : xstrdup("");
+	return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef LAB_PLOT_PLOTMAPS_H
 #define LAB_PLOT_PLOTMAPS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /*
@@ -19,9 +20,11 @@
  */
 struct cl_box {
 	int line, start, end;	/* bytes [start, end) of the line */
-	int tag;		/* 1 hot-written, 2 read-mostly, 0 other */
+	int tag;		/* layouts: 1 hot-written, 2 read-mostly, 0 other; lines
+				 * counts: 3 false sharing, 4 true sharing, 5 no HITM, 0 untouched */
 	char *name;		/* the members' full names, '|'-joined */
 	const char *leaf;	/* what the box says: name without its line's prefix */
+	bool quiet;		/* no key in the list when its name does not fit (untouched) */
 };
 
 struct cl_struct {
@@ -30,12 +33,31 @@ struct cl_struct {
 	struct cl_box *boxes;
 	size_t nboxes;
 	char **prefix;		/* per line: "memory", "swap|memsw", or "" */
+	int *line_no;		/* the struct's cacheline of each row; NULL: row i is line i */
 };
+
+struct lines_fields;
+
+/*
+ * The cacheline map of struct st coloured by a guest run's cacheline
+ * counts (report/lines_fields.h: fields.tsv): a row for each line that
+ * holds a field the plugin followed (line_no says which), each field's
+ * bytes a box tagged 3 when its HITMs were mostly false sharing, 4 mostly
+ * true sharing, 5 loaded or stored without a HITM, 0 untouched.  *notes:
+ * one line per field with HITMs, most first ("memory.parent: 436 false,
+ * 0 true HITMs; the other side memory.usage"); per is the operations to
+ * give them per 1000 of (<= 0: none).  0, or -1 when st has no row with
+ * an offset (a fields.tsv without offsets).
+ */
+int plotmap_lines_struct(const struct lines_fields *lf, const char *st, int linesize, double per,
+			 struct cl_struct *out, char **notes);
 
 /* Reads every struct of cachelines.txt into *out (n of them); 0, or -1
  * with a line-numbered reason in err. */
 int plotmap_cachelines_read(const char *path, struct cl_struct **out, int *n, char *err, size_t errlen);
 void plotmap_cachelines_free(struct cl_struct *s, int n);
+/* What one struct holds (not the struct itself). */
+void plotmap_struct_free(struct cl_struct *s);
 
 /*
  * How wide a rendering's box labels are, in bytes of the x axis: em is

@@ -339,18 +339,23 @@ static int parse_lines_q(struct claim *c, const char *q, bool cliff, char *why, 
 		*slash = '\0';
 		trim(per);
 		colon = strrchr(per, ':');
-		if (cliff && colon)
+		if (!strcmp(per, "ops")) {
+			l->per_ops = true;
+			per = NULL;
+		} else if (cliff && colon)
 			return set_err(why, n, "lines-cliff divides by a METRIC at each K, without a step");
-		if (!cliff && !colon)
-			return set_err(why, n, "want '/ STEP:METRIC' after the lines count");
-		if (colon) {
-			*colon = '\0';
-			str_setf(l->per_step, sizeof(l->per_step), "%s", per);
-			per = colon + 1;
+		else if (!cliff && !colon)
+			return set_err(why, n, "want '/ STEP:METRIC' or '/ ops' after the lines count");
+		if (per) {
+			if (colon) {
+				*colon = '\0';
+				str_setf(l->per_step, sizeof(l->per_step), "%s", per);
+				per = colon + 1;
+			}
+			str_setf(l->per_metric, sizeof(l->per_metric), "%s", per);
+			if (!name_chars(l->per_metric, "._-") || (colon && !l->per_step[0]))
+				return set_err(why, n, "'/ %s': want [STEP:]METRIC or ops", slash + 3);
 		}
-		str_setf(l->per_metric, sizeof(l->per_metric), "%s", per);
-		if (!name_chars(l->per_metric, "._-") || (colon && !l->per_step[0]))
-			return set_err(why, n, "'/ %s': want [STEP:]METRIC", slash + 3);
 	}
 	vs = strstr(buf, " vs ");
 	if (vs) {
@@ -561,6 +566,21 @@ static int check_figures(struct claim *c, const struct claim_src *s, const struc
 	return 0;
 }
 
+/* The unit of a measured figure: the claim's, except where it gives only a
+ * change (in %): then the quantity's (a lines count's column, per op). */
+static void measured_unit(struct claim *c)
+{
+	const struct claim_lines *l = &c->lines;
+
+	if (!(c->ab && !c->have_base && !strcmp(c->unit, "%")))
+		str_setf(c->munit, sizeof(c->munit), "%s", c->unit);
+	else if (c->src == CQ_LINES)
+		str_setf(c->munit, sizeof(c->munit), "%s%s%s", l->column, l->per_ops ? "/op" : l->per_metric[0] ? "/" : "",
+			 l->per_metric);
+	else
+		c->munit[0] = '\0';
+}
+
 /* The rule, from the figures and the quantity. */
 static void pick_rule(struct claim *c)
 {
@@ -714,6 +734,7 @@ static int parse_one(const struct expfile *f, const char *section, struct claim 
 		return set_err(err, errlen, "[%s] readers and tree go together (the seed's count and its tree)", section);
 	}
 	pick_rule(c);
+	measured_unit(c);
 	if (c->rule == RULE_RATIO)
 		for (int i = 0; i < c->npoints; i++)
 			if (!(c->value[i].lo > 0))

@@ -29,13 +29,17 @@
  *                          K memcgs take turns on one CPU: the stock's size
  *                          (data/metrics.tsv's *.holders per K)
  *     layout:STRUCT.size|STRUCT.cachelines   a layout capture (BTF)
- *     lines:STRUCT.FIELD[+FIELD..].COLUMN[ vs FIELD][ / STEP:METRIC]
+ *     lines:STRUCT.FIELD[+FIELD..].COLUMN[ vs FIELD][ / STEP:METRIC | / ops]
  *                          the exact cacheline counts of a guest run
  *                          (lines/fields.tsv, report/lines_fields.h),
- *                          optionally per unit of a metric
- *     lines-cliff:STRUCT.FIELD.COLUMN[ / METRIC]   the largest K before
- *                          the count (per METRIC at that K) reaches half
- *                          its largest value (lines/K=N/fields.tsv)
+ *                          optionally per unit of a metric, or per
+ *                          operation the windows counted (lines/ops.tsv:
+ *                          the driver's own, e.g. pages charged)
+ *     lines-cliff:STRUCT.FIELD.COLUMN[ / METRIC | / ops]   the K after
+ *                          which the count (per METRIC at that K, or per
+ *                          operation of K's windows) rises most, as a
+ *                          ratio of consecutive K, 1.5x at least (else the
+ *                          largest K: no cliff up to it; lines/K=N/fields.tsv)
  *   value = N UNIT          one published figure (a range "A..B UNIT", a
  *                          bound "> N UNIT" or "< N UNIT"), or
  *   base, patched, change  an A/B: before and after the patch, the change
@@ -99,6 +103,7 @@ struct claim_lines {
 	char vs[64];		/* only rows whose other_field is this; "" all */
 	char per_step[128];	/* normalised by this metric ("" none); the */
 	char per_metric[128];	/* step is each K's for lines-cliff */
+	bool per_ops;		/* normalised by the windows' operations (lines/ops.tsv) */
 };
 
 struct claim {
@@ -117,6 +122,8 @@ struct claim {
 	struct claim_lines lines;
 	bool ab;		/* base/patched (an A/B), else value */
 	char unit[32];
+	char munit[64];		/* of a measured figure: unit, or for a claim that gives only a
+				 * change (in %) the quantity's own ("hitm/op" of a lines count) */
 	struct claim_num value[CLAIM_MAX_POINTS], base[CLAIM_MAX_POINTS], patched[CLAIM_MAX_POINTS];
 	bool have_base;		/* base and patched given */
 	double change_lo[CLAIM_MAX_POINTS], change_hi[CLAIM_MAX_POINTS];	/* the published change, % */

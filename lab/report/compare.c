@@ -15,6 +15,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "report/compare.h"
+#include "report/lines_compare.h"
 #include "report/stats.h"
 #include "report/verdict.h"
 #include "util/err.h"
@@ -66,6 +67,7 @@ static void print_side(const char *tag, const struct run *r)
 	const char *slots = meta_str(r->meta, "probe.features.stock_slots");
 	const char *oslots = meta_str(r->meta, "probe.features.obj_stock_slots");
 	const char *flush = meta_str(r->meta, "probe.features.flush_scheme");
+	const char *pkg = meta_str(r->meta, "vm.kernel_package");
 
 	printf("%s: %s\n", tag, r->dir);
 	printf("   experiment %s, kernel %s%s\n", r->experiment, k ? k : "unknown",
@@ -73,6 +75,13 @@ static void print_side(const char *tag, const struct run *r)
 	if (meta_str(r->meta, "vm.accel"))
 		printf("   in a qemu guest (%s)%s\n", meta_str(r->meta, "vm.accel"),
 		       meta_str(r->meta, "vm.note") ? ": throughput and latency mean nothing, counts do" : "");
+	/* The lab kernel's sides share a release: its patches tell them apart. */
+	if (pkg && !strncmp(pkg, "lab kernel: ", 12)) {
+		const char *end = strstr(pkg + 12, " + ");
+		int len = end ? (int)(end - pkg - 12) : (int)strlen(pkg + 12);
+
+		printf("   %.*s\n", len < WIDTH - 4 ? len : WIDTH - 4, pkg + 12);
+	}
 	if (split || slots)
 		printf("   cacheline split %s, stock slots %s%s%s\n", split ? (!strcmp(split, "true") ? "yes" : "no") : "?",
 		       slots ? slots : "?", oslots ? ", obj stock slots " : "", oslots ? oslots : "");
@@ -323,6 +332,8 @@ int compare_dirs(char **dirs, int ndirs, const struct compare_opts *o)
 		if (i > 1)
 			printf("\n");
 		compare_pair(&runs[0], &runs[i], o->metric_re ? &re : NULL, o->series);
+		lines_compare(stdout, runs[0].dir, meta_str(runs[0].meta, "vm") != NULL, runs[i].dir,
+			      meta_str(runs[i].meta, "vm") != NULL, WIDTH - 1);
 		compare_verdicts(&runs[0], &runs[i]);
 	}
 	for (int i = 0; i < ndirs; i++) {

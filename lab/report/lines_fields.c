@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "report/lines_fields.h"
 #include "util/err.h"
 #include "util/strfmt.h"
@@ -57,7 +58,7 @@ int lines_fields_load(const char *path, struct lines_fields *lf, char *err, size
 int lines_fields_parse_stream(FILE *f, const char *path, struct lines_fields *lf, char *err, size_t errlen)
 {
 	char line[1024], *fld[64];
-	int idx[NCOLS], lineno = 0, have_header = 0, nf;
+	int idx[NCOLS], lineno = 0, have_header = 0, nf, off_col = -1, size_col = -1;
 
 	memset(lf, 0, sizeof(*lf));
 	while (fgets(line, sizeof(line), f)) {
@@ -79,6 +80,12 @@ int lines_fields_parse_stream(FILE *f, const char *path, struct lines_fields *lf
 					return set_err(err, errlen, "%s:%d: no column '%s' in the header (want struct, "
 						       "field, loads, stores, hitm_loads, hitm_stores, false_hitm, "
 						       "true_hitm, other_field)", path, lineno, columns[c]);
+			}
+			for (int i = 0; i < nf; i++) {
+				if (!strcmp(fld[i], "offset"))
+					off_col = i;
+				if (!strcmp(fld[i], "size"))
+					size_col = i;
 			}
 			have_header = 1;
 			continue;
@@ -103,6 +110,18 @@ int lines_fields_parse_stream(FILE *f, const char *path, struct lines_fields *lf
 			if (count_field(fld[idx[2 + c]], num[c]))
 				return set_err(err, errlen, "%s:%d: field %s: '%s' is not a count", path, lineno,
 					       columns[2 + c], fld[idx[2 + c]]);
+		r->offset = r->size = -1;
+		for (int c = 0; c < 2; c++) {
+			int col = c ? size_col : off_col;
+			double v;
+
+			if (col < 0)
+				continue;
+			if (col >= nf || count_field(fld[col], &v) || v != floor(v))
+				return set_err(err, errlen, "%s:%d: field %s: '%s' is not a byte count", path, lineno,
+					       c ? "size" : "offset", col < nf ? fld[col] : "");
+			*(c ? &r->size : &r->offset) = (long)v;
+		}
 		lf->n++;
 	}
 	if (!have_header)
@@ -196,4 +215,81 @@ double lines_fields_sum(const struct lines_fields *lf, const struct claim_lines 
 			sum += column(r, q->column);
 	}
 	return sum;
+}
+
+int lines_ops_load(const char *path, struct lines_ops *o, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	char line[256], unit[64], ops[64];
+	int lineno = 0, rows = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->ops = -1;
+	if (!f)
+		return set_err(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!line[0] || line[0] == '#' || !strncmp(line, "windows\t", 8))
+			continue;
+		if (rows++ || sscanf(line, "%ld\t%ld\t%63[^\t]\t%63s", &o->windows, &o->counted, ops, unit) != 4 ||
+		    o->windows < 0 || o->counted < 0 || o->counted > o->windows) {
+			fclose(f);
+			return set_err(err, errlen, "%s:%d: want one row: windows, counted, ops, unit", path, lineno);
+		}
+		if (o->counted && count_field(ops, &o->ops)) {
+			fclose(f);
+			return set_err(err, errlen, "%s:%d: field ops: '%s' is not a count", path, lineno, ops);
+		}
+		str_setf(o->unit, sizeof(o->unit), "%s", unit);
+	}
+	fclose(f);
+	return rows ? 0 : set_err(err, errlen, "%s: no row", path);
+}
+
+bool lines_ops_of(const char *fields_path, double *ops, char *unit, size_t unitlen, char *why, size_t n)
+{
+	const char *slash = strrchr(fields_path, '/');
+	char *p = xasprintf("%.*s" LINES_OPS_TSV, slash ? (int)(slash - fields_path + 1) : 0, fields_path);
+	struct lines_ops o;
+	char err[512];
+	bool ok = false;
+
+	if (access(p, F_OK))
+		str_setf(why, n, "no %s beside %s: the guest run counted no operations in its windows (a run from "
+			 "before the counts)", LINES_OPS_TSV, fields_path);
+	else if (lines_ops_load(p, &o, err, sizeof(err)))
+		str_setf(why, n, "%s", err);
+	else if (!o.counted || o.ops <= 0)
+		str_setf(why, n, "%s: none of the %ld windows counted the driver's operations", p, o.windows);
+	else if (o.counted < o.windows)
+		str_setf(why, n, "%s: only %ld of the %ld windows counted the driver's operations", p, o.counted,
+			 o.windows);
+	else if (!strcmp(o.unit, "mixed"))
+		str_setf(why, n, "%s: the windows counted operations of different units", p);
+	else
+		ok = true;
+	if (ok) {
+		*ops = o.ops;
+		str_setf(unit, unitlen, "%s", o.unit);
+	}
+	free(p);
+	return ok;
+}
+
+char *lines_dir_of(const char *dir, bool in_vm, const char *sub)
+{
+	const char *where[] = { "%s/lines/%s%s", "%s/../../lines/%s%s" };
+
+	for (int i = 0; i < (in_vm ? 2 : 1); i++) {
+		char *d = xasprintf(where[i], dir, sub ? sub : "", sub ? "/" : "");
+		char *f = xasprintf("%s" LINES_FIELDS_FILE, d);
+		bool yes = !access(f, F_OK);
+
+		free(f);
+		if (yes)
+			return d;
+		free(d);
+	}
+	return NULL;
 }

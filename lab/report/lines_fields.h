@@ -19,15 +19,18 @@
 #ifndef LAB_REPORT_LINES_FIELDS_H
 #define LAB_REPORT_LINES_FIELDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include "report/claim.h"
 
 #define LINES_FIELDS_FILE "fields.tsv"
+#define LINES_OPS_TSV "ops.tsv"
 
 struct lines_row {
 	char st[64], field[128], other[128];
 	double loads, stores, hitm_loads, hitm_stores, false_hitm, true_hitm;
+	long offset, size;	/* within the struct; -1 where the file has no such column */
 };
 
 struct lines_fields {
@@ -44,5 +47,29 @@ void lines_fields_free(struct lines_fields *lf);
  * with q->vs, whose other_field is that field); the rows naming its
  * fields in *nrows (0: the counts have none of them). */
 double lines_fields_sum(const struct lines_fields *lf, const struct claim_lines *q, int *nrows);
+
+/*
+ * ops.tsv beside a fields.tsv (c2c/lines_out.h writes it): the windows of
+ * the set, how many of them counted the driver's operations, their sum
+ * and unit.
+ */
+struct lines_ops {
+	long windows, counted;
+	double ops;		/* -1: none counted */
+	char unit[32];
+};
+int lines_ops_load(const char *path, struct lines_ops *o, char *err, size_t errlen);
+/* The operations of the fields.tsv at fields_path (its directory's
+ * ops.tsv): true with *ops, or false with why (none counted, only some of
+ * the windows, mixed units, a file from before the counts). */
+bool lines_ops_of(const char *fields_path, double *ops, char *unit, size_t unitlen, char *why, size_t n);
+
+/*
+ * A results directory's cacheline counts: DIR/lines/, or for a run made in
+ * a guest (in_vm: its meta.json has "vm") the guest run's, DIR/../../lines/.
+ * The directory (malloc'd) where SUB/fields.tsv is (sub NULL: the windows
+ * added up), else NULL.
+ */
+char *lines_dir_of(const char *dir, bool in_vm, const char *sub);
 
 #endif

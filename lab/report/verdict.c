@@ -394,12 +394,24 @@ static bool lines_count(const struct claim *c, struct side *s, const char *step,
 	}
 	*v = lines_fields_sum(&lf, &c->lines, &rows);
 	lines_fields_free(&lf);
-	free(path);
 	if (!rows) {
 		str_setf(why, n, "lines/%s%s" LINES_FIELDS_FILE " has no row for %s.%s%s%s", step ? step : "",
 			 step ? "/" : "", c->lines.st, c->lines.field[0], c->lines.vs[0] ? " vs " : "", c->lines.vs);
+		free(path);
 		return false;
 	}
+	/* / ops: per operation the windows counted (lines/[STEP/]ops.tsv). */
+	if (c->lines.per_ops) {
+		double ops;
+		char unit[32];
+
+		if (!lines_ops_of(path, &ops, unit, sizeof(unit), why, n)) {
+			free(path);
+			return false;
+		}
+		*v /= ops;
+	}
+	free(path);
 	return true;
 }
 
@@ -416,17 +428,28 @@ static void measure_lines(const struct claim *c, struct side *s, struct measure 
 		v /= per;
 	}
 	out->v[out->n++] = v;
-	str_setf(out->from, sizeof(out->from), "lines/" LINES_FIELDS_FILE "%s%s", c->lines.per_metric[0] ? " per " : "",
-		 c->lines.per_metric);
+	str_setf(out->from, sizeof(out->from), "lines/" LINES_FIELDS_FILE "%s%s", c->lines.per_metric[0] ? " per " :
+		 c->lines.per_ops ? " per operation of its windows (ops.tsv)" : "", c->lines.per_metric);
 }
 
-/* lines-cliff: per K, the count (per the metric at that K); the largest K
- * before it reaches half its largest value. */
+/* The least rise between consecutive K that is a cliff. */
+#define LINES_CLIFF_RISE 1.5
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* lines-cliff: per K, the count (per the metric at that K, or per
+ * operation); the K after which it rises most, as a ratio of consecutive
+ * K (each at least a hundredth of the largest, so that noise near zero is
+ * no rise).  Not "where it reaches half its largest": under
+ * single-threaded TCG the vCPUs take turns in slices, so the transfers per
+ * charge past the cliff still grow with K (more lines change hands at each
+ * switch) while the step at the stock's size stays the largest. */
 static void measure_lines_cliff(const struct claim *c, struct side *s, struct measure *out)
 {
 	double per_k[257] = { 0 }, max = 0;
 	bool have[257] = { false };
 	int kmax = 0, nk = 0;
+	char first_why[512] = "";
 
 	out->exact = true;
 	for (int k = 1; k <= 256; k++) {
@@ -434,8 +457,13 @@ static void measure_lines_cliff(const struct claim *c, struct side *s, struct me
 		double v, per = 1;
 
 		str_setf(step, sizeof(step), "K=%d", k);
-		if (!lines_count(c, s, step, &v, why, sizeof(why)))
+		if (!lines_count(c, s, step, &v, why, sizeof(why))) {
+			/* A K the run did not reach has no counts; one it did, but
+			 * that cannot be read, says why. */
+			if (!first_why[0] && !strstr(why, "no cacheline counts"))
+				str_setf(first_why, sizeof(first_why), "K=%d: %s", k, why);
 			continue;
+		}
 		if (c->lines.per_metric[0] && !metric_mean(s, step, c->lines.per_metric, &per, why, sizeof(why)))
 			continue;
 		per_k[k] = v / per;
@@ -444,19 +472,39 @@ static void measure_lines_cliff(const struct claim *c, struct side *s, struct me
 		kmax = k;
 		nk++;
 	}
+	if (nk < 2 && first_why[0]) {
+		str_setf(out->why, sizeof(out->why), "%s", first_why);
+		return;
+	}
 	if (nk < 2 || !(max > 0)) {
 		str_setf(out->why, sizeof(out->why), nk < 2 ? "cacheline counts at fewer than two K (lines/K=N/"
 			 LINES_FIELDS_FILE ")" : "no %s.%s %s at any K", c->lines.st, c->lines.field[0], c->lines.column);
 		return;
 	}
-	for (int k = 1; k <= kmax; k++)
-		if (have[k] && per_k[k] >= max / 2) {
-			out->v[out->n++] = k - 1;
-			break;
+	{
+		double floor_v = max / 100, best = 0;
+		int prev = 0, cliff = 0;
+
+		for (int k = 1; k <= kmax; k++) {
+			if (!have[k])
+				continue;
+			if (prev && per_k[k] / fmax(per_k[prev], floor_v) > best) {
+				best = per_k[k] / fmax(per_k[prev], floor_v);
+				cliff = prev;
+			}
+			prev = k;
 		}
-	str_setf(out->from, sizeof(out->from), "lines/K=1..%d/" LINES_FIELDS_FILE ": %s.%s %s%s%s, half its "
-		 "largest value (%.3g) first at K = %d", kmax, c->lines.st, c->lines.field[0], c->lines.column,
-		 c->lines.per_metric[0] ? " per " : "", c->lines.per_metric, max, (int)out->v[0] + 1);
+		/* No step anywhere: the cliff, if any, lies past the largest K. */
+		if (best < LINES_CLIFF_RISE)
+			cliff = kmax;
+		out->v[out->n++] = cliff;
+		str_setf(out->from, sizeof(out->from), "lines/K=1..%d/" LINES_FIELDS_FILE ": %s.%s %s%s%s, %s "
+			 "(x%.3g%s%d; largest value %.3g)", kmax, c->lines.st, c->lines.field[0], c->lines.column,
+			 c->lines.per_metric[0] ? " per " : c->lines.per_ops ? " per operation" : "", c->lines.per_metric,
+			 cliff < kmax ? "its largest rise between consecutive K" : "no rise of x" STR(LINES_CLIFF_RISE)
+			 " or more between consecutive K", best, cliff < kmax ? " from K = " : " at most, up to K = ",
+			 cliff, max);
+	}
 }
 
 static void measure(const struct claim *c, int point, struct side *s, struct measure *out)
@@ -598,6 +646,7 @@ static void pair_gates(const struct claim *c, struct side *a, struct side *b, ch
 
 /* ---- words for figures ---- */
 
+
 static void fmt_num(char *buf, size_t n, double v)
 {
 	if (fabs(v) < 1e4 && v == floor(v))
@@ -695,8 +744,8 @@ static void judge_pair(const struct claim *c, int i, const struct measure *ma, c
 	p->b_n = mb->n;
 	p->change = sa.mean ? 100 * (sb.mean - sa.mean) / fabs(sa.mean) : NAN;
 	p->p = w.valid ? w.p : NAN;
-	fmt_measure(va, sizeof(va), ma, c->unit);
-	fmt_measure(vb, sizeof(vb), mb, c->unit);
+	fmt_measure(va, sizeof(va), ma, c->munit);
+	fmt_measure(vb, sizeof(vb), mb, c->munit);
 	str_setf(p->measured, sizeof(p->measured), "A %s, B %s", va, vb);
 	if (!isnan(p->change) && c->rule != RULE_SIDES)
 		str_appendf(p->measured, sizeof(p->measured), ": %+.1f%%", p->change);
@@ -774,7 +823,7 @@ static void judge_one(const struct claim *c, int i, const struct measure *m, str
 	p->a_mean = v;
 	p->a_sd = st.stddev;
 	p->a_n = m->n;
-	fmt_measure(p->measured, sizeof(p->measured), m, c->unit);
+	fmt_measure(p->measured, sizeof(p->measured), m, c->munit);
 	claim_rule_text(c, i, rule, sizeof(rule));
 	switch (c->rule) {
 	case RULE_RATIO: {
@@ -888,7 +937,7 @@ static void measured_anyway(const struct claim *c, const struct measure *m, stru
 
 	if (!m->n)
 		return;
-	fmt_measure(txt, sizeof(txt), m, c->unit);
+	fmt_measure(txt, sizeof(txt), m, c->munit);
 	str_setf(p->measured, sizeof(p->measured), "%s%s (not judged)", pre, txt);
 }
 
@@ -961,12 +1010,17 @@ static void judge_claim_one(struct verdict *v, const struct claim *c, struct sid
 			measured_anyway(c, &m, p, "");
 			if (!m.n)
 				str_setf(p->measured, sizeof(p->measured), "-");
+			else if (m.from[0] && i == 0)
+				add_note(v, "measured from %s", m.from);
 			continue;
 		}
 		if (gates[0]) {
 			p->kind = VERDICT_NOT_MEASURABLE;
 			str_setf(p->why, sizeof(p->why), "%s", gates);
 			measured_anyway(c, &m, p, "");
+			/* What was measured anyway, and from what. */
+			if (m.n && m.from[0] && i == 0)
+				add_note(v, "measured from %s", m.from);
 			continue;
 		}
 		if (!m.n) {
@@ -1019,8 +1073,8 @@ static void judge_claim_pair(struct verdict *v, const struct claim *c, struct si
 			p->kind = VERDICT_NOT_MEASURABLE;
 			str_setf(p->why, sizeof(p->why), "%s", gates);
 			if (ma.n && mb.n) {
-				fmt_measure(fa, sizeof(fa), &ma, c->unit);
-				fmt_measure(fb, sizeof(fb), &mb, c->unit);
+				fmt_measure(fa, sizeof(fa), &ma, c->munit);
+				fmt_measure(fb, sizeof(fb), &mb, c->munit);
 				str_setf(p->measured, sizeof(p->measured), "A %s, B %s (not judged)", fa, fb);
 			}
 			continue;
@@ -1231,7 +1285,7 @@ void verdicts_print_table(FILE *out, const struct verdicts *vs, int width)
 
 				fmt_num(a, sizeof(a), p->a_mean);
 				fmt_num(b, sizeof(b), p->b_mean);
-				str_setf(meas, sizeof(meas), "A %s, B %s %s", a, b, v->c->unit);
+				str_setf(meas, sizeof(meas), "A %s, B %s %s", a, b, v->c->munit);
 			} else {
 				/* The figure and its spread; the test's words are below. */
 				str_setf(meas, sizeof(meas), "%.*s", (int)strcspn(p->measured, ":"),

@@ -21,6 +21,9 @@
 # one's own; LAB_KERNEL_PATCHES=none builds the same source and config
 # with no patch at all, the "without" side of an A/B:
 #   LAB_KERNEL_PATCHES=none memcg-lab vm --kernel lab ...
+# LAB_KERNEL_PATCHES=lab/kernel-patches/7.3-batch32 is the lab kernel with
+# MEMCG_CHARGE_BATCH 32 as well, the other side of the batch's A/B
+# (experiments/lines-charge.exp): a rebuild of mm/memcontrol.o.
 #
 # The result is cached outside the repository, under $MEMCG_LAB_CACHE
 # (default /var/cache/memcg-lab), keyed by the source version, the patches

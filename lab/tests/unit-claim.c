@@ -109,6 +109,21 @@ int main(void)
 	}
 	claims_free(&cl);
 
+	/* Per operation of the windows (lines/ops.tsv), and a change alone. */
+	ok(!parse("[claim a]\npublished = p\nquantity = lines:page_counter.usage.hitm / ops\nchange = -50%\n"
+		  "ab = runtime.charge_batch: 32 -> 64\n" TAIL "[claim b]\npublished = p\n"
+		  "quantity = lines-cliff:page_counter.usage.stores / ops\nbase = 1 memcgs\npatched = 7 memcgs\n" TAIL,
+		  &cl, &line, err, sizeof(err)) && cl.n == 2, "lines and lines-cliff per operation parse (%s)", err);
+	if (cl.n == 2) {
+		ok(cl.c[0].lines.per_ops && !cl.c[0].lines.per_metric[0] && cl.c[0].rule == RULE_CHANGE_EXACT &&
+		   !strcmp(cl.c[0].unit, "%") && !strcmp(cl.c[0].munit, "hitm/op"),
+		   "/ ops: per operation, a change alone judged as an exact change, measured in hitm/op (%s)",
+		   cl.c[0].munit);
+		ok(cl.c[1].lines.per_ops && cl.c[1].src == CQ_LINES_CLIFF && !strcmp(cl.c[1].munit, "memcgs"),
+		   "lines-cliff / ops, in the claim's unit");
+	}
+	claims_free(&cl);
+
 	/* Malformed claims: one line each, the line at fault. */
 	refused("[claim a]\npublished = p\nquantity = netperf:x\nvalue = 1 x\n" TAIL, 3, "unknown quantity",
 		"an unknown quantity");
@@ -134,6 +149,8 @@ int main(void)
 		"1 figure for the quantity's 2 steps", "a figure short of the series' steps");
 	refused("[claim a]\npublished = p\nquantity = lines:page_counter.max.hitz\nvalue = 0 hitm\n" TAIL, 3,
 		"column 'hitz'", "an unknown lines column");
+	refused("[claim a]\npublished = p\nquantity = lines:page_counter.usage.hitm / opps\nvalue = 0 hitm\n" TAIL, 3,
+		"want '/ STEP:METRIC' or '/ ops'", "a lines count per neither a metric nor ops");
 	refused("[claim a]\npublished = p\nquantity = metric:-:m\nvalue = 1 s\nvaleu = 2\n" TAIL, 5,
 		"unknown key 'valeu'", "an unknown key");
 	refused("[claim a]\npublished = p\nquantity = metric:-:m\nvalue = 1 s\nreaders = 251\n" TAIL, 5,

@@ -381,6 +381,58 @@ static void refusals(void)
 	free(d);
 }
 
+/* ops.tsv from window-ops.tsv: the operations the lab counted per window,
+ * added up per label and over all windows; what the claims divide by. */
+static void window_ops(void)
+{
+	char *d, err[1024], *p, *q, unit[32], why[512];
+	double ops = 0;
+
+	d = fixture("charge-5.10", "5.10.262");
+	p = xasprintf("%s/lines/fields.tsv", d);
+	q = xasprintf("%s/lines/tasks=4/fields.tsv", d);
+	ok(convert(d, err, sizeof(err)) == 0 && !lines_ops_of(p, &ops, unit, sizeof(unit), why, sizeof(why)) &&
+	   strstr(why, "none of the 1 windows counted"),
+	   "a run from before the counts: ops.tsv says none of its window was counted (%s)", why);
+	free(p);
+	p = xasprintf("%s/lines/window-ops.tsv", d);
+	put_file(p, "window\tops\tunit\n0\t5000\tfaults\n");
+	ok(convert(d, err, sizeof(err)) == 0, "window-ops.tsv converts (%s)", err);
+	free(p);
+	p = xasprintf("%s/lines/fields.tsv", d);
+	ok(lines_ops_of(p, &ops, unit, sizeof(unit), why, sizeof(why)) && ops == 5000 && !strcmp(unit, "faults"),
+	   "lines/ops.tsv: 5000 faults (%s)", why);
+	ok(lines_ops_of(q, &ops, unit, sizeof(unit), why, sizeof(why)) && ops == 5000,
+	   "lines/tasks=4/ops.tsv: the label's, the same (%s)", why);
+	free(p);
+	p = xasprintf("%s/lines/window-ops.tsv", d);
+	put_file(p, "window\tops\tunit\n7\t5000\tfaults\n");
+	ok(convert(d, err, sizeof(err)) < 0 && strstr(err, "window-ops.tsv:2: field window: 7 is not a window"),
+	   "a window the guest did not open: %s", err);
+	put_file(p, "window\tops\tunit\n0\t5000\tfaults\n0\t1\tfaults\n");
+	ok(convert(d, err, sizeof(err)) < 0 && strstr(err, "window-ops.tsv:3: field window: window 0 counted twice"),
+	   "a window counted twice: %s", err);
+	put_file(p, "window\tops\tunit\n0\t-5\tfaults\n");
+	ok(convert(d, err, sizeof(err)) < 0 && strstr(err, "window-ops.tsv:2: field ops: '-5' is not a number"),
+	   "a count that is no count: %s", err);
+	free(p);
+	/* Two labels of different units: each its own, the whole run mixed. */
+	p = xasprintf("%s/lines/windows.tsv", d);
+	put_file(p, "# memcg-lab lines-windows 1\nindex\tlabel\twho\trepeat\tpid\tstart_s\tlen_s\tobjects\t"
+			       "ranges\n0\ttasks=4\tharness\t0\t1\t1\t1\t0\t0\n1\treaders=2\tstatread\t0\t1\t1\t1\t0\t0\n");
+	free(p);
+	p = xasprintf("%s/lines/window-ops.tsv", d);
+	put_file(p, "window\tops\tunit\n0\t5000\tfaults\n1\t70\treads\n");
+	free(p);
+	p = xasprintf("%s/lines/fields.tsv", d);
+	ok(convert(d, err, sizeof(err)) == 0 && lines_ops_of(q, &ops, unit, sizeof(unit), why, sizeof(why)) &&
+	   ops == 5000 && !lines_ops_of(p, &ops, unit, sizeof(unit), why, sizeof(why)) &&
+	   strstr(why, "different units"), "labels of different units: each label's own, not the sum (%s)", why);
+	free(p);
+	free(q);
+	free(d);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp)) {
@@ -391,6 +443,7 @@ int main(void)
 	split_61();
 	harness_slots();
 	refusals();
+	window_ops();
 	tap_rm_rf(tmp);
 	return tap_done();
 }

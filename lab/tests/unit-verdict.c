@@ -7,7 +7,8 @@
  * did not reach, runs from before the claims, A/B pairs and their sides,
  * layouts from captures and from the kernels a claim names, and the
  * cacheline counts of lines/fields.tsv (both namings of a page_counter,
- * per-charge normalisation, the per-K cliff, a guest run's lines).
+ * per-charge normalisation by a metric or by the windows' own operations
+ * (ops.tsv), the per-K cliff as the largest rise, a guest run's lines).
  */
 #include <math.h>
 #include <stdio.h>
@@ -542,6 +543,105 @@ static void lines(void)
 	free(g);
 }
 
+#define OPS(windows, counted, ops, unit) \
+	"# memcg-lab lines-ops 1\nwindows\tcounted\tops\tunit\n" windows "\t" counted "\t" ops "\t" unit "\n"
+
+/* A usage row whose HITMs are v thousandths of ops (ops 1000): "K=k" dir. */
+static void k_window(const char *dir, int k, double per_op)
+{
+	char *rel = xasprintf("lines/K=%d/fields.tsv", k), *ops = xasprintf("lines/K=%d/ops.tsv", k);
+	char *r = row("mem_cgroup", "memory.usage", (int)lround(per_op * 1000), 0, 0, (int)lround(per_op * 1000),
+		      "memory.usage");
+	char *t = xasprintf(FIELDS_HEADER "%s", r);
+
+	put(dir, rel, t);
+	put(dir, ops, OPS("1", "1", "1000", "charges"));
+	free(t);
+	free(r);
+	free(rel);
+	free(ops);
+}
+
+/* Per operation the windows counted (ops.tsv), and the cliff as the largest rise. */
+static void lines_ops(void)
+{
+	const char *claims = EXP
+		"[claim per]\npublished = p\nquantity = lines:page_counter.usage.hitm / ops\nvalue = 2 hitm/op\n" TAIL
+		"[claim batch]\npublished = p\nquantity = lines:page_counter.usage.hitm / ops\nchange = -50%\n"
+		"ab = runtime.charge_batch: 32 -> 64\n" TAIL
+		"[claim cliff]\npublished = p\nquantity = lines-cliff:page_counter.usage.hitm / ops\n"
+		"base = 1 memcgs\npatched = 7 memcgs\nab = probe.features.stock_slots: 1 -> 7\n" TAIL;
+	/* Measured in guests (per charge, K = 1..8): 6.12 keeps rising past its
+	 * cliff at 1 (single-threaded TCG: more lines change hands per switch as
+	 * K grows), 6.16 is flat up to 7 and doubles at 8. */
+	static const double k612[] = { 0.040, 0.305, 0.362, 0.496, 0.614, 0.712, 0.761, 0.764 };
+	static const double k616[] = { 0.170, 0.132, 0.119, 0.110, 0.117, 0.127, 0.121, 0.263 };
+	char *a, *b, *f, *t, *r = row("page_counter", "usage", 600, 400, 0, 1000, "usage");
+	struct verdicts vs;
+	const struct verdict *v;
+
+	a = mkrun("oa", META("\"stock_slots\":1", ",\"runtime\":{\"charge_batch\":32}"), claims, NULL);
+	b = mkrun("ob", META("\"stock_slots\":7", ",\"runtime\":{\"charge_batch\":64}"), claims, NULL);
+	t = xasprintf(FIELDS_HEADER "%s", r);
+	put(a, "lines/fields.tsv", t);
+	put(b, "lines/fields.tsv", t);
+	free(t);
+	put(a, "lines/ops.tsv", OPS("2", "2", "500", "faults"));
+	verdicts_of_dir(&vs, a);
+	v = of(&vs, "per", 0);
+	ok(v && v->kind == VERDICT_REPRODUCED && v->pt[0].a_mean == 2 && strstr(v->pt[0].measured, "hitm/op"),
+	   "usage HITMs per operation of the windows: 1000 / 500 = 2, reproduced (%s)", v ? v->pt[0].measured : "");
+	verdicts_free(&vs);
+	verdicts_of_dir(&vs, b);
+	ok(is(&vs, "per", VERDICT_NOT_REACHED, "no ops.tsv beside"), "no ops.tsv: not reached, and why");
+	verdicts_free(&vs);
+	put(b, "lines/ops.tsv", OPS("2", "1", "500", "faults"));
+	verdicts_of_dir(&vs, b);
+	ok(is(&vs, "per", VERDICT_NOT_REACHED, "only 1 of the 2 windows"), "operations of only some windows: not reached");
+	verdicts_free(&vs);
+	put(b, "lines/ops.tsv", OPS("1", "1", "x", "faults"));
+	verdicts_of_dir(&vs, b);
+	ok(is(&vs, "per", VERDICT_NOT_REACHED, "ops.tsv:3: field ops: 'x'"), "a malformed ops.tsv: file:line: field");
+	verdicts_free(&vs);
+	put(b, "lines/ops.tsv", OPS("1", "1", "890", "faults"));
+	/* Batch 32 -> 64: 1000 / 500 = 2 against 1000 / 890 = 1.12 per op: -43.8%. */
+	verdicts_of_pair(&vs, a, b);
+	v = of(&vs, "batch", 0);
+	ok(v && v->kind == VERDICT_REPRODUCED && fabs(v->pt[0].change + 43.82) < 0.01 &&
+	   strstr(v->pt[0].measured, "hitm/op"),
+	   "a change-only claim per operation: -43.8%% against -50%%, in hitm/op (%s)", v ? v->pt[0].measured : "");
+	verdicts_free(&vs);
+
+	/* The cliffs, per operation of each K's windows. */
+	f = xasprintf("%s/ka", base);
+	free(a);
+	free(b);
+	a = mkrun("ka", META("\"stock_slots\":1", ""), claims, NULL);
+	b = mkrun("kb", META("\"stock_slots\":7", ""), claims, NULL);
+	for (int k = 1; k <= 8; k++) {
+		k_window(a, k, k612[k - 1]);
+		k_window(b, k, k616[k - 1]);
+	}
+	verdicts_of_pair(&vs, a, b);
+	v = of(&vs, "cliff", 0);
+	ok(v && v->kind == VERDICT_REPRODUCED && v->pt[0].a_mean == 1 && v->pt[0].b_mean == 7,
+	   "the largest rise: past K = 1 on a curve that keeps rising (half its top is K = 4), past K = 7 on a flat "
+	   "one that starts high (%s)", v ? v->pt[0].measured : "");
+	verdicts_free(&vs);
+	/* Flat: no cliff up to the largest K. */
+	for (int k = 1; k <= 8; k++)
+		k_window(b, k, 0.12 + 0.01 * (k % 2));
+	verdicts_of_dir(&vs, b);
+	v = of(&vs, "cliff", 0);
+	ok(v && !strncmp(v->pt[0].measured, "8 memcgs", 8) && has_note(v, "no rise of x1.5"),
+	   "no rise of 1.5x between consecutive K: the cliff lies past K = 8 (%s)", v ? v->pt[0].measured : "");
+	verdicts_free(&vs);
+	free(r);
+	free(f);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	if (!mkdtemp(base))
@@ -551,6 +651,7 @@ int main(void)
 	pairs();
 	layouts();
 	lines();
+	lines_ops();
 	if (tap_rm_rf(base))
 		tap_diag("could not remove %s", base);
 	return tap_done();

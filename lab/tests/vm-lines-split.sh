@@ -1,20 +1,25 @@
 #!/bin/bash
 # TAP: the page_counter split seen as cacheline transfers, in real guests
 # under the lines plugin, end to end (lab/c2c/README, "From the plugin to
-# perf c2c"):
-#     memcg-lab vm --lines --kernel 5.10|6.1 --cpus 4 -- \
-#         charge --mode anon --tasks 4 --cgroups 1
+# perf c2c"), as the README's A/B has a user run it:
+#     memcg-lab vm --lines --kernel 5.10|6.1 --cpus 4 -- run experiments/lines-charge.exp
+#     memcg-lab compare A B; memcg-lab plot A B
+# (four workers faulting into one memcg, a 2 s window of the runner's):
 #   - 5.10 (usage, min, low, high, max, parent on one line): false sharing
 #     on at least one of memory.max/parent/high/low, against memory.usage;
 #   - 6.1 (usage alone on its line): none of them has a HITM, while
 #     memory.usage has HITMs;
-#   - the harness's window is the lab's own (windows.tsv: the harness,
-#     labelled tasks=4) and the run is complete;
+#   - the runner's window is the run's own (windows.tsv), the faults it
+#     saw counted (ops.tsv), and the run is complete;
+#   - compare prints the fields A against B per 1000 faults, and the
+#     verdicts: the split reproduced, the batch not measurable (the pair
+#     confounds it); plot draws the coloured maps and the bars;
 #   - the real perf c2c report (host perf; perf 7.3 where it can be had)
 #     reads the perf.data and names the guest's code, and
 #     `memcg-lab c2c report --objects` names the same mem_cgroup fields;
-#   - the harness's own padded per-worker counters show no false sharing
-#     (6.1 again, with the plugin on user space: scope=user).
+#   - the harness's own window of a bare `charge` (labelled tasks=4, the
+#     faults counted) and its padded per-worker counters, which show no
+#     false sharing (6.1 again, with the plugin on user space: scope=user).
 # The figures go out as diag.
 . "$(dirname "$0")/vm/lib.sh"
 
@@ -52,15 +57,20 @@ report_hitm_fields() {
 
 limits="memory.max memory.parent memory.high memory.low"
 : > "$tmp/figures"
+declare -A run
 for k in 5.10 6.1; do
 	MEMCG_LAB_RESULTS=$tmp/res-$k $lab vm --lines --kernel $k --cpus 4 -- \
-		charge --mode anon --tasks 4 --cgroups 1 >"$tmp/$k.out" 2>&1
+		run experiments/lines-charge.exp >"$tmp/$k.out" 2>&1
 	rc=$?
 	d=$(one_dir "$tmp/res-$k")
 	f=$d/lines/fields.tsv
-	[ $rc = 0 ] && [ "$(jget "$d/meta.json" status)" = complete ] && [ -s "$f" ] &&
-		awk -F'\t' '$1 == 0 && $2 == "tasks=4" && $3 == "harness" { found = 1 } END { exit !found }' "$d/lines/windows.tsv"
-	check $? "$k: vm --lines runs charge, complete, the harness's window labelled tasks=4 (exit $rc)"
+	run[$k]=$(one_dir "$d/results")
+	ops=$(awk -F'\t' '$1 == 1 && $2 == 1 && $3 > 0 && $4 == "faults" { print $3 }' "$d/lines/ops.tsv" 2>/dev/null)
+	[ $rc = 0 ] && [ "$(jget "$d/meta.json" status)" = complete ] && [ -s "$f" ] && [ -n "${run[$k]}" ] &&
+		[ -n "$ops" ] &&
+		awk -F'\t' '$1 == 0 && $3 == "runner" && $8 > 0 { found = 1 } END { exit !found }' "$d/lines/windows.tsv"
+	check $? "$k: vm --lines runs lines-charge.exp, complete, the runner's window with its objects, $ops faults counted (exit $rc)" ||
+		diag "$(grep -h 'lines' "$d/output.txt" "${run[$k]}/log" 2>/dev/null; cat "$d/lines/windows.tsv" 2>/dev/null)"
 	if [ ! -s "$f" ]; then
 		diag "$(tail -n 5 "$tmp/$k.out")"
 		continue
@@ -68,14 +78,16 @@ for k in 5.10 6.1; do
 	for fl in memory.usage $limits; do
 		echo "$k	$fl	$(field "$f" mem_cgroup "$fl" loads)	$(field "$f" mem_cgroup "$fl" hitm_loads)	$(field "$f" mem_cgroup "$fl" hitm_stores)	$(field "$f" mem_cgroup "$fl" false_hitm)	$(field "$f" mem_cgroup "$fl" true_hitm)	$(field "$f" mem_cgroup "$fl" other_field)" >> "$tmp/figures"
 	done
-	usage=$(( $(field "$f" mem_cgroup memory.usage hitm_loads) + $(field "$f" mem_cgroup memory.usage hitm_stores) ))
+	hl=$(field "$f" mem_cgroup memory.usage hitm_loads) hs=$(field "$f" mem_cgroup memory.usage hitm_stores)
+	usage=$(( ${hl:-0} + ${hs:-0} ))
 	false_on_limits=0 hitm_on_limits=0 rows=0
 	for fl in $limits; do
 		fh=$(field "$f" mem_cgroup "$fl" false_hitm)
 		[ -n "$fh" ] && rows=$((rows + 1))
 		other=$(field "$f" mem_cgroup "$fl" other_field)
 		case +$other+ in *+memory.usage+*) false_on_limits=$((false_on_limits + ${fh:-0})) ;; esac
-		hitm_on_limits=$((hitm_on_limits + $(field "$f" mem_cgroup "$fl" hitm_loads) + $(field "$f" mem_cgroup "$fl" hitm_stores)))
+		hl=$(field "$f" mem_cgroup "$fl" hitm_loads) hs=$(field "$f" mem_cgroup "$fl" hitm_stores)
+		hitm_on_limits=$((hitm_on_limits + ${hl:-0} + ${hs:-0}))
 	done
 	if [ $k = 5.10 ]; then
 		[ $rows = 4 ] && [ $false_on_limits -gt 0 ]
@@ -103,6 +115,26 @@ done
 diag "kernel	field	loads	hitm_loads	hitm_stores	false	true	other_field"
 diag "$(cat "$tmp/figures")"
 
+# The A/B as a user reads it: compare's table and verdicts, plot's pictures.
+if [ -n "${run[5.10]}" ] && [ -n "${run[6.1]}" ]; then
+	out=$($lab compare "${run[5.10]}" "${run[6.1]}" 2>&1)
+	echo "$out" | grep -Eq "^  memory\.parent +[1-9][0-9.K]* +0 +[0-9.]+ +0 +0 +0 +-100\.0%$" &&
+		echo "$out" | grep -Eq "^  memory\.usage +[0-9.K]+ +[1-9][0-9.K]* +[0-9.]+ +0 +[1-9][0-9.K]* +[0-9.]+ +[-+][0-9.]+%$"
+	check $? "compare: memory.parent's false HITMs on 5.10, none on 6.1; memory.usage's true sharing on both, per 1000 faults"
+	echo "$out" | grep -Eq "^  split +reproduced " &&
+		echo "$out" | grep -Eq "^  batch +not measurable here" && echo "$out" | grep -q "the pair confounds it"
+	check $? "compare: the split reproduced from the counts, the batch not measurable (the split confounds the pair)"
+	diag "$(echo "$out" | sed -n '/^Cacheline transfers/,/more fields/p')"
+	diag "$(echo "$out" | sed -n '/^Verdicts/,/^$/p' | head -8)"
+	$lab plot "${run[5.10]}" "${run[6.1]}" --out "$tmp/plots" >"$tmp/plot.out" 2>&1 &&
+		[ -s "$tmp/plots/linesmap-mem_cgroup.png" ] && [ -s "$tmp/plots/linesmap-mem_cgroup.B.png" ] &&
+		[ -s "$tmp/plots/linesbars-mem_cgroup.png" ] &&
+		awk -F'\t' '$5 == "memory.parent" && $4 == 3 { f = 1 } END { exit !f }' "$tmp/plots/linesmap-mem_cgroup.tsv"
+	check $? "plot: the coloured maps (5.10's memory.parent false sharing) and the bars A against B"
+else
+	skip "compare and plot of the pair" "a side did not run (above)"
+fi
+
 # The harness's own counters, the plugin on user space.
 MEMCG_LAB_RESULTS=$tmp/user $lab vm --lines --lines-opts scope=user --kernel 6.1 --cpus 4 -- \
 	charge --mode anon --tasks 4 --cgroups 1 >"$tmp/user.out" 2>&1
@@ -113,4 +145,12 @@ loads=$(field "$f" hslot count loads) fh=$(field "$f" hslot count false_hitm) th
 pad=$(field "$f" hslot "(padding after count)" loads)
 [ $rc = 0 ] && [ "${loads:-0}" -gt 1000 ] && [ "$fh" = 0 ] && [ "$pad" = 0 ]
 check $? "the harness's padded per-worker counters: hslot.count $loads loads, $fh false, $th true HITMs (the parent's reads), padding untouched"
+# The harness's own window: labelled with its step, its faults counted,
+# each one store to a worker's counter (scope=user sees them).
+ops=$(awk -F'\t' '$1 == 1 && $2 == 1 && $4 == "faults" { print $3 }' "$d/lines/tasks=4/ops.tsv" 2>/dev/null)
+stores=$(field "$d/lines/tasks=4/fields.tsv" hslot count stores)
+awk -F'\t' '$1 == 0 && $2 == "tasks=4" && $3 == "harness" { found = 1 } END { exit !found }' "$d/lines/windows.tsv" &&
+	[ -n "$ops" ] && [ "${stores:-0}" -gt 0 ] &&
+	awk -v o="$ops" -v s="$stores" 'BEGIN { d = o - s; exit !(d >= -8 && d <= 8) }'
+check $? "the harness's window of a bare charge: labelled tasks=4, $ops faults counted, $stores stores to the workers' counters seen"
 done_testing

@@ -31,7 +31,8 @@ static const struct options_cmd charge_cmd = {
 "          its own; client and receiver in the worker's cgroup (netperf\n"
 "          TCP_SENDFILE's shape); rates in Mbps\n"
 "  stock   K memcgs taking turns on one CPU, K = 1 .. twice the per-CPU\n"
-"          stock's slots (BTF): throughput and the memcgs keeping a precharge\n"
+"          stock's slots (BTF): throughput and the memcgs keeping a precharge;\n"
+"          --stock-cpus N: on N CPUs at once, each with its K workers\n"
 "  objstock  the same through the per-CPU obj stock: each turn an open()+close()\n"
 "          of /dev/null, K = 1 .. 2 x its objcg slots + 2 (BTF); the holders are\n"
 "          read from memory.kmem.usage_in_bytes (v1) or memory.stat's kernel (v2)\n"
@@ -149,6 +150,9 @@ static int with_table(struct charge_config *o, int argc, char **argv, int *first
 			"stock, objstock: the largest K", 1, STOCK_MAX_K),
 		OPT_INT(0, "stock-rounds", &o->stock_rounds, "N", "3", "stock, objstock: holder readings per K, "
 			"largest kept", 1, STOCK_MAX_ROUNDS),
+		OPT_INT(0, "stock-cpus", &o->stock_cpus, "N", "1", "stock, objstock: CPUs each taking turns over "
+			"the same K memcgs (K workers on each: the memcgs' page_counters shared between CPUs, as "
+			"under vm --lines; the holders are read on the first)", 1, STOCK_CPUS_MAX),
 		OPT_GROUP("Output:"),
 		OPT_STRING(0, "results", &o->results, "NAME", NULL, "write results/<date>-NAME/ (under `memcg-lab "
 			   "run`: its directory, tagged with the step)"),

@@ -20,7 +20,8 @@ void charge_config_defaults(struct charge_config *c)
 {
 	*c = (struct charge_config){ .tasks = 1, .cgroups = 1, .depth = 1, .limit = -1, .tcp_limit = -1,
 				     .duration = 5, .warmup = 1, .stop_on_death = true, .size = 1 << 20,
-				     .msg = 10240, .objects = 512, .tmpfs = "/dev/shm", .stock_rounds = 3 };
+				     .msg = 10240, .objects = 512, .tmpfs = "/dev/shm", .stock_rounds = 3,
+				     .stock_cpus = 1 };
 }
 
 /* "--opt 'value': why", the shape of every refusal of an option's value. */
@@ -49,24 +50,31 @@ static int check_results_name(const char *name, char *err, size_t errlen)
 	return 0;
 }
 
-/* The stock modes' CPU: pack:CPU's, else the last usable one, so the
- * parent can keep another. */
+/* The stock modes' CPUs: pack:CPU's and the usable ones after it, else
+ * the last usable ones, so the parent can keep another. */
 static int stock_cpu(struct charge_plan *p, const struct charge_host *h, char *err, size_t errlen)
 {
 	const char *pin = p->cfg.pin;
+	int want = p->cfg.stock_cpus, n = 0, first = -1;
 
-	if (p->pin.kind == PIN_PACK && pin && strchr(pin, ':')) {
-		p->stock_cpu = p->pin.cpus[0];
-		return 0;
-	}
-	if (pin && strncmp(pin, "pack", 4))
+	if (p->pin.kind == PIN_PACK && pin && strchr(pin, ':'))
+		first = p->pin.cpus[0];
+	else if (pin && strncmp(pin, "pack", 4))
 		return refuse(err, errlen, "--pin", pin,
 			      "the stock mode packs its workers on one CPU: want pack or pack:CPU");
-	for (int c = CPU_SETSIZE - 1; c >= 0; c--)
-		if (CPU_ISSET(c, &h->cpus.usable)) {
-			p->stock_cpu = c;
-			return 0;
-		}
+	if (first >= 0) {
+		for (int c = first; c < CPU_SETSIZE && n < want; c++)
+			if (c == first || CPU_ISSET(c, &h->cpus.usable))
+				p->stock_cpu_list[n++] = c;
+	} else {
+		for (int c = CPU_SETSIZE - 1; c >= 0 && n < want; c--)
+			if (CPU_ISSET(c, &h->cpus.usable))
+				p->stock_cpu_list[n++] = c;
+	}
+	if (n < want)
+		return set_err(err, errlen, "--stock-cpus %d: only %d usable CPU%s%s%s", want, n, n == 1 ? "" : "s",
+			       first >= 0 ? " from --pin's CPU on" : "", n ? "" : " (none)");
+	p->stock_cpu = n ? p->stock_cpu_list[0] : 0;
 	return 0;
 }
 
@@ -191,7 +199,7 @@ static int plan_workload(struct charge_plan *p, const struct charge_host *h, cha
 	char why[512];
 
 	/* Tasks against the pid limits: workers, receivers, hosts, us. */
-	need = maxn;
+	need = maxn * (p->stock ? o->stock_cpus : 1);
 	if (sock)
 		need *= 2;
 	if (o->threads)
@@ -251,6 +259,8 @@ int charge_plan(struct charge_plan *p, const struct charge_config *c, const stru
 	if (!o->pin)
 		p->pin.kind = o->steps ? PIN_COMPACT : PIN_SPREAD;
 
+	if (!p->stock && o->stock_cpus != 1)
+		return set_err(err, errlen, "--stock-cpus: only the stock and objstock modes take turns on CPUs");
 	if (p->stock) {
 		if (plan_stock(p, h, err, errlen))
 			return -1;

@@ -28,6 +28,7 @@
 #define CHARGE_BATCH_PAGES 64		/* MEMCG_CHARGE_BATCH since 6.1 (32 before) */
 #define CHARGE_STOCK_DURATION 2		/* stock modes: seconds per K by default */
 #define CHARGE_STOCK_K_UNKNOWN 16	/* stock modes: the largest K when BTF gives no slots */
+#define STOCK_CPUS_MAX 256		/* stock modes: --stock-cpus at most */
 #define CHARGE_BASE_FDS 64		/* a worker's descriptors before its mode's: stdio, libraries' */
 
 /* What the command line asks for; charge_plan() resolves what it leaves open. */
@@ -48,6 +49,7 @@ struct charge_config {
 	long objects;
 	const char *tmpfs;
 	int stock_max, stock_rounds;	/* stock_max 0: from the slots */
+	int stock_cpus;			/* stock modes: CPUs each taking turns over the same K memcgs */
 	const char *results;
 	bool verbose, validate;
 	bool populate;
@@ -107,6 +109,7 @@ struct charge_plan {
 	long tasks;			/* workers, receivers, thread hosts and the driver itself */
 	long long fds;			/* the most descriptors one worker process holds */
 	int stock_cpu, stock_slots;	/* stock: memcg slots; objstock: objcg slots */
+	int stock_cpu_list[STOCK_CPUS_MAX];	/* stock: the cfg.stock_cpus CPUs, stock_cpu first */
 	char stock_evidence[KF_EVIDENCE];
 };
 

@@ -336,8 +336,16 @@ void charge_report_stock(FILE *f, const struct charge_plan *pl, const struct cha
 	int cliff, most;
 	double r1, r2, n1, n2;
 
-	fprintf(f, "charge %s: K memcgs taking turns on CPU %d (%s), K = 1..%d; %d s per K after %d s warm-up\n",
-		o->mode, pl->stock_cpu, cg_version(pl), o->stock_max, o->duration, o->warmup);
+	if (o->stock_cpus > 1) {
+		fprintf(f, "charge %s: K memcgs taking turns on each of CPUs", o->mode);
+		for (int c = 0; c < o->stock_cpus; c++)
+			fprintf(f, "%s%d", c ? "," : " ", pl->stock_cpu_list[c]);
+		fprintf(f, " (%s), K = 1..%d; %d s per K after %d s warm-up; holders read on CPU %d\n",
+			cg_version(pl), o->stock_max, o->duration, o->warmup, pl->stock_cpu);
+	} else {
+		fprintf(f, "charge %s: K memcgs taking turns on CPU %d (%s), K = 1..%d; %d s per K after %d s "
+			"warm-up\n", o->mode, pl->stock_cpu, cg_version(pl), o->stock_max, o->duration, o->warmup);
+	}
 	fprintf(f, "  op: %s\n", pl->loop->what);
 	if (pl->stock_slots > 0)
 		fprintf(f, "  per-CPU %s from BTF: %d %s%s (%s)\n", what, pl->stock_slots, unit,
@@ -454,6 +462,13 @@ void charge_report_stock_meta(struct results *res, const struct charge_plan *pl,
 	json_object *j = json_object_new_object();
 
 	json_object_object_add(j, "cpu", json_object_new_int(pl->stock_cpu));
+	if (pl->cfg.stock_cpus > 1) {
+		json_object *cpus = json_object_new_array();
+
+		for (int c = 0; c < pl->cfg.stock_cpus; c++)
+			json_object_array_add(cpus, json_object_new_int(pl->stock_cpu_list[c]));
+		json_object_object_add(j, "cpus", cpus);
+	}
 	json_object_object_add(j, "slots_btf", json_object_new_int(pl->stock_slots));
 	json_object_object_add(j, "slots_btf_evidence", json_object_new_string(pl->stock_evidence));
 	json_object_object_add(j, "k_max", json_object_new_int(kmax));

@@ -230,10 +230,10 @@ static int run_stock(const struct charge_plan *pl, struct results *res)
 {
 	const struct charge_config *o = &pl->cfg;
 	struct charge_opts lo = loop_opts(pl);
-	int kmax = o->stock_max, ret = 0, done = 0, cliff, most;
+	int kmax = o->stock_max, ncpus = o->stock_cpus, ret = 0, done = 0, cliff, most;
 	bool obj = !strcmp(o->mode, "objstock");
 	struct charge_stock_row *row = xcalloc(kmax, sizeof(*row));
-	int *cpu = xcalloc(kmax, sizeof(int)), *cg = xcalloc(kmax, sizeof(int));
+	int *cpu = xcalloc((size_t)kmax * ncpus, sizeof(int)), *cg = xcalloc((size_t)kmax * ncpus, sizeof(int));
 	cpu_set_t orig, others;
 	struct placement p;
 	struct evidence ev;
@@ -252,10 +252,11 @@ static int run_stock(const struct charge_plan *pl, struct results *res)
 		tsv = charge_report_stock_tsv(res, pl);
 	}
 	charge_outputs_open(&out, res);
-	/* The parent keeps off the probed CPU when there is another one. */
+	/* The parent keeps off the probed CPUs when there is another one. */
 	sched_getaffinity(0, sizeof(orig), &orig);
 	others = orig;
-	CPU_CLR(pl->stock_cpu, &others);
+	for (int c = 0; c < ncpus; c++)
+		CPU_CLR(pl->stock_cpu_list[c], &others);
 	if (CPU_COUNT(&others))
 		sched_setaffinity(0, sizeof(others), &others);
 	for (int k = 1; k <= kmax && !lab_stop_requested(); k++) {
@@ -268,11 +269,14 @@ static int run_stock(const struct charge_plan *pl, struct results *res)
 		x.stock = stock_ctl_new(k, CPU_COUNT(&others) > 0, obj);
 		lo.stock_ctl = x.stock;
 		ev.ncg = k;
-		for (int i = 0; i < k; i++) {
-			cpu[i] = pl->stock_cpu;
-			cg[i] = i;
-		}
-		hc = harness_for(pl, &lo, k, cpu, cg, &x);
+		/* --stock-cpus: K workers per CPU, the i-th of each in memcg i; the
+		 * first CPU's K are the ones the holders are read with. */
+		for (int c = 0; c < ncpus; c++)
+			for (int i = 0; i < k; i++) {
+				cpu[c * k + i] = pl->stock_cpu_list[c];
+				cg[c * k + i] = i;
+			}
+		hc = harness_for(pl, &lo, k * ncpus, cpu, cg, &x);
 		snprintf(step, sizeof(step), "K=%d", k);
 		hc.lines_label = step;
 		hc.lines_repeat = res ? res->repeat : 0;

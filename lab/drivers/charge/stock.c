@@ -69,7 +69,7 @@ static int stock_setup(struct hworker *w, void **state)
 	s->dev = -1;
 	s->ctl = o->stock_ctl;
 	s->idx = w->index;
-	if (s->ctl)
+	if (s->ctl && s->idx < s->ctl->k)
 		s->ctl->w[w->index].pid = getpid();
 	*state = s;
 	return 0;
@@ -92,7 +92,7 @@ static int objstock_setup(struct hworker *w, void **state)
 	}
 	s->ctl = o->stock_ctl;
 	s->idx = w->index;
-	if (s->ctl)
+	if (s->ctl && s->idx < s->ctl->k)
 		s->ctl->w[w->index].pid = getpid();
 	*state = s;
 	return 0;
@@ -170,6 +170,23 @@ static int stock_park(struct stock_state *s, const int *stop)
 	return 0;
 }
 
+/* A worker of another CPU (--stock-cpus) while the first CPU's are read:
+ * it charges nothing more until the end. */
+static int stock_idle(const int *stop)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000L };
+
+	while (!hstop(stop))
+		nanosleep(&ts, NULL);
+	return 0;
+}
+
+/* Parked, or idle when it is not one of the K the holders are read with. */
+static int stock_parked(struct stock_state *s, const int *stop)
+{
+	return s->idx < s->ctl->k ? stock_park(s, stop) : stock_idle(stop);
+}
+
 static int stock_loop(void *state, uint64_t *count, const int *stop)
 {
 	struct stock_state *s = state;
@@ -177,7 +194,7 @@ static int stock_loop(void *state, uint64_t *count, const int *stop)
 
 	while (!hstop(stop)) {
 		if (s->ctl && futex_word_load(&s->ctl->park))
-			return stock_park(s, stop);
+			return stock_parked(s, stop);
 		for (size_t off = 0; off < a->size; off += a->page) {
 			a->p[off] = 1;
 			hcount_add(count, 1);
@@ -198,7 +215,7 @@ static int objstock_loop(void *state, uint64_t *count, const int *stop)
 		int e;
 
 		if (s->ctl && futex_word_load(&s->ctl->park))
-			return stock_park(s, stop);
+			return stock_parked(s, stop);
 		e = objstock_turn(s);
 		if (e < 0)
 			return e;

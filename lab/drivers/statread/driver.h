@@ -109,6 +109,10 @@ struct statread_plan {
 	const char *hit_limit_file;	/* memory.failcnt | memory.events (key max) */
 	const char *hit_limit_key;	/* NULL (whole file) | "max" */
 	const char *reclaim_keys[3];	/* memory.stat keys that show reclaim */
+	/* vm --lines: the label of the window this run opens itself over its
+	 * measured phase (c2c/lines_session.h); NULL: none (under `memcg-lab
+	 * run` the runner opens it). */
+	const char *lines_label;
 };
 
 /* Fills cfg with the defaults; options then override fields. */

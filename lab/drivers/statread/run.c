@@ -58,6 +58,13 @@ struct run {
 	struct stat_reader **reader;
 	pthread_t *thread;
 	int nthreads;
+	/* The lines window (vm --lines) of a bare run, within the measured phase. */
+	struct {
+		bool planned, done;
+		int index;		/* open: its number; else -1 */
+		uint64_t open_ns, close_ns;
+		struct lines_window_info info;
+	} lw;
 };
 
 /* Written once, at the end; readers only read it. */
@@ -448,6 +455,66 @@ static void traced_window(struct statread_result *res, const struct statread_hoo
 	res->traced_share = (double)(off - on) / (double)(to - from);
 }
 
+/* The readers' counts, for the lines window's operations (every reader's
+ * reads[], in this process). */
+static void lines_counters(struct run *R)
+{
+	const struct statread_plan *p = R->p;
+	struct lines_counter *c;
+
+	if (!lines_session_active())
+		return;
+	c = xcalloc(p->nreaders ? p->nreaders : 1, sizeof(*c));
+	for (int i = 0; i < p->nreaders; i++)
+		c[i] = (struct lines_counter){ &R->reader[i]->reads[0], (size_t)R->reader[i]->nfiles, sizeof(uint64_t) };
+	lines_session_counters(c, p->nreaders, "reads");
+	free(c);
+}
+
+/*
+ * A bare run's lines window (p->lines_label): planned within the measured
+ * phase as the charge harness plans its own (lines_plan_window), the
+ * run's memcgs and the kernel's objects found now, before the start.
+ */
+static void lines_prepare(struct run *R)
+{
+	const struct statread_plan *p = R->p;
+	double start_s, len_s;
+
+	R->lw.index = -1;
+	if (!lines_session_active())
+		return;
+	/* The runner's window (c2c/around.c) takes the objects found here. */
+	if (!p->lines_label) {
+		lines_session_objects(getpid());
+		return;
+	}
+	if (p->cfg.duration_ns <= 0 || lines_plan_window((double)p->cfg.duration_ns / NS, &start_s, &len_s) < 0) {
+		note("lines: no window: the measured phase has no fixed length of at least a second");
+		return;
+	}
+	R->lw.info = (struct lines_window_info){ .label = p->lines_label, .who = "statread", .start_s = start_s,
+						 .len_s = len_s, .objs = lines_session_objects(getpid()),
+						 .counted = getpid() };
+	R->lw.planned = true;
+}
+
+/* Opens or closes the window when its time has come; the next edge. */
+static uint64_t lines_edge(struct run *R, uint64_t now)
+{
+	if (!R->lw.planned || R->lw.done)
+		return UINT64_MAX;
+	if (R->lw.index < 0 && now >= R->lw.open_ns) {
+		R->lw.index = lines_session_open(&R->lw.info);
+		R->lw.done = R->lw.index < 0;
+	} else if (R->lw.index >= 0 && now >= R->lw.close_ns) {
+		lines_session_close(R->lw.index);
+		R->lw.index = -1;
+		R->lw.done = true;
+	}
+	return R->lw.done ? UINT64_MAX : R->lw.index < 0 ? R->lw.open_ns : R->lw.close_ns;
+}
+
 /* The main thread during the run: throughput samples, reaping, the hooks
  * at the phase boundaries, and stop requests.  Returns the measured
  * phase's real end. */
@@ -464,14 +531,17 @@ static uint64_t supervise(struct run *R, uint64_t t_go, uint64_t measure, uint64
 	res->sample_t = xcalloc(cap, sizeof(double));
 	res->sample_mib_s = xcalloc(cap, sizeof(double));
 	for (;;) {
-		uint64_t wake = next_sample;
+		uint64_t wake = next_sample, edge = lines_edge(R, mono_ns());
 
 		if (!started && measure < wake)
 			wake = measure;
 		if (end < wake)
 			wake = end;
+		if (edge < wake)
+			wake = edge;
 		sleep_until_ns(wake);
 		now = mono_ns();
+		lines_edge(R, now);
 		if (!started && now >= measure) {
 			/* The readers measure from now: nothing comes first. */
 			for (int i = 0; i < p->nallocators; i++)
@@ -515,6 +585,11 @@ static uint64_t supervise(struct run *R, uint64_t t_go, uint64_t measure, uint64
 		measure = now;
 	}
 	hooks_stop(hooks, nhooks, info);
+	/* A run cut short closes its lines window here. */
+	if (R->lw.index >= 0) {
+		lines_session_close(R->lw.index);
+		R->lw.index = -1;
+	}
 	res->measured_s = now > measure ? (double)(now - measure) / NS : 0;
 	traced_window(res, hooks, nhooks, measure, now);
 	return now;
@@ -548,6 +623,9 @@ int statread_run(const struct statread_plan *p, struct statread_hook *hooks, int
 	prepare_readers(&R);
 	/* What takes long happens before the warm-up, not in the phase. */
 	hooks_prepare(hooks, nhooks, &info);
+	/* The lines window's objects (seconds under TCG) before the start too. */
+	lines_prepare(&R);
+	lines_counters(&R);
 	at_measure = xcalloc(p->nallocators ? p->nallocators : 1, sizeof(*at_measure));
 
 	cleanup_set_polling(true);
@@ -556,6 +634,8 @@ int statread_run(const struct statread_plan *p, struct statread_hook *hooks, int
 	t_go = mono_ns() + lead;
 	measure = t_go + (uint64_t)p->cfg.warmup_ns;
 	end = p->cfg.duration_ns > 0 ? measure + (uint64_t)p->cfg.duration_ns : UINT64_MAX;
+	R.lw.open_ns = measure + (uint64_t)(R.lw.info.start_s * NS);
+	R.lw.close_ns = R.lw.open_ns + (uint64_t)(R.lw.info.len_s * NS);
 	start_readers(&R, t_go, measure, end);
 	sleep_until_ns(t_go);
 	t_go = mono_ns();
@@ -565,6 +645,7 @@ int statread_run(const struct statread_plan *p, struct statread_hook *hooks, int
 
 	t_end = supervise(&R, t_go, measure, end, hooks, nhooks, &info, at_measure);
 	lines_session_phase(-1);
+	lines_session_unpublish();
 	res->alloc_bytes_measured = 0;
 	res->alloc_min_bytes = UINT64_MAX;
 	for (int i = 0; i < p->nallocators; i++) {

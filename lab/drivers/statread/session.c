@@ -84,6 +84,15 @@ int statread_session(struct statread_config *cfg, const struct statread_cli *cli
 	results_log(r, "statread: %d cgroups, %d allocators, %d readers; allocator files: %s",
 		    plan.ncgs, plan.nallocators, plan.nreaders,
 		    plan.nallocators && cfg->kind == ALLOC_FILE ? host.file_dir_why : "none");
+	/* vm --lines: a bare run opens its own window, an experiment's runner
+	 * opens it otherwise (c2c/around.c). */
+	{
+		static char label[32];
+
+		snprintf(label, sizeof(label), "readers=%d", plan.nreaders);
+		if (!(r && r->attached))
+			plan.lines_label = label;
+	}
 	memset(hooks, 0, sizeof(hooks));
 	lock_statread_hook(&hooks[nhooks++], &lockc);
 	statread_run(&plan, hooks, nhooks, &res);

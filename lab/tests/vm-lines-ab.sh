@@ -1,0 +1,131 @@
+#!/bin/bash
+# TAP: the seeds' A/B pairs as cacheline counts in real guests under the
+# lines plugin, each as the README gives its command lines, through
+# `compare` (about 15 minutes under TCG: `make linestest`, not part of
+# make test or vmtest; the split's pair is lab/tests/vm-lines-split.sh):
+#   - the multi-memcg stock: experiments/lines-stock.exp on 6.12 against
+#     6.16, K = 1..8 memcgs taking turns on each of three vCPUs: the
+#     usage line's transfers and writes per charge rise most past K = 1 on
+#     6.12 and past K = 7 on 6.16 (the transfers and writes claims
+#     reproduced), one compare row per K;
+#   - the charge batch alone: experiments/lines-charge.exp on the lab
+#     kernel built with MEMCG_CHARGE_BATCH 32 (lab/kernel-patches/7.3-batch32)
+#     against the lab kernel (64): the batch claim reproduced, the runtime
+#     probe's batch 32 and 64, the split not measurable (both split);
+#   - the user-flush mutex: experiments/lines-flush.exp on the lab kernel
+#     without its patch against with it: the rstat lock's line
+#     (cgroup_subsys.rstat_ss_lock) has transfers on both, the mutex's
+#     (struct mutex) only on the patched kernel, per read;
+#   - a bare statread (6.16) opens its own window, its reads counted.
+# The lab kernels are built by `make lab-kernel` (and, for the batch,
+# LAB_KERNEL_PATCHES=lab/kernel-patches/7.3-batch32 make lab-kernel: a
+# rebuild of mm/memcontrol.o): a pair whose kernels are not built is
+# skipped, saying which command builds them.
+. "$(dirname "$0")/vm/lib.sh"
+
+command -v qemu-system-x86_64 >/dev/null ||
+	skip_all "qemu-system-x86_64 not installed (apt-get install qemu-system-x86; make deps)"
+[ -f build/lines-plugin.so ] ||
+	skip_all "the lines plugin is not built: $(cat build/lines-plugin.missing 2>/dev/null || echo 'run make')"
+
+# side NAME EXP [VAR=VALUE] -- VM-ARGS: a guest run of an experiment; sets
+# dir (the experiment's directory in the vm's) or leaves it empty.
+side() {
+	local name=$1 exp=$2 envs=() rc
+	shift 2
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	dir=""
+	env ${envs[@]+"${envs[@]}"} MEMCG_LAB_RESULTS=$tmp/$name $lab vm --lines --cpus 4 "$@" -- \
+		run "experiments/$exp.exp" >"$tmp/$name.out" 2>&1
+	rc=$?
+	vm=$(one_dir "$tmp/$name")
+	[ $rc = 0 ] && [ -n "$vm" ] && [ "$(jget "$vm/meta.json" status)" = complete ] && dir=$(one_dir "$vm/results")
+	check $? "$name: vm --lines $* -- run $exp.exp, complete (exit $rc)"
+	[ -n "$dir" ] || diag "$(tail -n 5 "$tmp/$name.out")"
+}
+# verdict OUT CLAIM: the claim's verdict word in compare's table.
+verdict() { echo "$1" | awk -v c="$2" '$1 == c && NF > 1 { print $2; exit }'; }
+
+# The stock.
+for k in 6.12 6.16; do
+	$lab vm --fetch --kernel $k >/dev/null 2>"$tmp/fetch.err" ||
+		skip_all "cannot get kernel $k: $(tail -n1 "$tmp/fetch.err")"
+done
+side stock-6.12 lines-stock -- --kernel 6.12
+a=$dir
+side stock-6.16 lines-stock -- --kernel 6.16
+b=$dir
+if [ -n "$a" ] && [ -n "$b" ]; then
+	out=$($lab compare "$a" "$b" 2>&1)
+	[ "$(verdict "$out" transfers)" = reproduced ] && [ "$(verdict "$out" writes)" = reproduced ]
+	check $? "stock: usage transfers and writes per charge rise most past K = 1 (6.12) and K = 7 (6.16): reproduced"
+	[ "$(echo "$out" | grep -cE '^  K=[1-8] +mem_cgroup +[0-9.K]+ +[0-9.K]+ ')" = 8 ]
+	check $? "stock: compare has each K's transfers per 1000 charges, A against B"
+	diag "$(echo "$out" | sed -n '/HITMs per 1000 operations of each label/,/^$/p')"
+	diag "$(echo "$out" | sed -n '/^Verdicts/,/^$/p' | head -8)"
+	diag "$(echo "$out" | grep -A1 '^    note       measured from lines/K')"
+else
+	skip "stock: compare" "a side did not run"
+fi
+
+# The batch, on the lab kernel with and without MEMCG_CHARGE_BATCH 32.
+batch32=lab/kernel-patches/7.3-batch32
+if ! lab/scripts/lab-kernel.sh --print >/dev/null 2>&1 ||
+	! LAB_KERNEL_PATCHES=$batch32 lab/scripts/lab-kernel.sh --print >/dev/null 2>&1; then
+	skip "batch: the lab kernel's pair" "not built (make lab-kernel; LAB_KERNEL_PATCHES=$batch32 make lab-kernel)"
+else
+	side batch-32 lines-charge LAB_KERNEL_PATCHES=$batch32 -- --kernel lab
+	a=$dir
+	side batch-64 lines-charge -- --kernel lab
+	b=$dir
+	if [ -n "$a" ] && [ -n "$b" ]; then
+		out=$($lab compare "$a" "$b" 2>&1)
+		[ "$(jget "$a/meta.json" runtime.charge_batch)" = 32 ] && [ "$(jget "$b/meta.json" runtime.charge_batch)" = 64 ]
+		check $? "batch: the runtime probe sees 32 and 64 pages"
+		[ "$(verdict "$out" batch)" = reproduced ] && echo "$out" | grep -q "do not differ in probe.features.cacheline_split"
+		check $? "batch: usage transfers per page charged, reproduced; the split not measurable (both split)"
+		diag "$(echo "$out" | sed -n '/^  memory\.usage/p;/^  batch /p')"
+	else
+		skip "batch: compare" "a side did not run"
+	fi
+fi
+
+# The mutex, on the lab kernel without and with its patch.
+if ! lab/scripts/lab-kernel.sh --print >/dev/null 2>&1 ||
+	! LAB_KERNEL_PATCHES=none lab/scripts/lab-kernel.sh --print >/dev/null 2>&1; then
+	skip "mutex: the lab kernel's pair" "not built (make lab-kernel; LAB_KERNEL_PATCHES=none make lab-kernel)"
+else
+	side flush-none lines-flush LAB_KERNEL_PATCHES=none -- --lines-opts ext=65536 --kernel lab
+	a=$dir
+	side flush-mutex lines-flush -- --lines-opts ext=65536 --kernel lab
+	b=$dir
+	if [ -n "$a" ] && [ -n "$b" ]; then
+		out=$($lab compare "$a" "$b" 2>&1)
+		fa=$a/../../lines/fields.tsv fb=$b/../../lines/fields.tsv
+		hitm() { awk -F'\t' -v st="$2" -v f="$3" 'NR > 1 && $1 == st && (f == "" || $2 == f) { s += $7 + $8 } END { print s + 0 }' "$1"; }
+		[ "$(hitm "$fa" cgroup_subsys rstat_ss_lock)" -gt 0 ] && [ "$(hitm "$fb" cgroup_subsys rstat_ss_lock)" -gt 0 ] &&
+			[ "$(hitm "$fb" mutex "")" -gt 0 ] && ! grep -q "^mutex	" "$fa"
+		check $? "mutex: the rstat lock's line has transfers on both kernels, stats_user_flush_mutex's only with the patch"
+		echo "$out" | grep -Eq "^  rstat_ss_lock +[0-9.K]+ +[0-9.K]+ +[0-9.K]+ +[0-9.K]+ +[0-9.K]+ +[0-9.K]+ " &&
+			echo "$out" | grep -Eq "^  owner +0 +0 +0 +[0-9.K]+ +[0-9.K]+ +[0-9.K]+ +new$"
+		check $? "mutex: compare has the rstat lock and the mutex's owner per 1000 reads"
+		diag "$(echo "$out" | sed -n '/^  [AB]: .* reads/p;/^cgroup_subsys/,/^mem_cgroup/p;/^mutex/,/more fields/p')"
+	else
+		skip "mutex: compare" "a side did not run"
+	fi
+fi
+
+# A bare statread opens its own window over its measured phase (6.16:
+# the rstat lock of memory_cgrp_subsys), its reads counted.
+MEMCG_LAB_RESULTS=$tmp/statread $lab vm --lines --kernel 6.16 --cpus 4 -- statread --top 1 --children 1 \
+	--allocators 0 --readers 2 --interval flat --duration 4 --warmup 1 >"$tmp/statread.out" 2>&1
+rc=$?
+vm=$(one_dir "$tmp/statread")
+reads=$(awk -F'\t' '$1 == 1 && $2 == 1 && $3 > 0 && $4 == "reads" { print $3 }' "$vm/lines/ops.tsv" 2>/dev/null)
+[ $rc = 0 ] && [ -n "$reads" ] &&
+	awk -F'\t' '$1 == 0 && $2 == "readers=6" && $3 == "statread" && $8 > 0 { f = 1 } END { exit !f }' "$vm/lines/windows.tsv" &&
+	grep -q "^cgroup_subsys	rstat_ss_lock	" "$vm/lines/fields.tsv"
+check $? "a bare statread: its own window (readers=6, the run's objects), $reads reads counted, the rstat lock followed (exit $rc)" ||
+	diag "$(tail -n 5 "$tmp/statread.out"; cat "$vm/lines/windows.tsv" 2>/dev/null)"
+done_testing
