@@ -847,8 +847,10 @@ struct lock_tracer *lock_tracer_prepare(const struct lock_tracer_opts *o, char *
 		snprintf(err, errlen, "tracefs instance %s exists already (one tracer per process)", t->name);
 		goto fail;
 	}
+	cleanup_hold();	/* no signal between the instance and its undo step */
 	t->inst = tracefs_instance_create(t->name);
 	if (!t->inst) {
+		cleanup_release();
 		snprintf(err, errlen, "%s/instances/%s: cannot create: %s", tracefs_tracing_dir(), t->name,
 			 strerror(errno));
 		goto fail;
@@ -857,6 +859,8 @@ struct lock_tracer *lock_tracer_prepare(const struct lock_tracer_opts *o, char *
 	snprintf(t->dir, sizeof(t->dir), "%s", dir ? dir : "");
 	tracefs_put_tracing_file(dir);
 	t->cleanup_handle = cleanup_push(undo_instance, t, "tracefs instance");
+	cleanup_name(t->cleanup_handle, t->dir);
+	cleanup_release();
 	/* A new instance records from its creation: nothing may reach the
 	 * buffer before the window opens (lock_tracer_enable). */
 	if (tracefs_trace_off(t->inst) < 0) {
