@@ -16,7 +16,7 @@ libinih-dev libjson-c-dev libhwloc-dev libelf-dev libdw-dev zlib1g-dev xz-utils 
 run_pkgs="dwarves linux-perf gnuplot-nox"
 # prove runs the TAP tests (perl); clang builds the sanitizer and fuzz targets;
 # qemu and a static busybox boot real kernels for the guest tests (vm).
-test_pkgs="perl clang libclang-rt-14-dev qemu-system-x86 busybox-static"
+test_pkgs="perl clang libclang-rt-14-dev qemu-system-x86 busybox-static tmux"
 # make lab-kernel: what building a kernel with BTF needs.
 kernel_pkgs="bison flex bc dwarves patch"
 
