@@ -23,7 +23,8 @@
 # `make run` runs a short experiment here (RUN_EXP): the same recipe (deps,
 # build, bin/memcg-lab run), but experiments/default.exp takes minutes, and
 # the storms need hundreds of runs.  STORM_ITERATIONS runs of each storm
-# (default KILL_ITERATIONS).
+# (default KILL_ITERATIONS); STORM_KINDS picks some of term2 intterm
+# timeout tmux.
 #
 # perf c2c record goes through lib/perf-c2c-cpu-clock.sh (real perf record
 # -e cpu-clock, by exec), so this runs where no memory PMU is.  The sample
@@ -431,7 +432,7 @@ storm() {
 	fi
 	rm -rf "$T/results"
 }
-for kind in term2 intterm timeout tmux; do
+for kind in ${STORM_KINDS:-term2 intterm timeout tmux}; do
 	for i in $(seq "$storm_iters"); do
 		storm $kind $i
 	done
