@@ -113,12 +113,22 @@ static void say_ready(int fd)
 	close(fd);
 }
 
+/* Its wait status; a process still there after 10 s is killed (and
+ * reported as SIGKILLed) so that a broken stop fails instead of hanging. */
 static int finish(struct proc *p, double *took, double t0)
 {
+	double limit = now_s() + 10;
 	int st;
 
-	while (waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
-		;
+	while (waitpid(p->pid, &st, WNOHANG) == 0) {
+		if (now_s() > limit) {
+			tap_diag("pid %d still running after 10 s: killed", (int)p->pid);
+			kill(p->pid, SIGKILL);
+			waitpid(p->pid, &st, 0);
+			break;
+		}
+		usleep(10000);
+	}
 	if (took)
 		*took = now_s() - t0;
 	return st;
