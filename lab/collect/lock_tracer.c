@@ -143,7 +143,8 @@ static void undo_instance(void *arg)
 			close(t->fds[i]);
 			t->fds[i] = -1;
 		}
-	rmdir(t->dir);
+	/* The reader thread may still be inside read() on a file closed here. */
+	tracefs_instance_remove(t->dir);
 }
 
 int lock_tracer_find_tracefs(const struct lock_tracer_opts *o, char *err, size_t errlen)

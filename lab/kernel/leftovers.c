@@ -15,27 +15,6 @@
 #include "util/rawdir.h"
 #include "util/stale.h"
 
-/* How long a busy instance of a gone owner is waited for. */
-#define INSTANCE_BUSY_WAIT_MS 5000
-#define INSTANCE_BUSY_POLL_MS 50
-
-/*
- * Any open file of an instance pins it (rmdir says EBUSY).  A killed run's
- * worker that forked with the tracer's trace_pipe_raw open keeps it while
- * it exits, for a moment after its pid no longer looks alive (it frees its
- * memory first, then closes its files): wait for that, not forever.
- */
-static int remove_instance(const char *path)
-{
-	for (int waited = 0;; waited += INSTANCE_BUSY_POLL_MS) {
-		if (rmdir(path) == 0 || errno == ENOENT)
-			return 0;
-		if (errno != EBUSY || waited >= INSTANCE_BUSY_WAIT_MS)
-			return -errno;
-		usleep(INSTANCE_BUSY_POLL_MS * 1000);
-	}
-}
-
 static void instance_holders(const char *path, int err, char *buf, size_t n)
 {
 	const char *name = strrchr(path, '/');
@@ -48,7 +27,7 @@ static void instance_holders(const char *path, int err, char *buf, size_t n)
 
 int tracefs_cleanup_stale(FILE *out, const char *tracefs_dir, bool force, bool dry_run)
 {
-	struct stale_pass p = { "tracefs instance", remove_instance, force, dry_run, out, 0, 0, instance_holders };
+	struct stale_pass p = { "tracefs instance", tracefs_instance_remove, force, dry_run, out, 0, 0, instance_holders };
 	char mnt[256], inst[512];
 
 	if (!tracefs_dir) {
