@@ -12,8 +12,8 @@
 #
 # Then the signal storms users make, each at a random point and with NO
 # `memcg-lab cleanup` in between: the run itself must leave nothing (no
-# process, cgroup tree, tracefs instance, journal of a changed setting,
-# changed sample rate, temporary file), and stop within its bound:
+# process, cgroup tree, tracefs instance, journal of a changed setting such
+# as the sample rate, temporary file), and stop within its bound:
 #   - SIGTERM twice, to the process group or to the lab alone;
 #   - SIGINT then SIGTERM, the same;
 #   - `timeout` around `make run` (SIGTERM to make and the lab's group,
@@ -31,7 +31,16 @@
 # rate limit is lowered below the c2c windows' -F 60000 for the test, so
 # that every window raises it and a killed run must have it restored.
 set -u
+# A /tmp of its own (a private mount namespace, tmpfs on /tmp): the lab's
+# files there and perf's vDSO copies (/tmp/perf-vdso.so-*, named at random
+# by whichever perf made them) are then this test's alone, whatever else
+# runs perf on the host meanwhile.
+if [ -z "${KILLTEST_OWN_TMP:-}" ] && [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
+	KILLTEST_OWN_TMP=1 TMPDIR=/tmp exec unshare -m --propagation private \
+		sh -c 'mount -t tmpfs -o mode=1777 memcg-lab-killtest /tmp && exec "$0" "$@"' "$0" "$@"
+fi
 . "$(dirname "$0")/lib/tap.sh"
+[ -n "${KILLTEST_OWN_TMP:-}" ] || echo "# /tmp is the host's (no private mount namespace): perf runs of other tests count too"
 
 iters=${KILL_ITERATIONS:-5}
 if [ "$(id -u)" != 0 ]; then
@@ -282,7 +291,9 @@ warmup = 0s
 interval = 20ms
 X
 cmd_storm=("$LAB" run "$T/storm.exp")
-cmd_make=(make --no-print-directory run RUN_EXP="$T/storm.exp")
+# Not the flags of a make this test may run under (make test -s would hide
+# the recipe line checked below).
+cmd_make=(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory run RUN_EXP="$T/storm.exp")
 whole_run "${cmd_storm[@]}"
 span_storm=$span
 ok '[ $st = 0 ]' "the storm experiment runs to completion when left alone (${span_storm} s)"
@@ -341,7 +352,7 @@ journals_owned() {
 	for p in $(sort -u "$T/pids"); do ls "$MEMCG_LAB_STATE_DIR" 2>/dev/null | grep "^memcg-lab-$p-"; done
 }
 
-sb_procs=0 sb_trees=0 sb_inst=0 sb_journal=0 sb_rate=0 sb_tmp=0 sb_vdso=0 sb_data=0 sb_status=0 sb_slow=0 sb_sentinel=0
+sb_procs=0 sb_trees=0 sb_inst=0 sb_journal=0 s_rate_other=0 sb_tmp=0 sb_vdso=0 sb_data=0 sb_status=0 sb_slow=0 sb_sentinel=0
 s_runs=0 s_done=0 s_again=0 s_stop_max=0 s_lines=
 tmp0=$(lab_tmp) vdso0=$(vdso_tmp)
 # storm KIND I: one storm; counts failures in the sb_* counters.
@@ -413,10 +424,13 @@ storm() {
 	[ -z "$left" ] || { sb_inst=$((sb_inst + 1)); echo "# $what: tracefs instances left: $left"; }
 	left=$(journals_owned)
 	[ -z "$left" ] || { sb_journal=$((sb_journal + 1)); echo "# $what: settings not restored: $left"; }
-	# The kernel may lower the limit (perf interrupts taking too long); the
-	# lab raises it for its windows: above the test's value, it stayed raised.
+	# The sample rate is the host's: other tests' runs raise it for their
+	# windows meanwhile (seen after lock record storms, which never touch
+	# it).  The run's own journal says whether it restored it: a journal
+	# goes only once its value is written back (util/hoststate.c).
 	rate=$(cat $rate_path)
-	[ "$rate" -le "$rate0" ] || { sb_rate=$((sb_rate + 1)); echo "# $what: sample rate $rate, was $rate0"; }
+	[ "$rate" -le "$rate0" ] || [ -n "$left" ] ||
+		{ s_rate_other=$((s_rate_other + 1)); echo "# $what: sample rate $rate, was $rate0; this run restored its own: another process's"; }
 	[ -d "$mine" ] || sb_sentinel=$((sb_sentinel + 1))
 	left=$(comm -13 <(echo "$tmp0") <(lab_tmp); for p in $(sort -u "$T/pids"); do ls -d /tmp/memcg-lab-$p-* 2>/dev/null; done)
 	[ -z "$left" ] || { sb_tmp=$((sb_tmp + 1)); echo "# $what: left in /tmp: $left"; tmp0=$(lab_tmp); }
@@ -442,8 +456,8 @@ ok '[ $sb_procs = 0 ]' "storms: no process of the run is left ($sb_procs of $s_r
 ok '[ $sb_slow = 0 ]' "storms: every run stopped within its bound of $bound s ($sb_slow did not)"
 ok '[ $sb_trees = 0 ]' "storms: no cgroup tree is left, without cleanup ($sb_trees of $s_runs runs left one)"
 ok '[ $sb_inst = 0 ]' "storms: no tracefs instance is left ($sb_inst runs)"
-ok '[ $sb_journal = 0 ] && [ $sb_rate = 0 ]' \
-	"storms: every changed setting is restored, its journal gone ($sb_journal journals left, $sb_rate raised sample rates)"
+ok '[ $sb_journal = 0 ]' \
+	"storms: every changed setting is restored, its journal gone ($sb_journal left; the sample rate raised by other processes after $s_rate_other runs)"
 ok '[ $sb_tmp = 0 ] && [ $sb_vdso = 0 ]' "storms: nothing left in /tmp, perf's vDSO copy included ($sb_tmp, $sb_vdso runs)"
 ok '[ $sb_data = 0 ]' "storms: no unfinished recording under the name reports read ($sb_data files)"
 ok '[ $sb_status = 0 ] && [ $sb_sentinel = 0 ]' \
