@@ -35,9 +35,14 @@ set -u
 # files there and perf's vDSO copies (/tmp/perf-vdso.so-*, named at random
 # by whichever perf made them) are then this test's alone, whatever else
 # runs perf on the host meanwhile.
+# A lab checked out under /tmp is mounted back at its place in it.
 if [ -z "${KILLTEST_OWN_TMP:-}" ] && [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
-	KILLTEST_OWN_TMP=1 TMPDIR=/tmp exec unshare -m --propagation private \
-		sh -c 'mount -t tmpfs -o mode=1777 memcg-lab-killtest /tmp && exec "$0" "$@"' "$0" "$@"
+	cd "$(dirname "$0")/../.." || exit 1
+	KILLTEST_OWN_TMP=1 TMPDIR=/tmp exec unshare -m --propagation private sh -c '
+		here=$(pwd -P)
+		mount -t tmpfs -o mode=1777 memcg-lab-killtest /tmp || exit 1
+		case $here in /tmp/*) mkdir -p "$here" && mount --no-canonicalize --bind /proc/$$/cwd "$here" || exit 1 ;; esac
+		cd "$here" && exec "$0" "$@"' "lab/tests/${0##*/}" "$@"
 fi
 . "$(dirname "$0")/lib/tap.sh"
 [ -n "${KILLTEST_OWN_TMP:-}" ] || echo "# /tmp is the host's (no private mount namespace): perf runs of other tests count too"
