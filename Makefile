@@ -250,8 +250,12 @@ distcheck:
 	@$(DEPS_SH) ensure distcheck
 	lab/scripts/distcheck.sh $(DISTCHECK_SUITES)
 
-# SIGKILL of a run at random points, KILL_ITERATIONS times (default 100).
+# SIGKILL of a run at random points, KILL_ITERATIONS times (default 100),
+# then each signal storm (two SIGTERMs, SIGINT then SIGTERM, timeout around
+# make run, Ctrl-C twice in tmux) as often, or STORM_ITERATIONS times; make
+# test runs 5 of each (lab/tests/kill.sh's default).
 killtest: build
+	@$(DEPS_SH) ensure test
 	KILL_ITERATIONS=$${KILL_ITERATIONS:-100} prove -v lab/tests/kill.sh
 
 # Every lab/bench/*.sh: ratios against the tools users would otherwise use,
@@ -295,10 +299,12 @@ lab-kernel:
 	@$(DEPS_SH) ensure kernel
 	LAB_KERNEL=$(LAB_KERNEL) lab/scripts/lab-kernel.sh
 
+# RUN_EXP picks another experiment file (kill.sh's storms use a short one).
+RUN_EXP ?= experiments/default.exp
 run:
 	@$(DEPS_SH) ensure run
 	@$(MAKE) --no-print-directory build
-	bin/memcg-lab run experiments/default.exp
+	bin/memcg-lab run $(RUN_EXP)
 
 clean:
 	rm -rf bin build

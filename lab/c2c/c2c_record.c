@@ -80,12 +80,10 @@ int c2c_record_command(const struct c2c_opts *o, double duration, const char *ou
 		fprintf(stderr, "memcg-lab: c2c record: cannot run %s: %s\n", argv[cmd], strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR)
-			break;
-		if (lab_stop_requested())
-			kill(pid, SIGTERM);
-	}
+	cleanup_forward_to(pid, SIGTERM);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	cleanup_forward_to(0, 0);
 	if (col) {
 		if (c2c_collector_finish(col, have_btf ? &k : NULL, &objs) < 0)
 			note("c2c: %s", col->status);

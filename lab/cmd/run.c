@@ -25,7 +25,12 @@ static const struct options_cmd run_cmd = {
 	"On a small box (fewer CPUs than [schedule] small_cpus, default 16) the\n"
 	"[small] section's values replace the full-size ones; the results say so.\n"
 	"Where the memory controller is on cgroup v1, the [v1] section's values\n"
-	"replace both (e.g. a tcp limit, without which v1 charges no socket memory).\n",
+	"replace both (e.g. a tcp limit, without which v1 charges no socket memory).\n"
+	"\n"
+	"Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the run: its driver stops, its cgroups\n"
+	"go, the results stay incomplete.  Further signals meanwhile are ignored, for\n"
+	"at most 60 s ($MEMCG_LAB_STOP_TIMEOUT); past that one line names what is\n"
+	"left, which `memcg-lab cleanup` removes.\n",
 };
 
 int cmd_run(int argc, char **argv)

@@ -184,6 +184,9 @@ static int run_child(char **av, const char *out_path, const char *dir, const cha
 		fprintf(stderr, "memcg-lab: cannot exec /proc/self/exe: %s\n", strerror(errno));
 		_exit(127);
 	}
+	/* A stop reaches the driver once, which removes what it made; the
+	 * runner waits for it, whatever further signals come (util/cleanup.h). */
+	cleanup_forward_to(pid, SIGTERM);
 	for (;;) {
 		pid_t w = waitpid(pid, &st, around ? WNOHANG : 0);
 		struct timespec tick = { 0, 100 * 1000 * 1000 };
@@ -192,13 +195,12 @@ static int run_child(char **av, const char *out_path, const char *dir, const cha
 			break;
 		if (w < 0 && errno != EINTR)
 			die("run: waitpid: %s", strerror(errno));
-		if (lab_stop_requested())
-			kill(pid, SIGTERM);	/* the driver removes what it made */
 		if (around && w == 0) {
 			around_tick(around, pid, now_s() - t0);
 			nanosleep(&tick, NULL);
 		}
 	}
+	cleanup_forward_to(0, 0);
 	collect_child_errors();
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

@@ -710,12 +710,13 @@ static struct {
 	pid_t pid;
 	int refs;
 	int handle;
+	int err;		/* what the undo step's cg_destroy() returned */
 	char root[512];
 } run_tree;
 
 static void run_tree_undo(void *arg)
 {
-	int e;
+	int e = 0;
 
 	(void)arg;
 	if (run_tree.pid != getpid() || !run_tree.root[0])
@@ -728,6 +729,7 @@ static void run_tree_undo(void *arg)
 			say("could not remove cgroup '%s': %s; `memcg-lab cleanup` removes it later",
 			    run_tree.root, strerror(-e));
 	}
+	run_tree.err = e;
 	run_tree.refs = 0;
 	run_tree.root[0] = '\0';
 }
@@ -810,18 +812,23 @@ int cg_tree_create(struct cg_tree *t, char *err, size_t errlen)
 		}
 	}
 	record_home(&t->env);
+	/* A signal between mkdir and the undo step would leave the tree. */
+	cleanup_hold();
 	if (mkdir(t->root, LAB_DIR_MODE) < 0) {
 		snprintf(err, errlen, "cannot create cgroup %s: %s", t->root, strerror(errno));
+		cleanup_release();
 		return -1;
 	}
 	run_tree.pid = getpid();
 	run_tree.refs = 1;
 	snprintf(run_tree.root, sizeof(run_tree.root), "%s", t->root);
-	run_tree.handle = cleanup_push(run_tree_undo, NULL, "lab cgroup tree");
+	run_tree.handle = cleanup_push(run_tree_undo, NULL, "cgroup tree");
+	cleanup_name(run_tree.handle, run_tree.root);
 	t->cleanup_handle = run_tree.handle;
 	/* The lab's marker (util/owned.h), before any task or child goes in:
 	 * what cleanup takes for a tree of a run that is gone. */
 	e = mark_tree(t->root, name);
+	cleanup_release();
 	if (e) {
 		snprintf(err, errlen, "cannot mark cgroup %s as the lab's (xattr %s): %s", t->root, lab_mark_name(),
 			 strerror(-e));
@@ -851,7 +858,12 @@ int cg_tree_destroy(struct cg_tree *t)
 			t->root[0] = '\0';
 			return 0;
 		}
-		cleanup_pop(run_tree.handle, false);
+		/* Through the undo step: a signal meanwhile waits for the
+		 * removal to finish instead of cutting it short. */
+		run_tree.err = 0;
+		cleanup_pop(run_tree.handle, true);
+		t->root[0] = '\0';
+		return run_tree.err;
 	}
 	if (!path_exists(t->root)) {
 		say("cgroup '%s' was already removed (by someone else?)", t->root);
@@ -860,8 +872,6 @@ int cg_tree_destroy(struct cg_tree *t)
 		if (e)
 			say("could not remove cgroup '%s': %s", t->root, strerror(-e));
 	}
-	if (run_tree.pid == getpid() && !strcmp(run_tree.root, t->root))
-		run_tree.root[0] = '\0';
 	t->root[0] = '\0';
 	return e;
 }

@@ -16,27 +16,6 @@
 #include "util/rawdir.h"
 #include "util/stale.h"
 
-/* How long a busy instance of a gone owner is waited for. */
-#define INSTANCE_BUSY_WAIT_MS 5000
-#define INSTANCE_BUSY_POLL_MS 50
-
-/*
- * Any open file of an instance pins it (rmdir says EBUSY).  A killed run's
- * worker that forked with the tracer's trace_pipe_raw open keeps it while
- * it exits, for a moment after its pid no longer looks alive (it frees its
- * memory first, then closes its files): wait for that, not forever.
- */
-static int remove_instance(const char *path)
-{
-	for (int waited = 0;; waited += INSTANCE_BUSY_POLL_MS) {
-		if (rmdir(path) == 0 || errno == ENOENT)
-			return 0;
-		if (errno != EBUSY || waited >= INSTANCE_BUSY_WAIT_MS)
-			return -errno;
-		usleep(INSTANCE_BUSY_POLL_MS * 1000);
-	}
-}
-
 static void instance_holders(const char *path, int err, char *buf, size_t n)
 {
 	const char *name = strrchr(path, '/');
@@ -51,7 +30,7 @@ int tracefs_cleanup_stale(FILE *out, const char *tracefs_dir, bool force, bool d
 {
 	/* tracefs keeps no extended attributes: the 0700 the tracer gives
 	 * its instance (instances are made 0750) is the marker. */
-	struct stale_pass p = { .noun = "tracefs instance", .remove = remove_instance, .marker = false,
+	struct stale_pass p = { .noun = "tracefs instance", .remove = tracefs_instance_remove, .marker = false,
 				.force = force, .dry_run = dry_run, .out = out, .why = instance_holders };
 	char mnt[256], inst[512];
 	int r;

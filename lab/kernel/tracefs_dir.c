@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "kernel/tracefs_dir.h"
 #include "util/fileio.h"
@@ -29,6 +30,23 @@ void tracefs_mount_point(char *buf, size_t n)
 		}
 	}
 	free(text);
+}
+
+/* How long a busy instance is waited for. */
+#define INSTANCE_BUSY_WAIT_MS 5000
+#define INSTANCE_BUSY_POLL_MS 50
+
+int tracefs_instance_remove(const char *path)
+{
+	for (int waited = 0;; waited += INSTANCE_BUSY_POLL_MS) {
+		struct timespec ts = { 0, INSTANCE_BUSY_POLL_MS * 1000000L };
+
+		if (rmdir(path) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY || waited >= INSTANCE_BUSY_WAIT_MS)
+			return -errno;
+		nanosleep(&ts, NULL);
+	}
 }
 
 static const char mount_hint[] = "mount it with 'mount -t tracefs nodev " TRACEFS_STD_DIR "'";

@@ -29,6 +29,17 @@ void tracefs_mount_point(char *buf, size_t n);
  */
 int lab_tracefs_find(char *dir, size_t n, char *err, size_t errlen);
 
+/*
+ * rmdir of a tracefs instance.  Any open file of an instance pins it (rmdir
+ * says EBUSY): a killed run's worker that forked with the tracer's
+ * trace_pipe_raw open keeps it while it exits, for a moment after its pid
+ * no longer looks alive (it frees its memory first, then closes its
+ * files); a reader thread inside read() keeps a file its process closed
+ * until the read returns.  Waits for that, up to 5 s, not forever.  0
+ * (also when already gone) or -errno; no malloc (an undo step).
+ */
+int tracefs_instance_remove(const char *path);
+
 enum lab_tracefs_state {
 	LAB_TRACEFS_MOUNTED,
 	LAB_TRACEFS_MOUNTABLE,		/* not mounted; a run would mount it */

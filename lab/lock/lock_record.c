@@ -45,12 +45,10 @@ static int run_command(char **argv)
 		die("lock record: cannot run %s: %s", argv[0], strerror(e));
 	}
 	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			break;
-		if (lab_stop_requested())
-			kill(pid, SIGINT);
-	}
+	cleanup_forward_to(pid, SIGINT);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	cleanup_forward_to(0, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

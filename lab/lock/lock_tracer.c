@@ -143,7 +143,8 @@ static void undo_instance(void *arg)
 			close(t->fds[i]);
 			t->fds[i] = -1;
 		}
-	rmdir(t->dir);
+	/* The reader thread may still be inside read() on a file closed here. */
+	tracefs_instance_remove(t->dir);
 }
 
 int lock_tracer_find_tracefs(const struct lock_tracer_opts *o, char *err, size_t errlen)
@@ -815,8 +816,10 @@ struct lock_tracer *lock_tracer_prepare(const struct lock_tracer_opts *o, char *
 		snprintf(err, errlen, "tracefs instance %s exists already (one tracer per process)", t->name);
 		goto fail;
 	}
+	cleanup_hold();	/* no signal between the instance and its undo step */
 	t->inst = tracefs_instance_create(t->name);
 	if (!t->inst) {
+		cleanup_release();
 		snprintf(err, errlen, "%s/instances/%s: cannot create: %s", tracefs_tracing_dir(), t->name,
 			 strerror(errno));
 		goto fail;
@@ -825,6 +828,8 @@ struct lock_tracer *lock_tracer_prepare(const struct lock_tracer_opts *o, char *
 	snprintf(t->dir, sizeof(t->dir), "%s", dir ? dir : "");
 	tracefs_put_tracing_file(dir);
 	t->cleanup_handle = cleanup_push(undo_instance, t, "tracefs instance");
+	cleanup_name(t->cleanup_handle, t->dir);
+	cleanup_release();
 	/* The lab's mark on its instance (util/owned.h): tracefs keeps no
 	 * extended attributes and makes instances 0750, so the 0700 given
 	 * here is what `memcg-lab cleanup` takes for one the lab made. */

@@ -32,8 +32,8 @@ run_pkgs="dwarves linux-perf gnuplot-nox"
 # static busybox boot real kernels for the guest tests (vm), glib's headers
 # build the lines plugin against a qemu 8+ header; headless
 # chromium renders the plot index (plot-index.sh); shellcheck checks the
-# scripts (shellcheck.sh).
-test_pkgs="perl clang libclang-rt-dev qemu-system-x86 libglib2.0-dev busybox-static chromium shellcheck"
+# scripts (shellcheck.sh); tmux presses Ctrl-C twice (kill.sh).
+test_pkgs="perl clang libclang-rt-dev qemu-system-x86 libglib2.0-dev busybox-static chromium shellcheck tmux"
 # make lab-kernel: what building a kernel with BTF needs.
 kernel_pkgs="bison flex bc dwarves patch"
 # make distcheck: minimal chroots of other Debian suites.

@@ -10,12 +10,42 @@
 # reports read, and the results directory is marked incomplete unless the
 # run had finished.  KILL_ITERATIONS (default 5; `make killtest` runs 100).
 #
+# Then the signal storms users make, each at a random point and with NO
+# `memcg-lab cleanup` in between: the run itself must leave nothing (no
+# process, cgroup tree, tracefs instance, journal of a changed setting such
+# as the sample rate, temporary file), and stop within its bound:
+#   - SIGTERM twice, to the process group or to the lab alone;
+#   - SIGINT then SIGTERM, the same;
+#   - `timeout` around `make run` (SIGTERM to make and the lab's group,
+#     which make passes on once more);
+#   - Ctrl-C twice in a real terminal (tmux send-keys) on `make run` and on
+#     `lock record --perf`.
+# `make run` runs a short experiment here (RUN_EXP): the same recipe (deps,
+# build, bin/memcg-lab run), but experiments/default.exp takes minutes, and
+# the storms need hundreds of runs.  STORM_ITERATIONS runs of each storm
+# (default KILL_ITERATIONS); STORM_KINDS picks some of term2 intterm
+# timeout tmux.
+#
 # perf c2c record goes through lib/perf-c2c-cpu-clock.sh (real perf record
 # -e cpu-clock, by exec), so this runs where no memory PMU is.  The sample
 # rate limit is lowered below the c2c windows' -F 60000 for the test, so
 # that every window raises it and a killed run must have it restored.
 set -u
+# A /tmp of its own (a private mount namespace, tmpfs on /tmp): the lab's
+# files there and perf's vDSO copies (/tmp/perf-vdso.so-*, named at random
+# by whichever perf made them) are then this test's alone, whatever else
+# runs perf on the host meanwhile.
+# A lab checked out under /tmp is mounted back at its place in it.
+if [ -z "${KILLTEST_OWN_TMP:-}" ] && [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
+	cd "$(dirname "$0")/../.." || exit 1
+	KILLTEST_OWN_TMP=1 TMPDIR=/tmp exec unshare -m --propagation private sh -c '
+		here=$(pwd -P)
+		mount -t tmpfs -o mode=1777 memcg-lab-killtest /tmp || exit 1
+		case $here in /tmp/*) mkdir -p "$here" && mount --no-canonicalize --bind /proc/$$/cwd "$here" || exit 1 ;; esac
+		cd "$here" && exec "$0" "$@"' "lab/tests/${0##*/}" "$@"
+fi
 . "$(dirname "$0")/lib/tap.sh"
+[ -n "${KILLTEST_OWN_TMP:-}" ] || echo "# /tmp is the host's (no private mount namespace): perf runs of other tests count too"
 
 iters=${KILL_ITERATIONS:-5}
 if [ "$(id -u)" != 0 ]; then
@@ -230,4 +260,211 @@ ok '[ $bad_sentinel = 0 ]' "a cgroup the lab did not make survives every cleanup
 ok '[ $bad_tmp = 0 ]' "a killed run leaves no memcg-lab-* file in /tmp ($bad_tmp failures)"
 ok '[ $bad_vdso = 0 ]' "a killed run's perf leaves no /tmp/perf-vdso.so-* behind ($bad_vdso failures)"
 ok '[ $bad_status = 0 ]' "a killed run's results are never marked complete ($bad_status failures)"
+
+# ---- signal storms: no `memcg-lab cleanup` from here on ----
+storm_iters=${STORM_ITERATIONS:-$iters}
+# Every driver family, the stock cliff's tree of K cgroups included (the
+# tree `timeout make run` left behind), with c2c windows that raise the
+# sample rate.
+cat > "$T/storm.exp" <<'X'
+[experiment]
+name = storm
+repeats = 1
+[collect]
+runtime_probe = yes
+c2c = yes
+c2c_window = 500ms
+[driver anon]
+command = charge
+mode = anon
+tasks = 2
+cgroups = 2
+duration = 1
+warmup = 0
+[driver stock]
+command = charge
+mode = stock
+duration = 1
+warmup = 0
+stock-max = 6
+stock-rounds = 1
+[driver reads]
+command = statread
+allocators = 0
+duration = 1s
+warmup = 0s
+interval = 20ms
+X
+cmd_storm=("$LAB" run "$T/storm.exp")
+# Not the flags of a make this test may run under (make test -s would hide
+# the recipe line checked below).
+cmd_make=(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory run RUN_EXP="$T/storm.exp")
+whole_run "${cmd_storm[@]}"
+span_storm=$span
+ok '[ $st = 0 ]' "the storm experiment runs to completion when left alone (${span_storm} s)"
+whole_run "${cmd_make[@]}"
+span_make=$span
+ok '[ $st = 0 ] && grep -q "^bin/memcg-lab run $T/storm.exp" "$T/whole.out"' \
+	"and so does make run RUN_EXP=storm.exp (${span_make} s)"
+rm -rf "$T/results"
+
+# A terminal: tmux (lab/scripts/deps.sh installs it for the tests) on a
+# socket of the test's own; its shell gets this environment (the perf
+# wrapper first in PATH, the private state dir).
+sock=$T/tmux.sock
+tmux_up=
+if ! command -v tmux >/dev/null; then
+	echo "no tmux in PATH (Debian package tmux)" > "$T/tmux.err"
+elif tmux -S "$sock" -f /dev/null new-session -d -s storm -x 200 -y 50 "bash --norc --noprofile -i" \
+	2>"$T/tmux.err"; then
+	tmux_up=yes
+	trap 'tmux -S "$sock" kill-server 2>/dev/null; echo "$host_rate" > $rate_path; rmdir "$mine" 2>/dev/null; rm -rf "$T"' EXIT
+fi
+ok '[ -n "$tmux_up" ]' "a terminal to press Ctrl-C in: tmux$(sed 's/^/: /' "$T/tmux.err")"
+
+# The lab's stop bound (util/cleanup.h): a run still stopping this long
+# after the first signal has failed this test.
+bound=60
+# Random seconds in [0, $1).
+rand_in() { awk -v s=$RANDOM -v m="$1" 'BEGIN { srand(s); printf "%.2f", rand() * m }'; }
+# The gap between the two signals: half the time under 10 ms (make passes
+# its SIGTERM on within milliseconds of timeout's), else up to 0.5 s (a
+# person pressing Ctrl-C again).
+gap() { [ $((RANDOM % 2)) = 0 ] && echo "0.00$((RANDOM % 10))" || echo "0.$((RANDOM % 5))$((RANDOM % 10))"; }
+# Notes the marked processes for $1 seconds.
+watch_for() {
+	local end
+	end=$(awk -v d="$1" -v now="$(date +%s.%N)" 'BEGIN { printf "%.2f", now + d }')
+	while awk -v e="$end" -v now="$(date +%s.%N)" 'BEGIN { exit !(now < e) }'; do
+		marked_pids "$mark" >> "$T/pids"
+		sleep 0.05
+	done
+}
+# Waits until every process of the storm's run has ended; its seconds.
+wait_gone() {
+	local t0=$(date +%s.%N)
+	for _ in $(seq $((bound * 10 + 100))); do
+		marked_pids "$mark" >> "$T/pids"
+		[ "$(running "$T/pids")" = 0 ] && break
+		sleep 0.1
+	done
+	awk -v t0="$t0" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.1f", t1 - t0 }'
+}
+# Journals of changed settings (sample rate, tracefs mount) named after
+# the run's processes: a setting the run did not restore.
+journals_owned() {
+	local p
+	for p in $(sort -u "$T/pids"); do ls "$MEMCG_LAB_STATE_DIR" 2>/dev/null | grep "^memcg-lab-$p-"; done
+}
+
+sb_procs=0 sb_trees=0 sb_inst=0 sb_journal=0 s_rate_other=0 sb_tmp=0 sb_vdso=0 sb_data=0 sb_status=0 sb_slow=0 sb_sentinel=0
+s_runs=0 s_done=0 s_again=0 s_stop_max=0 s_lines=
+tmp0=$(lab_tmp) vdso0=$(vdso_tmp)
+# storm KIND I: one storm; counts failures in the sb_* counters.
+storm() {
+	local kind=$1 i=$2 pid= sig1 sig2 target point stop left
+	mark=$$.storm.$kind.$i
+	: > "$T/pids"
+	: > "$T/storm.out"
+	echo 40000 > $rate_path
+	rate0=$(cat $rate_path)
+	case $kind in
+	term2|intterm)
+		[ $kind = term2 ] && sig1=TERM || sig1=INT
+		sig2=TERM
+		if [ $((i % 2)) = 1 ]; then cmd=("${cmd_storm[@]}") span=$span_storm; else cmd=("${cmd_lock[@]}") span=$span_lock; fi
+		MEMCG_LAB_KILLTEST=$mark setsid "${cmd[@]}" >"$T/storm.out" 2>&1 &
+		pid=$!
+		echo $pid >> "$T/pids"
+		watch_for "$(rand_in "$span")"
+		# Every other run the whole group (a terminal's, timeout's), else
+		# the lab alone (kill PID): it passes the stop on to its children.
+		[ $((i / 2 % 2)) = 0 ] && target=-$pid || target=$pid
+		if kill -0 $pid 2>/dev/null; then
+			kill -$sig1 -- $target 2>/dev/null; sleep "$(gap)"; kill -$sig2 -- $target 2>/dev/null
+		else
+			s_done=$((s_done + 1))
+		fi
+		wait $pid 2>/dev/null
+		what="${cmd[*]:1:2} ($sig1, $sig2 to ${target/#-/group })"
+		;;
+	timeout)
+		point=$(rand_in "$span_make")
+		MEMCG_LAB_KILLTEST=$mark timeout "$point" "${cmd_make[@]}" >"$T/storm.out" 2>&1 &
+		pid=$!
+		while kill -0 $pid 2>/dev/null; do marked_pids "$mark" >> "$T/pids"; sleep 0.05; done
+		wait $pid
+		[ $? = 124 ] || s_done=$((s_done + 1))
+		what="timeout $point make run"
+		;;
+	tmux)
+		[ -n "$tmux_up" ] || return	# failed above
+		if [ $((i % 2)) = 1 ]; then
+			line="${cmd_make[*]}" span=$span_make
+		else
+			line="bin/memcg-lab lock record --perf -d 2" span=$span_lock
+		fi
+		tmux -S "$sock" send-keys -t storm "clear; MEMCG_LAB_KILLTEST=$mark $line" Enter
+		watch_for "$(rand_in "$span")"
+		if [ -n "$(marked_pids "$mark")" ]; then
+			tmux -S "$sock" send-keys -t storm C-c; sleep "$(gap)"; tmux -S "$sock" send-keys -t storm C-c
+		else
+			s_done=$((s_done + 1))
+		fi
+		what="Ctrl-C twice on $line"
+		;;
+	esac
+	s_runs=$((s_runs + 1))
+	stop=$(wait_gone)
+	[ "$kind" = tmux ] && tmux -S "$sock" capture-pane -p -t storm -S -100 > "$T/storm.out"
+	grep -q "again: ignored while this process stops" "$T/storm.out" && s_again=$((s_again + 1))
+	s_stop_max=$(awk -v a="$s_stop_max" -v b="$stop" 'BEGIN { print (b > a ? b : a) }')
+	if [ "$(running "$T/pids")" != 0 ]; then
+		sb_procs=$((sb_procs + 1)); echo "# $what: processes left $stop s later"
+	fi
+	awk -v s="$stop" -v b=$bound 'BEGIN { exit !(s > b) }' && { sb_slow=$((sb_slow + 1)); echo "# $what: stopped after $stop s"; }
+	left=$(owned_in "$memroot" "$T/pids")
+	[ -z "$left" ] || { sb_trees=$((sb_trees + 1)); echo "# $what: trees left: $left"; sed 's/^/#   /' "$T/storm.out" | tail -5; }
+	left=$(instances_owned "$T/pids")
+	[ -z "$left" ] || { sb_inst=$((sb_inst + 1)); echo "# $what: tracefs instances left: $left"; }
+	left=$(journals_owned)
+	[ -z "$left" ] || { sb_journal=$((sb_journal + 1)); echo "# $what: settings not restored: $left"; }
+	# The sample rate is the host's: other tests' runs raise it for their
+	# windows meanwhile (seen after lock record storms, which never touch
+	# it).  The run's own journal says whether it restored it: a journal
+	# goes only once its value is written back (util/hoststate.c).
+	rate=$(cat $rate_path)
+	[ "$rate" -le "$rate0" ] || [ -n "$left" ] ||
+		{ s_rate_other=$((s_rate_other + 1)); echo "# $what: sample rate $rate, was $rate0; this run restored its own: another process's"; }
+	[ -d "$mine" ] || sb_sentinel=$((sb_sentinel + 1))
+	left=$(comm -13 <(echo "$tmp0") <(lab_tmp); for p in $(sort -u "$T/pids"); do ls -d /tmp/memcg-lab-$p-* 2>/dev/null; done)
+	[ -z "$left" ] || { sb_tmp=$((sb_tmp + 1)); echo "# $what: left in /tmp: $left"; tmp0=$(lab_tmp); }
+	left=$(comm -13 <(echo "$vdso0") <(vdso_tmp))
+	[ -z "$left" ] || { sb_vdso=$((sb_vdso + 1)); echo "# $what: perf's vDSO copy left: $left"; rm -f $left; }
+	for f in $(find "$T/results" -name perf.c2c.data -o -name perf-lock.data 2>/dev/null); do
+		"$REAL_PERF" report -i "$f" --header-only 2>/dev/null | grep -Eq "^# data size *: *[1-9]" ||
+			{ sb_data=$((sb_data + 1)); echo "# $what: not a finished recording: $f"; }
+	done
+	dir=$(ls -d "$T/results"/*-storm*/ 2>/dev/null | tail -1)
+	if [ -n "$dir" ] && grep -q '"status":"complete"' "$dir/meta.json" 2>/dev/null && [ ! -s "$dir/report.txt" ]; then
+		sb_status=$((sb_status + 1))
+	fi
+	rm -rf "$T/results"
+}
+for kind in ${STORM_KINDS:-term2 intterm timeout tmux}; do
+	for i in $(seq "$storm_iters"); do
+		storm $kind $i
+	done
+done
+echo "# $s_runs storms ($storm_iters of each kind; $s_done ended before the signals); the lab said it ignored a signal in $s_again; the slowest stop took $s_stop_max s"
+ok '[ $sb_procs = 0 ]' "storms: no process of the run is left ($sb_procs of $s_runs runs left some)"
+ok '[ $sb_slow = 0 ]' "storms: every run stopped within its bound of $bound s ($sb_slow did not)"
+ok '[ $sb_trees = 0 ]' "storms: no cgroup tree is left, without cleanup ($sb_trees of $s_runs runs left one)"
+ok '[ $sb_inst = 0 ]' "storms: no tracefs instance is left ($sb_inst runs)"
+ok '[ $sb_journal = 0 ]' \
+	"storms: every changed setting is restored, its journal gone ($sb_journal left; the sample rate raised by other processes after $s_rate_other runs)"
+ok '[ $sb_tmp = 0 ] && [ $sb_vdso = 0 ]' "storms: nothing left in /tmp, perf's vDSO copy included ($sb_tmp, $sb_vdso runs)"
+ok '[ $sb_data = 0 ]' "storms: no unfinished recording under the name reports read ($sb_data files)"
+ok '[ $sb_status = 0 ] && [ $sb_sentinel = 0 ]' \
+	"storms: no stopped run is marked complete, and the test's own cgroup survives ($sb_status, $sb_sentinel)"
 done_testing

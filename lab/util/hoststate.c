@@ -540,14 +540,24 @@ static struct hs_entry *journal_entry(const char *path, const char *cur, bool mo
 		return NULL;
 	}
 	journal_text = xasprintf("%s\n%s\n", e->path, e->orig);
+	/* A signal between the journal and its undo step would leave both. */
+	cleanup_hold();
 	r = write_file_atomic(e->journal, journal_text, strlen(journal_text));
 	free(journal_text);
 	if (r) {
+		cleanup_release();
 		snprintf(err, errlen, "cannot write the host-state journal %s: %s", e->journal, strerror(-r));
 		return NULL;
 	}
 	e->active = true;
 	e->handle = cleanup_push(restore_entry, e, mount ? "mount" : "host setting");
+	{
+		struct mount_key m;
+
+		/* "mount:<ns>:<target>" is named by its target. */
+		cleanup_name(e->handle, mount && parse_mount(e->path, e->orig, &m) ? m.target : e->path);
+	}
+	cleanup_release();
 	return e;
 }
 
@@ -623,8 +633,11 @@ static int mount_locked(const char *fstype, const char *target, const char *path
 			return 0;
 		return journal_entry(path, orig, true, err, errlen) ? 1 : -1;
 	}
+	/* Other signals wait until the mount has its undo step. */
+	cleanup_hold();
 	if (mount(fstype, target, fstype, MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
 		snprintf(err, errlen, "cannot mount %s at %s: %s", fstype, target, strerror(errno));
+		cleanup_release();
 		return -1;
 	}
 	/* Between the mount and the journal a SIGKILL would leave the mount
@@ -633,8 +646,10 @@ static int mount_locked(const char *fstype, const char *target, const char *path
 	snprintf(orig, sizeof(orig), "%s %llu", fstype, mounted_at(target, fstype));
 	if (!journal_entry(path, orig, true, err, errlen)) {
 		umount2(target, UMOUNT_NOFOLLOW);
+		cleanup_release();
 		return -1;
 	}
+	cleanup_release();
 	return 1;
 }
 
