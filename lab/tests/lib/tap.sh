@@ -1,7 +1,7 @@
 # The one TAP library of the lab's shell tests, lab/tests/*.sh and the guest
 # tests lab/tests/vm-*.sh (sourced, not run; plain sh): cd to the lab's
 # root, a private temp dir $T removed on exit (results of the commands a
-# test runs go there too), and the TAP helpers.
+# test runs go there too; TAP_KEEP=1 keeps it), and the TAP helpers.
 #   ok 'shell condition' "description"    passes when the condition, eval'd, holds
 #   check STATUS "description"            passes when STATUS (of the command just run) is 0
 #   skip "description" "reason"           a skipped test, with its reason
@@ -13,7 +13,12 @@
 cd "$(dirname "$0")/../.." || exit 1
 LAB=$PWD/bin/memcg-lab
 T=$(mktemp -d "${TMPDIR:-/tmp}/memcg-lab-test.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+# TAP_KEEP=1 keeps $T (what the commands wrote: results, plots) to look at.
+if [ -n "${TAP_KEEP:-}" ]; then
+	trap 'echo "# kept $T" >&2' EXIT
+else
+	trap 'rm -rf "$T"' EXIT
+fi
 # Nothing a test runs leaves results in the lab's own results/.
 export MEMCG_LAB_RESULTS=$T/results
 n=0
