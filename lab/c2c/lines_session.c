@@ -47,13 +47,29 @@ static struct {
 	struct c2c_objects objs;
 } cache;
 
+/* KIND.PID in the session's directory: what this process publishes to the
+ * host side, written whole (a reader never sees half of it); frees text. */
+static void publish(const char *kind, char *text, size_t len)
+{
+	char name[64], *p;
+	int e;
+
+	snprintf(name, sizeof(name), "%s.%d", kind, (int)getpid());
+	mkdir_p(getenv(LINES_ENV_DIR), 0755);
+	p = session_path(name);
+	e = write_file_atomic(p, text, len);
+	if (e < 0)
+		note("lines: %s: cannot write: %s", p, strerror(-e));
+	free(p);
+	free(text);
+}
+
 /* objects.PID: "label type address size source" per object (no header). */
 static void publish_objects(const struct c2c_objects *o)
 {
-	char *p, name[64], *text = NULL;
+	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	int e;
 
 	for (size_t i = 0; i < o->n; i++) {
 		char *l = sanitize(o->v[i].label), *s = sanitize(o->v[i].source);
@@ -63,14 +79,7 @@ static void publish_objects(const struct c2c_objects *o)
 		free(s);
 	}
 	fclose(f);
-	snprintf(name, sizeof(name), "objects.%d", (int)getpid());
-	mkdir_p(getenv(LINES_ENV_DIR), 0755);
-	p = session_path(name);
-	e = write_file_atomic(p, text, len);
-	if (e < 0)
-		note("lines: %s: cannot write: %s", p, strerror(-e));
-	free(p);
-	free(text);
+	publish("objects", text, len);
 }
 
 /* The objects owner published; false when it published none. */
@@ -235,10 +244,9 @@ bool lines_session_claimed(pid_t pid)
 
 void lines_session_counters(const struct lines_counter *c, size_t n, const char *unit)
 {
-	char *p, name[64], *text = NULL;
+	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
-	int e;
 
 	if (!lines_session_active())
 		return;
@@ -247,14 +255,7 @@ void lines_session_counters(const struct lines_counter *c, size_t n, const char 
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "0x%" PRIxPTR "\t%zu\t%zu\n", (uintptr_t)c[i].addr, c[i].n, c[i].stride);
 	fclose(f);
-	snprintf(name, sizeof(name), "counters.%d", (int)getpid());
-	mkdir_p(getenv(LINES_ENV_DIR), 0755);
-	p = session_path(name);
-	e = write_file_atomic(p, text, len);
-	if (e < 0)
-		note("lines: %s: cannot write: %s", p, strerror(-e));
-	free(p);
-	free(text);
+	publish("counters", text, len);
 }
 
 void lines_session_unpublish(void)
