@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 #include "c2c/c2c.h"
 #include "c2c/lines_session.h"
@@ -21,6 +22,7 @@
 #define OPEN_STATE ".window-open"
 
 static int append(const char *name, const char *header, const char *text);
+static bool open_state_counted(int *index, pid_t *pid, pid_t *counted);
 static char *sanitize(const char *s);
 
 bool lines_session_active(void)
@@ -258,12 +260,33 @@ void lines_session_counters(const struct lines_counter *c, size_t n, const char 
 	publish("counters", text, len);
 }
 
+/* How long a process whose operations another's window counts keeps its
+ * counters for that window's closing. */
+#define UNPUBLISH_WAIT_MS 10000
+
 void lines_session_unpublish(void)
 {
 	static const char *const what[] = { "counters", "objects" };
+	int index, waited = 0;
+	pid_t owner, counted;
 
 	if (!lines_session_active())
 		return;
+	/*
+	 * A window the runner opened counts this process's operations: it
+	 * reads the counters at its closing, which it may reach late (a
+	 * starved vCPU under TCG stalls it for seconds).  The counters stay
+	 * until then, the workers still at work, so that the window's
+	 * operations and its transfers cover the same time.
+	 */
+	while (open_state_counted(&index, &owner, &counted) && counted == getpid() && owner != getpid() &&
+	       kill(owner, 0) == 0 && waited < UNPUBLISH_WAIT_MS) {
+		usleep(20 * 1000);
+		waited += 20;
+	}
+	if (waited >= UNPUBLISH_WAIT_MS)
+		note("lines: window %d of pid %d still open %d s after this process's measured phase: its "
+		     "operations are not counted", index, (int)owner, UNPUBLISH_WAIT_MS / 1000);
 	for (size_t i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
 		char *p, name[64];
 
@@ -288,7 +311,7 @@ static bool read_counter(pid_t pid, int mem, uintptr_t addr, uint64_t *v)
 
 /* The sum of pid's counters (counters.PID), and their unit; false when
  * it published none or one cannot be read. */
-static bool counters_sum(pid_t pid, uint64_t *sum, char *unit, size_t unitlen)
+static bool counters_sum(pid_t pid, uint64_t *sum, char *unit, size_t unitlen, const char **why)
 {
 	char *p, name[64], *text, *save = NULL;
 	bool ok = true, have_unit = false;
@@ -298,12 +321,14 @@ static bool counters_sum(pid_t pid, uint64_t *sum, char *unit, size_t unitlen)
 	p = session_path(name);
 	text = read_text(p, NULL);
 	free(p);
+	*why = "it published no counters (or no longer: its measured phase is over)";
 	if (!text)
 		return false;
 	if (pid != getpid()) {
 		snprintf(name, sizeof(name), "/proc/%d/mem", (int)pid);
 		mem = open(name, O_RDONLY | O_CLOEXEC);
 		ok = mem >= 0;
+		*why = "its memory cannot be read (/proc/PID/mem)";
 	}
 	*sum = 0;
 	for (char *l = strtok_r(text, "\n", &save); l && ok; l = strtok_r(NULL, "\n", &save)) {
@@ -316,6 +341,7 @@ static bool counters_sum(pid_t pid, uint64_t *sum, char *unit, size_t unitlen)
 			continue;
 		}
 		if (sscanf(l, "%llx %zu %zu", &addr, &n, &stride) != 3) {
+			*why = "its counters file has a bad line";
 			ok = false;
 			break;
 		}
@@ -323,12 +349,16 @@ static bool counters_sum(pid_t pid, uint64_t *sum, char *unit, size_t unitlen)
 			uint64_t v;
 
 			ok = read_counter(pid, mem, (uintptr_t)addr + i * stride, &v);
+			if (!ok)
+				*why = "a counter cannot be read from its memory";
 			*sum += v;
 		}
 	}
 	if (mem >= 0)
 		close(mem);
 	free(text);
+	if (ok && !have_unit)
+		*why = "its counters file names no unit";
 	return ok && have_unit;
 }
 
@@ -345,13 +375,15 @@ static void count_close(int index)
 {
 	uint64_t end;
 	char row[128];
+	const char *why;
 
 	if (counting.index != index)
 		return;
 	counting.index = -1;
-	if (!counters_sum(counting.pid, &end, counting.unit, sizeof(counting.unit)) || end < counting.start) {
-		note("lines: window %d: the operations of pid %d could not be read at its closing (not counted)",
-		     index, (int)counting.pid);
+	if (!counters_sum(counting.pid, &end, counting.unit, sizeof(counting.unit), &why) ||
+	    (end < counting.start && (why = "its counters went back"))) {
+		note("lines: window %d: the operations of pid %d could not be read at its closing: %s (not counted)",
+		     index, (int)counting.pid, why);
 		return;
 	}
 	snprintf(row, sizeof(row), "%d\t%llu\t%s\n", index, (unsigned long long)(end - counting.start),
@@ -392,15 +424,25 @@ static int append(const char *name, const char *header, const char *text)
 	return rc;
 }
 
-/* The window another process left open: "INDEX PID"; false when none. */
-static bool open_state(int *index, pid_t *pid)
+/* The window open now: "INDEX PID COUNTED" (its opener, and the process
+ * whose operations it counts, 0 for none); false when none. */
+static bool open_state_counted(int *index, pid_t *pid, pid_t *counted)
 {
 	char *p = session_path(OPEN_STATE), *t = read_text(p, NULL);
-	bool yes = t && sscanf(t, "%d %d", index, pid) == 2;
+	int c = 0;
+	bool yes = t && sscanf(t, "%d %d %d", index, pid, &c) >= 2;
 
+	*counted = c;
 	free(t);
 	free(p);
 	return yes;
+}
+
+static bool open_state(int *index, pid_t *pid)
+{
+	pid_t counted;
+
+	return open_state_counted(index, pid, &counted);
 }
 
 static int lock_session(void)
@@ -417,6 +459,14 @@ static int lock_session(void)
 			;
 	free(p);
 	return fd;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static char *sanitize(const char *s)
@@ -437,6 +487,8 @@ int lines_session_open(const struct lines_window_info *w)
 	int fd, index, prev, rc = 0;
 	pid_t owner;
 
+	double t0 = mono_s(), t_lock, t_files = 0, t_announce = 0;
+
 	if (!lines_session_active())
 		return -1;
 	fd = lock_session();
@@ -444,6 +496,7 @@ int lines_session_open(const struct lines_window_info *w)
 		free(label);
 		return -1;
 	}
+	t_lock = mono_s();
 	if (open_state(&prev, &owner)) {
 		if (owner != getpid() && kill(owner, 0) == 0) {
 			note("lines: window '%s' not opened: window %d of pid %d is still open (windows do not nest)",
@@ -488,7 +541,7 @@ int lines_session_open(const struct lines_window_info *w)
 	} else {
 		char *sp = session_path(OPEN_STATE), st[64];
 
-		snprintf(st, sizeof(st), "%d %d\n", index, (int)getpid());
+		snprintf(st, sizeof(st), "%d %d %d\n", index, (int)getpid(), w->counted > 0 ? (int)w->counted : 0);
 		int e = write_file_atomic(sp, st, strlen(st));
 
 		if (e < 0) {
@@ -497,25 +550,35 @@ int lines_session_open(const struct lines_window_info *w)
 		}
 		free(sp);
 	}
+	t_files = mono_s();
 	if (!rc) {
 		/* Followed in detail from this opening on: every access to them. */
 		for (size_t i = 0; w->objs && i < w->objs->n; i++)
 			lines_detail_announce(w->objs->v[i].base, w->objs->v[i].size);
 		for (size_t i = 0; i < w->nranges; i++)
 			lines_detail_announce(w->ranges[i].addr, w->ranges[i].size);
+		t_announce = mono_s();
 		/* The operations from here: read last, so that the window opens
 		 * right after (the difference at the closing is the window's). */
 		counting.index = -1;
 		if (w->counted > 0) {
-			if (counters_sum(w->counted, &counting.start, counting.unit, sizeof(counting.unit))) {
+			const char *why;
+
+			if (counters_sum(w->counted, &counting.start, counting.unit, sizeof(counting.unit), &why)) {
 				counting.index = index;
 				counting.pid = w->counted;
 			} else {
-				note("lines: window %d: pid %d published no operation counters that can be read "
-				     "(its operations are not counted)", index, (int)w->counted);
+				note("lines: window %d: the operations of pid %d cannot be read: %s (not counted)", index,
+				     (int)w->counted, why);
 			}
 		}
 		lines_window_open();
+		/* Its planned time is what the window's length is counted from:
+		 * a slow opening says where the time went. */
+		if (mono_s() - t0 > 0.5)
+			note("lines: window %d: opening took %.2f s (session lock %.2f s, files %.2f s, "
+			     "announcing %.2f s, counters %.2f s)", index, mono_s() - t0, t_lock - t0, t_files - t_lock,
+			     t_announce - t_files, mono_s() - t_announce);
 	}
 	close(fd);
 	free(objs);

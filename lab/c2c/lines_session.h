@@ -81,7 +81,8 @@ struct lines_counter {
  * writes the difference to window-ops.tsv.  A marker file counters.PID.
  */
 void lines_session_counters(const struct lines_counter *c, size_t n, const char *unit);
-/* Removes what this process published: its counters and its objects. */
+/* Removes what this process published: its counters and its objects, once
+ * a window another process opened to count them is closed (10 s at most). */
 void lines_session_unpublish(void);
 
 /* Under vm --lines (MEMCG_LAB_LINES_DIR set)? */
