@@ -65,7 +65,7 @@ for k in 5.10 6.1; do
 	d=$(one_dir "$tmp/res-$k")
 	f=$d/lines/fields.tsv
 	run[$k]=$(one_dir "$d/results")
-	ops=$(awk -F'\t' '$1 == 1 && $2 == 1 && $3 > 0 && $4 == "faults" { print $3 }' "$d/lines/ops.tsv" 2>/dev/null)
+	ops=$(awk -F'\t' '$1 > 0 && $2 == $1 && $3 > 0 && $4 == "faults" { print $3 }' "$d/lines/ops.tsv" 2>/dev/null)
 	[ $rc = 0 ] && [ "$(jget "$d/meta.json" status)" = complete ] && [ -s "$f" ] && [ -n "${run[$k]}" ] &&
 		[ -n "$ops" ] &&
 		awk -F'\t' '$1 == 0 && $3 == "runner" && $8 > 0 { found = 1 } END { exit !found }' "$d/lines/windows.tsv"
