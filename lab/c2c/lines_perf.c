@@ -182,6 +182,9 @@ int lines_perf_report(const char *perf, const char *buildid_dir, const char *dat
 	argv[n++] = "-c";
 	argv[n++] = "pid,tid,iaddr";
 	argv[n++] = "--full-symbols";
+	/* Every line with a HITM: the counts are exact, and perf hides the
+	 * lines under 0.05% of all HITMs by default. */
+	argv[n++] = "--show-all";
 	argv[n] = NULL;
 	st = c2c_run_to_files(argv, txt, log);
 	if (st != 0) {
