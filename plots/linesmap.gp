@@ -29,6 +29,8 @@ if (text) {
 	plot file skip 1 using 2:1:(stringcolumn(7)) with labels left notitle
 } else {
 	set lmargin at screen lm; set rmargin at screen rm; set tmargin at screen tm; set bmargin at screen bm
+	# A side with patches makes a long title: a smaller font keeps it whole.
+	if (strlen(title) > 95) { set title title font ",8" }
 	set xlabel "byte within the cacheline"
 	set ylabel "cacheline of the struct"
 	eval "set ytics (" . rows . ") nomirror"
