@@ -28,8 +28,10 @@ command -v qemu-system-x86_64 >/dev/null ||
 [ -f build/lines-plugin.so ] ||
 	skip_all "the lines plugin is not built: $(cat build/lines-plugin.missing 2>/dev/null || echo 'run make')"
 
-# side NAME EXP [VAR=VALUE] -- VM-ARGS: a guest run of an experiment; sets
-# dir (the experiment's directory in the vm's) or leaves it empty.
+# side NAME EXP [VAR=VALUE] -- VM-ARGS: a guest run of an experiment (with
+# the run options in the array run_opts); sets dir (the experiment's
+# directory in the vm's) or leaves it empty.
+run_opts=()
 side() {
 	local name=$1 exp=$2 envs=() rc
 	shift 2
@@ -37,7 +39,7 @@ side() {
 	shift
 	dir=""
 	env ${envs[@]+"${envs[@]}"} MEMCG_LAB_RESULTS=$tmp/$name $lab vm --lines --cpus 4 "$@" -- \
-		run "experiments/$exp.exp" >"$tmp/$name.out" 2>&1
+		run "experiments/$exp.exp" ${run_opts[@]+"${run_opts[@]}"} >"$tmp/$name.out" 2>&1
 	rc=$?
 	vm=$(one_dir "$tmp/$name")
 	[ $rc = 0 ] && [ -n "$vm" ] && [ "$(jget "$vm/meta.json" status)" = complete ] && dir=$(one_dir "$vm/results")
@@ -75,10 +77,13 @@ if ! lab/scripts/lab-kernel.sh --print >/dev/null 2>&1 ||
 	! LAB_KERNEL_PATCHES=$batch32 lab/scripts/lab-kernel.sh --print >/dev/null 2>&1; then
 	skip "batch: the lab kernel's pair" "not built (make lab-kernel; LAB_KERNEL_PATCHES=$batch32 make lab-kernel)"
 else
+	# Three windows a side, as the README gives it (one swings with TCG's turns).
+	run_opts=(-s experiment.repeats=3)
 	side batch-32 lines-charge LAB_KERNEL_PATCHES=$batch32 -- --kernel lab
 	a=$dir
 	side batch-64 lines-charge -- --kernel lab
 	b=$dir
+	run_opts=()
 	if [ -n "$a" ] && [ -n "$b" ]; then
 		out=$($lab compare "$a" "$b" 2>&1)
 		[ "$(jget "$a/meta.json" runtime.charge_batch)" = 32 ] && [ "$(jget "$b/meta.json" runtime.charge_batch)" = 64 ]
