@@ -426,7 +426,10 @@ storm() {
 	left=$(owned_in "$memroot" "$T/pids")
 	[ -z "$left" ] || { sb_trees=$((sb_trees + 1)); echo "# $what: trees left: $left"; sed 's/^/#   /' "$T/storm.out" | tail -5; }
 	left=$(instances_owned "$T/pids")
-	[ -z "$left" ] || { sb_inst=$((sb_inst + 1)); echo "# $what: tracefs instances left: $left"; }
+	[ -z "$left" ] || {
+		sb_inst=$((sb_inst + 1)); echo "# $what: tracefs instances left: $left"
+		sed 's/^/#   /' "$T/storm.out" | tail -5
+	}
 	left=$(journals_owned)
 	[ -z "$left" ] || { sb_journal=$((sb_journal + 1)); echo "# $what: settings not restored: $left"; }
 	# The sample rate is the host's: other tests' runs raise it for their
