@@ -20,6 +20,7 @@
 #include "lock/lock_tracer.h"
 #include "kernel/tracefs_dir.h"
 #include "util/cleanup.h"
+#include "util/fdholders.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/owned.h"
@@ -143,6 +144,11 @@ static void undo_instance(void *arg)
 			close(t->fds[i]);
 			t->fds[i] = -1;
 		}
+	/* A file of the instance the interrupted code had open (libtracefs
+	 * between its open and close while this runs from a signal handler)
+	 * would pin it for as long as this runs. */
+	if (t->dir[0] && rmdir(t->dir) < 0 && errno == EBUSY)
+		fd_close_under(t->dir);
 	/* The reader thread may still be inside read() on a file closed here. */
 	tracefs_instance_remove(t->dir);
 }

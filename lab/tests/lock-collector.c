@@ -374,6 +374,54 @@ int main(void)
 		lock_collector_free(c);
 	}
 
+	/* A stop while a file of the instance is open in this process (a
+	 * libtracefs write between its open and its close, interrupted by the
+	 * signal): the undo step, run from the handler, closes it and removes
+	 * the instance at once, not after 5 s of EBUSY, with it left. */
+	{
+		int pfd[2];
+		char dir[600] = "";
+		uint64_t t0 = now_ns(), t1;
+		pid_t pid = -1;
+		int st = -1;
+
+		if (pipe(pfd) == 0 && (pid = fork()) == 0) {
+			char path[700];
+			int fd;
+
+			close(pfd[0]);
+			worker_detach_from_parent(getppid());
+			cleanup_init();
+			c = lock_collector_prepare(&o, err, sizeof(err));
+			if (!c)
+				_exit(3);
+			snprintf(dir, sizeof(dir), "/sys/kernel/tracing/instances/%s",
+				 lock_tracer_instance(lock_collector_tracer(c)));
+			if (write(pfd[1], dir, strlen(dir) + 1) < 0)
+				_exit(4);
+			snprintf(path, sizeof(path), "%s/trace", dir);
+			fd = open(path, O_RDONLY);
+			if (fd < 0)
+				_exit(5);
+			raise(SIGTERM);
+			_exit(6);
+		} else if (pid > 0) {
+			ssize_t n;
+
+			close(pfd[1]);
+			n = read(pfd[0], dir, sizeof(dir) - 1);
+			dir[n > 0 ? n : 0] = '\0';
+			waitpid(pid, &st, 0);
+			close(pfd[0]);
+		}
+		t1 = now_ns();
+		if (!ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM && dir[0] && !path_exists(dir) &&
+			t1 - t0 < 3000000000ull,
+			"a stop with a file of the instance open: the instance is removed (%s), in %.1f s", dir,
+			(t1 - t0) / 1e9) && dir[0])
+			rmdir(dir);
+	}
+
 	/* The kprobe method: end to end where it can run, a clean refusal
 	 * where it cannot. */
 	{

@@ -68,3 +68,42 @@ int fd_holders(const char *name, char *buf, size_t n)
 	rawdir_foreach("/proc", scan_pid, &s);
 	return s.found;
 }
+
+struct close_scan {
+	const char *dir;
+	size_t len;
+	int closed;
+};
+
+static int close_if_under(const char *fddir, const char *name, bool is_dir, void *arg)
+{
+	struct close_scan *c = arg;
+	char path[64], link[1024];
+	ssize_t len;
+	char *end;
+	long fd;
+
+	(void)is_dir;
+	fd = strtol(name, &end, 10);
+	if (*end || fd < 0 || path_join(path, sizeof(path), fddir, name))
+		return 0;
+	len = readlink(path, link, sizeof(link) - 1);
+	if (len <= 0)
+		return 0;
+	link[len] = '\0';
+	if (!strncmp(link, c->dir, c->len) && (link[c->len] == '/' || !link[c->len]) && close((int)fd) == 0)
+		c->closed++;
+	return 0;
+}
+
+int fd_close_under(const char *dir)
+{
+	struct close_scan c = { dir, strlen(dir), 0 };
+
+	while (c.len > 1 && dir[c.len - 1] == '/')
+		c.len--;
+	if (!c.len)
+		return 0;
+	rawdir_foreach("/proc/self/fd", close_if_under, &c);
+	return c.closed;
+}

@@ -16,4 +16,13 @@
  */
 int fd_holders(const char *name, char *buf, size_t n);
 
+/*
+ * Closes every descriptor of this process that points at dir or below it,
+ * the number closed.  No malloc: an undo step run from a signal handler
+ * uses it, for a file the interrupted code had open there (a library's
+ * write to the instance's files between its open and its close) would
+ * keep the rmdir at EBUSY for as long as the handler runs.
+ */
+int fd_close_under(const char *dir);
+
 #endif
