@@ -125,9 +125,11 @@ int lines_table_write(const struct lines_ftable *t, const char *path, char *err,
 	struct lines_frow *rows = t->n ? xmalloc(t->n * sizeof(*rows)) : NULL;
 	FILE *f = outfile_open(path, "w");
 
-	if (t->n)
+	/* qsort and memcpy take no NULL, not even for none. */
+	if (t->n) {
 		memcpy(rows, t->r, t->n * sizeof(*rows));
-	qsort(rows, t->n, sizeof(*rows), row_cmp);
+		qsort(rows, t->n, sizeof(*rows), row_cmp);
+	}
 	fprintf(f, "%s\n", LINES_TABLE_COLUMNS);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct lines_frow *r = &rows[i];

@@ -129,7 +129,8 @@ static void field_table(FILE *out, struct side *a, struct side *b, int width)
 		add_row(&rows, &n, &a->lf.r[i], false);
 	for (size_t i = 0; i < b->lf.n; i++)
 		add_row(&rows, &n, &b->lf.r[i], true);
-	qsort(rows, n, sizeof(*rows), by_struct_offset);
+	if (n)
+		qsort(rows, n, sizeof(*rows), by_struct_offset);
 	print_side_line(out, 'A', a);
 	print_side_line(out, 'B', b);
 	fprintf(out, "  HITMs per field (load HITMs, store HITMs and invalidations), false and true\n"
