@@ -117,7 +117,7 @@ int lines_fields_parse_stream(FILE *f, const char *path, struct lines_fields *lf
 
 			if (col < 0)
 				continue;
-			if (col >= nf || count_field(fld[col], &v) || v != floor(v))
+			if (col >= nf || count_field(fld[col], &v) || v != floor(v) || v >= 0x1p63)
 				return set_err(err, errlen, "%s:%d: field %s: '%s' is not a byte count", path, lineno,
 					       c ? "size" : "offset", col < nf ? fld[col] : "");
 			*(c ? &r->size : &r->offset) = (long)v;
