@@ -24,6 +24,9 @@ struct around_env {
 	bool have_btf;
 	struct cg_env cg;
 	bool lines;		/* in a guest under vm --lines: a lines window per run */
+	FILE *windows_tsv;	/* data/c2c/windows.tsv, opened at the first window */
+	FILE *windows_txt;	/* data/c2c-windows.txt, for report.txt */
+	int bound_failures;	/* windows a bound (disk, size cap, report time) cost their data */
 };
 
 struct around {
@@ -59,15 +62,28 @@ struct around_env *around_env_open(const struct around_cfg *cfg, struct results 
 
 	e->cfg = *cfg;
 	e->r = r;
-	if (cfg->c2c) {
+	if (cfg->c2c == C2C_MODE_OFF) {
+		results_log(r, "c2c: off ([collect] c2c = no)");
+	} else {
 		c2c_caps_detect(&e->caps);
 		e->c2c_ok = e->caps.supported;
-		if (!e->c2c_ok)
-			results_skip(r, "perf c2c", e->caps.line);
-		else if (kbtf_open(&e->kbtf, NULL, NULL, err, sizeof(err)))
-			results_skip(r, "c2c field names", err);
-		else
-			e->have_btf = true;
+		if (!e->c2c_ok) {
+			char why[800];
+
+			snprintf(why, sizeof(why), "%s%s", e->caps.line,
+				 cfg->c2c == C2C_MODE_ON ? " ([collect] c2c = yes asked for it)" : "");
+			results_skip(r, "perf c2c", why);
+		} else {
+			results_log(r, "%s", e->caps.line);
+			/* What its data cannot show: said once, in the log
+			 * here and at the top of every window's field table. */
+			for (int i = 0; i < e->caps.nlimits; i++)
+				results_log(r, "c2c: NOTE: %s", e->caps.limits[i]);
+			if (kbtf_open(&e->kbtf, NULL, NULL, err, sizeof(err)))
+				results_skip(r, "c2c field names", err);
+			else
+				e->have_btf = true;
+		}
 		cg_detect(&e->cg, NULL);
 	}
 	e->lines = lines_session_active();
@@ -78,9 +94,50 @@ void around_env_close(struct around_env *e)
 {
 	if (!e)
 		return;
+	if (e->windows_tsv)
+		outfile_close(e->windows_tsv);
+	if (e->windows_txt)
+		outfile_close(e->windows_txt);
 	if (e->have_btf)
 		kbtf_close(&e->kbtf);
 	free(e);
+}
+
+bool around_env_bound_failed(const struct around_env *e)
+{
+	return e && e->bound_failures > 0;
+}
+
+/* One window's row in data/c2c/windows.tsv and data/c2c-windows.txt. */
+static void window_row(struct around_env *e, const struct c2c_collector *c, const char *tag)
+{
+	if (!e->windows_tsv) {
+		char *dir = xasprintf("%s/data/c2c", e->r->dir), *p;
+
+		if (mkdir_p(dir, 0755))
+			die("%s: cannot create: %s", dir, strerror(errno));
+		p = xasprintf("%s/windows.tsv", dir);
+		e->windows_tsv = outfile_open(p, "w");
+		c2c_windows_header(e->windows_tsv);
+		free(p);
+		p = xasprintf("%s/data/c2c-windows.txt", e->r->dir);
+		e->windows_txt = outfile_open(p, "w");
+		fprintf(e->windows_txt, "%s\n", e->caps.line);
+		for (int i = 0; i < e->caps.nlimits; i++)
+			fprintf(e->windows_txt, "NOTE: %s\n", e->caps.limits[i]);
+		fprintf(e->windows_txt, "%-24s %8s %8s %7s %10s %s\n", "window", "samples", "lost", "lost%",
+			"throttled", "status");
+		free(p);
+		free(dir);
+	}
+	c2c_windows_row(c, tag, e->windows_tsv);
+	fflush(e->windows_tsv);
+	if (c->counts.known)
+		fprintf(e->windows_txt, "%-24s %8llu %8llu %6.1f%% %10llu %s\n", tag, c->counts.samples,
+			c->counts.lost, 100 * c->counts.lost_share, c->counts.throttled, c->status);
+	else
+		fprintf(e->windows_txt, "%-24s %8s %8s %7s %10s %s\n", tag, "-", "-", "-", "-", c->status);
+	fflush(e->windows_txt);
 }
 
 struct around *around_start(struct around_env *e, const char *step, int repeat, double driver_s)
@@ -100,14 +157,18 @@ struct around *around_start(struct around_env *e, const char *step, int repeat, 
 	}
 	if (e->c2c_ok) {
 		char why[700], *dir = xasprintf("%s/data/c2c.%s", e->r->dir, a->tag);
+		bool bound;
 
 		if (mkdir_p(dir, 0755))
 			die("%s: cannot create: %s", dir, strerror(errno));
-		a->c2c = c2c_collector_start(&e->caps, &e->cfg.c2c_opts, driver_s, dir, why, sizeof(why));
-		if (!a->c2c)
+		a->c2c = c2c_collector_start(&e->caps, &e->cfg.c2c_opts, driver_s, dir, &bound, why, sizeof(why));
+		if (!a->c2c) {
 			results_skip(e->r, "perf c2c window", why);
-		else
+			e->bound_failures += bound;
+			rmdir(dir);
+		} else {
 			results_log(e->r, "c2c %s: %s", a->tag, a->c2c->status);
+		}
 		free(dir);
 	}
 	return a;
@@ -176,33 +237,50 @@ static void lines_tick(struct around *a, pid_t driver, double elapsed_s)
 	a->lines_done = a->lines_index < 0;
 }
 
-/* The driver's memcgs for perf c2c's field names. */
+/*
+ * The driver's memcgs for perf c2c's field names: found once its cgroup
+ * tree is there and half the way to the window is gone, never inside the
+ * window (finding a memcg's address moves a helper task into it: that is
+ * not what the window should sample).  Should the tree appear only later,
+ * the last tick before the window finds it; one inside the window is said.
+ */
 static void c2c_tick(struct around *a, pid_t driver, double elapsed_s)
 {
 	char name[96];
 	char **dirs = NULL;
 	int n = 0;
 	FILE *f;
+	double t0;
+	bool last_chance;
 
-	/* The driver's memcgs exist while it runs: name their struct
-	 * mem_cgroup addresses once the c2c window has begun. */
-	if (!a->c2c || !a->e->have_btf || a->objects_found || elapsed_s < a->c2c->win.start_s)
+	if (!a->c2c || !a->e->have_btf || a->objects_found || elapsed_s < a->c2c->win.start_s / 2)
 		return;
-	a->objects_found = true;
 	snprintf(name, sizeof(name), LAB_OWNER_PREFIX "%d-%llu", (int)driver, proc_start_time(driver));
 	c2c_run_memcgs(a->e->cg.memory_root, name, &dirs, &n);
+	/* Until the tree is there (the root memcg alone), wait: a tick of
+	 * ~100 ms before the window is the last chance. */
+	last_chance = elapsed_s >= a->c2c->win.start_s - 0.2;
+	if (n < 2 && !last_chance)
+		goto out;
+	a->objects_found = true;
 	if (n < 2)
 		results_log(a->e->r, "c2c %s: no cgroup tree %s/%s to name objects in", a->tag, a->e->cg.memory_root,
 			    name);
+	t0 = now_mono();
 	c2c_find_objects(&a->objs, &a->e->kbtf, (const char *const *)dirs, n, note_line, a->e->r);
+	results_log(a->e->r, "c2c %s: %zu objects found at %.1f s in %.2f s, %s the window at %.1f s", a->tag,
+		    a->objs.n, elapsed_s, now_mono() - t0,
+		    elapsed_s + (now_mono() - t0) <= a->c2c->win.start_s ? "before" : "INSIDE (late)",
+		    a->c2c->win.start_s);
 	{
 		char *p = xasprintf("c2c-objects.%s.tsv", a->tag);
 
 		f = results_open_data(a->e->r, p);
 		c2c_objects_write_tsv(&a->objs, f);
-		fclose(f);
+		outfile_close(f);
 		free(p);
 	}
+out:
 	for (int i = 0; i < n; i++)
 		free(dirs[i]);
 	free(dirs);
@@ -225,7 +303,14 @@ void around_finish(struct around *a)
 		results_skip(a->e->r, "lines window", a->phase_known ? "the driver ended before the window's time"
 			     : "the driver never said when its measured phase began (lines_session_phase)");
 	if (a->c2c) {
-		if (c2c_collector_finish(a->c2c, a->e->have_btf ? &a->e->kbtf : NULL, &a->objs) < 0) {
+		int fin = c2c_collector_finish(a->c2c, a->e->have_btf ? &a->e->kbtf : NULL, &a->objs);
+
+		window_row(a->e, a->c2c, a->tag);
+		if (a->c2c->bound_failed) {
+			a->e->bound_failures++;
+			note("c2c %s: %s", a->tag, a->c2c->status);
+		}
+		if (fin < 0) {
 			results_skip(a->e->r, "perf c2c report", a->c2c->status);
 		} else {
 			/* The field table, where report looks for it. */

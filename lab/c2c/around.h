@@ -6,8 +6,11 @@
  * results (results_skip), why it cannot on this machine.
  *
  *  - perf c2c: one window in the steady state (c2c/c2c.h); the run's own
- *    memcgs are found by walking the driver's cgroup tree mid-run, so that
- *    HITM offsets can be named by struct field.
+ *    memcgs are found by walking the driver's cgroup tree once it is there,
+ *    halfway to the window and never inside it, so that HITM offsets can be
+ *    named by struct field; each window's row (samples, lost, throttled,
+ *    size, status) goes to data/c2c/windows.tsv and data/c2c-windows.txt,
+ *    with what the PMU's data cannot show at the top.
  *  - the lines plugin's window, in a guest under vm --lines: the same
  *    steady-state window, labelled with the step (c2c/lines_session.h).
  */
@@ -19,8 +22,12 @@
 #include "c2c/c2c.h"
 #include "util/results.h"
 
+/* [collect] c2c: auto records where perf samples memory and says why not
+ * elsewhere; yes is the same, asked for; no is off. */
+enum c2c_mode { C2C_MODE_OFF, C2C_MODE_AUTO, C2C_MODE_ON };
+
 struct around_cfg {
-	bool c2c;
+	enum c2c_mode c2c;
 	struct c2c_opts c2c_opts;
 };
 
@@ -37,5 +44,8 @@ struct around *around_start(struct around_env *e, const char *step, int repeat, 
 void around_tick(struct around *a, pid_t driver, double elapsed_s);
 /* After the driver ended. */
 void around_finish(struct around *a);
+/* A c2c window lost its data to a bound (disk, size cap, report time):
+ * the run is not complete.  Also says so in one line on stderr. */
+bool around_env_bound_failed(const struct around_env *e);
 
 #endif

@@ -11,8 +11,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/statvfs.h>
 #include <bpf/btf.h>
 #include "c2c/c2c.h"
+#include "c2c/c2c_report_pass.h"
+#include "perf/perfdata_loss.h"
 #include "kernel/cgroup.h"
 #include "kernel/kallsyms.h"
 #include "kernel/kread.h"
@@ -21,6 +24,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/hoststate.h"
+#include "util/humanize.h"
 #include "util/outfile.h"
 #include "util/run.h"
 
@@ -35,28 +39,6 @@ static bool pmu_has(const char *root, const char *rel)
 
 	snprintf(p, sizeof(p), "%s/%s", root, rel);
 	return path_exists(p);
-}
-
-static bool pmu_file_is_1(const char *root, const char *rel)
-{
-	char p[512], buf[16];
-
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	return read_buf(p, buf, sizeof(buf)) > 0 && buf[0] == '1';
-}
-
-static bool pmu_prefix(const char *root, const char *prefix)
-{
-	DIR *d = opendir(root);
-	struct dirent *e;
-	bool found = false;
-
-	if (!d)
-		return false;
-	while (!found && (e = readdir(d)))
-		found = !strncmp(e->d_name, prefix, strlen(prefix));
-	closedir(d);
-	return found;
 }
 
 /* "ldlat-loads   cpu/mem-loads,ldlat=30/P  : available" -> "ldlat-loads cpu/mem-loads,ldlat=30/P" */
@@ -119,54 +101,58 @@ static void first_failure(const char *text, char *out, size_t n)
 	snprintf(out, n, "%.*s", (int)strcspn(hit, "\n"), hit);
 }
 
+/* The caps of PMU row p under this perf: ldlat, filter, display, limits. */
+static void caps_of_pmu(struct c2c_caps *c, const struct c2c_pmu *p)
+{
+	c->pmu = p;
+	c->vendor = p->vendor;
+	c->ldlat = p->ldlat;
+	c->kernel_filter = p->kernel_filter;
+	c->peer = p->peer;
+	c->decodes = c2c_pmu_perf_decodes(p, c->perf_version);
+	snprintf(c->method, sizeof(c->method), "%s", p->what);
+	if (!c->decodes && p->decode_major)
+		snprintf(c->limits[c->nlimits++], sizeof(c->limits[0]), "%s is older than %d.%d, the first perf that "
+			 "decodes %s data sources: its HITM and peer counts read 0 and are not a measurement",
+			 c->perf_version[0] ? c->perf_version : "this perf", p->decode_major, p->decode_minor, p->what);
+	else if (!c->decodes)
+		snprintf(c->limits[c->nlimits++], sizeof(c->limits[0]), "%s", p->limit);
+	if (p->limit && c->decodes)
+		snprintf(c->limits[c->nlimits++], sizeof(c->limits[0]), "%s", p->limit);
+}
+
+void c2c_caps_for_pmu(struct c2c_caps *c, const struct c2c_pmu *p, const char *perf_version)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->perf_version, sizeof(c->perf_version), "%s", perf_version ? perf_version : "");
+	c->double_cl = true;
+	caps_of_pmu(c, p);
+	snprintf(c->events, sizeof(c->events), "%s", p->events);
+	c->supported = true;
+	snprintf(c->line, sizeof(c->line), "c2c: %s (--pmu %s) [%s]; %s display; kernel-only filter %s",
+		 c->method, p->name, p->events, c->peer ? "peer snoop" : "HITM",
+		 c->kernel_filter ? "yes" : "no (all samples recorded)");
+}
+
 void c2c_caps_decide(struct c2c_caps *c, const struct c2c_caps_input *in)
 {
 	const char *root = in->pmu_root ? in->pmu_root : "/sys/bus/event_source/devices";
-	const char *v = in->cpu_vendor ? in->cpu_vendor : "";
+	const struct c2c_pmu *p;
 	char why[320] = "", fail[200];
 	int navail = 0;
-	bool zen4;
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->perf_version, sizeof(c->perf_version), "%.*s",
 		 in->perf_version ? (int)strcspn(in->perf_version, "\n") : 0,
 		 in->perf_version ? in->perf_version : "");
 	c->double_cl = in->report_help && strstr(in->report_help, "double-cl");
+	c->min_period = in->spe_min_interval;
 
-	if (pmu_has(root, "ibs_op") || !strcmp(v, "AuthenticAMD") || !strcmp(v, "HygonGenuine"))
-		c->vendor = C2C_AMD;
-	else if (pmu_prefix(root, "arm_spe"))
-		c->vendor = C2C_ARM;
-	else if (pmu_has(root, "cpu/events/mem-loads") || pmu_has(root, "cpu_core/events/mem-loads") ||
-		 !strcmp(v, "GenuineIntel"))
-		c->vendor = C2C_INTEL;
-	else if (pmu_has(root, "cpu/events/mem-loads") || strstr(v, "POWER"))
-		c->vendor = C2C_POWER;
-
-	switch (c->vendor) {
-	case C2C_INTEL:
-		snprintf(c->method, sizeof(c->method), "Intel load-latency sampling (mem-loads/mem-stores)");
-		c->ldlat = c->kernel_filter = true;
-		break;
-	case C2C_AMD:
-		zen4 = pmu_has(root, "ibs_op/caps/zen4_ibs_extensions");
-		snprintf(c->method, sizeof(c->method), "AMD IBS op sampling%s",
-			 zen4 ? " (Zen 4 extensions)" : "");
-		/* IBS filters load latency only where caps/ldlat says so; it rejects :k/:u. */
-		c->ldlat = pmu_file_is_1(root, "ibs_op/caps/ldlat");
-		c->kernel_filter = false;
-		break;
-	case C2C_ARM:
-		snprintf(c->method, sizeof(c->method), "Arm SPE sampling (peer snoops, no HITM)");
-		c->peer = c->ldlat = c->kernel_filter = true;
-		break;
-	case C2C_POWER:
-		snprintf(c->method, sizeof(c->method), "POWER random-instruction sampling");
-		c->kernel_filter = true;
-		break;
-	default:
+	p = in->pmu_name ? c2c_pmu_by_name(in->pmu_name) : c2c_pmu_detect(root, in->cpu_vendor, in->amd_family, in->midr);
+	if (p)
+		caps_of_pmu(c, p);
+	else
 		snprintf(c->method, sizeof(c->method), "no known memory-sampling PMU");
-	}
 
 	if (!in->elist) {
 		snprintf(why, sizeof(why), "perf is not installed (Debian package linux-perf)");
@@ -177,7 +163,7 @@ void c2c_caps_decide(struct c2c_caps *c, const struct c2c_caps_input *in)
 			snprintf(why, sizeof(why), "`perf c2c record -e list` says '%s'%s", fail,
 				 in->hypervisor && !pmu_has(root, "cpu") && c->vendor != C2C_ARM ?
 				 " (a VM without a virtual PMU: no memory sampling)" : "");
-		} else if (c->vendor == C2C_AMD && !pmu_has(root, "ibs_op/caps/zen4_ibs_extensions")) {
+		} else if (c->vendor == C2C_AMD && !in->pmu_name && !pmu_has(root, "ibs_op/caps/zen4_ibs_extensions")) {
 			snprintf(why, sizeof(why), "AMD IBS before Zen 4 (no ibs_op/caps/zen4_ibs_extensions): "
 				 "perf c2c gives no usable HITM data there");
 		} else if (!in->privileged) {
@@ -185,12 +171,15 @@ void c2c_caps_decide(struct c2c_caps *c, const struct c2c_caps_input *in)
 				 "kernel.perf_event_paranoid <= 0");
 		}
 	}
-	c->supported = !why[0];
+	c->supported = !why[0] && p;
+	if (!why[0] && !p)
+		snprintf(why, sizeof(why), "perf lists memory events but the lab knows no rules for this CPU "
+			 "(vendor '%s')", in->cpu_vendor ? in->cpu_vendor : "");
 	if (c->supported)
-		snprintf(c->line, sizeof(c->line), "c2c: supported: %s [%s]; %s display; kernel-only filter %s; "
-			 "--double-cl report %s (%s)", c->method, c->events, c->peer ? "peer snoop" : "HITM",
-			 c->kernel_filter ? "yes" : "no (all samples recorded)", c->double_cl ? "yes" : "no",
-			 c->perf_version[0] ? c->perf_version : "perf version unknown");
+		snprintf(c->line, sizeof(c->line), "c2c: supported: %s (--pmu %s) [%s]; %s display; kernel-only filter "
+			 "%s; --double-cl report %s (%s)", c->method, p->name, c->events,
+			 c->peer ? "peer snoop" : "HITM", c->kernel_filter ? "yes" : "no (all samples recorded)",
+			 c->double_cl ? "possible" : "no", c->perf_version[0] ? c->perf_version : "perf version unknown");
 	else
 		snprintf(c->line, sizeof(c->line), "c2c: unsupported here: %s; c2c collection skipped", why);
 }
@@ -207,7 +196,7 @@ void c2c_caps_detect(struct c2c_caps *c)
 	struct c2c_caps_input in = { 0 };
 	char *cpuinfo = read_or_empty("/proc/cpuinfo"), *vendor = NULL, *elist = NULL, *help = NULL,
 	     *version = NULL;
-	const char *assume = getenv("MEMCG_LAB_C2C_VENDOR");
+	const char *assume = getenv("MEMCG_LAB_C2C_VENDOR"), *pmu = getenv("MEMCG_LAB_C2C_PMU");
 	long long paranoid = 2;
 
 	if (program_on_path("perf")) {
@@ -229,6 +218,22 @@ void c2c_caps_detect(struct c2c_caps *c)
 			vendor = strndup(l, strcspn(l, "\n"));
 		}
 	}
+	{
+		char *l = strstr(cpuinfo, "cpu family");
+
+		if (l && (l = strchr(l, ':')))
+			in.amd_family = atoi(l + 1);
+	}
+	{
+		char midr[64];
+		long long v;
+
+		/* arch/arm64/kernel/cpuinfo.c: regs/identification/midr_el1, "0x%016llx" */
+		if (read_buf("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1", midr, sizeof(midr)) > 0)
+			in.midr = (unsigned)strtoull(midr, NULL, 16);
+		if (read_ll("/sys/bus/event_source/devices/arm_spe_0/caps/min_interval", &v) == 0)
+			in.spe_min_interval = v;
+	}
 	read_ll("/proc/sys/kernel/perf_event_paranoid", &paranoid);
 	in.elist = elist;
 	in.cpu_vendor = vendor ? vendor : "";
@@ -241,16 +246,24 @@ void c2c_caps_detect(struct c2c_caps *c)
 	if (assume && *assume) {
 		in.cpu_vendor = assume;
 		in.hypervisor = false;
+		in.amd_family = 0;
+	}
+	/* ... or the PMU row itself (--pmu's names), for the rules of an
+	 * Arm or AMD box on this one. */
+	if (pmu && *pmu) {
+		in.pmu_name = pmu;
+		in.hypervisor = false;
 	}
 	in.pmu_root = "/sys/bus/event_source/devices";
 	in.report_help = help;
 	in.perf_version = version;
 	in.privileged = geteuid() == 0 || paranoid <= 0;
 	c2c_caps_decide(c, &in);
-	if (assume && *assume) {
+	if ((assume && *assume) || (pmu && *pmu)) {
 		size_t used = strlen(c->line);
 
-		snprintf(c->line + used, sizeof(c->line) - used, " [vendor %s from MEMCG_LAB_C2C_VENDOR]", assume);
+		snprintf(c->line + used, sizeof(c->line) - used, " [%s %s from %s]", pmu && *pmu ? "PMU" : "vendor",
+			 pmu && *pmu ? pmu : assume, pmu && *pmu ? "MEMCG_LAB_C2C_PMU" : "MEMCG_LAB_C2C_VENDOR");
 	}
 	free(cpuinfo);
 	free(vendor);
@@ -268,8 +281,11 @@ void c2c_opts_default(struct c2c_opts *o)
 	o->start_frac = 0.75;
 	o->start_s = -1;
 	o->window_s = 0;
-	o->freq = 60000;
-	o->double_cl = true;
+	o->freq = 0;
+	o->budget = C2C_BUDGET_DEFAULT;
+	o->max_size = C2C_MAX_SIZE_DEFAULT;
+	o->report_timeout_s = C2C_REPORT_TIMEOUT_DEFAULT;
+	o->double_cl = false;
 	o->perf = "perf";
 }
 
@@ -308,19 +324,26 @@ int c2c_plan_window(const struct c2c_opts *o, double driver_s, struct c2c_window
 	return 0;
 }
 
+static int ncpus_of(const struct c2c_opts *o)
+{
+	return o->ncpus > 0 ? o->ncpus : (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 int c2c_pick_ldlat(const struct c2c_caps *c, const struct c2c_opts *o)
 {
-	int ncpus = o->ncpus > 0 ? o->ncpus : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	int ncpus = ncpus_of(o);
 
 	if (!c->ldlat)
 		return 0;
 	if (o->ldlat > 0)
 		return o->ldlat;
-	/* Joe Mario's advice: raise ldlat on busy big boxes so perf does not
-	 * drown.  AMD IBS takes an ldlat of 128..2048 cycles only
-	 * (arch/x86/events/amd/ibs.c, 6.15+): there the raise is its least. */
-	if (ncpus > 148 && c->vendor == C2C_AMD)
-		return 128;
+	/* Joe Mario's advice: raise ldlat on busy big Intel boxes so perf does
+	 * not drown.  Intel's ldlat filters loads only (stores are all
+	 * sampled); SPE's min_latency filters every operation, stores too,
+	 * and an AMD IBS ldlat keeps only load ops that missed L1
+	 * (c2c/c2c_pmu.c): the lab raises it on Intel alone. */
+	if (c->vendor != C2C_INTEL)
+		return 0;
 	if (ncpus >= 256)
 		return 70;
 	if (ncpus > 148)
@@ -328,11 +351,31 @@ int c2c_pick_ldlat(const struct c2c_caps *c, const struct c2c_opts *o)
 	return 0;
 }
 
-char **c2c_record_argv(const struct c2c_caps *c, const struct c2c_opts *o, double len_s, const char *data)
+int c2c_pick_rate(const struct c2c_caps *c, const struct c2c_opts *o, struct c2c_rate *r)
 {
-	char **a = xcalloc(24, sizeof(*a));
-	int n = 0, ldlat = c2c_pick_ldlat(c, o);
+	static const struct c2c_pmu generic = { "generic", C2C_VENDOR_UNKNOWN, "memory sampling", "", 2, true,
+						  true, true, false, 96, 0, 0, 0, 0, NULL };
 
+	return c2c_pmu_rate(c->pmu ? c->pmu : &generic, ncpus_of(o), o->budget, o->freq, c->min_period, r);
+}
+
+char **c2c_record_argv(const struct c2c_caps *c, const struct c2c_opts *o, double len_s, const char *data,
+		       unsigned long long max_size, char *why, size_t whylen)
+{
+	char **a;
+	int n = 0, ldlat = c2c_pick_ldlat(c, o);
+	struct c2c_rate rate;
+
+	if (o->ldlat > 0 && !c->ldlat) {
+		snprintf(why, whylen, "--ldlat %d: %s keeps only load ops above an ldlat (stores and near hits "
+			 "dropped): the lab passes none there", o->ldlat, c->method);
+		return NULL;
+	}
+	if (c2c_pick_rate(c, o, &rate) < 0) {
+		snprintf(why, whylen, "%s", rate.why);
+		return NULL;
+	}
+	a = xcalloc(24, sizeof(*a));
 	a[n++] = xstrdup(o->perf ? o->perf : "perf");
 	a[n++] = xstrdup("c2c");
 	a[n++] = xstrdup("record");
@@ -344,15 +387,40 @@ char **c2c_record_argv(const struct c2c_caps *c, const struct c2c_opts *o, doubl
 		a[n++] = xstrdup("--all-kernel");
 	a[n++] = xstrdup("--");
 	a[n++] = xstrdup("-a");
-	if (o->freq > 0) {
+	if (rate.freq > 0) {
 		a[n++] = xstrdup("-F");
-		a[n++] = xasprintf("%d", o->freq);
+		a[n++] = xasprintf("%d", rate.freq);
+	} else if (rate.period > 0) {
+		a[n++] = xstrdup("-c");
+		a[n++] = xasprintf("%lld", rate.period);
 	}
+	/* perf record stops its session at this size (builtin-record.c
+	 * record__output_max_size_exceeded: "perf size limit reached"). */
+	if (max_size && !(max_size % (1ULL << 30)))
+		a[n++] = xasprintf("--max-size=%lluG", max_size >> 30);
+	else if (max_size && !(max_size % (1ULL << 20)))
+		a[n++] = xasprintf("--max-size=%lluM", max_size >> 20);
+	else if (max_size)
+		a[n++] = xasprintf("--max-size=%lluK", (max_size + 1023) / 1024);
 	a[n++] = xstrdup("-o");
 	a[n++] = xstrdup(data);
 	a[n++] = xstrdup("sleep");
 	a[n++] = xasprintf("%.3f", len_s);
 	return a;
+}
+
+void c2c_argv_line(char *const *argv, char *buf, size_t n)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; argv[i] && o < n; i++) {
+		bool plain = argv[i][0] && !argv[i][strcspn(argv[i], " \t\n'\"\\$`;&|<>()*?[]{}!#~")];
+		char *q = plain ? NULL : shell_quote(argv[i]);
+
+		o += snprintf(buf + o, n - o, "%s%s", i ? " " : "", q ? q : argv[i]);
+		free(q);
+	}
 }
 
 void c2c_argv_free(char **argv)
@@ -384,9 +452,9 @@ static void raise_rate(struct c2c_collector *c)
 	char val[32], err[256];
 
 	c->saved_rate = -1;
-	if (c->opts.freq <= 0 || read_ll(SAMPLE_RATE_PATH, &cur) < 0 || cur >= c->opts.freq)
+	if (c->rate.freq <= 0 || read_ll(SAMPLE_RATE_PATH, &cur) < 0 || cur >= c->rate.freq)
 		return;
-	snprintf(val, sizeof(val), "%d", c->opts.freq);
+	snprintf(val, sizeof(val), "%d", c->rate.freq);
 	if (hoststate_set(SAMPLE_RATE_PATH, val, err, sizeof(err)) < 0) {
 		/* perf then throttles to the old limit; its log says so */
 		note("c2c: %s", err);
@@ -436,14 +504,48 @@ int c2c_run_to_files(char *const *argv, const char *out, const char *errf)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* What a window leaves on the disk besides its perf.data: reports, TSVs,
+ * logs.  Kept free below the cap. */
+#define C2C_DISK_RESERVE (64ULL << 20)
+/* A cap smaller than this leaves no window worth its reports. */
+#define C2C_MIN_CAP (16ULL << 20)
+
+/*
+ * The size cap of the window's perf.data: the run's cap, lowered to what
+ * the disk holds beside the reserve; -1 with why when even the smallest
+ * window would not fit (one line, no window: not a full disk).
+ */
+static int pick_cap(struct c2c_collector *c, char *why, size_t whylen)
+{
+	struct statvfs sv;
+	unsigned long long free_b, want = c->opts.max_size ? c->opts.max_size : C2C_MAX_SIZE_DEFAULT;
+	char a[32], b[32], d[32], e[32];
+
+	c->cap = want;
+	if (statvfs(c->dir, &sv) < 0)
+		return 0;	/* unknown: perf's cap still holds */
+	free_b = (unsigned long long)sv.f_bavail * sv.f_frsize;
+	if (free_b < C2C_DISK_RESERVE + C2C_MIN_CAP) {
+		snprintf(why, whylen, "c2c: %s has %s free, less than the %s a window needs at least (a %s "
+			 "recording and %s for its reports): no window", c->dir, format_bytes(a, sizeof(a), free_b),
+			 format_bytes(b, sizeof(b), C2C_DISK_RESERVE + C2C_MIN_CAP),
+			 format_bytes(d, sizeof(d), C2C_MIN_CAP), format_bytes(e, sizeof(e), C2C_DISK_RESERVE));
+		return -1;
+	}
+	if (free_b - C2C_DISK_RESERVE < want)
+		c->cap = free_b - C2C_DISK_RESERVE;
+	return 0;
+}
+
 struct c2c_collector *c2c_collector_start(const struct c2c_caps *caps, const struct c2c_opts *o,
-					  double driver_s, const char *dir, char *why, size_t whylen)
+					  double driver_s, const char *dir, bool *bound, char *why, size_t whylen)
 {
 	struct c2c_collector *c = xcalloc(1, sizeof(*c));
 	pid_t parent = getpid();
-	char **argv;
+	char **argv, cmd[512], cap[32], rate[48];
 	int e;
 
+	*bound = false;
 	c->opts = *o;
 	c->saved_rate = -1;
 	if (caps)
@@ -460,6 +562,11 @@ struct c2c_collector *c2c_collector_start(const struct c2c_caps *caps, const str
 		free(c);
 		return NULL;
 	}
+	if (c2c_pick_rate(&c->caps, o, &c->rate) < 0) {
+		snprintf(why, whylen, "c2c: %s; c2c collection skipped", c->rate.why);
+		free(c);
+		return NULL;
+	}
 	e = mkdir_p(dir, 0755);
 	if (e < 0) {
 		snprintf(why, whylen, "c2c: %s: cannot create: %s", dir, strerror(-e));
@@ -467,11 +574,20 @@ struct c2c_collector *c2c_collector_start(const struct c2c_caps *caps, const str
 		return NULL;
 	}
 	c->dir = xstrdup(dir);
+	if (pick_cap(c, why, whylen) < 0) {
+		*bound = true;
+		c2c_collector_free(c);
+		return NULL;
+	}
 	c->data = xasprintf("%s/perf.c2c.data", dir);
 	/* perf writes under another name until it has finished (wait_perf). */
 	c->part = xasprintf("%s.part", c->data);
 	unlink(c->data);
-	argv = c2c_record_argv(&c->caps, o, c->win.len_s, c->part);
+	argv = c2c_record_argv(&c->caps, o, c->win.len_s, c->part, c->cap, why, whylen);
+	if (!argv) {
+		c2c_collector_free(c);
+		return NULL;
+	}
 	raise_rate(c);
 	c->t0 = now_s();
 	c->pid = fork();
@@ -501,45 +617,13 @@ struct c2c_collector *c2c_collector_start(const struct c2c_caps *caps, const str
 		execvp(argv[0], argv);
 		_exit(127);
 	}
-	{
-		char cmd[1024] = "";
-
-		for (int i = 0; argv[i]; i++) {
-			size_t used = strlen(cmd);
-
-			snprintf(cmd + used, sizeof(cmd) - used, "%s%s", i ? " " : "", argv[i]);
-		}
-		snprintf(c->status, sizeof(c->status), "window %.1f s at %.1f s%s%s: %s", c->win.len_s,
-			 c->win.start_s, c->win.note[0] ? "; " : "", c->win.note, cmd);
-	}
+	c2c_argv_line(argv, cmd, sizeof(cmd));
+	snprintf(rate, sizeof(rate), "%.1f MB/s", c->rate.bytes_s / 1e6);
+	snprintf(c->status, sizeof(c->status), "window %.1f s at %.1f s%s%.200s; %.256s; at most %s, capped at %s: %.400s",
+		 c->win.len_s, c->win.start_s, c->win.note[0] ? "; " : "", c->win.note, c->rate.why, rate,
+		 format_bytes(cap, sizeof(cap), c->cap), cmd);
 	c2c_argv_free(argv);
 	return c;
-}
-
-/* perf's last words: its last (up to three) non-empty log lines, joined by " | ". */
-static void log_tail(const char *text, char *out, size_t n)
-{
-	const char *starts[3] = { 0 };
-	size_t lens[3] = { 0 }, o = 0;
-	int k = 0;
-
-	for (const char *p = text; *p;) {
-		size_t len;
-
-		p += strspn(p, " \t");
-		len = strcspn(p, "\n");
-		if (len) {
-			memmove(starts, starts + 1, 2 * sizeof(*starts));
-			memmove(lens, lens + 1, 2 * sizeof(*lens));
-			starts[2] = p;
-			lens[2] = len;
-			k += k < 3;
-		}
-		p += len + (p[len] == '\n');
-	}
-	out[0] = '\0';
-	for (int i = 3 - k; i < 3 && o + 1 < n; i++)
-		o += snprintf(out + o, n - o, "%s%.*s", i > 3 - k ? " | " : "", (int)lens[i], starts[i]);
 }
 
 /*
@@ -550,19 +634,22 @@ static void log_tail(const char *text, char *out, size_t n)
  * workload left, the SIGINT itself (record__sig_exit).  So once the lab
  * has sent SIGINT, death by SIGINT or SIGTERM is perf finishing normally;
  * any other end, or a signal the lab did not send, is a failure, and
- * perf's log says why.
+ * perf's log says why.  At --max-size perf stops its session itself
+ * (record__output_max_size_exceeded: "perf size limit reached"), kills
+ * its workload with SIGTERM and exits as above.
  */
 static bool perf_finished(int st, int sent)
 {
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st) == 0;
-	return sent && WIFSIGNALED(st) && (WTERMSIG(st) == sent || WTERMSIG(st) == SIGTERM);
+	return WIFSIGNALED(st) && ((sent && WTERMSIG(st) == sent) || WTERMSIG(st) == SIGTERM);
 }
 
 static int wait_perf(struct c2c_collector *c)
 {
 	int st, sent = 0;
 	pid_t r = waitpid(c->pid, &st, WNOHANG);
+	char *log = xasprintf("%s/perf-record.log", c->dir), *text;
 
 	if (r == 0) {
 		double t = now_s() - c->t0;
@@ -575,6 +662,7 @@ static int wait_perf(struct c2c_collector *c)
 			unlink(c->part);
 			snprintf(c->status, sizeof(c->status), "the driver ended at %.1f s, before the c2c window "
 				 "(%.1f s): nothing recorded", t, c->win.start_s);
+			free(log);
 			return -1;
 		}
 		/* perf stops its workload and writes the data on SIGINT. */
@@ -585,18 +673,20 @@ static int wait_perf(struct c2c_collector *c)
 	} else if (r < 0) {
 		c->pid = 0;
 		snprintf(c->status, sizeof(c->status), "c2c: waitpid: %s", strerror(errno));
+		free(log);
 		return -1;
 	}
 	c->pid = 0;
-	if (!perf_finished(st, sent)) {
-		char *log = xasprintf("%s/perf-record.log", c->dir), *text = read_text(log, NULL), last[400] = "";
-		char *usage = text ? strstr(text, "\n Usage: ") : NULL;
+	text = read_text(log, NULL);
+	c->capped = text && strstr(text, "perf size limit reached");
+	if (!perf_finished(st, sent) || (!sent && WIFSIGNALED(st) && !c->capped)) {
+		char *usage = text ? strstr(text, "\n Usage: ") : NULL, last[400] = "";
 
 		/* An option perf refused: its message comes before its usage text. */
 		if (usage)
 			*usage = '\0';
 		if (text)
-			log_tail(text, last, sizeof(last));
+			c2c_log_tail(text, last, sizeof(last));
 		snprintf(c->status, sizeof(c->status), "perf c2c record failed (%s %d%s)%s%s",
 			 WIFEXITED(st) ? "exit" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
 			 WIFSIGNALED(st) ? (sent ? ", not the lab's SIGINT" : ", not sent by the lab") : "",
@@ -606,6 +696,8 @@ static int wait_perf(struct c2c_collector *c)
 		/* What perf left is not a complete recording: keep it as *.part. */
 		return -1;
 	}
+	free(text);
+	free(log);
 	/* Only a recording perf finished gets the name reports read. */
 	if (rename(c->part, c->data) < 0) {
 		snprintf(c->status, sizeof(c->status), "c2c: %s: cannot rename to %s: %s", c->part, c->data,
@@ -616,66 +708,77 @@ static int wait_perf(struct c2c_collector *c)
 	return 0;
 }
 
+/* Samples, lost samples and throttling, from the perf.data itself. */
+static void count_window(struct c2c_collector *c)
+{
+	struct perfdata_loss l;
+	struct stat st;
+	char err[400];
+
+	memset(&c->counts, 0, sizeof(c->counts));
+	if (!stat(c->data, &st))
+		c->counts.bytes = (unsigned long long)st.st_size;
+	if (perfdata_loss_read(c->data, &l, err, sizeof(err)) < 0) {
+		note("c2c: %s: lost and throttled samples not counted: %s", c->data, err);
+		return;
+	}
+	c->counts.known = true;
+	c->counts.samples = l.samples;
+	c->counts.lost = l.lost + l.lost_samples;
+	c->counts.throttled = l.throttle;
+	c->counts.aux_lost = l.aux_truncated;
+	c->counts.lost_share = c->counts.samples + c->counts.lost ?
+			       (double)c->counts.lost / (double)(c->counts.samples + c->counts.lost) : 0;
+}
+
 static int report_and_parse(struct c2c_collector *c, bool double_cl, const struct kbtf *k,
 			    const struct c2c_objects *objs, char *sum, size_t sumlen)
 {
 	const char *name = double_cl ? "c2c-report-double-cl" : "c2c-report";
 	char *txt = xasprintf("%s/%s.txt", c->dir, name), *log = xasprintf("%s/%s.log", c->dir, name);
-	char *sub = xasprintf("%s/%s", c->dir, double_cl ? "c2c-double-cl" : "c2c");
-	char *argv[16], err[400];
+	char *sub = xasprintf("%s/%s", c->dir, double_cl ? "c2c-double-cl" : "c2c"), err[400];
+	struct c2c_report_pass pass = { .perf = c->opts.perf, .data = c->data, .txt = txt, .log = log,
+					.double_cl = double_cl, .source = c->opts.source,
+					.timeout_s = c->opts.report_timeout_s };
 	struct c2c_report r;
-	int n = 0, st, ret = -1;
+	struct c2c_attr_row *rows = NULL;
+	size_t nrows = 0, named = 0;
+	int ret = -1;
+	bool timed_out;
 
-	argv[n++] = (char *)(c->opts.perf ? c->opts.perf : "perf");
-	argv[n++] = "c2c";
-	argv[n++] = "report";
-	argv[n++] = "-i";
-	argv[n++] = c->data;
-	argv[n++] = "--stdio";
-	argv[n++] = "-NN";
-	argv[n++] = "-c";
-	argv[n++] = "pid,tid,iaddr";
-	argv[n++] = "--full-symbols";
-	if (double_cl)
-		argv[n++] = "--double-cl";
-	argv[n] = NULL;
-	st = c2c_run_to_files(argv, txt, log);
-	if (st != 0) {
-		snprintf(sum, sumlen, "%s failed (status %d, see %s)", name, st, log);
+	if (c2c_report_pass_run(&pass, &r, &timed_out, err, sizeof(err)) < 0) {
+		snprintf(sum, sumlen, "%s: %s", name, err);
+		c->timed_out |= timed_out;
 		goto out;
 	}
-	if (c2c_parse_to_dir(txt, sub, &r, err, sizeof(err)) < 0) {
+	if (c2c_report_write_dir(&r, sub, err, sizeof(err)) < 0) {
 		snprintf(sum, sumlen, "%s", err);
 		goto out;
 	}
-	c2c_report_free(&r);
-	if (c2c_parse_path(&r, txt, NULL, NULL) == 0) {
-		size_t nrows;
-		struct c2c_attr_row *rows = c2c_attribute(&r, k, objs, &nrows);
-		size_t named = 0;
+	rows = c2c_attribute(&r, k, objs, &nrows);
+	for (size_t i = 0; i < nrows; i++)
+		named += rows[i].obj != NULL;
+	if (c2c_write_attribution_dir(sub, rows, nrows, objs, err, sizeof(err)) < 0) {
+		snprintf(sum, sumlen, "%s", err);
+	} else {
+		char *p = xasprintf("%s/attribution.txt", sub);
+		FILE *f = outfile_open(p, "w");
 
-		for (size_t i = 0; i < nrows; i++)
-			named += rows[i].obj != NULL;
-		if (c2c_write_attribution_dir(sub, rows, nrows, objs, err, sizeof(err)) < 0) {
-			snprintf(sum, sumlen, "%s", err);
+		for (int i = 0; i < c->caps.nlimits; i++)
+			fprintf(f, "NOTE: %s\n", c->caps.limits[i]);
+		c2c_print_attribution(&r, rows, nrows, objs, f);
+		if (outfile_close(f)) {
+			snprintf(sum, sumlen, "%s: %s", name, outfile_first_failure());
 		} else {
-			char *p = xasprintf("%s/attribution.txt", sub);
-			FILE *f = outfile_open(p, "w");
-
-			c2c_print_attribution(&r, rows, nrows, objs, f);
-			if (outfile_close(f)) {
-				snprintf(sum, sumlen, "%s: %s", name, outfile_first_failure());
-			} else {
-				snprintf(sum, sumlen, "%s: %zu cachelines, %zu offset rows, %zu named to a field "
-					 "(%zu parse warnings)", name, r.ncls, nrows, named, r.nwarns);
-				ret = 0;
-			}
-			free(p);
+			snprintf(sum, sumlen, "%s: %zu cachelines, %zu offset rows, %zu named to a field "
+				 "(%zu parse warnings)", name, r.ncls, nrows, named, r.nwarns);
+			ret = 0;
 		}
-		free(rows);
-		c2c_report_free(&r);
+		free(p);
 	}
 out:
+	free(rows);
+	c2c_report_free(&r);
 	free(txt);
 	free(log);
 	free(sub);
@@ -684,7 +787,7 @@ out:
 
 int c2c_collector_finish(struct c2c_collector *c, const struct kbtf *k, const struct c2c_objects *objs)
 {
-	char one[480], two[480] = "";
+	char one[480], two[480] = "", counts[200] = "";
 	int ret;
 
 	if (!c->pid && !c->recorded)
@@ -693,16 +796,36 @@ int c2c_collector_finish(struct c2c_collector *c, const struct kbtf *k, const st
 	restore_rate(c);
 	if (ret < 0)
 		return -1;
+	count_window(c);
+	if (c->counts.known)
+		snprintf(counts, sizeof(counts), "; %llu samples, %llu lost (%.1f%%)%s, throttled %llu times%s%s",
+			 c->counts.samples, c->counts.lost, 100 * c->counts.lost_share,
+			 c->counts.lost_share > C2C_LOST_MARK ? " MARKED: partial" : "", c->counts.throttled,
+			 c->counts.aux_lost ? ", AUX data lost " : "", c->counts.aux_lost ? "yes" : "");
 	if (report_and_parse(c, false, k, objs, one, sizeof(one)) < 0) {
-		snprintf(c->status, sizeof(c->status), "%s", one);
+		snprintf(c->status, sizeof(c->status), "%s%s", one, counts);
+		c->bound_failed |= c->timed_out;
 		return -1;
 	}
 	if (c->opts.double_cl && c->caps.double_cl)
 		report_and_parse(c, true, k, objs, two, sizeof(two));
 	else
 		snprintf(two, sizeof(two), "no --double-cl report (%s)",
-			 c->caps.double_cl ? "disabled" : "this perf is older than 6.3");
-	snprintf(c->status, sizeof(c->status), "%s; %s", one, two);
+			 c->caps.double_cl ? "not asked: c2c_double_cl" : "this perf is older than 6.3");
+	if (c->capped) {
+		char cap[32];
+
+		c->bound_failed = true;
+		snprintf(c->status, sizeof(c->status), "CUT SHORT at its %s size cap (c2c_max_size): the window "
+			 "recorded less than %.1f s; %s; %s%s", format_bytes(cap, sizeof(cap), c->cap), c->win.len_s,
+			 one, two, counts);
+	} else {
+		snprintf(c->status, sizeof(c->status), "%s; %s%s", one, two, counts);
+	}
+	/* The raw data, once its report is parsed, unless kept. */
+	if (!c->opts.keep_data && unlink(c->data) == 0)
+		strncat(c->status, "; perf.data removed (c2c_keep to keep it)",
+			sizeof(c->status) - strlen(c->status) - 1);
 	return 0;
 }
 
@@ -719,6 +842,36 @@ void c2c_collector_free(struct c2c_collector *c)
 	free(c->data);
 	free(c->part);
 	free(c);
+}
+
+void c2c_windows_header(FILE *f)
+{
+	fputs("# memcg-lab c2c-windows 1\n"
+	      "window\tstart_s\tlen_s\tpmu\trate\tcap_bytes\tbytes\tsamples\tlost\tlost_pct\tthrottled\taux_lost\t"
+	      "status\n", f);
+}
+
+void c2c_windows_row(const struct c2c_collector *c, const char *tag, FILE *f)
+{
+	const struct c2c_window_counts *w = &c->counts;
+	const char *status = !c->recorded ? "not-recorded" : c->capped ? "cut-at-size-cap" :
+			     c->timed_out ? "report-timed-out" :
+			     w->known && w->lost_share > C2C_LOST_MARK ? "lost-over-5pct" : "ok";
+
+	fprintf(f, "%s\t%.1f\t%.1f\t%s\t", tag, c->win.start_s, c->win.len_s, c->caps.pmu ? c->caps.pmu->name : "-");
+	if (c->rate.freq)
+		fprintf(f, "-F %d", c->rate.freq);
+	else if (c->rate.period)
+		fprintf(f, "-c %lld", c->rate.period);
+	else
+		fputc('-', f);
+	fprintf(f, "\t%llu\t%llu\t", c->cap, w->bytes);
+	if (w->known)
+		fprintf(f, "%llu\t%llu\t%.2f\t%llu\t%llu", w->samples, w->lost, 100 * w->lost_share, w->throttled,
+			w->aux_lost);
+	else
+		fputs("-\t-\t-\t-\t-", f);
+	fprintf(f, "\t%s\n", status);
 }
 
 /* ---------------------------------------------------------------- */

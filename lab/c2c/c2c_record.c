@@ -15,6 +15,7 @@
 #include "kernel/btf.h"
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/humanize.h"
 #include "util/outfile.h"
 #include "util/results.h"
 
@@ -34,7 +35,7 @@ int c2c_record_command(const struct c2c_opts *o, double duration, const char *ou
 	struct kbtf k = { 0 };
 	char why[700], err[512];
 	int st = 0;
-	bool have_btf;
+	bool have_btf, bound = false;
 	pid_t pid;
 
 	if (!out) {
@@ -57,8 +58,12 @@ int c2c_record_command(const struct c2c_opts *o, double duration, const char *ou
 		outfile_close(f);
 	}
 
-	col = caps.supported ? c2c_collector_start(&caps, o, duration, out, why, sizeof(why)) : NULL;
-	if (!col)
+	for (int i = 0; caps.supported && i < caps.nlimits; i++)
+		note("c2c: NOTE: %s", caps.limits[i]);
+	col = caps.supported ? c2c_collector_start(&caps, o, duration, out, &bound, why, sizeof(why)) : NULL;
+	if (!col && bound)
+		note("%s", why);
+	else if (!col)
 		puts(caps.supported ? why : caps.line);
 	else
 		note("%s", col->status);
@@ -85,20 +90,78 @@ int c2c_record_command(const struct c2c_opts *o, double duration, const char *ou
 		;
 	cleanup_forward_to(0, 0);
 	if (col) {
-		if (c2c_collector_finish(col, have_btf ? &k : NULL, &objs) < 0)
+		char *p = xasprintf("%s/windows.tsv", out);
+		FILE *f;
+		int fin = c2c_collector_finish(col, have_btf ? &k : NULL, &objs);
+
+		if (fin < 0 || col->bound_failed)
 			note("c2c: %s", col->status);
 		else
 			printf("%s\nattribution: %s/c2c/attribution.txt\n", col->status, out);
 		if (res)
 			results_log(res, "c2c: %s", col->status);
+		bound |= col->bound_failed;
+		f = outfile_open(p, "w");
+		c2c_windows_header(f);
+		c2c_windows_row(col, "window", f);
+		outfile_close(f);
+		free(p);
 	}
 	if (res) {
-		results_finish(res, col && col->recorded ? "complete" : "complete (no c2c data)");
+		/* A bound (disk, size cap, report time) cost the window its
+		 * data: the results are not complete. */
+		results_finish(res, bound ? "incomplete" : col && col->recorded ? "complete" : "complete (no c2c data)");
 		results_free(res);
 	}
 	c2c_collector_free(col);
 	c2c_objects_free(&objs);
 	if (have_btf)
 		kbtf_close(&k);
+	if (bound)
+		return EXIT_LAB_ERR;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
+int c2c_record_dry_run(const struct c2c_opts *o, const struct c2c_pmu *pmu, double duration)
+{
+	struct c2c_caps caps;
+	struct c2c_window w;
+	struct c2c_opts oo = *o;
+	char why[400], line[1024], b[32], total[32], cap[32];
+	char **argv;
+	double len;
+
+	if (pmu) {
+		struct c2c_caps here;
+
+		c2c_caps_detect(&here);
+		c2c_caps_for_pmu(&caps, pmu, here.perf_version);
+	} else {
+		c2c_caps_detect(&caps);
+		if (!caps.pmu)
+			die("c2c record --dry-run: %s; give --pmu for another box", caps.line);
+	}
+	if (!oo.ncpus)
+		oo.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	len = o->window_s > 0 ? o->window_s : 4;
+	if (duration > 0 && c2c_plan_window(&oo, duration, &w) == 0)
+		len = w.len_s;
+	argv = c2c_record_argv(&caps, &oo, len, "perf.c2c.data", oo.max_size, why, sizeof(why));
+	if (!argv)
+		die("c2c record --dry-run: %s", why);
+	c2c_argv_line(argv, line, sizeof(line));
+	puts(line);
+	{
+		struct c2c_rate r;
+
+		c2c_pick_rate(&caps, &oo, &r);
+		printf("pmu: %s (%s), %d CPUs\nrate: %s\ndata: at most %s/s, %s in a %.1f s window (capped at %s)\n",
+		       caps.pmu->name, caps.method, oo.ncpus, r.why, format_bytes(b, sizeof(b), (uint64_t)r.bytes_s),
+		       format_bytes(total, sizeof(total), (uint64_t)(r.bytes_s * len)), len,
+		       format_bytes(cap, sizeof(cap), oo.max_size));
+	}
+	for (int i = 0; i < caps.nlimits; i++)
+		printf("NOTE: %s\n", caps.limits[i]);
+	c2c_argv_free(argv);
+	return 0;
 }

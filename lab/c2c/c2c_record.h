@@ -2,7 +2,10 @@
 #ifndef LAB_C2C_C2C_RECORD_H
 #define LAB_C2C_C2C_RECORD_H
 
+#include <stdbool.h>
+
 struct c2c_opts;
+struct c2c_pmu;
 
 /*
  * Runs argv[cmd..] (expected to last duration seconds) with one perf c2c
@@ -14,5 +17,13 @@ struct c2c_opts;
  */
 int c2c_record_command(const struct c2c_opts *o, double duration, const char *out, const char *const *memcgs,
 		       int nmemcgs, int argc, char **argv, int cmd);
+
+/*
+ * --dry-run: the perf command line a window of this PMU (NULL: this
+ * machine's) and CPU count (o->ncpus; 0: this machine's) would run, the
+ * rate and the data per second, and what its data cannot show; records
+ * nothing.  0, or 2 with one line when the options do not fit the PMU.
+ */
+int c2c_record_dry_run(const struct c2c_opts *o, const struct c2c_pmu *pmu, double duration);
 
 #endif

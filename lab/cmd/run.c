@@ -11,7 +11,7 @@ static const struct options_cmd run_cmd = {
 	.name = "run",
 	.usage =
 	"usage: memcg-lab run FILE [-s section.key=value]... [--validate]\n"
-	"       memcg-lab run --plan [--topology SPEC|FILE] FILE [-s section.key=value]...\n"
+	"       memcg-lab run --plan [--topology SPEC|FILE] [--pmu NAME] FILE [-s section.key=value]...\n"
 	"\n"
 	"Runs an experiment file (experiments/*.exp) into one results directory:\n"
 	"probe, collectors, the driver at every schedule step and repeat, plots and\n"
@@ -37,7 +37,7 @@ int cmd_run(int argc, char **argv)
 {
 	struct option_list overrides = { 0 };
 	bool validate_only = false, plan_only = false;
-	const char *topology = NULL;
+	const char *topology = NULL, *pmu = NULL;
 	const struct lab_option opts[] = {
 		OPT_LIST('s', "set", &overrides, "section.key=value", "override an entry (e.g. -s experiment.repeats=1)"),
 		OPT_FLAG(0, "validate", &validate_only, "check the file and the driver's options, then stop"),
@@ -47,6 +47,9 @@ int cmd_run(int argc, char **argv)
 		OPT_STRING(0, "topology", &topology, "SPEC|FILE", NULL, "with --plan: for a described machine, an "
 			   "hwloc synthetic description ('package:2 numa:4 core:16 pu:2') or an lstopo XML file, "
 			   "with the kernel's default limits"),
+		OPT_STRING(0, "pmu", &pmu, "NAME", "this machine's", "with --plan: the box's memory-sampling PMU "
+			   "for its c2c windows (intel, amd-zen4, amd-zen5, arm-n1, arm-n2, arm-v1, arm-v2, ampereone, "
+			   "arm-other, power)"),
 		OPT_END(),
 	};
 	int file = options_parse(&run_cmd, opts, argc, argv), rc;
@@ -54,10 +57,10 @@ int cmd_run(int argc, char **argv)
 
 	if (argc - file != 1)
 		die("run: needs exactly one experiment file");
-	if (topology && !plan_only)
-		die("run: --topology describes a machine for --plan only");
+	if ((topology || pmu) && !plan_only)
+		die("run: --%s describes a machine for --plan only", topology ? "topology" : "pmu");
 	if (plan_only)
-		rc = exp_run_plan(argv[file], set, overrides.n, topology);
+		rc = exp_run_plan(argv[file], set, overrides.n, topology, pmu);
 	else if (validate_only)
 		rc = exp_run_validate(argv[file], set, overrides.n);
 	else

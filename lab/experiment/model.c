@@ -36,9 +36,16 @@ static const struct key_spec schema[] = {
 	{ "schedule", "small_cpus", V_INT, NULL, 1, 1 << 20, "an integer >= 1" },
 	{ "collect", "runtime_probe", V_BOOL, NULL, 0, 0, "yes or no" },
 	{ "collect", "layout", V_ENUM, "check|no", 0, 0, "check or no" },
-	{ "collect", "c2c", V_BOOL, NULL, 0, 0, "yes or no" },
+	{ "collect", "c2c", V_ENUM, "auto|yes|no", 0, 0, "auto (where perf samples memory), yes or no" },
 	{ "collect", "c2c_start", V_PERCENT, NULL, 1, 99, "a share of the driver's duration, 1%..99% (e.g. 75%)" },
 	{ "collect", "c2c_window", V_DURATION, NULL, 0, 0, "a duration (e.g. 4s)" },
+	{ "collect", "c2c_budget", V_INT, NULL, 1000, 100000000, "samples per second over the whole box, "
+	  "1000..100000000" },
+	{ "collect", "c2c_max_size", V_SIZE, NULL, 0, 0, "a size (e.g. 2G): the cap of one window's perf.data" },
+	{ "collect", "c2c_report_timeout", V_DURATION, NULL, 0, 0, "a duration (e.g. 10min)" },
+	{ "collect", "c2c_keep", V_BOOL, NULL, 0, 0, "yes or no: keep each window's perf.data" },
+	{ "collect", "c2c_source", V_BOOL, NULL, 0, 0, "yes or no: Source:Line in the report (addr2line)" },
+	{ "collect", "c2c_double_cl", V_BOOL, NULL, 0, 0, "yes or no: a second, --double-cl report" },
 	{ "plot", "enabled", V_BOOL, NULL, 0, 0, "yes or no" },
 	{ "plot", "size", V_STR, NULL, 0, 0, "WIDTHxHEIGHT" },
 	{ "plot", "headline", V_PLOTS, NULL, 0, 0, "plot names, the ones a reviewer opens first "
@@ -292,6 +299,28 @@ static void load_phase(struct experiment *x, struct phase *ph, const struct exp_
 						       : parse_int_list(vals, ph->values, MAX_STEPS);
 }
 
+/* [collect] c2c and its bounds (c2c/c2c.h: struct c2c_opts). */
+static void load_c2c(struct experiment *x)
+{
+	const char *mode = expfile_value(&x->f, "collect", "c2c", "auto");
+	struct c2c_opts *o = &x->around.c2c_opts;
+	unsigned long long v;
+
+	x->around.c2c = !strcmp(mode, "no") ? C2C_MODE_OFF : !strcmp(mode, "yes") ? C2C_MODE_ON : C2C_MODE_AUTO;
+	c2c_opts_default(o);
+	o->start_frac = atoi(expfile_value(&x->f, "collect", "c2c_start", "75%")) / 100.0;
+	if (!parse_duration_ns(expfile_value(&x->f, "collect", "c2c_window", ""), &v))
+		o->window_s = v / 1e9;
+	o->budget = atoi(expfile_value(&x->f, "collect", "c2c_budget", "0")) ?: o->budget;
+	if (!parse_bytes(expfile_value(&x->f, "collect", "c2c_max_size", ""), &v))
+		o->max_size = v;
+	if (!parse_duration_ns(expfile_value(&x->f, "collect", "c2c_report_timeout", ""), &v))
+		o->report_timeout_s = v / 1e9;
+	parse_bool(expfile_value(&x->f, "collect", "c2c_keep", "no"), &o->keep_data);
+	parse_bool(expfile_value(&x->f, "collect", "c2c_source", "no"), &o->source);
+	parse_bool(expfile_value(&x->f, "collect", "c2c_double_cl", "no"), &o->double_cl);
+}
+
 void load_exp_for(struct experiment *x, const char *path, char **overrides, int noverrides, const struct exp_host *h)
 {
 	char err[600], base[80];
@@ -368,15 +397,7 @@ void load_exp_for(struct experiment *x, const char *path, char **overrides, int 
 		load_phase(x, &x->ph[i], h);
 	parse_bool(expfile_value(&x->f, "collect", "runtime_probe", "no"), &x->runtime_probe);
 	x->layout_check = !strcmp(expfile_value(&x->f, "collect", "layout", "no"), "check");
-	parse_bool(expfile_value(&x->f, "collect", "c2c", "no"), &x->around.c2c);
-	c2c_opts_default(&x->around.c2c_opts);
-	x->around.c2c_opts.start_frac = atoi(expfile_value(&x->f, "collect", "c2c_start", "75%")) / 100.0;
-	if (expfile_get(&x->f, "collect", "c2c_window")) {
-		unsigned long long ns;
-
-		parse_duration_ns(expfile_value(&x->f, "collect", "c2c_window", ""), &ns);
-		x->around.c2c_opts.window_s = ns / 1e9;
-	}
+	load_c2c(x);
 	parse_bool(expfile_value(&x->f, "plot", "enabled", "yes"), &x->plot);
 	x->plot_w = 800;
 	x->plot_h = 500;

@@ -45,18 +45,6 @@ static long long tasks_running(void)
 	return 0;
 }
 
-static enum exp_pmu pmu_here(void)
-{
-	if (!access("/sys/bus/event_source/devices/ibs_op", F_OK))
-		return EXP_PMU_AMD_IBS;
-	if (!access("/sys/bus/event_source/devices/arm_spe_0", F_OK))
-		return EXP_PMU_ARM_SPE;
-	if (!access("/sys/bus/event_source/devices/cpu/format/ldlat", F_OK) ||
-	    !access("/sys/bus/event_source/devices/cpu_core/format/ldlat", F_OK))
-		return EXP_PMU_INTEL;
-	return EXP_PMU_UNKNOWN;
-}
-
 int exp_plan_host_this(struct exp_plan_host *h, char *err, size_t errlen)
 {
 	struct charge_host stock;
@@ -97,7 +85,7 @@ int exp_plan_host_this(struct exp_plan_host *h, char *err, size_t errlen)
 	h->cpu_time_max_percent = read_ll("/proc/sys/kernel/perf_cpu_time_max_percent", &v) ?
 				  PERF_CPU_TIME_PERCENT_DEFAULT : (int)v;
 	h->root = geteuid() == 0;
-	h->pmu = pmu_here();
+	c2c_caps_detect(&h->c2c);
 	/* The slots the charge driver's stock modes read. */
 	memset(&stock, 0, sizeof(stock));
 	charge_host_stock_slots(&stock);
@@ -141,8 +129,18 @@ int exp_plan_host_describe(struct exp_plan_host *h, const char *spec, char *err,
 	h->sample_rate_max = PERF_SAMPLE_RATE_DEFAULT;
 	h->cpu_time_max_percent = PERF_CPU_TIME_PERCENT_DEFAULT;
 	h->root = true;
-	h->pmu = EXP_PMU_UNKNOWN;
+	/* A described box's PMU is not described: --pmu gives it. */
+	snprintf(h->c2c.line, sizeof(h->c2c.line), "c2c: the box's memory-sampling PMU is not described "
+		 "(--pmu intel|amd-zen4|amd-zen5|arm-...|power)");
 	return 0;
+}
+
+void exp_plan_host_pmu(struct exp_plan_host *h, const struct c2c_pmu *p)
+{
+	struct c2c_caps here;
+
+	c2c_caps_detect(&here);
+	c2c_caps_for_pmu(&h->c2c, p, here.perf_version);
 }
 
 void exp_plan_host_free(struct exp_plan_host *h)
@@ -197,15 +195,14 @@ static int check_limits(const struct exp_step_plan *st, const struct exp_plan_ho
 	return 0;
 }
 
-/* The ldlat range the sampler's kernel driver accepts: AMD IBS 128..2048
- * (arch/x86/events/amd/ibs.c, since 6.15), Arm SPE's min_latency 12 bits,
- * Intel's ldlat 16 bits (config1:0-15); 0 is "perf's default" everywhere. */
-static int ldlat_range(enum exp_pmu pmu, int *lo, int *hi, const char **name)
+/* The ldlat range the sampler's kernel driver accepts: Arm SPE's
+ * min_latency 12 bits, Intel's ldlat 16 bits (config1:0-15); AMD IBS gets
+ * none from the lab (c2c/c2c_pmu.c); 0 is "perf's default" everywhere. */
+static int ldlat_range(enum c2c_vendor v, int *lo, int *hi, const char **name)
 {
-	switch (pmu) {
-	case EXP_PMU_AMD_IBS: *lo = 128, *hi = 2048, *name = "AMD IBS"; return 0;
-	case EXP_PMU_ARM_SPE: *lo = 0, *hi = 4095, *name = "Arm SPE"; return 0;
-	case EXP_PMU_INTEL: *lo = 1, *hi = 65535, *name = "Intel load latency"; return 0;
+	switch (v) {
+	case C2C_ARM: *lo = 0, *hi = 4095, *name = "Arm SPE"; return 0;
+	case C2C_INTEL: *lo = 1, *hi = 65535, *name = "Intel load latency"; return 0;
 	default: return -1;
 	}
 }
@@ -228,10 +225,46 @@ static int check_c2c(struct exp_plan *p, const struct experiment *x, const struc
 				    where, p->freq, p->freq, h->sample_rate_max, h->cpu_time_max_percent);
 		p->rate_raised = true;
 	}
-	if (p->ldlat && !ldlat_range(h->pmu, &lo, &hi, &name) && (p->ldlat < lo || p->ldlat > hi))
+	if (p->ldlat && !ldlat_range(h->c2c.vendor, &lo, &hi, &name) && (p->ldlat < lo || p->ldlat > hi))
 		return set_err(err, errlen, "%s: c2c ldlat %d for %d CPUs: %s takes %d..%d", where, p->ldlat,
 			    h->model.ncpus, name, lo, hi);
 	return 0;
+}
+
+/* Whether and how the windows record on this box: the command line of one
+ * window (its length that of the first phase's) and the data it writes. */
+static int plan_c2c(struct exp_plan *p, const struct experiment *x, const struct exp_plan_host *h, char *err,
+		    size_t errlen)
+{
+	struct c2c_opts co = x->around.c2c_opts;
+	double len = 4;
+	char **argv, why[400];
+
+	co.ncpus = h->model.ncpus;
+	if (x->around.c2c == C2C_MODE_OFF) {
+		snprintf(p->c2c_why, sizeof(p->c2c_why), "[collect] c2c = no");
+		return 0;
+	}
+	if (!h->c2c.supported) {
+		snprintf(p->c2c_why, sizeof(p->c2c_why), "%s", h->c2c.line);
+		return 0;
+	}
+	for (int i = 0; i < p->nph; i++)
+		if (p->ph[i].win_ok) {
+			len = p->ph[i].win.len_s;
+			break;
+		}
+	p->ldlat = c2c_pick_ldlat(&h->c2c, &co);
+	if (c2c_pick_rate(&h->c2c, &co, &p->rate) < 0)
+		return set_err(err, errlen, "c2c: %s", p->rate.why);
+	p->freq = p->rate.freq;
+	argv = c2c_record_argv(&h->c2c, &co, len, "DIR/perf.c2c.data", co.max_size, why, sizeof(why));
+	if (!argv)
+		return set_err(err, errlen, "c2c: %s", why);
+	c2c_argv_line(argv, p->c2c_cmd, sizeof(p->c2c_cmd));
+	c2c_argv_free(argv);
+	p->c2c_on = true;
+	return check_c2c(p, x, h, err, errlen);
 }
 
 static void values_why(struct exp_plan *p, const struct experiment *x, const struct exp_plan_host *h)
@@ -259,15 +292,10 @@ static void values_why(struct exp_plan *p, const struct experiment *x, const str
 
 int exp_plan(struct exp_plan *p, const struct experiment *x, const struct exp_plan_host *h, char *err, size_t errlen)
 {
-	struct c2c_caps caps = { .ldlat = true };
 	struct c2c_opts co = x->around.c2c_opts;
 
 	memset(p, 0, sizeof(*p));
-	caps.vendor = h->pmu == EXP_PMU_AMD_IBS ? C2C_AMD : h->pmu == EXP_PMU_ARM_SPE ? C2C_ARM : C2C_INTEL;
 	co.ncpus = h->model.ncpus;
-	/* Where the PMU honours ldlat (Intel, IBS with caps/ldlat, SPE). */
-	p->ldlat = c2c_pick_ldlat(&caps, &co);
-	p->freq = co.freq;
 	values_why(p, x, h);
 	for (int i = 0; i < x->nph; i++) {
 		const struct phase *ph = &x->ph[i];
@@ -306,13 +334,18 @@ int exp_plan(struct exp_plan *p, const struct experiment *x, const struct exp_pl
 			for (int k = 0; k < pp->nsteps && k < n; k++)
 				pp->step[k].level = names[k];
 		}
-		pp->win_ok = !c2c_plan_window(&co, phase_duration(x, ph), &pp->win);
+		pp->win_ok = !c2c_plan_window(&co, exp_plan_driver_seconds(p, x, i, 0), &pp->win);
 		p->seconds += pp->seconds;
 		p->work_bound |= pp->work_bound;
 	}
-	if (x->around.c2c && check_c2c(p, x, h, err, errlen))
-		return -1;
-	return 0;
+	return plan_c2c(p, x, h, err, errlen);
+}
+
+double exp_plan_driver_seconds(const struct exp_plan *p, const struct experiment *x, int i, int s)
+{
+	if (p && i < p->nph && s < p->ph[i].nsteps && p->ph[i].step[s].sweep && p->ph[i].step[s].seconds > 0)
+		return p->ph[i].step[s].seconds;
+	return phase_duration(x, &x->ph[i]);
 }
 
 /* ---- printing ---- */
@@ -383,20 +416,43 @@ void exp_plan_print(FILE *f, const struct exp_plan *p, const struct experiment *
 			if (st->memcgs > memcgs)
 				memcgs = st->memcgs;
 		}
-		if (pp->win_ok)
+		if (!p->c2c_on)
+			;
+		else if (pp->win_ok)
 			fprintf(f, "  c2c window: %.1f s from %.1f s of the driver's %.0f s\n", pp->win.len_s,
-				pp->win.start_s, phase_duration(x, ph));
+				pp->win.start_s, exp_plan_driver_seconds(p, x, i, 0));
 		else
 			fprintf(f, "  c2c window: none (%s)\n", pp->win.note);
 	}
-	fprintf(f, "\ncollectors: probe (once); layout check: %s; runtime probes: %s; c2c: %s\n",
+	fprintf(f, "\ncollectors: probe (once); layout check: %s; runtime probes: %s; c2c: %s%s%s\n",
 		x->layout_check ? "once" : "no", x->runtime_probe ? "once" : "no",
-		x->around.c2c ? "a window per step and repeat" : "off ([collect] c2c = no)");
-	fprintf(f, "c2c at %d CPUs: ldlat %d%s, -F %d (%d x %d = %.1fM samples/s at most, before throttling at "
-		"perf_cpu_time_max_percent %d); perf_event_max_sample_rate %lld%s\n", h->model.ncpus, p->ldlat,
-		p->ldlat ? " (where the PMU honours ldlat)" : " (perf's default)", p->freq, h->model.ncpus, p->freq,
-		h->model.ncpus * (double)p->freq / 1e6, h->cpu_time_max_percent, h->sample_rate_max,
-		p->freq > h->sample_rate_max ? ": raised for the window, restored after" : "");
+		p->c2c_on ? "a window per step and repeat" : "off (", p->c2c_on ? "" : p->c2c_why,
+		p->c2c_on ? "" : ")");
+	if (p->c2c_on) {
+		const struct c2c_opts *co = &x->around.c2c_opts;
+		char b[32], w[32], cap[32];
+		double len = 4;
+
+		for (int i = 0; i < p->nph; i++)
+			if (p->ph[i].win_ok) {
+				len = p->ph[i].win.len_s;
+				break;
+			}
+		fprintf(f, "c2c on %s at %d CPUs: %s\n", h->c2c.pmu->name, h->model.ncpus, p->c2c_cmd);
+		fprintf(f, "  %s; ldlat %d%s\n", p->rate.why, p->ldlat,
+			p->ldlat ? "" : h->c2c.vendor == C2C_AMD ? " (none on AMD IBS: it would drop stores)" :
+			" (perf's default)");
+		fprintf(f, "  data: at most %s/s, %s per %.1f s window, capped at %s; the perf.data %s once "
+			"reported; the report pass limited to %.0f s%s\n", format_bytes(b, sizeof(b), p->rate.bytes_s),
+			format_bytes(w, sizeof(w), p->rate.bytes_s * len), len, format_bytes(cap, sizeof(cap), co->max_size),
+			co->keep_data ? "kept" : "removed", co->report_timeout_s, co->source ? ", Source:Line on" : "");
+		if (p->freq)
+			fprintf(f, "  perf_event_max_sample_rate %lld%s (throttling at perf_cpu_time_max_percent %d)\n",
+				h->sample_rate_max, p->freq > h->sample_rate_max ? ": raised for the window, restored after"
+				: "", h->cpu_time_max_percent);
+		for (int i = 0; i < h->c2c.nlimits; i++)
+			fprintf(f, "  NOTE: %s\n", h->c2c.limits[i]);
+	}
 	fprintf(f, "limits%s:\n", h->described ? " (the kernel's defaults for this size; a booted box's own tasks "
 		"estimated)" : "");
 	print_limit(f, "tasks (kernel.pid_max)", tasks + h->tasks_now, h->pid_max, " with those running");

@@ -25,9 +25,6 @@
 /* Memory cgroup ids are 16 bits (MEM_CGROUP_ID_MAX = USHRT_MAX, mm/memcontrol.c). */
 #define EXP_MEMCG_ID_MAX 65535
 
-/* The c2c sampler, for the ldlat range its kernel driver accepts. */
-enum exp_pmu { EXP_PMU_UNKNOWN, EXP_PMU_INTEL, EXP_PMU_AMD_IBS, EXP_PMU_ARM_SPE };
-
 struct exp_plan_host {
 	struct exp_host model;		/* CPUs, cgroup version, topology (model.topo = &topo) */
 	struct topo topo;
@@ -48,13 +45,15 @@ struct exp_plan_host {
 	long long sample_rate_max;	/* kernel.perf_event_max_sample_rate */
 	int cpu_time_max_percent;	/* kernel.perf_cpu_time_max_percent: 0 or 100 refuse rate writes */
 	bool root;			/* can raise the sample rate for the window */
-	enum exp_pmu pmu;
+	struct c2c_caps c2c;		/* the box's memory sampling (c2c_caps_detect, or --pmu) */
 	int stock_slots, obj_stock_slots;	/* the per-CPU stocks' memcg and objcg slots (BTF); 0: unknown */
 };
 
 /* 0, or -1 with one line in err.  Free with exp_plan_host_free. */
 int exp_plan_host_this(struct exp_plan_host *h, char *err, size_t errlen);
 int exp_plan_host_describe(struct exp_plan_host *h, const char *spec, char *err, size_t errlen);
+/* The box samples memory with PMU p (--pmu), under this machine's perf. */
+void exp_plan_host_pmu(struct exp_plan_host *h, const struct c2c_pmu *p);
 void exp_plan_host_free(struct exp_plan_host *h);
 
 /* One step of a phase: one driver run (per repeat). */
@@ -69,6 +68,7 @@ struct exp_step_plan {
 	long long tasks;		/* threads and processes it needs, with the lab's own */
 	long long fds;			/* most files open in one process */
 	double seconds;			/* driver time per repeat; < 0: until its work is done */
+	bool sweep;			/* the driver sweeps (stock K, task counts) within its run */
 };
 
 struct exp_phase_plan {
@@ -89,7 +89,11 @@ struct exp_plan {
 	int nph;
 	struct exp_phase_plan ph[MAX_PHASES];
 	char values_why[300];		/* full size or [small], and why */
-	int ldlat, freq;		/* c2c: the ldlat and -F the window would use */
+	bool c2c_on;			/* c2c windows are recorded ([collect] c2c and the box) */
+	char c2c_why[700];		/* why not, when off */
+	int ldlat, freq;		/* c2c: the ldlat and -F the window would use (0: none) */
+	struct c2c_rate rate;		/* c2c: the window's sampling and data per second */
+	char c2c_cmd[700];		/* c2c: the perf command line of a window */
 	bool rate_raised;		/* c2c: perf_event_max_sample_rate raised for the window */
 	double seconds;
 	bool work_bound;
@@ -99,6 +103,9 @@ struct exp_plan {
  * The plan borrows from x (p->ph[i].ph points into x->ph): keep x until p is
  * no longer used, as exp_plan_print, which takes both, does. */
 int exp_plan(struct exp_plan *p, const struct experiment *x, const struct exp_plan_host *h, char *err, size_t errlen);
+/* How long the driver of phase i, step s runs, for its c2c window: the
+ * sweep's whole length where the driver sweeps, else the phase's duration. */
+double exp_plan_driver_seconds(const struct exp_plan *p, const struct experiment *x, int i, int s);
 void exp_plan_print(FILE *f, const struct exp_plan *p, const struct experiment *x, const struct exp_plan_host *h);
 
 #endif

@@ -143,6 +143,9 @@ int plan_step_charge(struct exp_phase_plan *pp, struct exp_step_plan *st, char *
 	st->fds = cp.fds;
 	/* Each task count, or each K of the stock sweep, after its warm-up. */
 	st->seconds = (cp.stock ? o->stock_max : cp.nsteps) * (double)(o->duration + o->warmup);
+	/* One driver run sweeps its steps or K: its windows are timed over
+	 * all of it, not over one step's duration. */
+	st->sweep = cp.stock || cp.nsteps > 1;
 	charge_words(pp, &cp, &c);
 	charge_plan_free(&cp);
 	return 0;

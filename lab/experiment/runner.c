@@ -330,8 +330,9 @@ static void reload_meta(struct results *r)
 	r->meta = m;
 }
 
-int exp_run_plan(const char *path, char **overrides, int noverrides, const char *topology)
+int exp_run_plan(const char *path, char **overrides, int noverrides, const char *topology, const char *pmu)
 {
+	const struct c2c_pmu *pmu_row = pmu ? c2c_pmu_by_name(pmu) : NULL;
 	struct exp_plan_host h;
 	struct exp_plan *p = xcalloc(1, sizeof(*p));
 	struct experiment x;
@@ -341,6 +342,14 @@ int exp_run_plan(const char *path, char **overrides, int noverrides, const char 
 	if (topology ? exp_plan_host_describe(&h, topology, err, sizeof(err))
 		     : exp_plan_host_this(&h, err, sizeof(err)))
 		die("run: %s", err);
+	if (pmu && !pmu_row) {
+		char names[256];
+
+		c2c_pmu_names(names, sizeof(names));
+		die("run: --pmu %s: not a PMU the lab knows (%s)", pmu, names);
+	}
+	if (pmu_row)
+		exp_plan_host_pmu(&h, pmu_row);
 	load_exp_for(&x, path, overrides, noverrides, &h.model);
 	if (!topology)
 		for (int i = 0; i < x.nph; i++)
@@ -466,6 +475,7 @@ struct steps {
 	double t0;
 	int failures;
 	struct around_env *aenv;
+	struct exp_plan *plan;		/* this machine's plan: how long each driver runs; NULL: none */
 };
 
 static void stop_if_interrupted(struct results *r)
@@ -475,9 +485,10 @@ static void stop_if_interrupted(struct results *r)
 }
 
 /* One repeat of one step: the driver with the per-step collectors around it. */
-static void run_repeat(const struct experiment *x, const struct phase *ph, int s, const char *step, int rep,
-		       struct results *r, struct steps *st)
+static void run_repeat(const struct experiment *x, int k, int s, const char *step, int rep, struct results *r,
+		       struct steps *st)
 {
+	const struct phase *ph = &x->ph[k];
 	char *out = xasprintf("%s/log", r->dir), line[512];
 	int ac, rc;
 	char **av = driver_argv(x, ph, ph->nvalues ? ph->values[s] : 0, false, &ac);
@@ -485,7 +496,7 @@ static void run_repeat(const struct experiment *x, const struct phase *ph, int s
 
 	stop_if_interrupted(r);
 	progress(r, st->tty, st->i, st->n, step, rep, x->repeats, st->t0);
-	around = around_start(st->aenv, step, rep, phase_duration(x, ph));
+	around = around_start(st->aenv, step, rep, exp_plan_driver_seconds(st->plan, x, k, s));
 	rc = run_child(av, out, r->dir, step, rep, around);
 	around_finish(around);
 	free_argv(av);
@@ -510,12 +521,28 @@ static void run_repeat(const struct experiment *x, const struct phase *ph, int s
 	stop_if_unwritten(r);
 }
 
-/* Every phase, step and repeat, in file order; the count that failed. */
-static int run_steps(const struct experiment *x, struct results *r)
+/* Every phase, step and repeat, in file order; the count that failed;
+ * *bound when a c2c window lost its data to a bound (disk, size cap,
+ * report time): then the run is not complete. */
+static int run_steps(const struct experiment *x, struct results *r, bool *bound)
 {
 	struct steps st = { .tty = isatty(2) };
 
 	st.aenv = around_env_open(&x->around, r);
+	{
+		/* The plan of this machine says how long each driver runs
+		 * (a stock sweep: every K): the c2c windows are timed on it. */
+		struct exp_plan_host h;
+		char err[512];
+
+		st.plan = xcalloc(1, sizeof(*st.plan));
+		if (exp_plan_host_this(&h, err, sizeof(err)) || exp_plan(st.plan, x, &h, err, sizeof(err))) {
+			results_log(r, "no plan of this machine (%s): c2c windows timed on each phase's duration", err);
+			free(st.plan);
+			st.plan = NULL;
+		}
+		exp_plan_host_free(&h);
+	}
 	st.t0 = now_s();
 	for (int k = 0; k < x->nph; k++)
 		st.n += (x->ph[k].nvalues ? x->ph[k].nvalues : 1) * x->repeats;
@@ -527,12 +554,14 @@ static int run_steps(const struct experiment *x, struct results *r)
 
 			step_label(ph, s, step, sizeof(step));
 			for (int rep = 0; rep < x->repeats; rep++, st.i++)
-				run_repeat(x, ph, s, step, rep, r, &st);
+				run_repeat(x, k, s, step, rep, r, &st);
 		}
 	}
 	if (st.tty && x->nph)
 		fputc('\n', stderr);
+	*bound = around_env_bound_failed(st.aenv);
 	around_env_close(st.aenv);
+	free(st.plan);
 	return st.failures;
 }
 
@@ -563,6 +592,7 @@ int exp_run(const char *path, char **overrides, int noverrides, int argc, char *
 	struct results *r;
 	struct experiment x;
 	int failures;
+	bool bound;
 
 	finish_run = finish;
 	load_checked(&x, path, overrides, noverrides);
@@ -577,10 +607,10 @@ int exp_run(const char *path, char **overrides, int noverrides, int argc, char *
 	if (x.layout_check)
 		layout_check(r);
 	stop_if_unwritten(r);
-	failures = run_steps(&x, r);
+	failures = run_steps(&x, r, &bound);
 	derive_metrics(&x, r);
 
-	status = failures ? "complete-with-failures" : "complete";
+	status = bound ? "incomplete" : failures ? "complete-with-failures" : "complete";
 	if (x.plot)
 		plot_results(&x, r, status);
 	finish(r, status);

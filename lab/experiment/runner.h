@@ -16,7 +16,7 @@ typedef void exp_finish_fn(struct results *r, const char *status);
 
 /* run --plan: what the run would do on this machine (its drivers check
  * their options too) or on the one topology describes; 0, or exit 2. */
-int exp_run_plan(const char *path, char **overrides, int noverrides, const char *topology);
+int exp_run_plan(const char *path, char **overrides, int noverrides, const char *topology, const char *pmu);
 
 /* run --validate: the file and the drivers' options; one line; 0, or exit 2. */
 int exp_run_validate(const char *path, char **overrides, int noverrides);

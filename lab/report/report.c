@@ -197,6 +197,8 @@ static int report_write_as(const char *dir, FILE *out, const char *final_status,
 	metrics_table(out, dir);
 	include_files(out, dir, "statread", "Stat reads: memory.stat latency per level");
 	include_files(out, dir, "lock-report", "Locks: waits and holds");
+	include_files(out, dir, "c2c-windows", "perf c2c: windows (samples, lost, throttled; what the data cannot "
+		      "show)");
 	include_files(out, dir, "c2c-fields", "perf c2c: fields behind shared cachelines");
 	json_object_put(meta);
 	return 0;

@@ -45,7 +45,7 @@ root=$([ "$(id -u)" = 0 ] && echo yes)
 
 # c2c record through the wrapper around real perf $PERF; output in $T/out.
 lab_c2c() {
-	PATH=$T/bin:$PATH REAL_PERF=$PERF MEMCG_LAB_C2C_VENDOR=GenuineIntel "$LAB" c2c record "$@" \
+	PATH=$T/bin:$PATH REAL_PERF=$PERF MEMCG_LAB_C2C_VENDOR=GenuineIntel "$LAB" c2c record --keep "$@" \
 		>"$T/out" 2>"$T/err"
 }
 

@@ -34,6 +34,9 @@ static void touch(const char *rel, const char *content)
 	free(d);
 }
 
+static int amd_family;
+static unsigned midr;
+
 static void decide(struct c2c_caps *c, const char *pmus, const char *elist, int st, const char *vendor,
 		   bool priv)
 {
@@ -41,6 +44,8 @@ static void decide(struct c2c_caps *c, const char *pmus, const char *elist, int 
 	char *root = xasprintf("%s/%s", tmp, pmus);
 
 	mkdir_p(root, 0755);
+	in.amd_family = amd_family;
+	in.midr = midr;
 	in.elist = elist;
 	in.elist_status = st;
 	in.cpu_vendor = vendor;
@@ -82,18 +87,38 @@ static void check_decide(void)
 	decide(&c, "zen3", amd_list, 0, "AuthenticAMD", true);
 	ok(!c.supported && strstr(c.line, "Zen 4"), "AMD IBS before Zen 4: unsupported, says why");
 	touch("zen4/ibs_op/caps/zen4_ibs_extensions", "1\n");
+	amd_family = 0x19;
 	decide(&c, "zen4", amd_list, 0, "AuthenticAMD", true);
-	ok(c.supported && c.vendor == C2C_AMD && !c.kernel_filter && !c.ldlat,
-	   "AMD Zen 4 IBS: supported, no kernel-only filter, no ldlat without caps/ldlat");
+	ok(c.supported && c.vendor == C2C_AMD && !c.kernel_filter && !c.ldlat && !strcmp(c.pmu->name, "amd-zen4"),
+	   "AMD Zen 4 IBS (family 0x19): supported, no kernel-only filter, no ldlat");
+	ok(c.nlimits && strstr(c.limits[c.nlimits - 1], "another CCX"),
+	   "AMD: says its Rmt HITMs are another CCX: %s", c.nlimits ? c.limits[c.nlimits - 1] : "");
 	touch("zen5/ibs_op/caps/zen4_ibs_extensions", "1\n");
 	touch("zen5/ibs_op/caps/ldlat", "1\n");
+	amd_family = 0x1a;
 	decide(&c, "zen5", amd_list, 0, "AuthenticAMD", true);
-	ok(c.supported && c.ldlat, "AMD IBS with caps/ldlat: ldlat honoured");
+	/* ibs.c perf_ibs_init (6.15+): an ldlat keeps only loads that missed
+	 * L1 (L3 on Zen 5): caps/ldlat or not, the lab passes none. */
+	ok(c.supported && !c.ldlat && !strcmp(c.pmu->name, "amd-zen5"),
+	   "AMD Zen 5 (family 0x1a) with caps/ldlat: no ldlat all the same (it drops stores)");
+	amd_family = 0;
 
 	touch("arm/arm_spe_0/type", "8\n");
+	midr = 0x410fd0c0;	/* Neoverse N1 r4p0 */
 	decide(&c, "arm", spe_list, 0, "", true);
-	ok(c.supported && c.vendor == C2C_ARM && c.peer && strstr(c.line, "peer snoop display"),
-	   "Arm SPE: supported, peer snoops instead of HITM");
+	ok(c.supported && c.vendor == C2C_ARM && c.peer && strstr(c.line, "peer snoop display") &&
+	   !strcmp(c.pmu->name, "arm-n1") && c.decodes,
+	   "Arm SPE on a Neoverse N1: supported, peer snoops instead of HITM, decoded by perf 6.8");
+	midr = 0x410fd4f0;	/* Neoverse V2: decoded from perf 6.13 (util/arm-spe.c) */
+	decide(&c, "arm", spe_list, 0, "", true);
+	ok(c.supported && !strcmp(c.pmu->name, "arm-v2") && !c.decodes && c.nlimits &&
+	   strstr(c.limits[0], "6.13") && strstr(c.limits[0], "not a measurement"),
+	   "Neoverse V2 under perf 6.8: its zeros are said not to be a measurement: %s", c.limits[0]);
+	midr = 0x411fd870;	/* a Cortex-A715-class part perf 6.8 does not know */
+	decide(&c, "arm", spe_list, 0, "", true);
+	ok(c.supported && !strcmp(c.pmu->name, "arm-other") && c.nlimits && strstr(c.limits[0], "no SPE data sources"),
+	   "an Arm core perf decodes nothing of: arm-other, said: %s", c.limits[0]);
+	midr = 0;
 
 	decide(&c, "vm", NULL, -1, "GenuineIntel", true);
 	ok(!c.supported && strstr(c.line, "linux-perf"), "no perf installed: says which package");
@@ -170,11 +195,13 @@ static bool has_args(char **argv, const char *a, const char *b)
 
 static void check_argv(void)
 {
-	struct c2c_caps intel = { .supported = true, .vendor = C2C_INTEL, .ldlat = true, .kernel_filter = true };
-	struct c2c_caps amd = { .supported = true, .vendor = C2C_AMD };
+	struct c2c_caps intel, amd, arm;
 	struct c2c_opts o;
-	char **a;
+	char **a, why[300];
 
+	c2c_caps_for_pmu(&intel, c2c_pmu_by_name("intel"), "perf version 6.1.187");
+	c2c_caps_for_pmu(&amd, c2c_pmu_by_name("amd-zen5"), "perf version 6.1.187");
+	c2c_caps_for_pmu(&arm, c2c_pmu_by_name("arm-n1"), "perf version 6.1.187");
 	c2c_opts_default(&o);
 	o.ncpus = 16;
 	is_int(c2c_pick_ldlat(&intel, &o), 0, "16 CPUs: perf's default ldlat");
@@ -182,29 +209,35 @@ static void check_argv(void)
 	is_int(c2c_pick_ldlat(&intel, &o), 50, "192 CPUs: ldlat 50");
 	o.ncpus = 256;
 	is_int(c2c_pick_ldlat(&intel, &o), 70, "256 CPUs: ldlat 70");
-	is_int(c2c_pick_ldlat(&amd, &o), 0, "AMD IBS without the ldlat cap: none");
-	amd.ldlat = true;
-	is_int(c2c_pick_ldlat(&amd, &o), 128, "AMD IBS with ldlat at 256 CPUs: 128, the least IBS takes");
-	o.ncpus = 16;
-	is_int(c2c_pick_ldlat(&amd, &o), 0, "AMD IBS with ldlat at 16 CPUs: perf's default");
-	o.ncpus = 256;
-	amd.ldlat = false;
+	is_int(c2c_pick_ldlat(&amd, &o), 0, "AMD IBS at 256 CPUs: none (it would keep loads only)");
+	is_int(c2c_pick_ldlat(&arm, &o), 0, "Arm SPE at 256 CPUs: perf's min_latency, not raised");
 	o.ldlat = 90;
 	is_int(c2c_pick_ldlat(&intel, &o), 90, "an explicit ldlat wins");
+	ok(!c2c_record_argv(&amd, &o, 4, "/r/d", 0, why, sizeof(why)) && strstr(why, "stores"),
+	   "an explicit ldlat on AMD IBS is refused, saying why: %s", why);
 	o.ldlat = 0;
 	o.ncpus = 192;
-	a = c2c_record_argv(&intel, &o, 4, "/r/perf.c2c.data");
-	ok(has_args(a, "c2c", "record") && has_args(a, "--ldlat", "50") && has_args(a, "--all-kernel", NULL) &&
-	   has_args(a, "-a", NULL) && has_args(a, "-F", "60000") && has_args(a, "-o", "/r/perf.c2c.data") &&
-	   has_args(a, "sleep", "4.000"), "record: system-wide, kernel-only, ldlat, -F, bounded by sleep");
+	a = c2c_record_argv(&intel, &o, 4, "/r/perf.c2c.data", 1ULL << 30, why, sizeof(why));
+	ok(a && has_args(a, "c2c", "record") && has_args(a, "--ldlat", "50") && has_args(a, "--all-kernel", NULL) &&
+	   has_args(a, "-a", NULL) && has_args(a, "-F", "2604") && has_args(a, "-o", "/r/perf.c2c.data") &&
+	   has_args(a, "--max-size=1G", NULL) && has_args(a, "sleep", "4.000"),
+	   "record: system-wide, kernel-only, ldlat, -F within the budget, a size cap, bounded by sleep");
 	c2c_argv_free(a);
-	a = c2c_record_argv(&amd, &o, 4, "/r/d");
-	ok(!has_args(a, "--all-kernel", NULL) && !has_args(a, "--ldlat", NULL),
-	   "AMD IBS: no kernel-only modifier (IBS rejects it), no ldlat");
+	a = c2c_record_argv(&amd, &o, 4, "/r/d", 0, why, sizeof(why));
+	ok(a && !has_args(a, "--all-kernel", NULL) && !has_args(a, "--ldlat", NULL) &&
+	   !has_args(a, "--max-size", NULL), "AMD IBS: no kernel-only modifier (IBS rejects it), no ldlat, no cap "
+	   "when none is given");
 	c2c_argv_free(a);
+	a = c2c_record_argv(&arm, &o, 4, "/r/d", 0, why, sizeof(why));
+	ok(a && !has_args(a, "-F", NULL) && has_args(a, "-c", NULL), "Arm SPE: a period (-c), never -F");
+	c2c_argv_free(a);
+	o.freq = 1000;
+	ok(!c2c_record_argv(&arm, &o, 4, "/r/d", 0, why, sizeof(why)) && strstr(why, "-F"),
+	   "a -F for Arm SPE is refused, saying why: %s", why);
+	o.freq = 0;
 	o.user = true;
-	a = c2c_record_argv(&intel, &o, 4, "/r/d");
-	ok(!has_args(a, "--all-kernel", NULL), "--user: user samples too");
+	a = c2c_record_argv(&intel, &o, 4, "/r/d", 0, why, sizeof(why));
+	ok(a && !has_args(a, "--all-kernel", NULL), "--user: user samples too");
 	c2c_argv_free(a);
 }
 
@@ -231,8 +264,7 @@ static const char fake_perf[] =
 
 static void check_collector(void)
 {
-	struct c2c_caps caps = { .supported = true, .vendor = C2C_INTEL, .ldlat = true, .kernel_filter = true,
-				 .double_cl = true };
+	struct c2c_caps caps;
 	struct c2c_objects objs = { 0 };
 	struct c2c_collector *c;
 	struct c2c_opts o;
@@ -240,8 +272,10 @@ static void check_collector(void)
 	char why[512], err[256], *perf = xasprintf("%s/perf", tmp), *log = xasprintf("%s/perf.log", tmp);
 	char *dir = xasprintf("%s/run", tmp), *text;
 	long long rate0 = -1, rate1 = -1;
-	bool root = geteuid() == 0;
+	bool root = geteuid() == 0, bound;
 
+	c2c_caps_for_pmu(&caps, c2c_pmu_by_name("intel"), "perf version 6.1.187");
+	caps.double_cl = true;
 	touch("perf", fake_perf);
 	chmod(perf, 0755);
 	setenv("FAKE_PERF_LOG", log, 1);
@@ -259,7 +293,8 @@ static void check_collector(void)
 	o.start_frac = 0.25;
 	read_ll("/proc/sys/kernel/perf_event_max_sample_rate", &rate0);
 	o.freq = (int)rate0 + 1000;	/* above the limit: it must be raised, then restored */
-	c = c2c_collector_start(&caps, &o, 2.0, dir, why, sizeof(why));
+	o.double_cl = true;		/* asked for: a second report */
+	c = c2c_collector_start(&caps, &o, 2.0, dir, &bound, why, sizeof(why));
 	ok(c != NULL, "collector started: %s", c ? c->status : why);
 	if (!c)
 		goto out;
@@ -269,8 +304,10 @@ static void check_collector(void)
 	text = read_text(log, NULL);
 	ok(text && strstr(text, "c2c record --all-kernel -- -a -F") && strstr(text, " sleep 1.200"),
 	   "perf c2c record ran system-wide, kernel-only, for the planned 1.2 s");
-	ok(text && strstr(text, "c2c report -i ") && strstr(text, "--stdio -NN -c pid,tid,iaddr --full-symbols\n") &&
-	   strstr(text, "--full-symbols --double-cl"), "both reports: -NN -c pid,tid,iaddr --full-symbols, and --double-cl");
+	ok(text && strstr(text, "c2c report -i ") &&
+	   strstr(text, "--stdio -NN -c pid,tid,iaddr --full-symbols --no-source\n") &&
+	   strstr(text, "--full-symbols --no-source --double-cl"),
+	   "both reports, as asked: -NN -c pid,tid,iaddr --full-symbols --no-source, and --double-cl");
 	if (root) {
 		char want[64];
 
@@ -307,7 +344,7 @@ static void check_collector(void)
 	/* A driver that ends before the window: nothing recorded, said plainly. */
 	o.start_s = 30;
 	o.window_s = 3;
-	c = c2c_collector_start(&caps, &o, 40, dir, why, sizeof(why));
+	c = c2c_collector_start(&caps, &o, 40, dir, &bound, why, sizeof(why));
 	ok(c && c2c_collector_finish(c, &k, &objs) < 0 && strstr(c->status, "before the c2c window"),
 	   "a driver ending before the window: %s", c ? c->status : why);
 	read_ll("/proc/sys/kernel/perf_event_max_sample_rate", &rate1);

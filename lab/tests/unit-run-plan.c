@@ -167,36 +167,48 @@ static void shapes(const struct exp_plan_host *h)
 	refused("experiments/stock-slots.exp", h, "driver.pin=pack:300", "stock-slots.exp:14: step -: charge: --pin "
 		"'pack:300': CPU 300 is offline or absent (online: 0-255)", "a CPU the box lacks, by the charge driver's own plan");
 
-	/* c2c's choices at 256 CPUs (Joe Mario: ldlat 70 from 256 CPUs, 50 above 148). */
-	is_int(plan.ldlat, 70, "c2c at 256 CPUs: ldlat 70");
-	is_int(plan.freq, 60000, "c2c: -F 60000");
+	/* The described box has no PMU said: c2c is off, and the plan says why. */
+	plan_for("experiments/charge-batch.exp", h, NULL, err, sizeof(err));
+	ok(!plan.c2c_on && strstr(plan.c2c_why, "not described"), "no --pmu: c2c off, the plan says why (%s)",
+	   plan.c2c_why);
 	{
-		struct exp_plan_host mid = *h;
-
-		mid.model.ncpus = 200;
-		plan_for("experiments/charge-batch.exp", &mid, NULL, err, sizeof(err));
-		is_int(plan.ldlat, 50, "c2c at 200 CPUs: ldlat 50");
-		mid.model.ncpus = 64;
-		plan_for("experiments/charge-batch.exp", &mid, NULL, err, sizeof(err));
-		is_int(plan.ldlat, 0, "c2c at 64 CPUs: perf's default ldlat");
-		mid.model.ncpus = 2;
-		plan_for("experiments/stock-netperf.exp", &mid, NULL, err, sizeof(err));
-		ok(strstr(plan.values_why, "[small] (2 CPUs < 16)") && plan.ph[0].nsteps == 2,
-		   "on 2 CPUs the [small] values apply, and the plan says why (%s)", plan.values_why);
-	}
-	{
+		/* c2c's choices at 256 CPUs on Intel: ldlat 70 from 256 CPUs, 50
+		 * above 148 (Joe Mario); the rate from the box-wide budget. */
 		struct exp_plan_host c2c = *h;
 
-		c2c.sample_rate_max = 25000;
-		ok(!plan_for("experiments/stock-slots.exp", &c2c, "collect.c2c=yes", err, sizeof(err)) &&
-		   plan.rate_raised, "c2c -F 60000 over a 25000 sample rate: raised for the window (root)");
-		c2c.pmu = EXP_PMU_INTEL;
-		ok(!plan_for("experiments/stock-slots.exp", &c2c, "collect.c2c=yes", err, sizeof(err)),
-		   "ldlat 70 fits Intel's load-latency range");
-		/* IBS refuses an ldlat under 128 cycles: the raise is 128 there. */
-		c2c.pmu = EXP_PMU_AMD_IBS;
-		ok(!plan_for("experiments/stock-slots.exp", &c2c, "collect.c2c=yes", err, sizeof(err)) &&
-		   plan.ldlat == 128, "AMD IBS at 256 CPUs: ldlat 128, the least IBS takes (%s)", err);
+		exp_plan_host_pmu(&c2c, c2c_pmu_by_name("intel"));
+		plan_for("experiments/charge-batch.exp", &c2c, NULL, err, sizeof(err));
+		ok(plan.c2c_on, "Intel PEBS: c2c windows on ([collect] c2c = auto by default)");
+		is_int(plan.ldlat, 70, "c2c at 256 CPUs: ldlat 70");
+		is_int(plan.freq, C2C_BUDGET_DEFAULT / 256 / 2, "c2c at 256 CPUs: -F 1953 (1M samples/s over 2 x 256)");
+		ok(plan.rate.samples_s <= C2C_BUDGET_DEFAULT, "within the budget: %.0f samples/s", plan.rate.samples_s);
+		c2c.model.ncpus = 200;
+		plan_for("experiments/charge-batch.exp", &c2c, NULL, err, sizeof(err));
+		is_int(plan.ldlat, 50, "c2c at 200 CPUs: ldlat 50");
+		c2c.model.ncpus = 64;
+		plan_for("experiments/charge-batch.exp", &c2c, NULL, err, sizeof(err));
+		is_int(plan.ldlat, 0, "c2c at 64 CPUs: perf's default ldlat");
+		c2c.model.ncpus = 2;
+		plan_for("experiments/stock-netperf.exp", &c2c, NULL, err, sizeof(err));
+		ok(strstr(plan.values_why, "[small] (2 CPUs < 16)") && plan.ph[0].nsteps == 2,
+		   "on 2 CPUs the [small] values apply, and the plan says why (%s)", plan.values_why);
+		is_int(plan.freq, 60000, "c2c at 2 CPUs: -F 60000, the most a CPU gets");
+		c2c.model.ncpus = 256;
+		c2c.sample_rate_max = 1000;
+		ok(!plan_for("experiments/stock-slots.exp", &c2c, NULL, err, sizeof(err)) && plan.rate_raised,
+		   "c2c -F 1953 over a 1000 sample rate: raised for the window (root)");
+		ok(!plan_for("experiments/stock-slots.exp", &c2c, "collect.c2c=no", err, sizeof(err)) &&
+		   !plan.c2c_on && !plan.rate_raised, "[collect] c2c = no: off, nothing raised");
+		/* AMD IBS: no ldlat from the lab (ibs.c: it keeps loads only). */
+		exp_plan_host_pmu(&c2c, c2c_pmu_by_name("amd-zen5"));
+		ok(!plan_for("experiments/stock-slots.exp", &c2c, NULL, err, sizeof(err)) && plan.ldlat == 0 &&
+		   !strstr(plan.c2c_cmd, "--ldlat") && !strstr(plan.c2c_cmd, "--all-kernel"),
+		   "AMD Zen 5 at 256 CPUs: no ldlat, no kernel filter: %s", plan.c2c_cmd);
+		/* Arm SPE: a period, never -F (arm_spe_pmu_event_init refuses attr.freq). */
+		exp_plan_host_pmu(&c2c, c2c_pmu_by_name("arm-v2"));
+		ok(!plan_for("experiments/stock-slots.exp", &c2c, NULL, err, sizeof(err)) && plan.freq == 0 &&
+		   !plan.rate_raised && strstr(plan.c2c_cmd, " -c ") && !strstr(plan.c2c_cmd, " -F "),
+		   "Arm SPE: -c, no -F, no sample-rate raise: %s", plan.c2c_cmd);
 	}
 }
 
@@ -228,11 +240,13 @@ static void limits(const struct exp_plan_host *h)
 		"cgroup.max.descendants");
 	m = *h, m.depth_left = 3;
 	refused("experiments/charge-batch.exp", &m, NULL, "4 levels deep, over cgroup.max.depth 3", "cgroup.max.depth");
-	m = *h, m.sample_rate_max = 25000, m.cpu_time_max_percent = 0;
+	m = *h, m.sample_rate_max = 1000, m.cpu_time_max_percent = 0;
+	exp_plan_host_pmu(&m, c2c_pmu_by_name("intel"));
 	refused("experiments/stock-slots.exp", &m, "collect.c2c=yes",
-		"command line (-s collect.c2c): c2c -F 60000 needs kernel.perf_event_max_sample_rate >= 60000; it is "
-		"25000 and kernel.perf_cpu_time_max_percent = 0", "a sample rate the kernel will not raise");
-	m = *h, m.sample_rate_max = 25000, m.root = false;
+		"command line (-s collect.c2c): c2c -F 1953 needs kernel.perf_event_max_sample_rate >= 1953; it is "
+		"1000 and kernel.perf_cpu_time_max_percent = 0", "a sample rate the kernel will not raise");
+	m = *h, m.sample_rate_max = 1000, m.root = false;
+	exp_plan_host_pmu(&m, c2c_pmu_by_name("intel"));
 	refused("experiments/stock-slots.exp", &m, "collect.c2c=yes", "only root can raise it",
 		"a sample rate only root could raise");
 	m = *h, m.mem_bytes = 8ll << 30;
