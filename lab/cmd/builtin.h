@@ -12,6 +12,7 @@
 /* The commands of commands: cmd_<command>_<sub>() in cmd/<command>_<sub>.c. */
 int cmd_c2c_caps(int argc, char **argv);
 int cmd_c2c_lines(int argc, char **argv);
+int cmd_c2c_losses(int argc, char **argv);
 int cmd_c2c_parse(int argc, char **argv);
 int cmd_c2c_record(int argc, char **argv);
 int cmd_c2c_report(int argc, char **argv);

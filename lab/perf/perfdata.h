@@ -31,6 +31,24 @@
 struct tep_handle;
 struct tep_event;
 
+/* The on-disk header (tools/perf/util/header.h). */
+struct perfdata_section {
+	uint64_t offset, size;
+};
+
+struct perfdata_header {
+	uint64_t magic;
+	uint64_t size;
+	uint64_t attr_size;
+	struct perfdata_section attrs, data, event_types;
+	uint64_t adds_features[4];
+};
+
+#define PF_MAGIC2	0x32454c4946524550ULL	/* "PERFILE2" little-endian */
+#define PF_MAGIC2_SW	0x50455246494c4532ULL	/* the same written big-endian */
+#define PF_MAGIC1	0x454c494652455050ULL	/* "PERFFILE", the 2009 format */
+#define PF_PIPE_HDR	16			/* a pipe-mode header: magic and size */
+
 /* perf's own record types (tools/lib/perf/include/perf/event.h). */
 #define PF_RECORD_HEADER_ATTR		64
 #define PF_RECORD_HEADER_TRACING_DATA	66

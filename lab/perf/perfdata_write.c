@@ -238,6 +238,37 @@ void perfdata_writer_sample(struct perfdata_writer *w, const struct perfdata_mem
 	w->nsamples++;
 }
 
+/* A record of the event's: header, u64 fields, the sample_id trailer. */
+static void put_event_record(struct perfdata_writer *w, uint32_t type, uint16_t misc, const uint64_t *v, size_t n)
+{
+	struct perf_event_header h = { .type = type, .misc = misc, .size = sizeof(h) + n * 8 + 24 };
+
+	put(&w->samples, &h, sizeof(h));
+	put(&w->samples, v, n * 8);
+	put_sample_id(&w->samples, 0, 0, w->time, 0);
+}
+
+void perfdata_writer_lost(struct perfdata_writer *w, uint64_t lost)
+{
+	put_event_record(w, PERF_RECORD_LOST, 0, (const uint64_t[]){ 1, lost }, 2);
+}
+
+void perfdata_writer_lost_samples(struct perfdata_writer *w, uint64_t lost, bool bpf)
+{
+	put_event_record(w, PERF_RECORD_LOST_SAMPLES, bpf ? 1 << 15 : 0, (const uint64_t[]){ lost }, 1);
+}
+
+void perfdata_writer_throttle(struct perfdata_writer *w, bool unthrottle)
+{
+	put_event_record(w, unthrottle ? PERF_RECORD_UNTHROTTLE : PERF_RECORD_THROTTLE, 0,
+			 (const uint64_t[]){ w->time, 1, 1 }, 3);
+}
+
+void perfdata_writer_aux(struct perfdata_writer *w, uint64_t offset, uint64_t size, uint64_t flags)
+{
+	put_event_record(w, PERF_RECORD_AUX, 0, (const uint64_t[]){ offset, size, flags }, 3);
+}
+
 size_t perfdata_writer_nsamples(const struct perfdata_writer *w)
 {
 	return w->nsamples;

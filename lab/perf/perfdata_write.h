@@ -89,6 +89,19 @@ void perfdata_writer_comm(struct perfdata_writer *w, uint32_t pid, uint32_t tid,
 /* Tasks without a COMM get "memtest<pid>". */
 void perfdata_writer_sample(struct perfdata_writer *w, const struct perfdata_mem_sample *s);
 size_t perfdata_writer_nsamples(const struct perfdata_writer *w);
+/*
+ * What a recording lost, or how the kernel throttled it, as the kernel (and
+ * perf record, for LOST_SAMPLES) writes it: a record among the samples, in
+ * call order, of the file's one event (id 1), with its sample_id trailer
+ * (TID, TIME, CPU 0) at the time of the last sample or record.  The
+ * layouts are in perf/perfdata_loss.h, which reads them back.
+ */
+void perfdata_writer_lost(struct perfdata_writer *w, uint64_t lost);		/* PERF_RECORD_LOST */
+/* PERF_RECORD_LOST_SAMPLES; bpf: perf record --filter's drops (misc bit 15). */
+void perfdata_writer_lost_samples(struct perfdata_writer *w, uint64_t lost, bool bpf);
+void perfdata_writer_throttle(struct perfdata_writer *w, bool unthrottle);	/* PERF_RECORD_(UN)THROTTLE */
+/* PERF_RECORD_AUX of size bytes at offset, flags PERF_AUX_FLAG_*. */
+void perfdata_writer_aux(struct perfdata_writer *w, uint64_t offset, uint64_t size, uint64_t flags);
 /* Writes the file whole (a temporary renamed into place: never half a
  * perf.data); 0, or -1 with err set. */
 int perfdata_writer_save(struct perfdata_writer *w, const char *path, char *err, size_t errlen);

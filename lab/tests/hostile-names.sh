@@ -63,6 +63,10 @@ for N in "${NAMES[@]}"; do
 		diag <"$T/err"
 	run c2c "$LAB" c2c report "$W/$N.txt" --btf "$W/$N.btf" --out "$W/$N.rep"
 	ok '[ $st = 0 ]' "$L: c2c report with --btf and --out of that name" || diag <"$T/err"
+	cp lab/tests/data/fuzz/perfdata-loss/losses.data "$W/$N.data"
+	run c2c "$LAB" c2c losses "$W/$N.data"
+	ok '[ $st = 0 ] && grep -qF "5 samples, 400 lost" "$T/out"' "$L: c2c losses of a perf.data of that name" ||
+		diag <"$T/err"
 
 	# A results directory of that name: report, compare, plot.
 	R="$W/$N.res"

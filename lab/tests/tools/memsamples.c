@@ -4,9 +4,13 @@
  * as `perf c2c record` would have recorded them on an Intel box, so that
  * the real `perf c2c report` can be run on known samples where no PMU is.
  *
- *   memsamples -o FILE [--cpus N] SAMPLE...
+ *   memsamples -o FILE [--cpus N] [--loss LOSS]... SAMPLE...
  *   SAMPLE: KIND,ADDR,COUNT[,cpu=N][,ip=ADDR][,pid=N][,weight=N]
  *   KIND:   lcl-hitm | rmt-hitm | llc-hit | l1-hit | store
+ *   LOSS:   lost=N | lost-samples=N | bpf-dropped=N | throttle | unthrottle
+ *           | aux=FLAGS: a PERF_RECORD_LOST of N, LOST_SAMPLES of N (with
+ *           PERF_RECORD_MISC_LOST_SAMPLES_BPF for bpf-dropped), THROTTLE,
+ *           UNTHROTTLE, AUX with those flags; after the samples, in order
  *
  * The file itself is the lab's perf.data writer's (perf/perfdata_write.h).
  */
@@ -23,12 +27,13 @@ struct sample {
 };
 
 #define SAMPLE_SYNTAX "KIND,ADDR,COUNT[,cpu=N][,ip=ADDR][,pid=N][,weight=N]"
+#define LOSS_SYNTAX "lost=N | lost-samples=N | bpf-dropped=N | throttle | unthrottle | aux=FLAGS"
 
 static void usage(const char *why, const char *arg)
 {
-	fprintf(stderr, "memsamples: %s%s%s\nusage: memsamples -o FILE [--cpus N] " SAMPLE_SYNTAX "...\n"
-		"  KIND: lcl-hitm | rmt-hitm | llc-hit | l1-hit | store | store-miss\n", arg ? arg : "", arg ? ": " : "",
-		why);
+	fprintf(stderr, "memsamples: %s%s%s\nusage: memsamples -o FILE [--cpus N] [--loss LOSS]... " SAMPLE_SYNTAX
+		"...\n  KIND: lcl-hitm | rmt-hitm | llc-hit | l1-hit | store | store-miss\n  LOSS: " LOSS_SYNTAX "\n",
+		arg ? arg : "", arg ? ": " : "", why);
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -77,23 +82,50 @@ static int parse_sample(char *spec, struct sample *out)
 	return 0;
 }
 
+/* Writes one --loss record; -1 when spec is none. */
+static int write_loss(struct perfdata_writer *w, const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+	uint64_t v = 0;
+
+	if (!strcmp(spec, "throttle") || !strcmp(spec, "unthrottle")) {
+		perfdata_writer_throttle(w, spec[0] == 'u');
+		return 0;
+	}
+	if (!eq || parse_u64(eq + 1, &v) < 0)
+		return -1;
+	if (!strncmp(spec, "lost=", 5))
+		perfdata_writer_lost(w, v);
+	else if (!strncmp(spec, "lost-samples=", 13))
+		perfdata_writer_lost_samples(w, v, false);
+	else if (!strncmp(spec, "bpf-dropped=", 12))
+		perfdata_writer_lost_samples(w, v, true);
+	else if (!strncmp(spec, "aux=", 4))
+		perfdata_writer_aux(w, 0, 4096, v);
+	else
+		return -1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sample *samples = calloc(argc, sizeof(*samples));
 	struct perfdata_write_info info = { .ncpus = 2 };
 	struct perfdata_writer *w;
-	const char *path = NULL;
-	uint32_t nsamples = 0;
+	const char *path = NULL, **losses = calloc(argc, sizeof(*losses));
+	uint32_t nsamples = 0, nlosses = 0;
 	char cmdline[4096] = "", err[512];
 	int ret = 2;
 
-	if (!samples) {
+	if (!samples || !losses) {
 		perror("memsamples");
 		return 2;
 	}
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			path = argv[++i];
+		} else if (!strcmp(argv[i], "--loss") && i + 1 < argc) {
+			losses[nlosses++] = argv[++i];
 		} else if (!strcmp(argv[i], "--cpus") && i + 1 < argc) {
 			uint64_t v;
 
@@ -139,6 +171,12 @@ int main(int argc, char **argv)
 			left += --samples[i].count;
 		}
 	}
+	for (uint32_t i = 0; i < nlosses; i++)
+		if (write_loss(w, losses[i]) < 0) {
+			usage("expected " LOSS_SYNTAX, losses[i]);
+			perfdata_writer_free(w);
+			goto out;
+		}
 	if (perfdata_writer_save(w, path, err, sizeof(err)) == 0)
 		ret = 0;
 	else
@@ -146,5 +184,6 @@ int main(int argc, char **argv)
 	perfdata_writer_free(w);
 out:
 	free(samples);
+	free(losses);
 	return ret;
 }
