@@ -724,11 +724,12 @@ static void count_window(struct c2c_collector *c)
 	}
 	c->counts.known = true;
 	c->counts.samples = l.samples;
-	c->counts.lost = l.lost + l.lost_samples;
+	/* LOST and LOST_SAMPLES count the same records twice
+	 * (__perf_output_begin): the larger of the two. */
+	c->counts.lost = perfdata_loss_lost(&l);
 	c->counts.throttled = l.throttle;
 	c->counts.aux_lost = l.aux_truncated;
-	c->counts.lost_share = c->counts.samples + c->counts.lost ?
-			       (double)c->counts.lost / (double)(c->counts.samples + c->counts.lost) : 0;
+	c->counts.lost_share = perfdata_loss_share(&l) > 0 ? perfdata_loss_share(&l) : 0;
 }
 
 static int report_and_parse(struct c2c_collector *c, bool double_cl, const struct kbtf *k,
@@ -798,9 +799,10 @@ int c2c_collector_finish(struct c2c_collector *c, const struct kbtf *k, const st
 		return -1;
 	count_window(c);
 	if (c->counts.known)
-		snprintf(counts, sizeof(counts), "; %llu samples, %llu lost (%.1f%%)%s, throttled %llu times%s%s",
+		snprintf(counts, sizeof(counts), "; %llu samples, %llu lost (%.1f%%)%s, throttled %llu time%s%s%s",
 			 c->counts.samples, c->counts.lost, 100 * c->counts.lost_share,
 			 c->counts.lost_share > C2C_LOST_MARK ? " MARKED: partial" : "", c->counts.throttled,
+			 c->counts.throttled == 1 ? "" : "s",
 			 c->counts.aux_lost ? ", AUX data lost " : "", c->counts.aux_lost ? "yes" : "");
 	if (report_and_parse(c, false, k, objs, one, sizeof(one)) < 0) {
 		snprintf(c->status, sizeof(c->status), "%s%s", one, counts);

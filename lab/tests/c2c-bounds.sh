@@ -73,6 +73,17 @@ t0=$(date +%s.%N)
 perf c2c report -i "$d/perf.c2c.data" --stdio -NN -c pid,tid,iaddr --full-symbols --no-source >/dev/null 2>&1
 check $? "the kept recording reports whole without a limit, in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s"
 
+# Lost samples, counted from the perf.data itself (perf/perfdata_loss.h):
+# real perf record with a one-page buffer (-m 1) at 60 kHz on two busy
+# CPUs loses records; the window's row says how many, and marks it.
+PERF_C2C_WRAPPER_MMAP=1 lab_c2c "$T/lost" --duration 4 --start 0.3 --window 3 -- sh -c "$busy"
+st=$?
+win=$(tail -1 "$T"/lost/*/data/windows.tsv 2>/dev/null)
+ok '[ $st = 0 ] && [ "$(echo "$win" | cut -f9)" -gt 0 ] && [ "$(echo "$win" | cut -f8)" -gt 0 ] &&
+    [ "$(echo "$win" | cut -f13)" = lost-over-5pct ] && grep -q "lost (.*%) MARKED: partial" "$T/out"' \
+	"a recording made to lose samples: $(echo "$win" | cut -f8) samples, $(echo "$win" | cut -f9) lost ($(echo "$win" | cut -f10)%), marked" ||
+	diag < "$T/err"
+
 # Removed once reported; kept with --keep (above).
 lab_c2c "$T/rm" --duration 2 --start 0.3 --window 1 -- sleep 2
 st=$?

@@ -66,6 +66,7 @@ repeats = 2
 runtime_probe = yes
 c2c = yes
 c2c_window = 500ms
+c2c_keep = yes
 [driver anon]
 command = charge
 mode = anon
@@ -156,6 +157,9 @@ ok '[ $st = 0 ] && grep -q "\"status\":\"complete\"" "$T"/results/*-killed*/meta
 ok 'ls "$T"/results/*-killed*/data/c2c.*/perf.c2c.data >/dev/null 2>&1 &&
     grep -q "c2c .*window 0.5 s" "$T"/results/*-killed*/log' \
 	"and records its c2c windows (through the cpu-clock wrapper)$(grep -ho "c2c-report:.*" "$T"/results/*-killed*/log 2>/dev/null | head -1)"
+ok '[ "$(grep -c "	ok$" "$T"/results/*-killed*/data/c2c/windows.tsv)" = 2 ] &&
+    grep -q "^perf c2c: windows (samples, lost, throttled" "$T"/results/*-killed*/report.txt' \
+	"each window has its row in data/c2c/windows.tsv (samples, lost, throttled), and report.txt shows them"
 rm -rf "$T/results"
 whole_run "${cmd_lock[@]}"
 span_lock=$span
