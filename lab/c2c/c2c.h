@@ -29,7 +29,7 @@
 #include <sys/types.h>
 #include "c2c/c2c_attr.h"
 
-enum c2c_vendor { C2C_VENDOR_UNKNOWN, C2C_INTEL, C2C_AMD, C2C_ARM, C2C_POWER };
+/* enum c2c_vendor: c2c/c2c_vendor.h (through c2c_attr.h, c2c_parse.h). */
 
 struct c2c_caps {
 	bool supported;
