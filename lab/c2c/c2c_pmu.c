@@ -97,8 +97,8 @@ const char *c2c_report_limit(const struct c2c_report *r, char *buf, size_t len)
 
 	if (r->vendor == C2C_ARM && !r->peer_display && (r->sort_on || r->ncls || r->nstats)) {
 		snprintf(buf, len, "Arm SPE records no HITM and this report shows HITM, not peer snoops (a perf "
-			 "before 6.1, or -d other than peer): its HITM counts are 0 whatever the sharing, so it "
-			 "cannot show which fields bounce; report with perf 6.1 or later without -d");
+			 "before 6.0, or -d other than peer): its HITM counts are 0 whatever the sharing, so it "
+			 "cannot show which fields bounce; report with perf 6.0 or later without -d");
 		return buf;
 	}
 	if (r->vendor == C2C_ARM && r->peer_display && have && loads > 0 && peer == 0 && dram == 0 && miss > 0) {

@@ -104,6 +104,9 @@ int perfdata_mem_kind_parse(const char *name)
  * (L1 and L2 hits before it; stores get no DataSrc: LVL_NA, LVLNUM_NA),
  * perf_ibs_get_mem_snoop() says HITM for DataSrc 1, 2 and 5 in M state
  * (CacheHitSt 0) and NA otherwise, the TLB is an L1 DTLB hit, no lock.
+ * (Kernels before "perf/x86/ibs: Set mem_lvl_num, mem_remote and
+ * mem_hops", about 6.4, set only mem_lvl: REM_CCE1 for near, REM_CCE2
+ * for far; c2c_decode_stats() counts those as rmt_hitm just the same.)
  */
 static uint64_t amd_data_src(enum perfdata_mem_kind k)
 {
@@ -155,8 +158,8 @@ static uint64_t amd_data_src(enum perfdata_mem_kind k)
 
 /*
  * What perf's common SPE decoding (tools/perf/util/arm-spe.c
- * arm_spe__synth_data_source_common(), arm_spe__synth_data_source_neoverse()
- * in perf 6.1) makes of a record: loads by their data source, stores with
+ * arm_spe__synth_data_source_common(), _neoverse() in v6.1) makes of a
+ * record: loads by their data source, stores with
  * no level (SPE records none for them), the TLB walk bit from the TLB
  * events.  The value the perf.data carries is the SPE record; this is
  * what the report code then sees.
@@ -194,8 +197,11 @@ static uint64_t arm_data_src(enum perfdata_mem_kind k)
 		d.mem_snoop = PERF_MEM_SNOOP_HIT;
 		break;
 	case PERFDATA_MEM_ARM_REMOTE:
-		d.mem_lvl = PERF_MEM_LVL_REM_CCE1;
-		d.mem_lvl_num = PERF_MEM_LVLNUM_ANY_CACHE;
+		/* "perf arm-spe: Correct memory level for remote access" (in
+		 * 7.x and Debian's 6.1.187; v6.1 had REM_CCE1, ANY_CACHE):
+		 * c2c counts either as rmt_peer. */
+		d.mem_lvl = PERF_MEM_LVL_NA;
+		d.mem_lvl_num = PERF_MEM_LVLNUM_NA;
 		d.mem_remote = PERF_MEM_REMOTE_REMOTE;
 		d.mem_snoopx = PERF_MEM_SNOOPX_PEER;
 		break;

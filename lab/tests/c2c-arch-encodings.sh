@@ -36,7 +36,8 @@
 #   arm_spe__synth_data_source_generic() (6.1): L1/LLC hit or miss from the
 #   events, no peer.  perf c2c report shows peer columns by default when
 #   the file's HEADER_ARCH is arm64 (builtin-c2c.c perf_c2c__report(),
-#   perf_env__arch()), since 6.1.
+#   perf_env__arch(); perf_env__e_machine() in 7.x), since 6.0 (Leo Yan's
+#   "perf c2c: Use 'peer' as default display for Arm64").
 # So the Arm files here are SPE traces, and the decoding is the real
 # perf's: with a Neoverse V2 MIDR (Graviton4, Grace) perf 6.1 decodes no
 # data source and shows 0 shared cachelines, which the lab must say in
@@ -107,13 +108,13 @@ X
 # system cache, DRAM and stores beside them.  The same records with a
 # Neoverse N1 MIDR (every perf since 6.1 decodes it) and a Neoverse V2 one.
 arm_samples=(
-	peer-core,$USAGE,12,cpu=0,ip=0xffffffff81345670
-	peer-cluster,$USAGE,4,cpu=1,ip=0xffffffff81345690,pid=1001
-	remote,$FAILCNT,3,cpu=1,ip=0xffffffff81345700
-	local-cluster,$REFCNT,5,cpu=0,ip=0xffffffff812a0010
-	peer-core,$((S0 + 8)),7,cpu=1,ip=0xffffffff81350040
-	remote,$((S1 + 0)),2,cpu=0,ip=0xffffffff81350000,pid=1001
-	l1,$OTHER,9 l2,$((OTHER + 8)),4 sys-cache,$((OTHER + 16)),2 dram,$((OTHER + 24)),3 store,$OTHER,6,cpu=1
+	"peer-core,$USAGE,12,cpu=0,ip=0xffffffff81345670"
+	"peer-cluster,$USAGE,4,cpu=1,ip=0xffffffff81345690,pid=1001"
+	"remote,$FAILCNT,3,cpu=1,ip=0xffffffff81345700"
+	"local-cluster,$REFCNT,5,cpu=0,ip=0xffffffff812a0010"
+	"peer-core,$((S0 + 8)),7,cpu=1,ip=0xffffffff81350040"
+	"remote,$((S1 + 0)),2,cpu=0,ip=0xffffffff81350000,pid=1001"
+	"l1,$OTHER,9" "l2,$((OTHER + 8)),4" "sys-cache,$((OTHER + 16)),2" "dram,$((OTHER + 24)),3" "store,$OTHER,6,cpu=1"
 )
 $MS --arch arm --cpuid 0x00000000410fd0c0 -o "$T/arm-n1.data" "${arm_samples[@]}"
 check $? "memsamples --arch arm wrote an SPE trace with a Neoverse N1 MIDR"
