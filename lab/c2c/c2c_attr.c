@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "c2c/c2c_attr.h"
-#include "c2c/c2c_pmu.h"
+#include "c2c/c2c_legend.h"
 #include "util/err.h"
 #include "util/outfile.h"
 

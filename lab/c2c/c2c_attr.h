@@ -55,7 +55,7 @@ struct c2c_attr_row {
 	uint64_t obj_offset;		/* data address - obj->base */
 	double hitm, peer, stores;	/* NAN: not derivable from this report */
 	/* hitm and peer by side: what Lcl and Rmt are depends on the PMU
-	 * (c2c/c2c_pmu.h: on AMD, Rmt is another CCX, not another socket) */
+	 * (c2c/c2c_legend.h: on AMD, Rmt is another CCX, not another socket) */
 	double hitm_lcl, hitm_rmt, peer_lcl, peer_rmt;
 };
 

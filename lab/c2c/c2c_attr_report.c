@@ -12,7 +12,7 @@
 #include "c2c/c2c_attr.h"
 #include "c2c/c2c_attr_report.h"
 #include "c2c/c2c_parse_dir.h"
-#include "c2c/c2c_pmu.h"
+#include "c2c/c2c_legend.h"
 #include "kernel/btf.h"
 #include "util/err.h"
 #include "util/outfile.h"

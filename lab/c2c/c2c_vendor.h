@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Whose PMU recorded a c2c report: its counts mean different things on
- * each (c2c/c2c_pmu.h says what), and the collector picks its recording
+ * each (c2c/c2c_legend.h says what), and the collector picks its recording
  * rules by it (c2c/c2c.h).
  */
 #ifndef LAB_C2C_C2C_VENDOR_H

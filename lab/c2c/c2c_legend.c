@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* What a report's counts mean per PMU, and what they cannot show (c2c/c2c_pmu.h). */
+/* What a report's counts mean per PMU, and what they cannot show (c2c/c2c_legend.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "c2c/c2c_pmu.h"
+#include "c2c/c2c_legend.h"
 #include "util/outfile.h"
 
 static const char *const vendor_names[] = {

@@ -25,8 +25,8 @@
  *   and LLC events (hit or miss): no peer, no DRAM, and a report of 0
  *   shared cachelines that measures nothing.
  */
-#ifndef LAB_C2C_C2C_PMU_H
-#define LAB_C2C_C2C_PMU_H
+#ifndef LAB_C2C_C2C_LEGEND_H
+#define LAB_C2C_C2C_LEGEND_H
 
 #include <stddef.h>
 #include "c2c/c2c_parse.h"
