@@ -14,6 +14,7 @@
 #include <sys/statvfs.h>
 #include <bpf/btf.h>
 #include "c2c/c2c.h"
+#include "c2c/c2c_legend.h"
 #include "c2c/c2c_report_pass.h"
 #include "perf/perfdata_loss.h"
 #include "kernel/cgroup.h"
@@ -737,7 +738,7 @@ static int report_and_parse(struct c2c_collector *c, bool double_cl, const struc
 {
 	const char *name = double_cl ? "c2c-report-double-cl" : "c2c-report";
 	char *txt = xasprintf("%s/%s.txt", c->dir, name), *log = xasprintf("%s/%s.log", c->dir, name);
-	char *sub = xasprintf("%s/%s", c->dir, double_cl ? "c2c-double-cl" : "c2c"), err[400];
+	char *sub = xasprintf("%s/%s", c->dir, double_cl ? "c2c-double-cl" : "c2c"), err[400], lim[300];
 	struct c2c_report_pass pass = { .perf = c->opts.perf, .data = c->data, .txt = txt, .log = log,
 					.double_cl = double_cl, .source = c->opts.source,
 					.timeout_s = c->opts.report_timeout_s };
@@ -752,7 +753,10 @@ static int report_and_parse(struct c2c_collector *c, bool double_cl, const struc
 		c->timed_out |= timed_out;
 		goto out;
 	}
-	if (c2c_report_write_dir(&r, sub, err, sizeof(err)) < 0) {
+	/* Lcl and Rmt mean what this PMU means by them (c2c/c2c_legend.h);
+	 * the report's own Events line, where it has one, wins. */
+	c2c_report_assume_vendor(&r, c->caps.vendor);
+	if (c2c_report_write_dir(&r, sub, err, sizeof(err)) < 0 || c2c_write_pmu_tsv(sub, &r, err, sizeof(err)) < 0) {
 		snprintf(sum, sumlen, "%s", err);
 		goto out;
 	}
@@ -770,6 +774,10 @@ static int report_and_parse(struct c2c_collector *c, bool double_cl, const struc
 		c2c_print_attribution(&r, rows, nrows, objs, f);
 		if (outfile_close(f)) {
 			snprintf(sum, sumlen, "%s: %s", name, outfile_first_failure());
+		} else if (c2c_report_limit(&r, lim, sizeof(lim))) {
+			/* Not "0 cachelines": what the report cannot show. */
+			snprintf(sum, sumlen, "%s: cannot show: %s", name, lim);
+			ret = 0;
 		} else {
 			snprintf(sum, sumlen, "%s: %zu cachelines, %zu offset rows, %zu named to a field "
 				 "(%zu parse warnings)", name, r.ncls, nrows, named, r.nwarns);

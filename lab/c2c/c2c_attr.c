@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "c2c/c2c_attr.h"
+#include "c2c/c2c_legend.h"
 #include "util/err.h"
 #include "util/outfile.h"
 
@@ -146,10 +147,12 @@ struct c2c_attr_row *c2c_attribute(const struct c2c_report *r, const struct kbtf
 		uint64_t addr;
 
 		a->o = o;
-		a->hitm = sum_known(share(o->v[OFF_HITM_RMT_PCT], cl->v[CL_HITM_RMT]),
-				    share(o->v[OFF_HITM_LCL_PCT], cl->v[CL_HITM_LCL]));
-		a->peer = sum_known(share(o->v[OFF_PEER_RMT_PCT], cl->v[CL_PEER_RMT]),
-				    share(o->v[OFF_PEER_LCL_PCT], cl->v[CL_PEER_LCL]));
+		a->hitm_rmt = share(o->v[OFF_HITM_RMT_PCT], cl->v[CL_HITM_RMT]);
+		a->hitm_lcl = share(o->v[OFF_HITM_LCL_PCT], cl->v[CL_HITM_LCL]);
+		a->peer_rmt = share(o->v[OFF_PEER_RMT_PCT], cl->v[CL_PEER_RMT]);
+		a->peer_lcl = share(o->v[OFF_PEER_LCL_PCT], cl->v[CL_PEER_LCL]);
+		a->hitm = sum_known(a->hitm_rmt, a->hitm_lcl);
+		a->peer = sum_known(a->peer_rmt, a->peer_lcl);
 		a->peer = sum_known(a->peer, share(o->v[OFF_PEER_PCT], cl->v[CL_PEER_TOTAL]));
 		a->stores = sum_known(sum_known(share(o->v[OFF_ST_L1HIT_PCT], cl->v[CL_ST_L1HIT]),
 						share(o->v[OFF_ST_L1MISS_PCT], cl->v[CL_ST_L1MISS])),
@@ -205,7 +208,7 @@ void c2c_write_fields_tsv(const struct c2c_attr_row *rows, size_t n, FILE *f)
 {
 	fputs("cacheline\tcacheline_address\toffset\tdata_address\tobject\tstruct\tfield\t"
 	      "field_offset\tfield_size\tstruct_line\thitm\tpeer\tstores\taccess\tsymbol\tobject_file\t"
-	      "source\n", f);
+	      "source\thitm_lcl\thitm_rmt\tpeer_lcl\tpeer_rmt\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct c2c_attr_row *a = &rows[i];
 		const struct c2c_offset *o = a->o;
@@ -223,8 +226,17 @@ void c2c_write_fields_tsv(const struct c2c_attr_row *rows, size_t n, FILE *f)
 		put_num(f, a->peer);
 		fputc('\t', f);
 		put_num(f, a->stores);
-		fprintf(f, "\t%s\t%s\t%s\t%s\n", access_of(a), cell(o->v[OFF_SYMBOL]), cell(o->v[OFF_OBJECT]),
+		fprintf(f, "\t%s\t%s\t%s\t%s", access_of(a), cell(o->v[OFF_SYMBOL]), cell(o->v[OFF_OBJECT]),
 			cell(o->v[OFF_SOURCE]));
+		fputc('\t', f);
+		put_num(f, a->hitm_lcl);
+		fputc('\t', f);
+		put_num(f, a->hitm_rmt);
+		fputc('\t', f);
+		put_num(f, a->peer_lcl);
+		fputc('\t', f);
+		put_num(f, a->peer_rmt);
+		fputc('\n', f);
 	}
 }
 
@@ -419,7 +431,15 @@ void c2c_print_attribution(const struct c2c_report *r, const struct c2c_attr_row
 	const struct c2c_cacheline *cur = NULL;
 	size_t named = 0, outside = 0;
 	bool peer = r->peer_display;
+	struct c2c_pmu_words w;
+	char limit[640];
+	const char *lim = c2c_report_limit(r, limit, sizeof(limit));
 
+	c2c_pmu_words(r, &w);
+	if (lim)
+		fprintf(f, "cannot show: %s.\n", lim);
+	if (w.legend)
+		fprintf(f, "%s\n", w.legend);
 	if (!objs || !objs->n)
 		fprintf(f, "No object address is known (give --struct S --base ADDR, or --objects FILE from a lab "
 			"run): the fields cannot be named; offsets are attributed by code symbol only.\n");
@@ -434,12 +454,12 @@ void c2c_print_attribution(const struct c2c_report *r, const struct c2c_attr_row
 
 		if (o->cl != cur) {
 			cur = o->cl;
-			fprintf(f, "\nCacheline %s  %s  %s rmt %s lcl %s  stores %s\n", cell(cur->v[CL_INDEX]),
-				cell(cur->v[CL_ADDRESS]), peer ? "peer" : "HITM",
-				or_dash(cur->v[peer ? CL_PEER_RMT : CL_HITM_RMT]),
+			fprintf(f, "\nCacheline %s  %s  %s %s %s %s %s  stores %s\n", cell(cur->v[CL_INDEX]),
+				cell(cur->v[CL_ADDRESS]), w.kind, w.rmt,
+				or_dash(cur->v[peer ? CL_PEER_RMT : CL_HITM_RMT]), w.lcl,
 				or_dash(cur->v[peer ? CL_PEER_LCL : CL_HITM_LCL]), or_dash(cur->v[CL_STORES]));
-			fprintf(f, "  %-6s %-46s %8s %8s  %-10s %s\n", "offset", "field", peer ? "peer" : "hitm",
-				"stores", "access", "function");
+			fprintf(f, "  %-6s %-46s %8s %9s %9s %8s  %-10s %s\n", "offset", "field", peer ? "peer" : "hitm",
+				w.rmt, w.lcl, "stores", "access", "function");
 		}
 		if (a->obj) {
 			char name[400];
@@ -454,10 +474,16 @@ void c2c_print_attribution(const struct c2c_report *r, const struct c2c_attr_row
 		}
 		print_count(f, peer ? a->peer : a->hitm, 8);
 		fputc(' ', f);
+		print_count(f, peer ? a->peer_rmt : a->hitm_rmt, 9);
+		fputc(' ', f);
+		print_count(f, peer ? a->peer_lcl : a->hitm_lcl, 9);
+		fputc(' ', f);
 		print_count(f, a->stores, 8);
 		fprintf(f, "  %-10s %s\n", access_of(a), cell(o->v[OFF_SYMBOL]));
 	}
-	if (!n)
+	if (!n && lim)
+		fprintf(f, "\nThe report has no Pareto offset rows: not a measurement of no sharing (above).\n");
+	else if (!n)
 		fprintf(f, "\nThe report has no Pareto offset rows (0 shared cachelines, or --stats output).\n");
 	else if (objs && objs->n && outside)
 		fprintf(f, "\n%zu of %zu offset rows lie outside every known object: their field cannot be "

@@ -54,13 +54,18 @@ struct c2c_attr_row {
 	struct field_hit field;		/* valid when obj != NULL */
 	uint64_t obj_offset;		/* data address - obj->base */
 	double hitm, peer, stores;	/* NAN: not derivable from this report */
+	/* hitm and peer by side: what Lcl and Rmt are depends on the PMU
+	 * (c2c/c2c_legend.h: on AMD, Rmt is another CCX, not another socket) */
+	double hitm_lcl, hitm_rmt, peer_lcl, peer_rmt;
 };
 
 /* One row per offset row of r (kept in memory: parse with cb == NULL). */
 struct c2c_attr_row *c2c_attribute(const struct c2c_report *r, const struct kbtf *k,
 				   const struct c2c_objects *objs, size_t *n);
 
-/* Per offset row: cacheline, offset, object, field, counts, function. */
+/* Per offset row: cacheline, offset, object, field, counts, function, then
+ * the counts by side (hitm_lcl, hitm_rmt, peer_lcl, peer_rmt; pmu.tsv of
+ * c2c_write_pmu_tsv() says what they are on the recording PMU). */
 void c2c_write_fields_tsv(const struct c2c_attr_row *rows, size_t n, FILE *f);
 /* Per struct type, for the plot step (one file per struct):
  *   fieldmap:  field, field offset/size, line, function, access, hitm, peer, stores
@@ -76,7 +81,12 @@ void c2c_write_symbols_tsv(const struct c2c_attr_row *rows, size_t n, FILE *f);
  */
 int c2c_write_attribution_dir(const char *dir, const struct c2c_attr_row *rows, size_t n,
 			      const struct c2c_objects *objs, char *err, size_t errlen);
-/* The human-readable table: per cacheline, each offset's field and function. */
+/*
+ * The human-readable table: per cacheline, each offset's field, counts by
+ * side and function.  It opens with what Lcl and Rmt are on the report's
+ * PMU (r->vendor) and, where the report cannot show sharing there
+ * (c2c_report_limit()), that line before anything else.
+ */
 void c2c_print_attribution(const struct c2c_report *r, const struct c2c_attr_row *rows, size_t n,
 			   const struct c2c_objects *objs, FILE *f);
 

@@ -12,6 +12,7 @@
 #include "c2c/c2c_attr.h"
 #include "c2c/c2c_attr_report.h"
 #include "c2c/c2c_parse_dir.h"
+#include "c2c/c2c_legend.h"
 #include "kernel/btf.h"
 #include "util/err.h"
 #include "util/outfile.h"
@@ -63,12 +64,18 @@ int c2c_attr_report(const struct c2c_attr_request *rq)
 	if (!quiet && !out)
 		c2c_print_warnings(&r);
 
+	c2c_report_assume_vendor(&r, rq->vendor);
 	rows = c2c_attribute(&r, have_btf ? &k : NULL, &objs, &n);
-	printf("%s: %zu cachelines, %zu offset rows; sorted on %s; %s display%s\n", path, r.ncls, n,
-	       r.sort_on ? r.sort_on : "(not stated)", r.peer_display ? "peer snoop" : "HITM",
-	       r.double_cl ? "; 128-byte (--double-cl) groups" : "");
+	if (c2c_report_limit(&r, err, sizeof(err)))
+		printf("%s: ", path);	/* the table's first line, "cannot show: ...", ends it */
+	else
+		printf("%s: %zu cachelines, %zu offset rows; sorted on %s; %s display%s%s%s\n", path, r.ncls, n,
+		       r.sort_on ? r.sort_on : "(not stated)", r.peer_display ? "peer snoop" : "HITM",
+		       r.double_cl ? "; 128-byte (--double-cl) groups" : "", r.vendor ? "; recorded on " : "",
+		       r.vendor ? c2c_vendor_name(r.vendor) : "");
 	c2c_print_attribution(&r, rows, n, &objs, stdout);
-	if (out && c2c_write_attribution_dir(out, rows, n, &objs, err, sizeof(err)) < 0)
+	if (out && (c2c_write_attribution_dir(out, rows, n, &objs, err, sizeof(err)) < 0 ||
+		    c2c_write_pmu_tsv(out, &r, err, sizeof(err)) < 0))
 		outfile_die(err);
 
 	free(rows);

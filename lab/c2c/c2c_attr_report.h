@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "c2c/c2c_vendor.h"
 
 /* One object named on the command line: --struct type --base address. */
 struct c2c_attr_base {
@@ -18,13 +19,17 @@ struct c2c_attr_request {
 	const char *objects;		/* objects TSV of a lab run */
 	const char *btf, *vmlinux;	/* the kernel (neither: the running one) */
 	const char *out;		/* also write the TSVs there */
+	enum c2c_vendor vendor;		/* the recording PMU's, where the report's Events line
+					 * does not say (unknown: none assumed) */
 	bool quiet;			/* no parse warnings on stderr */
 };
 
 /*
  * Prints the struct field of every Pareto offset row of rq->path on
- * stdout (and, with rq->out, writes the parse and attribution TSVs); 0.
- * A bad address, struct, file or kernel is one line and exit 2.
+ * stdout (and, with rq->out, writes the parse and attribution TSVs and
+ * pmu.tsv); 0.  What the report cannot show on its PMU (c2c_report_limit())
+ * is its first line, in place of a count of cachelines.  A bad address,
+ * struct, file or kernel is one line and exit 2.
  */
 int c2c_attr_report(const struct c2c_attr_request *rq);
 

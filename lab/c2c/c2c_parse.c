@@ -534,6 +534,10 @@ static void add_stat(struct parser *p, const char *section, const char *key, con
 				r->peer_display = true;
 		} else if (!strncasecmp(key, "Cacheline data group", 20)) {
 			r->grouping = s->value;
+		} else if (!strcasecmp(key, "Events") && !r->vendor) {
+			/* "Events : arm_spe_0/.../", then continuation lines
+			 * (": memory", the samples perf synthesized) */
+			r->vendor = c2c_vendor_of_event(s->value);
 		}
 	} else if (!is_number(s->value, (int)strlen(s->value))) {
 		char ex[80];
@@ -1405,6 +1409,20 @@ void c2c_report_free(struct c2c_report *r)
 	free(r->warns);
 	arena_free(&r->arena);
 	memset(r, 0, sizeof(*r));
+}
+
+void c2c_report_assume_vendor(struct c2c_report *r, enum c2c_vendor v)
+{
+	if (!r->vendor)
+		r->vendor = v;
+}
+
+bool c2c_stat_num(const struct c2c_report *r, const char *key, double *out)
+{
+	for (size_t i = 0; i < r->nstats; i++)
+		if (!strcasecmp(r->stats[i].key, key))
+			return c2c_num(r->stats[i].value, out);
+	return false;
 }
 
 bool c2c_num(const char *cell, double *out)

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "c2c/c2c_vendor.h"
 #include "util/arena.h"
 
 /* Cacheline (Shared Data table + Pareto summary) cells, in TSV order. */
@@ -97,6 +98,8 @@ struct c2c_report {
 	size_t nwarns, warns_cap;
 
 	/* What the header lines and c2c details said. */
+	enum c2c_vendor vendor;		/* from the Events line (c2c_vendor_of_event), or
+					 * c2c_report_assume_vendor() */
 	bool peer_display;		/* "Peer Snoop" instead of HITM */
 	bool double_cl;			/* --double-cl (128-byte groups) */
 	const char *sort_on;		/* "Total HITMs", "Peer Snoop", ... or NULL */
@@ -127,6 +130,15 @@ void c2c_write_offset_row(const struct c2c_offset *o, FILE *f);
 void c2c_write_warnings_tsv(const struct c2c_report *r, FILE *f);
 /* Prints the warnings as "memcg-lab: warning: FILE:LINE: msg" on stderr. */
 void c2c_print_warnings(const struct c2c_report *r);
+
+/*
+ * The vendor of the machine the report was recorded on, for a report whose
+ * Events line did not say (an excerpt, an unknown event): the collector's
+ * c2c_caps.vendor, `memcg-lab c2c report --pmu`.  The Events line wins.
+ */
+void c2c_report_assume_vendor(struct c2c_report *r, enum c2c_vendor v);
+/* A statistic's numeric value (first of that key in any section); false if absent. */
+bool c2c_stat_num(const struct c2c_report *r, const char *key, double *out);
 
 /* True when nothing in the file looked like perf c2c output. */
 bool c2c_report_is_empty(const struct c2c_report *r);

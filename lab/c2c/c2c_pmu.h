@@ -17,8 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-
-enum c2c_vendor { C2C_VENDOR_UNKNOWN, C2C_INTEL, C2C_AMD, C2C_ARM, C2C_POWER };
+#include "c2c/c2c_vendor.h"
 
 /* Samples per second over the whole box that a window aims for by default,
  * every event and CPU together. */

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A perf.data writer for memory samples, as `perf c2c record` records them
- * on an Intel box, so that the real `perf c2c report` (and `perf script`,
- * `perf mem report`) reads samples that did not come from a PMU: the
- * cacheline plugin's exact counts from a guest (lab/c2c/), and tests'
- * known samples (tests/tools/memsamples).
+ * on an Intel box (and, with an arch, on an AMD Zen 4 or an Arm SPE box),
+ * so that the real `perf c2c report` (and `perf script`, `perf mem report`)
+ * reads samples that did not come from a PMU: the cacheline plugin's exact
+ * counts from a guest (lab/c2c/), and tests' known samples
+ * (tests/tools/memsamples).
  *
  * What perf needs of the file, from its source (tools/perf):
  * - one attribute as `perf c2c record -e ldlat-loads` sets it
@@ -25,6 +26,26 @@
  * Records: the kernel's MMAP (where its text address is given), a COMM
  * per task, then the samples in the order given, one microsecond apart
  * unless they carry a time, then FINISHED_ROUND.
+ *
+ * Other PMUs (enum perfdata_arch; Intel is the default and its files are
+ * unchanged by the others):
+ * - AMD IBS op on Zen 4: the kernel decodes IbsOpData2's DataSrc into
+ *   data_src itself (arch/x86/events/amd/ibs.c perf_ibs_get_mem_lvl() and
+ *   its g_zen4_data_src[] table, perf_ibs_get_mem_snoop(): HITM when the
+ *   line was in M state), so the samples carry data_src as above; the
+ *   event is ibs_op// (PMU_MAPPINGS names it), CPUID "AuthenticAMD-...".
+ * - Arm SPE: the kernel writes no data_src; it writes SPE records into an
+ *   AUX buffer and perf decodes them at report time
+ *   (tools/perf/util/arm-spe-decoder/, arm-spe.c), choosing the data
+ *   source decoding by the recording CPU's MIDR.  The file holds what
+ *   `perf c2c record` writes there: the arm_spe_0 event, TIME_CONV,
+ *   AUXTRACE_INFO (version 1 metadata: PMU type, per-CPU mmaps; the MIDR
+ *   then comes from the CPUID feature, "0x00000000410fd0c0"), and per CPU
+ *   one AUXTRACE record holding that CPU's SPE records (packets as
+ *   arm-spe-pkt-decoder.c reads them: PC, CONTEXT (the tid), OP-TYPE,
+ *   EVENTS, LAT, DATA-SOURCE, VA, PA, TIMESTAMP).  The real perf then does
+ *   the decoding: whether a peer-core hit becomes a peer snoop depends on
+ *   that perf knowing the CPU.
  */
 #ifndef LAB_PERF_PERFDATA_WRITE_H
 #define LAB_PERF_PERFDATA_WRITE_H
@@ -33,22 +54,65 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The PMU whose recording the file is. */
+enum perfdata_arch {
+	PERFDATA_ARCH_INTEL,	/* PEBS load latency (the default) */
+	PERFDATA_ARCH_AMD,	/* IBS op, Zen 4 DataSrc */
+	PERFDATA_ARCH_ARM,	/* SPE: an AUX trace perf decodes */
+	PERFDATA_NARCHS,
+};
+
+/* "intel", "amd", "arm"; the arch of a name, -1 when it is none. */
+const char *perfdata_arch_name(enum perfdata_arch a);
+int perfdata_arch_parse(const char *name);
+
 /* What a sample's data source says happened to the access. */
 enum perfdata_mem_kind {
+	/* Intel PEBS (arch/x86/events/intel/ds.c) */
 	PERFDATA_MEM_LCL_HITM,	/* load: modified in another core's cache (same node) */
 	PERFDATA_MEM_RMT_HITM,	/* load: modified in another node's cache */
 	PERFDATA_MEM_LLC_HIT,	/* load: L3 hit, clean */
 	PERFDATA_MEM_L1_HIT,	/* load: L1 hit */
 	PERFDATA_MEM_STORE,	/* store: L1 hit */
 	PERFDATA_MEM_STORE_MISS,	/* store: L1 miss (the line was taken from another core) */
+	/* AMD IBS, Zen 4 DataSrc (arch/x86/include/asm/amd-ibs.h) */
+	PERFDATA_MEM_AMD_CCX_HITM,	/* DataSrc 1 in M state: another core of this CCX */
+	PERFDATA_MEM_AMD_NEAR_CCX_HITM,	/* DataSrc 2 in M state: another CCX, same NUMA node */
+	PERFDATA_MEM_AMD_FAR_CCX_HITM,	/* DataSrc 5 in M state: another CCX, another NUMA node */
+	PERFDATA_MEM_AMD_L3_HIT,	/* DataSrc 1, clean (O state) */
+	PERFDATA_MEM_AMD_DRAM,		/* DataSrc 3, this node */
+	PERFDATA_MEM_AMD_L1_HIT,	/* no DC miss */
+	PERFDATA_MEM_AMD_STORE,		/* store, no DC miss */
+	PERFDATA_MEM_AMD_STORE_MISS,	/* store, DC miss (IBS gives stores no DataSrc) */
+	/* Arm SPE, the common data source encoding (Neoverse and Cortex TRMs) */
+	PERFDATA_MEM_ARM_L1,		/* 0x0: L1D */
+	PERFDATA_MEM_ARM_L2,		/* 0x8: L2 */
+	PERFDATA_MEM_ARM_PEER_CORE,	/* 0x9: another core's L1/L2 in this cluster */
+	PERFDATA_MEM_ARM_LOCAL_CLUSTER,	/* 0xa: the cluster's L3 */
+	PERFDATA_MEM_ARM_SYS_CACHE,	/* 0xb: the system level cache */
+	PERFDATA_MEM_ARM_PEER_CLUSTER,	/* 0xc: another cluster's cache */
+	PERFDATA_MEM_ARM_REMOTE,	/* 0xd: another socket's cache or memory */
+	PERFDATA_MEM_ARM_DRAM,		/* 0xe: DRAM */
+	PERFDATA_MEM_ARM_STORE,		/* store (SPE gives stores no data source) */
 	PERFDATA_MEM_NKINDS,
 };
 
-/* "lcl-hitm", "rmt-hitm", "llc-hit", "l1-hit", "store", "store-miss". */
+/* "lcl-hitm", "rmt-hitm", "llc-hit", "l1-hit", "store", "store-miss";
+ * AMD: "ccx-hitm", "near-ccx-hitm", "far-ccx-hitm", "l3-hit", "dram",
+ * "l1-hit", "store", "store-miss"; Arm: "l1", "l2", "peer-core",
+ * "local-cluster", "sys-cache", "peer-cluster", "remote", "dram", "store". */
 const char *perfdata_mem_kind_name(enum perfdata_mem_kind k);
-/* The kind of a name; -1 when it is none. */
+/* The Intel kind of a name; -1 when it is none. */
 int perfdata_mem_kind_parse(const char *name);
-/* union perf_mem_data_src's value for the kind, as PEBS fills it in. */
+/* The kind of a name among an arch's kinds; -1 when it is none. */
+int perfdata_mem_kind_parse_arch(enum perfdata_arch a, const char *name);
+enum perfdata_arch perfdata_mem_kind_arch(enum perfdata_mem_kind k);
+/*
+ * union perf_mem_data_src's value for the kind, as PEBS or IBS fills it
+ * in; for an Arm kind, what perf's common SPE decoding makes of it
+ * (tools/perf/util/arm-spe.c arm_spe__synth_data_source_common(), perf
+ * 6.1 to 7.3) on a CPU that perf knows.
+ */
 uint64_t perfdata_mem_data_src(enum perfdata_mem_kind k);
 
 struct perfdata_mem_sample {
@@ -64,6 +128,11 @@ struct perfdata_mem_sample {
 
 /* What the file says of the machine that "recorded" it. */
 struct perfdata_write_info {
+	enum perfdata_arch pmu;		/* the PMU recorded; the samples' kinds are its */
+	/* HEADER_CPUID (NULL: none for Intel; AMD "AuthenticAMD-25-11-1",
+	 * a Zen 4 Genoa; Arm "0x00000000410fd0c0", the MIDR of a Neoverse
+	 * N1), as perf's get_cpuid() writes it. */
+	const char *cpuid;
 	uint32_t ncpus;		/* NRCPUS, and the one NUMA node's CPU list */
 	uint64_t mem_bytes;	/* MEM_TOPOLOGY covers [0, mem_bytes); 0: 8 GiB */
 	const char *hostname, *os_release, *perf_version, *arch, *cmdline;	/* NULL: a default */
@@ -86,7 +155,8 @@ struct perfdata_writer;
 struct perfdata_writer *perfdata_writer_new(const struct perfdata_write_info *info);
 /* A task's name (PERF_RECORD_COMM), written before every sample. */
 void perfdata_writer_comm(struct perfdata_writer *w, uint32_t pid, uint32_t tid, const char *comm);
-/* Tasks without a COMM get "memtest<pid>". */
+/* Tasks without a COMM get "memtest<pid>".  Arm: the sample becomes an SPE
+ * record in its CPU's AUX trace (cpu below 4096). */
 void perfdata_writer_sample(struct perfdata_writer *w, const struct perfdata_mem_sample *s);
 size_t perfdata_writer_nsamples(const struct perfdata_writer *w);
 /*

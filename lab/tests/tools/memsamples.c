@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * memsamples: writes a perf.data holding memory samples chosen by the test,
- * as `perf c2c record` would have recorded them on an Intel box, so that
- * the real `perf c2c report` can be run on known samples where no PMU is.
+ * as `perf c2c record` would have recorded them on an Intel box (or an AMD
+ * Zen 4 one with IBS, or an Arm one with SPE: --arch), so that the real
+ * `perf c2c report` can be run on known samples where no PMU is.
  *
- *   memsamples -o FILE [--cpus N] [--loss LOSS]... SAMPLE...
+ *   memsamples -o FILE [--arch intel|amd|arm] [--cpuid ID] [--cpus N] [--loss LOSS]... SAMPLE...
  *   SAMPLE: KIND,ADDR,COUNT[,cpu=N][,ip=ADDR][,pid=N][,weight=N]
- *   KIND:   lcl-hitm | rmt-hitm | llc-hit | l1-hit | store
+ *   KIND:   intel: lcl-hitm | rmt-hitm | llc-hit | l1-hit | store | store-miss
+ *           amd:   ccx-hitm | near-ccx-hitm | far-ccx-hitm | l3-hit | dram |
+ *                  l1-hit | store | store-miss
+ *           arm:   l1 | l2 | peer-core | local-cluster | sys-cache |
+ *                  peer-cluster | remote | dram | store
+ *   --cpuid: the CPUID header (Arm: the MIDR, "0x00000000410fd4f0")
  *   LOSS:   lost=N | lost-samples=N | bpf-dropped=N | throttle | unthrottle
  *           | aux=FLAGS: a PERF_RECORD_LOST of N, LOST_SAMPLES of N (with
  *           PERF_RECORD_MISC_LOST_SAMPLES_BPF for bpf-dropped), THROTTLE,
@@ -31,8 +37,13 @@ struct sample {
 
 static void usage(const char *why, const char *arg)
 {
-	fprintf(stderr, "memsamples: %s%s%s\nusage: memsamples -o FILE [--cpus N] [--loss LOSS]... " SAMPLE_SYNTAX
-		"...\n  KIND: lcl-hitm | rmt-hitm | llc-hit | l1-hit | store | store-miss\n  LOSS: " LOSS_SYNTAX "\n",
+	fprintf(stderr, "memsamples: %s%s%s\nusage: memsamples -o FILE [--arch A] [--cpuid ID] [--cpus N] [--loss LOSS]... "
+		SAMPLE_SYNTAX "...\n"
+		"  --arch intel (default) | amd | arm;  --cpuid ID: perf's CPUID header (Arm: the MIDR)\n"
+		"  KIND: intel: lcl-hitm | rmt-hitm | llc-hit | l1-hit | store | store-miss\n"
+		"        amd: ccx-hitm | near-ccx-hitm | far-ccx-hitm | l3-hit | dram | l1-hit | store | store-miss\n"
+		"        arm: l1 | l2 | peer-core | local-cluster | sys-cache | peer-cluster | remote | dram | store\n"
+		"  LOSS: " LOSS_SYNTAX "\n",
 		arg ? arg : "", arg ? ": " : "", why);
 }
 
@@ -45,7 +56,7 @@ static int parse_u64(const char *s, uint64_t *v)
 	return errno || end == s || *end ? -1 : 0;
 }
 
-static int parse_sample(char *spec, struct sample *out)
+static int parse_sample(char *spec, enum perfdata_arch arch, struct sample *out)
 {
 	char *save = NULL, *kind = strtok_r(spec, ",", &save), *addr = strtok_r(NULL, ",", &save);
 	char *count = strtok_r(NULL, ",", &save), *kv;
@@ -57,7 +68,7 @@ static int parse_sample(char *spec, struct sample *out)
 	s->ip = 0xffffffff81000000ULL;
 	s->pid = s->tid = 1000;
 	s->weight = 200;
-	if (!kind || !addr || !count || (k = perfdata_mem_kind_parse(kind)) < 0 || parse_u64(addr, &s->addr) < 0 ||
+	if (!kind || !addr || !count || (k = perfdata_mem_kind_parse_arch(arch, kind)) < 0 || parse_u64(addr, &s->addr) < 0 ||
 	    parse_u64(count, &v) < 0 || !v || v > 1000000)
 		return -1;
 	s->kind = k;
@@ -126,6 +137,16 @@ int main(int argc, char **argv)
 			path = argv[++i];
 		} else if (!strcmp(argv[i], "--loss") && i + 1 < argc) {
 			losses[nlosses++] = argv[++i];
+		} else if (!strcmp(argv[i], "--arch") && i + 1 < argc) {
+			int a = perfdata_arch_parse(argv[++i]);
+
+			if (a < 0 || nsamples) {
+				usage(a < 0 ? "expected intel, amd or arm" : "give --arch before the samples", "--arch");
+				goto out;
+			}
+			info.pmu = a;
+		} else if (!strcmp(argv[i], "--cpuid") && i + 1 < argc) {
+			info.cpuid = argv[++i];
 		} else if (!strcmp(argv[i], "--cpus") && i + 1 < argc) {
 			uint64_t v;
 
@@ -136,11 +157,11 @@ int main(int argc, char **argv)
 			info.ncpus = (uint32_t)v;
 		} else {
 			char *spec = strdup(argv[i]);
-			int r = spec ? parse_sample(spec, &samples[nsamples]) : -1;
+			int r = spec ? parse_sample(spec, info.pmu, &samples[nsamples]) : -1;
 
 			free(spec);
 			if (r < 0) {
-				usage("expected " SAMPLE_SYNTAX, argv[i]);
+				usage("expected " SAMPLE_SYNTAX " with a KIND of --arch", argv[i]);
 				goto out;
 			}
 			if (samples[nsamples].s.cpu >= info.ncpus) {
