@@ -18,6 +18,7 @@ struct c2c_attr_request {
 	const char *objects;		/* objects TSV of a lab run */
 	const char *btf, *vmlinux;	/* the kernel (neither: the running one) */
 	const char *out;		/* also write the TSVs there */
+	const char *cgroup;		/* "v1" / "v2": the run's cgroup version (over --objects') */
 	bool quiet;			/* no parse warnings on stderr */
 };
 
