@@ -110,6 +110,19 @@ static int list_lines(const char *keys, double *widest_ems, int monospace)
 	return n;
 }
 
+/*
+ * Rows of a map's ASCII rendering: the title's 3, two per cacheline
+ * between the borders (each line's boxes on a row of their own, a blank
+ * row between two lines: yrange nlines-0.5 .. -0.5 puts line l at
+ * (l + 0.5) * 2 rows below the top border), the bottom border, and the
+ * bottom margin: the x tics, the x label, the key list, a last blank row
+ * (bm_txt = 3 + list rows, as plot_map sets it).
+ */
+int map_text_rows(int nlines, int list_rows)
+{
+	return 3 + 2 * nlines + 1 + 3 + list_rows;
+}
+
 /* "|label" plus '*' hot-written, '~' read-mostly, '!' false sharing or '#'
  * true sharing: the ASCII box. */
 static char *ascii_box(const char *label, int tag)
@@ -172,7 +185,7 @@ void plot_map(const struct cl_struct *s, const struct map_spec *m, const struct 
 	list_px = rows * (int)ceil(LIST_PT * PX_PER_PT * 1.25);
 	h = 75 + 65 + ROW_PX * s->nlines + list_px;
 	h = t->h > h ? t->h : h;
-	text_rows = s->nlines + 7 + rows_txt;
+	text_rows = map_text_rows(s->nlines, rows_txt);
 
 	fprintf(tsv, "line\tstart\tend\ttag\tname\tlabel\tlabel_txt\n");
 	for (size_t i = 0; i < s->nboxes; i++) {
@@ -191,8 +204,10 @@ void plot_map(const struct cl_struct *s, const struct map_spec *m, const struct 
 		plot_guard_unwritten(data);
 	cmds = list_labels(keys, rows, (double)lm / w, (w - lm) / (double)cols / w,
 			   (double)(list_px + 8) / h, LIST_PT * PX_PER_PT * 1.25 / h, 1000, ",8");
+	/* The list's first row under the x label, its last one above the
+	 * text's last (blank) row. */
 	cmds_txt = list_labels(keys_txt, rows_txt, 1.0 / TEXT_COLS, (TEXT_COLS - 2) / (double)cols_txt / TEXT_COLS,
-			       (rows_txt + 0.5) / text_rows, 1.0 / text_rows, 1000, "");
+			       (double)rows_txt / text_rows, 1.0 / text_rows, 1000, "");
 	gnuplot_var(&vars, "title", title);
 	gnuplot_var(&vars, "file", data);
 	gnuplot_var_int(&vars, "nlines", s->nlines);
