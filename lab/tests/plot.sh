@@ -130,6 +130,41 @@ ok 'grep -q "A: 6.18.a" "$T/ab/bars-charge.kmem.total.txt" && grep -q "B: 6.18.b
 ok 'grep -q "lat \[ms\]" "$T/ab/bars-lat.txt" && awk -F"\t" "\$1 == \"whole run\" && \$2 == 3 {f = 1} END {exit !f}" "$T/ab/bars-lat.tsv"' \
 	"a time metric's bars are scaled to one unit (3000000 ns -> 3 ms)"
 
+# Units said once and agreeing with the name (issue 31): the stock sweep's
+# cpu_ns_per_charge (ns, up to 2.6 us) is drawn in ns, the name saying so,
+# no "[µs]" anywhere; charges_per_s says "[ops/s]" once per rendering (the
+# y axis of the PNG and SVG; the title of the text, which has no y label);
+# so does a latency the name says nothing of (bars-lat, in ms).
+for d in a b; do
+	mkdir -p "$T/st$d/data"
+	echo '{"name":"stock-slots","status":"complete","probe":{"kernel":"6.18.'$d'"}}' > "$T/st$d/meta.json"
+	{
+		printf 'step\trepeat\tmetric\tvalue\tunit\tbetter\n'
+		for k in 1 2 4 7 8 12 16; do for r in 0 1; do
+			printf 'K=%s\t%s\tstock.cpu_ns_per_charge\t%s\tns\tlower\n' $k $r $(( (k > 7 ? 2400 : 180) + r * 20 + k * 10 ))
+			printf 'K=%s\t%s\tstock.charges_per_s\t%s\tops/s\thigher\n' $k $r $(( 5000000 / (k > 7 ? 24 : 2) ))
+		done; done
+	} > "$T/st$d/data/metrics.tsv"
+done
+$LAB plot --out "$T/stp" "$T/sta" "$T/stb" >/dev/null 2>&1
+f=$T/stp/series-stock.cpu_ns_per_charge
+ok '! grep -q "µs\|\[ns\]" "$f.txt" "$f.svg" && grep -q "stock.cpu_ns_per_charge vs K" "$f.txt" && grep -Eq "^ +2500 [|+]" "$f.txt" &&
+	grep -q ">stock.cpu_ns_per_charge<" "$f.svg"' \
+	"stock.cpu_ns_per_charge: drawn in ns (2500 on the axis), the name its only unit"
+f=$T/stp/series-stock.charges_per_s
+ok '[ "$(grep -o "\[ops/s\]" "$f.txt" | wc -l)" = 1 ] && [ "$(grep -o "\[ops/s\]" "$f.svg" | wc -l)" = 1 ] &&
+	grep -q ">stock.charges_per_s \[ops/s\]<" "$f.svg"' \
+	"stock.charges_per_s: [ops/s] once in the text (its title), once in the SVG (its y axis)"
+f=$T/ab/bars-lat
+ok '[ "$(grep -o "\[ms\]" "$f.txt" | wc -l)" = 1 ] && [ "$(grep -o "\[ms\]" "$f.svg" | wc -l)" = 1 ]' \
+	"bars-lat: [ms] once in the text, once in the SVG"
+# ASCII keys clear of the axis labels and of each other: the x label's row
+# is the label alone, each key entry's name starts after a space (an
+# error bar's sample ran into "K", A's sample into "B: 6.18.b").
+f=$T/stp/series-stock.cpu_ns_per_charge.txt
+ok 'grep -Eq "^ +K +$" "$f" && grep -q " B: 6.18.b" "$f" && grep -Eq "^ +A: 6.18.a " "$f"' \
+	"series key: the x label K on its own row, the entries apart ($(grep -E "6.18.a|^ +K" "$f" | tr -s " " | tr "\n" "/"))"
+
 err=$(PATH=/nonexistent $LAB plot "$T/r" 2>&1 >/dev/null); st=$?
 ok '[ $st = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q "gnuplot is not installed"' \
 	"without gnuplot: one clear line, exit 2"

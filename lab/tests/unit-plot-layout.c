@@ -27,6 +27,34 @@ static void check_axes(void)
 		   "%g %s reads in %s (got %s, x%g)", cases[i].max, cases[i].unit, cases[i].want, ax.unit, ax.scale);
 	}
 	ok(!time_axis_for("ops/s", 1e6, &ax), "ops/s is not a time axis");
+	{
+		/* A name that says its unit keeps it: cpu_ns_per_charge read in µs
+		 * would contradict itself (issue 31). */
+		static const struct {
+			const char *metric, *unit;
+			double max;
+			bool named;
+			const char *want;
+			double scale;
+		} m[] = {
+			{ "stock.cpu_ns_per_charge", "ns", 2600, true, "ns", 1 },
+			{ "objstock.cpu_ns_per_charge", "ns", 2e6, true, "ns", 1 },
+			{ "rtt_us", "us", 5000, true, "µs", 1 },
+			{ "run.duration_s", "s", 0.5, true, "s", 1 },
+			{ "lat", "ns", 3e6, false, "ms", 1e-6 },
+			{ "stock.charges_per_s", "ops/s", 2.5e6, false, "ops/s", 1 },
+			{ "nsamples", "ns", 5000, false, "µs", 1e-3 },
+		};
+
+		for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+			bool named = time_axis_for_metric(m[i].metric, m[i].unit, m[i].max, &ax);
+
+			ok(named == m[i].named && !strcmp(ax.unit, m[i].want) && ax.scale > m[i].scale * 0.999 &&
+			   ax.scale < m[i].scale * 1.001, "%s (%g %s): %s, in %s (got %s x%g)", m[i].metric, m[i].max,
+			   m[i].unit, m[i].named ? "the name says the unit" : "the name says none", m[i].want, ax.unit,
+			   ax.scale);
+		}
+	}
 	tics = time_axis_log_tics(500, 67583);
 	ok(!strcmp(tics, "\"100 ns\" 100, \"1 µs\" 1000, \"10 µs\" 10000, \"100 µs\" 100000"),
 	   "a log axis from 500 ns to 68 µs: a tic a decade, each in its unit (%s)", tics);
