@@ -67,8 +67,31 @@ ok 'grep -q "struct page_counter: 192 B, 3 cachelines" "$T/r/plots/cachelines-pa
 	"the cacheline map is titled with the struct, its size and lines"
 ok 'grep -q "memory.usage" "$T/r/plots/cachelines-mem_cgroup.tsv" && awk -F"\t" "\$5==\"memory.usage\" && \$4==1 {f=1} END {exit !f}" "$T/r/plots/cachelines-mem_cgroup.tsv"' \
 	"memory.usage is drawn as hot-written"
-ok 'grep -q "css.cgroup" "$T/r/plots/falsesharing-mem_cgroup.txt" && grep -q "HITMs per field" "$T/r/plots/falsesharing-mem_cgroup.txt"' \
+ok 'grep -q "css.cgroup" "$T/r/plots/falsesharing-mem_cgroup.txt" && grep -q "readers: HITMs" "$T/r/plots/falsesharing-mem_cgroup.txt"' \
 	"the false-sharing map names the fields and the metric"
+
+# Writers beside readers (issue 30): the fieldmap c2c lines writes of a
+# recorded guest run (lab/tests/data/lines/charge-6.1, through the host's
+# real perf c2c report) has memory.usage's reader (66 HITMs) and its two
+# writers (66 + 3 stores); the map draws both, each on its axis.
+if command -v perf >/dev/null && [ -f build/btf/vmlinux-6.1.192.btf ]; then
+	cp -r lab/tests/data/lines/charge-6.1 "$T/w"
+	cp build/btf/vmlinux-6.1.192.btf "$T/w/lines/vmlinux.btf"
+	$LAB c2c lines "$T/w" >/dev/null 2>&1
+	mkdir -p "$T/wr/data/c2c.lines/c2c"
+	cp "$T/r/meta.json" "$T/wr/"
+	cp "$T/w/lines/c2c/fieldmap-mem_cgroup.tsv" "$T/wr/data/c2c.lines/c2c/"
+	$LAB plot "$T/wr" >/dev/null 2>&1
+	f=$T/wr/plots/falsesharing-mem_cgroup
+	ok 'awk -F"\t" "\$1 == \"memory.usage\" && \$2 == 66 && \$3 == 69 {f = 1} END {exit !f}" "$f.0.tsv"' \
+		"the map's data: memory.usage, 66 HITMs of readers, 69 stores of writers ($(tail -n1 "$f.0.tsv" | tr '\t' ' '))"
+	ok 'grep -q "writers: stores (right axis) #" "$f.txt" && grep -q "readers: HITMs (left axis) \*" "$f.txt" &&
+		[ "$(grep -c "#" "$f.txt")" -gt 10 ] && grep -q ">writers: stores (right axis)<" "$f.svg" &&
+		grep -q ">stores of writing functions (perf c2c)<" "$f.svg"' \
+		"writers drawn beside readers: a bar and a key in the text, the right axis and key in the SVG"
+else
+	skip "writers beside readers on a real c2c lines fieldmap" "no perf in PATH (linux-perf) or build/btf not built"
+fi
 
 # What a reader sees: no label over another, each byte range drawn once,
 # and mail-wide text.
