@@ -138,8 +138,7 @@ int plot_bars(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 		title_txt = named ? xstrdup(title) : xasprintf("%s [%s]: mean of %zu repeat%s, bars min..max",
 								metrics[k], ax.unit, repeats, repeats == 1 ? "" : "s");
 		ylabel = named ? xstrdup(metrics[k]) : xasprintf("%s [%s]", metrics[k], ax.unit);
-		gnuplot_var(&vars, "title_txt", title_txt);
-		plot_metric("bars", sm, vars, ndirs, title, ylabel, ndirs > 1 ?
+		plot_metric("bars", sm, vars, ndirs, title, title_txt, ylabel, ndirs > 1 ?
 			    "a bar per step and run (A, B) side by side" : "a bar per step (phase) of the run", t);
 		nplots++;
 		free(name);

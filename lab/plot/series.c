@@ -111,8 +111,7 @@ int plot_series(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 		title_txt = named ? xstrdup(title) : xasprintf("%s [%s]", title, ax.unit);
 		ylabel = named ? xstrdup(r->metric) : xasprintf("%s [%s]", r->metric, ax.unit);
 		gnuplot_var(&vars, "xlabel", xname);
-		gnuplot_var(&vars, "title_txt", title_txt);
-		plot_metric("series", sm, vars, nfiles, title, ylabel, ndirs > 1 ?
+		plot_metric("series", sm, vars, nfiles, title, title_txt, ylabel, ndirs > 1 ?
 			    "the mean over the repeats at each step, one line per run (A, B), error bars one stddev" :
 			    "the mean over the repeats at each step, error bars one stddev", t);
 		nplots++;
