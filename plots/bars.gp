@@ -1,10 +1,13 @@
 # A metric measured at no numeric step (phases, a whole run's ratio), one
 # bar per step and directory (A, B, ...): the mean over the repeats, the
 # error bar from the smallest to the largest repeat.
-# Variables: title, ylabel, nfiles, file1..fileN (all the same file),
+# Variables: title, title_txt (the ASCII title), ylabel, nfiles, file1..fileN (all the same file),
 # label1..labelN.
 # File: step, then mean min max n for each directory (TSV, header row).
-set title title
+text = GPVAL_TERM eq "dumb"
+# The unit is said once: in the ylabel, or in title_txt where the dumb
+# terminal draws no ylabel.
+set title (text ? title_txt : title)
 set ylabel ylabel
 set key below
 set datafile separator "\t"

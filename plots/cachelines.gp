@@ -17,7 +17,9 @@ set y2range [nlines - 0.5:-0.5]
 set datafile separator "\t"
 if (text) {
 	set lmargin lm_txt; set rmargin rm_txt; set bmargin bm_txt; set tmargin 3
-	set ytics 2 nomirror; set xtics 8; unset ylabel
+	# Two rows per cacheline (memcg-lab sizes the text): each line's
+	# number at its row; no tic marks, which would fall on a line's row.
+	set ytics 1 nomirror scale 0; set xtics 8 scale 0; unset ylabel
 	set xlabel "byte of the line;  |name* hot-written,  |name~ read-mostly" offset 0, 0.5
 	if (strlen(prefixes_txt) > 0) { eval "set y2tics (" . prefixes_txt . ") nomirror scale 0" }
 	eval keys_txt

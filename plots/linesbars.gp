@@ -16,6 +16,8 @@ set yrange [0:*]
 set offsets 0, 0, graph 0.1, 0
 set xrange [-0.6:nfields - 0.4]
 if (text) { set xtics rotate by -90 } else { set xtics rotate by -30 font ",8" }
+# In text a key's sample ran into the next entry's name: room between.
+if (text) { set key width 1 }
 bw = 0.8 / nruns
 off(d) = -0.4 + bw * (d + 0.5)
 fc(d) = d == 0 ? "#fdd0a2" : d == 1 ? "#ff7f0e" : "#a63603"

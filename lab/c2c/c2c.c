@@ -968,6 +968,9 @@ void c2c_find_objects(struct c2c_objects *objs, const struct kbtf *k, const char
 	char err[512], line[700];
 	bool have_syms, have_cg = cg_detect(&cg, NULL) == 0;
 
+	/* A union is named by its member live on this cgroup version. */
+	objs->cgroup = have_cg ? field_cgroup_of(&cg) : FIELD_CG_UNKNOWN;
+
 	if (kread_open(&kr, err, sizeof(err)) < 0) {
 		snprintf(line, sizeof(line), "object addresses not found: %s; c2c offsets are attributed by "
 			 "code symbol only", err);

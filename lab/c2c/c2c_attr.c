@@ -46,13 +46,14 @@ int c2c_objects_read_tsv(struct c2c_objects *o, const struct kbtf *k, const char
 	char *line = NULL;
 	size_t cap = 0;
 	int lineno = 0, ret = 0;
+	bool seen_cg = false;
 
 	if (!f) {
 		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
 		return -1;
 	}
 	while (getline(&line, &cap, f) >= 0) {
-		char *cols[4] = { 0 }, *save = NULL, *s;
+		char *cols[5] = { 0 }, *s;
 		int n = 0;
 		uint64_t addr;
 		char *end;
@@ -61,8 +62,13 @@ int c2c_objects_read_tsv(struct c2c_objects *o, const struct kbtf *k, const char
 		line[strcspn(line, "\n")] = '\0';
 		if (lineno == 1 || !line[0])
 			continue;	/* header */
-		for (s = strtok_r(line, "\t", &save); s && n < 4; s = strtok_r(NULL, "\t", &save))
-			cols[n++] = s;
+		/* Every tab splits: an empty source keeps its place. */
+		for (s = line; s && n < 5; n++) {
+			cols[n] = s;
+			s = strchr(s, '\t');
+			if (s)
+				*s++ = '\0';
+		}
 		if (n < 3) {
 			snprintf(err, errlen, "%s:%d: expected label, type, address (TAB-separated)", path, lineno);
 			ret = -1;
@@ -74,6 +80,23 @@ int c2c_objects_read_tsv(struct c2c_objects *o, const struct kbtf *k, const char
 			snprintf(err, errlen, "%s:%d: address '%s' is not a number", path, lineno, cols[2]);
 			ret = -1;
 			break;
+		}
+		if (n > 4) {
+			enum field_cgroup cg;
+
+			if (field_cgroup_parse(cols[4], &cg) < 0) {
+				snprintf(err, errlen, "%s:%d: cgroup '%s': expected v1 or v2", path, lineno, cols[4]);
+				ret = -1;
+				break;
+			}
+			if (seen_cg && cg != o->cgroup) {
+				snprintf(err, errlen, "%s:%d: cgroup '%s' after objects of cgroup '%s': one run's "
+					 "objects have one version", path, lineno, cols[4], field_cgroup_name(o->cgroup));
+				ret = -1;
+				break;
+			}
+			o->cgroup = cg;
+			seen_cg = true;
 		}
 		if (c2c_objects_add(o, k, cols[1], addr, cols[0], n > 3 ? cols[3] : path, err, errlen) < 0) {
 			char tmp[256];
@@ -91,10 +114,10 @@ int c2c_objects_read_tsv(struct c2c_objects *o, const struct kbtf *k, const char
 
 void c2c_objects_write_tsv(const struct c2c_objects *o, FILE *f)
 {
-	fputs("label\ttype\taddress\tsource\n", f);
+	fputs("label\ttype\taddress\tsource\tcgroup\n", f);
 	for (size_t i = 0; i < o->n; i++)
-		fprintf(f, "%s\t%s\t0x%" PRIx64 "\t%s\n", o->v[i].label, o->v[i].type, o->v[i].base,
-			o->v[i].source);
+		fprintf(f, "%s\t%s\t0x%" PRIx64 "\t%s\t%s\n", o->v[i].label, o->v[i].type, o->v[i].base,
+			o->v[i].source, field_cgroup_name(o->cgroup));
 }
 
 const struct c2c_object *c2c_objects_find(const struct c2c_objects *o, uint64_t addr)
@@ -164,7 +187,7 @@ struct c2c_attr_row *c2c_attribute(const struct c2c_report *r, const struct kbtf
 		if (!a->obj)
 			continue;
 		a->obj_offset = addr - a->obj->base;
-		if (field_at(k, a->obj->type_id, a->obj_offset, &a->field) < 0)
+		if (field_at(k, a->obj->type_id, a->obj_offset, objs->cgroup, &a->field) < 0)
 			a->obj = NULL;
 	}
 	*n = r->noffs;

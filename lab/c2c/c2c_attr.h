@@ -35,12 +35,17 @@ struct c2c_object {
 struct c2c_objects {
 	struct c2c_object *v;
 	size_t n, cap;
+	/* The cgroup version the objects' run had (its memory controller's):
+	 * names union members (c2c/field_at.h); unknown names them all. */
+	enum field_cgroup cgroup;
 };
 
 /* Adds an object of BTF struct `type` at base; -1 with err when the type is unknown. */
 int c2c_objects_add(struct c2c_objects *o, const struct kbtf *k, const char *type, uint64_t base,
 		    const char *label, const char *source, char *err, size_t errlen);
-/* Reads "label type address source" TSV (header row first), as written below. */
+/* Reads "label type address source [cgroup]" TSV (header row first), as
+ * written below; a cgroup cell (v1, v2 or empty) sets o->cgroup, and
+ * objects of two versions in one file are refused. */
 int c2c_objects_read_tsv(struct c2c_objects *o, const struct kbtf *k, const char *path,
 			 char *err, size_t errlen);
 void c2c_objects_write_tsv(const struct c2c_objects *o, FILE *f);

@@ -50,6 +50,8 @@ int c2c_attr_report(const struct c2c_attr_request *rq)
 	}
 	if (rq->objects && c2c_objects_read_tsv(&objs, &k, rq->objects, err, sizeof(err)) < 0)
 		die("%s", err);
+	if (rq->cgroup && (field_cgroup_parse(rq->cgroup, &objs.cgroup) < 0 || !rq->cgroup[0]))
+		die("--cgroup '%s': expected v1 or v2", rq->cgroup);
 
 	if (out) {
 		c2c_parse_dir_or_die(path, out, quiet, &r);

@@ -21,6 +21,7 @@ struct c2c_attr_request {
 	const char *out;		/* also write the TSVs there */
 	enum c2c_vendor vendor;		/* the recording PMU's, where the report's Events line
 					 * does not say (unknown: none assumed) */
+	const char *cgroup;		/* "v1" / "v2": the run's cgroup version (over --objects') */
 	bool quiet;			/* no parse warnings on stderr */
 };
 

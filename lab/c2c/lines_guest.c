@@ -324,6 +324,17 @@ static void load_kallsyms(struct lines_guest *g, const char *dir)
 			k += 8;
 			g->release = xasprintf("%.*s", (int)strcspn(k, "\n"), k);
 		}
+		/* vm-init.sh's "memory_cgroup: v1|v2|none"; a guest.txt of
+		 * before it, or none, leaves the version unknown. */
+		k = t ? strstr(t, "memory_cgroup: ") : NULL;
+		if (k && (k == t || k[-1] == '\n')) {
+			char v[16];
+
+			k += 15;
+			snprintf(v, sizeof(v), "%.*s", (int)strcspn(k, "\n"), k);
+			if (field_cgroup_parse(v, &g->cgroup) < 0)
+				g->cgroup = FIELD_CG_UNKNOWN;
+		}
 		free(t);
 	}
 	free(p);
@@ -395,7 +406,7 @@ bool lines_guest_name(const struct lines_guest *g, int64_t w, uint64_t vaddr, st
 
 		if ((w >= 0 && g->obj[i].window != w) || vaddr < o->base || vaddr - o->base >= o->size)
 			continue;
-		if (field_at(&g->btf, o->type_id, vaddr - o->base, &hit) < 0)
+		if (field_at(&g->btf, o->type_id, vaddr - o->base, g->cgroup, &hit) < 0)
 			continue;
 		out->st = o->type;
 		snprintf(out->field, sizeof(out->field), "%s", hit.name);

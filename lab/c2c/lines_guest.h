@@ -56,10 +56,13 @@ struct lines_guest {
 	unsigned build_id_len;	/* 0: no notes, or no GNU build ID in them */
 	char *kallsyms;		/* its path, NULL when the guest sent none */
 	char *release;		/* the guest kernel's release (guest.txt), or NULL */
+	/* The guest's memory controller (guest.txt's memory_cgroup): names
+	 * union members, mem_cgroup's swap (v2) or memsw (v1) */
+	enum field_cgroup cgroup;
 };
 
 /*
- * Reads DIR/lines/ (and DIR/guest.txt).  Files the guest did not send are
+ * Reads DIR/lines/ (and DIR/guest.txt: the release, the cgroup version).  Files the guest did not send are
  * absent (a --shell run); a file that is there must be whole: 0, or -1 with
  * one line naming the file, line and field.  Objects need the guest's BTF
  * to hold their struct: a kernel whose BTF lacks one is refused, naming it.

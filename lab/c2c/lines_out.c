@@ -102,6 +102,7 @@ static bool in_set(const struct out_ctx *x, const struct lines_pline *l, const c
 /* The objects of the windows of label (NULL: all), each once. */
 static void set_objects(const struct out_ctx *x, const char *label, struct c2c_objects *objs)
 {
+	objs->cgroup = x->g.cgroup;
 	for (size_t i = 0; i < x->g.nobj; i++) {
 		const struct lines_gobject *go = &x->g.obj[i];
 		const char *wl = lines_guest_label(&x->g, go->window);

@@ -10,7 +10,7 @@ static const struct options_cmd report_cmd = {
 	.name = "c2c report",
 	.usage =
 	"usage: memcg-lab c2c report FILE [--struct S --base ADDR]... [--objects TSV]\n"
-	"                            [--btf F | --vmlinux F] [--pmu intel|amd|arm] [--out DIR] [-q]\n"
+	"                            [--cgroup v1|v2] [--btf F | --vmlinux F] [--pmu intel|amd|arm] [--out DIR] [-q]\n"
 	"\n"
 	"Reads `perf c2c report --stdio` output (FILE) and names, for every Pareto\n"
 	"offset row, the struct field its data address falls in: nested and indexed\n"
@@ -63,6 +63,9 @@ int cmd_c2c_report(int argc, char **argv)
 			     base_opt),
 		OPT_STRING(0, "objects", &rq.objects, "TSV", NULL,
 			   "objects recorded by a lab run (label type address source)"),
+		OPT_STRING(0, "cgroup", &rq.cgroup, "v1|v2", NULL,
+			   "the run's cgroup version: names a union's live member (mem_cgroup's memsw on v1, "
+			   "swap on v2; default: the --objects file's, else both: swap|memsw)"),
 		OPT_STRING(0, "btf", &rq.btf, "F", NULL, "raw BTF or ELF with .BTF of the kernel the report came from"),
 		OPT_STRING(0, "vmlinux", &rq.vmlinux, "F", NULL, "vmlinux (BTF, else DWARF through pahole)\n"
 			   "(default: the running kernel's /sys/kernel/btf/vmlinux)"),

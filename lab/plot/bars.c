@@ -119,28 +119,33 @@ int plot_bars(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 		struct time_axis ax = { units[k], 1 };
 		double max = 0;
 		size_t repeats;
-		char *sm = plot_safe_name(metrics[k]), *vars = NULL, *path, *title, *ylabel, *name;
+		char *sm = plot_safe_name(metrics[k]), *vars = NULL, *path, *title, *title_txt, *ylabel, *name;
+		bool named;
 
 		for (int d = 0; d < ndirs; d++)
 			for (size_t i = 0; i < dirs[d].m.n; i++)
 				if (!strcmp(dirs[d].m.rows[i].metric, metrics[k]))
 					max = fmax(max, fabs(dirs[d].m.rows[i].value));
-		time_axis_for(units[k], max, &ax);
+		named = time_axis_for_metric(metrics[k], units[k], max, &ax);
 		name = xasprintf("bars-%s", sm);
 		path = xasprintf("%s/%s.tsv", plot_out(t, name), name);
 		write_bars(dirs, ndirs, metrics[k], path, ax.scale, &repeats);
 		for (int d = 0; d < ndirs; d++)
 			plot_add_file(&vars, d + 1, path, dirs[d].label);
-		title = xasprintf("%s [%s]: mean of %zu repeat%s, bars min..max", metrics[k], ax.unit, repeats,
+		/* The unit said once (series.c). */
+		title = xasprintf("%s: mean of %zu repeat%s, bars min..max", metrics[k], repeats,
 				  repeats == 1 ? "" : "s");
-		ylabel = xasprintf("%s [%s]", metrics[k], ax.unit);
-		plot_metric("bars", sm, vars, ndirs, title, ylabel, ndirs > 1 ?
+		title_txt = named ? xstrdup(title) : xasprintf("%s [%s]: mean of %zu repeat%s, bars min..max",
+								metrics[k], ax.unit, repeats, repeats == 1 ? "" : "s");
+		ylabel = named ? xstrdup(metrics[k]) : xasprintf("%s [%s]", metrics[k], ax.unit);
+		plot_metric("bars", sm, vars, ndirs, title, title_txt, ylabel, ndirs > 1 ?
 			    "a bar per step and run (A, B) side by side" : "a bar per step (phase) of the run", t);
 		nplots++;
 		free(name);
 		free(sm);
 		free(path);
 		free(title);
+		free(title_txt);
 		free(ylabel);
 	}
 	return nplots;

@@ -52,13 +52,14 @@ void plot_render(const char *tmpl, const char *vars, const char *base, int w, in
 }
 
 void plot_metric(const char *kind, const char *name, char *vars, int nfiles, const char *title,
-		 const char *ylabel, const char *what, const struct plot_target *t)
+		 const char *title_txt, const char *ylabel, const char *what, const struct plot_target *t)
 {
 	char *full = xasprintf("%s-%s", kind, name), *base = xasprintf("%s/%s", plot_out(t, full), full);
-	char *line = xasprintf("%s: %s", title, what);
+	char *line = xasprintf("%s: %s", title_txt, what);
 
 	gnuplot_var_int(&vars, "nfiles", nfiles);
 	gnuplot_var(&vars, "title", title);
+	gnuplot_var(&vars, "title_txt", title_txt);
 	gnuplot_var(&vars, "ylabel", ylabel);
 	plot_render(kind, vars, base, t->w, t->h, 0, line);
 	free(line);

@@ -32,11 +32,12 @@ const char *plot_out(const struct plot_target *t, const char *name);
 void plot_add_file(char **vars, int i, const char *path, const char *label);
 /* A metric name as a file name: [A-Za-z0-9._-], the rest '_'. malloc'd. */
 char *plot_safe_name(const char *s);
-/* A metric's plot <out>/<kind>-<name>.*: sets nfiles, title and ylabel
- * among vars (then freed) and renders plots/<kind>.gp; what: one line on
- * what it shows, after its title. */
+/* A metric's plot <out>/<kind>-<name>.*: sets nfiles, title, title_txt
+ * (the ASCII rendering's, which has no y label: the unit said there) and
+ * ylabel among vars (then freed) and renders plots/<kind>.gp; what: one
+ * line on what it shows, after title_txt in plots/index.txt. */
 void plot_metric(const char *kind, const char *name, char *vars, int nfiles, const char *title,
-		 const char *ylabel, const char *what, const struct plot_target *t);
+		 const char *title_txt, const char *ylabel, const char *what, const struct plot_target *t);
 /* Renders template into <base>.{png,svg,txt} (text_rows 0: the usual
  * 24) and says so on stdout; a failure ends plot (plot_guard_render_failed).
  * what: one line on what the plot shows, for plots/index.txt. */

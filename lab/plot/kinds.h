@@ -25,5 +25,8 @@ struct map_spec {
 /* Draws s as the template draws a cacheline map (plots/cachelines.gp,
  * plots/linesmap.gp), its box labels fitted to their boxes. */
 void plot_map(const struct cl_struct *s, const struct map_spec *m, const struct plot_target *t);
+/* Rows of a map's ASCII rendering for nlines cachelines and list_rows of
+ * key list: two per cacheline, so that each has a row of its own. */
+int map_text_rows(int nlines, int list_rows);
 
 #endif

@@ -2,9 +2,9 @@
 /*
  * cachelines-<struct>: the cacheline map of each struct of a layout
  * capture (data/layout/cachelines.txt), hot-written and read-mostly
- * fields coloured; falsesharing-<struct>: c2c's HITMs per field of a
- * struct, split into reading and writing functions (fieldmap-<struct>.tsv
- * of a c2c window).
+ * fields coloured; falsesharing-<struct>: per field of a struct, the
+ * HITMs of the functions that read it beside the stores of those that
+ * write it (fieldmap-<struct>.tsv of a c2c window).
  *
  * The map's margins are set here, not left to gnuplot, so the width of a
  * byte is known and each box label is checked against its box before it
@@ -110,6 +110,19 @@ static int list_lines(const char *keys, double *widest_ems, int monospace)
 	return n;
 }
 
+/*
+ * Rows of a map's ASCII rendering: the title's 3, two per cacheline
+ * between the borders (each line's boxes on a row of their own, a blank
+ * row between two lines: yrange nlines-0.5 .. -0.5 puts line l at
+ * (l + 0.5) * 2 rows below the top border), the bottom border, and the
+ * bottom margin: the x tics, the x label, the key list, a last blank row
+ * (bm_txt = 3 + list rows, as plot_map sets it).
+ */
+int map_text_rows(int nlines, int list_rows)
+{
+	return 3 + 2 * nlines + 1 + 3 + list_rows;
+}
+
 /* "|label" plus '*' hot-written, '~' read-mostly, '!' false sharing or '#'
  * true sharing: the ASCII box. */
 static char *ascii_box(const char *label, int tag)
@@ -172,7 +185,7 @@ void plot_map(const struct cl_struct *s, const struct map_spec *m, const struct 
 	list_px = rows * (int)ceil(LIST_PT * PX_PER_PT * 1.25);
 	h = 75 + 65 + ROW_PX * s->nlines + list_px;
 	h = t->h > h ? t->h : h;
-	text_rows = s->nlines + 7 + rows_txt;
+	text_rows = map_text_rows(s->nlines, rows_txt);
 
 	fprintf(tsv, "line\tstart\tend\ttag\tname\tlabel\tlabel_txt\n");
 	for (size_t i = 0; i < s->nboxes; i++) {
@@ -191,8 +204,10 @@ void plot_map(const struct cl_struct *s, const struct map_spec *m, const struct 
 		plot_guard_unwritten(data);
 	cmds = list_labels(keys, rows, (double)lm / w, (w - lm) / (double)cols / w,
 			   (double)(list_px + 8) / h, LIST_PT * PX_PER_PT * 1.25 / h, 1000, ",8");
+	/* The list's first row under the x label, its last one above the
+	 * text's last (blank) row. */
 	cmds_txt = list_labels(keys_txt, rows_txt, 1.0 / TEXT_COLS, (TEXT_COLS - 2) / (double)cols_txt / TEXT_COLS,
-			       (rows_txt + 0.5) / text_rows, 1.0 / text_rows, 1000, "");
+			       (double)rows_txt / text_rows, 1.0 / text_rows, 1000, "");
 	gnuplot_var(&vars, "title", title);
 	gnuplot_var(&vars, "file", data);
 	gnuplot_var_int(&vars, "nlines", s->nlines);
@@ -269,10 +284,11 @@ int plot_fieldmaps(struct plot_dir *d, const struct plot_target *t)
 
 	find_files(d->dir, "fieldmap-", ".tsv", &files, &n);
 	for (int i = 0; i < n; i++) {
-		const char *nm = strrchr(files[i], '/') + 1, *metric;
+		const char *nm = strrchr(files[i], '/') + 1;
 		char *st = xasprintf("%.*s", (int)(strlen(nm) - strlen("fieldmap-") - 4), nm + strlen("fieldmap-"));
-		char *tsv = plotmap_fieldmap(files[i], &metric, err, sizeof(err)), *data, *base, *title, *ylabel;
-		char *vars = NULL, *name, *what;
+		struct fieldmap_info fi;
+		char *tsv = plotmap_fieldmap(files[i], &fi, err, sizeof(err)), *data, *base, *title, *title_txt;
+		char *vars = NULL, *name, *what, *ylabel, *y2label, *readers, *writers;
 
 		if (!tsv)
 			die("%s", err);
@@ -282,14 +298,31 @@ int plot_fieldmaps(struct plot_dir *d, const struct plot_target *t)
 		base = xasprintf("%s/%s", plot_out(t, name), name);
 		if (outfile_write(data, tsv, strlen(tsv)))
 			plot_guard_unwritten(NULL);
-		title = xasprintf("struct %s: %s per field, by reading and writing functions (%s)", st, metric,
-				  d->label + 3);
-		ylabel = xasprintf("%s (perf c2c)", metric);
+		/*
+		 * Readers and writers side by side, each on its axis: a reading
+		 * function's HITMs (loads that found the line modified in
+		 * another core) and a writing function's store samples are
+		 * counts of different events.
+		 */
+		title = xasprintf("struct %s: %s of the reading functions, stores of the writing ones, per field (%s)%s",
+				  st, fi.metric, d->label + 3, fi.store_rows ? "" : "; no store samples");
+		title_txt = xasprintf("struct %s per field (%s)%s", st, d->label + 3,
+				      fi.store_rows ? "" : ": no stores");
+		ylabel = xasprintf("%s of reading functions (perf c2c)", fi.metric);
+		y2label = xasprintf("stores of writing functions (perf c2c)");
+		readers = xasprintf("readers: %s (left axis)", fi.metric);
+		writers = xstrdup("writers: stores (right axis)");
 		gnuplot_var(&vars, "title", title);
+		gnuplot_var(&vars, "title_txt", title_txt);
 		gnuplot_var(&vars, "file", data);
 		gnuplot_var(&vars, "ylabel", ylabel);
-		what = xasprintf("%s: the %s of each field, split by the functions that read and write it", title,
-				 metric);
+		gnuplot_var(&vars, "y2label", y2label);
+		gnuplot_var(&vars, "readers", readers);
+		gnuplot_var(&vars, "writers", writers);
+		gnuplot_var_int(&vars, "nfields", fi.nfields);
+		gnuplot_var_int(&vars, "has_stores", fi.store_rows > 0);
+		what = xasprintf("%s: each field's readers (their %s) beside its writers (their stores)", title,
+				 fi.metric);
 		plot_render("fieldmap", vars, base, t->w, t->h, 0, what);
 		free(what);
 		free(name);
@@ -299,7 +332,11 @@ int plot_fieldmaps(struct plot_dir *d, const struct plot_target *t)
 		free(data);
 		free(base);
 		free(title);
+		free(title_txt);
 		free(ylabel);
+		free(y2label);
+		free(readers);
+		free(writers);
 		free(vars);
 		free(files[i]);
 	}

@@ -306,7 +306,7 @@ int plotmap_cachelines_label(const struct cl_struct *s, const struct cl_geometry
 struct fm_row {
 	char field[192];
 	double off;
-	double read, write;
+	double reads, stores;
 };
 
 static int by_offset(const void *a, const void *b)
@@ -316,21 +316,28 @@ static int by_offset(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-char *plotmap_fieldmap(const char *path, const char **metric, char *err, size_t errlen)
+/* A cell's number; NAN when empty. */
+static double cell_num(char **cells, int nc, int col)
+{
+	return col >= 0 && col < nc && cells[col][0] ? atof(cells[col]) : NAN;
+}
+
+char *plotmap_fieldmap(const char *path, struct fieldmap_info *info, char *err, size_t errlen)
 {
 	char *text = read_text(path, NULL), *save = NULL;
-	int col_field = -1, col_off = -1, col_acc = -1, col_hitm = -1, col_peer = -1, lineno = 0;
+	int col_field = -1, col_off = -1, col_acc = -1, col_hitm = -1, col_peer = -1, col_st = -1, lineno = 0;
 	struct fm_row *rows = NULL;
 	size_t n = 0;
 	bool use_peer = false, any_hitm = false;
 	struct sbuf b = { 0 };
 
+	memset(info, 0, sizeof(*info));
 	if (!text) {
 		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
 		return NULL;
 	}
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *cells[16], *csave = NULL;
+		char *cells[16];
 		int nc = 0;
 
 		lineno++;
@@ -342,7 +349,6 @@ char *plotmap_fieldmap(const char *path, const char **metric, char *err, size_t 
 				break;
 			*c++ = '\0';
 		}
-		(void)csave;
 		if (lineno == 1) {
 			for (int i = 0; i < nc; i++) {
 				if (!strcmp(cells[i], "field"))
@@ -355,6 +361,8 @@ char *plotmap_fieldmap(const char *path, const char **metric, char *err, size_t 
 					col_hitm = i;
 				else if (!strcmp(cells[i], "peer"))
 					col_peer = i;
+				else if (!strcmp(cells[i], "stores"))
+					col_st = i;
 			}
 			if (col_field < 0 || col_acc < 0 || (col_hitm < 0 && col_peer < 0)) {
 				snprintf(err, errlen, "%s:1: not a c2c fieldmap (want field, access, hitm or peer columns)",
@@ -366,11 +374,11 @@ char *plotmap_fieldmap(const char *path, const char **metric, char *err, size_t 
 		if (col_field >= nc || col_acc >= nc)
 			continue;
 		{
-			double h = col_hitm >= 0 && col_hitm < nc && cells[col_hitm][0] ? atof(cells[col_hitm]) : NAN;
-			double p = col_peer >= 0 && col_peer < nc && cells[col_peer][0] ? atof(cells[col_peer]) : NAN;
+			double h = cell_num(cells, nc, col_hitm), p = cell_num(cells, nc, col_peer);
+			double st = cell_num(cells, nc, col_st);
+			bool write = !strcmp(cells[col_acc], "write");
 			size_t k;
 
-			any_hitm |= !isnan(h);
 			for (k = 0; k < n && strcmp(rows[k].field, cells[col_field]); k++)
 				;
 			if (k == n) {
@@ -380,34 +388,42 @@ char *plotmap_fieldmap(const char *path, const char **metric, char *err, size_t 
 				rows[n].off = col_off >= 0 && col_off < nc ? atof(cells[col_off]) : (double)n;
 				n++;
 			}
-			if (!strcmp(cells[col_acc], "write")) {
-				rows[k].write += isnan(h) ? 0 : h;
-			} else {
-				rows[k].read += isnan(h) ? 0 : h;
+			/*
+			 * c2c_attr.c splits each function's row: "read" carries
+			 * its HITMs (peer snoops on Arm SPE), "write" its stores.
+			 */
+			if (write) {
+				if (!isnan(st)) {
+					rows[k].stores += st;
+					info->store_rows++;
+				}
+				continue;
 			}
+			any_hitm |= !isnan(h);
+			rows[k].reads += isnan(h) ? 0 : h;
 			/* Peer snoops are kept aside in case no HITM was measured. */
 			if (!isnan(p))
 				use_peer = true;
-			if (!isnan(p) && isnan(h)) {
-				if (!strcmp(cells[col_acc], "write"))
-					rows[k].write += p;
-				else
-					rows[k].read += p;
-			}
+			if (!isnan(p) && isnan(h))
+				rows[k].reads += p;
 		}
 	}
-	*metric = any_hitm || !use_peer ? "HITMs" : "peer snoops";
+	info->metric = any_hitm || !use_peer ? "HITMs" : "peer snoops";
+	info->nfields = (int)n;
 	qsort(rows, n, sizeof(*rows), by_offset);
-	sb_printf(&b, "field\tread\twrite\n");
+	sb_printf(&b, "field\treads\tstores\n");
 	for (size_t i = 0; i < n; i++) {
 		const char *f = rows[i].field, *dot = strchr(f, '.');
 
 		/* "mem_cgroup.memory.usage" -> "memory.usage": the plot names the struct. */
-		sb_printf(&b, "%s\t%.1f\t%.1f\n", dot ? dot + 1 : f, rows[i].read, rows[i].write);
+		if (info->store_rows)
+			sb_printf(&b, "%s\t%.1f\t%.1f\n", dot ? dot + 1 : f, rows[i].reads, rows[i].stores);
+		else	/* No writer row: no store count to draw, not a zero. */
+			sb_printf(&b, "%s\t%.1f\tNaN\n", dot ? dot + 1 : f, rows[i].reads);
 	}
 	free(rows);
 	free(text);
-	return b.s ? b.s : xstrdup("field\tread\twrite\n");
+	return b.s ? b.s : xstrdup("field\treads\tstores\n");
 fail:
 	free(rows);
 	free(text);

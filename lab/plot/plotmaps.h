@@ -82,11 +82,21 @@ double plotmap_label_ems(const char *s, int monospace);
  */
 int plotmap_cachelines_label(const struct cl_struct *s, const struct cl_geometry *g, char ***labels, char **keys);
 
+/* What a false-sharing map holds besides its rows. */
+struct fieldmap_info {
+	const char *metric;	/* the readers' count: "HITMs", or "peer snoops" (Arm SPE) */
+	int nfields;
+	int store_rows;		/* writing functions' rows with a store count */
+};
+
 /*
- * Sums a fieldmap-<struct>.tsv per field into rows "field read write" in
- * field-offset order, with the metric used (hitm, or peer on Arm SPE).
- * Returns a malloc'd TSV (header row first) or NULL with err.
+ * Sums a fieldmap-<struct>.tsv per field into rows "field reads stores"
+ * in field-offset order: reads, the reading functions' HITMs (or peer
+ * snoops where no HITM was measured); stores, the writing functions'
+ * store samples (c2c_attr.c writes a function's reads and writes as two
+ * rows), NaN on every row when no writer row has a store count.  Returns
+ * a malloc'd TSV (header row first) or NULL with err.
  */
-char *plotmap_fieldmap(const char *path, const char **metric, char *err, size_t errlen);
+char *plotmap_fieldmap(const char *path, struct fieldmap_info *info, char *err, size_t errlen);
 
 #endif

@@ -74,10 +74,10 @@ int plot_series(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 
 	for (size_t i = 0; i < dirs[0].m.n; i++) {
 		const struct metric_row *r = &dirs[0].m.rows[i];
-		char xname[64], *vars, *sm, *title, *ylabel, *name;
+		char xname[64], *vars, *sm, *title, *title_txt, *ylabel, *name;
 		struct time_axis ax = { r->unit, 1 };
 		double x;
-		bool first = true;
+		bool first = true, named;
 		int nfiles = 0;
 
 		/* Every stepped metric: counts such as the stock's holders show
@@ -89,7 +89,7 @@ int plot_series(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 				!metrics_step_value(dirs[0].m.rows[j].step, xname, sizeof(xname), &x);
 		if (!first)
 			continue;
-		time_axis_for(r->unit, stepped_max(dirs, ndirs, r->metric), &ax);
+		named = time_axis_for_metric(r->metric, r->unit, stepped_max(dirs, ndirs, r->metric), &ax);
 		sm = plot_safe_name(r->metric);
 		vars = NULL;
 		name = xasprintf("series-%s", sm);
@@ -104,16 +104,20 @@ int plot_series(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 			plot_add_file(&vars, ++nfiles, path, dirs[d].label);
 			free(path);
 		}
-		/* The unit in the title too: the ASCII rendering draws no ylabel. */
-		title = xasprintf("%s vs %s [%s]", r->metric, xname, ax.unit);
-		ylabel = xasprintf("%s [%s]", r->metric, ax.unit);
+		/* The unit said once: on the y axis, or in the ASCII rendering's
+		 * title (the dumb terminal draws no ylabel); nowhere else where
+		 * the metric's name says it (cpu_ns_per_charge, drawn in ns). */
+		title = xasprintf("%s vs %s", r->metric, xname);
+		title_txt = named ? xstrdup(title) : xasprintf("%s [%s]", title, ax.unit);
+		ylabel = named ? xstrdup(r->metric) : xasprintf("%s [%s]", r->metric, ax.unit);
 		gnuplot_var(&vars, "xlabel", xname);
-		plot_metric("series", sm, vars, nfiles, title, ylabel, ndirs > 1 ?
+		plot_metric("series", sm, vars, nfiles, title, title_txt, ylabel, ndirs > 1 ?
 			    "the mean over the repeats at each step, one line per run (A, B), error bars one stddev" :
 			    "the mean over the repeats at each step, error bars one stddev", t);
 		nplots++;
 		free(name);
 		free(title);
+		free(title_txt);
 		free(ylabel);
 		free(sm);
 	}

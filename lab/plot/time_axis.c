@@ -28,6 +28,29 @@ bool time_axis_for(const char *unit, double max, struct time_axis *ax)
 	return true;
 }
 
+bool time_axis_for_metric(const char *metric, const char *unit, double max, struct time_axis *ax)
+{
+	const char *shown = !strcmp(unit, "us") ? "µs" : unit;
+
+	for (const char *w = metric; *w;) {
+		size_t len = strcspn(w, "._");
+
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (len && len == strlen(units[i].name) && !strncmp(w, units[i].name, len) &&
+			    (!strcmp(units[i].name, unit) || !strcmp(units[i].name, shown) ||
+			     (!strcmp(units[i].name, "us") && !strcmp(shown, "µs")))) {
+				ax->unit = shown;
+				ax->scale = 1;
+				return true;
+			}
+		w += len + (w[len] != '\0');
+	}
+	ax->unit = unit;
+	ax->scale = 1;
+	time_axis_for(unit, max, ax);
+	return false;
+}
+
 char *time_axis_log_tics(double lo_ns, double hi_ns)
 {
 	static const char *const shown[] = { "ns", "µs", "ms", "s" };

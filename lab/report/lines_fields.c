@@ -135,21 +135,34 @@ void lines_fields_free(struct lines_fields *lf)
 	memset(lf, 0, sizeof(*lf));
 }
 
+static bool memcg_counter(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(memcg_counters) / sizeof(memcg_counters[0]); i++)
+		if (strlen(memcg_counters[i]) == len && !strncmp(name, memcg_counters[i], len))
+			return true;
+	return false;
+}
+
 /* Does the row (st, field) name q_st.q_field?  page_counter.F is also each
- * page_counter of mem_cgroup (memory.F, swap.F, ...). */
+ * page_counter of mem_cgroup (memory.F, swap.F, ...), and the union's
+ * "swap|memsw.F" where the run's cgroup version was not known
+ * (c2c/field_at.h). */
 static bool names(const char *st, const char *field, const char *q_st, const char *q_field)
 {
+	const char *dot = strchr(field, '.');
+
 	if (!strcmp(st, q_st) && !strcmp(field, q_field))
 		return true;
-	if (strcmp(q_st, "page_counter") || strcmp(st, "mem_cgroup"))
+	if (strcmp(q_st, "page_counter") || strcmp(st, "mem_cgroup") || !dot || strcmp(dot + 1, q_field))
 		return false;
-	for (size_t i = 0; i < sizeof(memcg_counters) / sizeof(memcg_counters[0]); i++) {
-		size_t l = strlen(memcg_counters[i]);
+	for (const char *p = field; p < dot;) {
+		size_t len = strcspn(p, "|.");
 
-		if (!strncmp(field, memcg_counters[i], l) && field[l] == '.' && !strcmp(field + l + 1, q_field))
-			return true;
+		if (!memcg_counter(p, len))
+			return false;
+		p += len + (p[len] == '|');
 	}
-	return false;
+	return true;
 }
 
 /* One name of the other side: "usage" or a memcg's "memory.usage" for vs "usage". */

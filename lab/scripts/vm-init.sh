@@ -63,6 +63,19 @@ stty -F /dev/ttyS1 raw -echo 2>/dev/null
 
 console_marker() { echo "@@MEMCG-LAB-$*@@" > /dev/console; }
 
+# Which cgroup version has the memory controller (a v1 hierarchy mounted
+# with it, else cgroup2's root listing it): the host names union members
+# by it (mem_cgroup's memsw on v1, swap on v2; lab/c2c/field_at.c).
+memory_cgroup() {
+	if grep -Eq '^[^ ]+ [^ ]+ cgroup ([^ ]*,)?memory(,| )' /proc/mounts; then
+		echo v1
+	elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		echo v2
+	else
+		echo none
+	fi
+}
+
 # Under vm --lines: what the host needs to name the plugin's counts (code
 # addresses, fields, the build ID perf looks the symbols up by).
 lines_files() {
@@ -103,6 +116,7 @@ cd /lab || exit 1
 	echo "cmdline: $(cat /proc/cmdline)"
 	echo "cpus: $(grep -c ^processor /proc/cpuinfo)"
 	echo "var_tmp: $var_tmp"
+	echo "memory_cgroup: $(memory_cgroup)"
 	echo "uptime_at_start: $(cut -d' ' -f1 /proc/uptime)"
 } > /out/guest.txt
 console_marker "BEGIN $(uname -r)"

@@ -44,6 +44,25 @@ else
 	ok false "c2c report of sample 10 failed: $(head -1 "$T/err")"
 fi
 
+# The same line read as the first line of mem_cgroup's union { swap; memsw; }
+# (5.10: at 320): --cgroup names the member live on the run's version
+# (memsw on v1, swap on v2); without it, and with no --objects to say, both.
+base=$(printf '0x%x' $((0xffff8881c0642000 - 320)))
+for c in v1:memsw v2:swap none:'swap|memsw'; do
+	v=${c%%:*} want=mem_cgroup.${c#*:}.usage
+	args=()
+	[ "$v" = none ] || args=(--cgroup "$v")
+	$LAB c2c report -q $S/10-lkml-fengtang-memcg-rstat-cascadelake.txt --btf build/btf/vmlinux-5.10.262.btf \
+		--struct mem_cgroup --base "$base" "${args[@]}" --out "$T/u$v" >"$T/u$v.txt" 2>"$T/err"
+	ok '[ $? = 0 ] && grep -qF "$want" "$T/u$v.txt" &&
+		awk -F"\t" -v f="$want" "\$7 == f {n++} END {exit !n}" "$T/u$v/fields.tsv"' \
+		"report, cgroup $v: offset 320 of mem_cgroup is $want"
+done
+$LAB c2c report -q $S/10-lkml-fengtang-memcg-rstat-cascadelake.txt --btf build/btf/vmlinux-5.10.262.btf \
+	--base "$base" --cgroup v3 >/dev/null 2>"$T/err"; st=$?
+ok '[ $st = 2 ] && [ "$(wc -l < "$T/err")" = 1 ] && grep -q -- "--cgroup .v3.: expected v1 or v2" "$T/err"' \
+	"report --cgroup v3: exit 2, one line ($(cat "$T/err"))"
+
 # Sample 06 without any object address: attribution by code symbol only.
 if $LAB c2c report -q $S/06-joemario-example-report-2016-intel.txt --out "$T/r06" >"$T/r06.txt" 2>"$T/err"; then
 	attribution_only "$T/r06"

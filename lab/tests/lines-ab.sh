@@ -74,6 +74,14 @@ for p in linesmap-mem_cgroup linesmap-mem_cgroup.B linesbars-mem_cgroup all/line
 	    [ "$(LC_ALL=C.UTF-8 wc -L < "$T/plots/$p.txt")" -le 72 ]' \
 		"$p: PNG, SVG and ASCII within 72 columns"
 done
+# The ASCII maps: each row of cachelines (those the plugin followed) on a
+# text row of its own, with its labels.
+for p in linesmap-mem_cgroup linesmap-mem_cgroup.B all/linesmap-memcg_stock_pcp; do
+	bad=$(awk -F'\t' -v nl=0 -f lab/tests/lib/ascii-map-rows.awk "$T/plots/$p.tsv" "$T/plots/$p.txt")
+	ok '[ -z "$bad" ]' "$p.txt: each row of the map on its own text row, with its labels${bad:+: $(echo "$bad" | head -n1)}"
+done
+ok '! grep -Eq "[^ ](true|false) sharing, " "$T/plots/linesbars-mem_cgroup.txt" && grep -q "false sharing, B: 6.1.192" "$T/plots/linesbars-mem_cgroup.txt"' \
+	"linesbars ASCII key: no entry runs into the one before it"
 # The maps' boxes: tag 3 false sharing, 4 true sharing, 5 no HITM.
 tag() { awk -F'\t' -v n="$2" 'NR > 1 && ($5 == n || $5 ~ "(^|[|])" n "$") { print $4; exit }' "$1"; }
 ok '[ "$(tag "$T/plots/linesmap-mem_cgroup.tsv" memory.parent)" = 3 ] &&

@@ -50,8 +50,8 @@ ok '[ $st = 2 ] && echo "$err" | grep -q "want complete"' "--status with an unkn
 # The script that drew a plot stays beside it and redraws it by itself.
 cp "$T/r/plots/cdf-lock.txt" "$T/cdf-lock.first.txt"
 rm -f "$T/r/plots/cdf-lock.txt"
-ok 'gnuplot "$T/r/plots/cdf-lock.gp" && cmp -s "$T/r/plots/cdf-lock.txt" "$T/cdf-lock.first.txt"' \
-	"plots/cdf-lock.gp redraws the same plot with gnuplot alone"
+ok 'gnuplot "$T/r/plots/cdf-lock.gp" && tr -d "\f" < "$T/r/plots/cdf-lock.txt" | cmp -s - "$T/cdf-lock.first.txt"' \
+	"plots/cdf-lock.gp redraws the same plot with gnuplot alone (but for the form feed gnuplot starts it with)"
 
 # The map plots, from a real layout capture and a real c2c attribution.
 mkdir -p "$T/r/data/layout" "$T/r/data/c2c.x/c2c"
@@ -67,8 +67,31 @@ ok 'grep -q "struct page_counter: 192 B, 3 cachelines" "$T/r/plots/cachelines-pa
 	"the cacheline map is titled with the struct, its size and lines"
 ok 'grep -q "memory.usage" "$T/r/plots/cachelines-mem_cgroup.tsv" && awk -F"\t" "\$5==\"memory.usage\" && \$4==1 {f=1} END {exit !f}" "$T/r/plots/cachelines-mem_cgroup.tsv"' \
 	"memory.usage is drawn as hot-written"
-ok 'grep -q "css.cgroup" "$T/r/plots/falsesharing-mem_cgroup.txt" && grep -q "HITMs per field" "$T/r/plots/falsesharing-mem_cgroup.txt"' \
+ok 'grep -q "css.cgroup" "$T/r/plots/falsesharing-mem_cgroup.txt" && grep -q "readers: HITMs" "$T/r/plots/falsesharing-mem_cgroup.txt"' \
 	"the false-sharing map names the fields and the metric"
+
+# Writers beside readers (issue 30): the fieldmap c2c lines writes of a
+# recorded guest run (lab/tests/data/lines/charge-6.1, through the host's
+# real perf c2c report) has memory.usage's reader (66 HITMs) and its two
+# writers (66 + 3 stores); the map draws both, each on its axis.
+if command -v perf >/dev/null && [ -f build/btf/vmlinux-6.1.192.btf ]; then
+	cp -r lab/tests/data/lines/charge-6.1 "$T/w"
+	cp build/btf/vmlinux-6.1.192.btf "$T/w/lines/vmlinux.btf"
+	$LAB c2c lines "$T/w" >/dev/null 2>&1
+	mkdir -p "$T/wr/data/c2c.lines/c2c"
+	cp "$T/r/meta.json" "$T/wr/"
+	cp "$T/w/lines/c2c/fieldmap-mem_cgroup.tsv" "$T/wr/data/c2c.lines/c2c/"
+	$LAB plot "$T/wr" >/dev/null 2>&1
+	f=$T/wr/plots/falsesharing-mem_cgroup
+	ok 'awk -F"\t" "\$1 == \"memory.usage\" && \$2 == 66 && \$3 == 69 {f = 1} END {exit !f}" "$f.0.tsv"' \
+		"the map's data: memory.usage, 66 HITMs of readers, 69 stores of writers ($(tail -n1 "$f.0.tsv" | tr '\t' ' '))"
+	ok 'grep -q "writers: stores (right axis) #" "$f.txt" && grep -q "readers: HITMs (left axis) \*" "$f.txt" &&
+		[ "$(grep -c "#" "$f.txt")" -gt 10 ] && grep -q ">writers: stores (right axis)<" "$f.svg" &&
+		grep -q ">stores of writing functions (perf c2c)<" "$f.svg"' \
+		"writers drawn beside readers: a bar and a key in the text, the right axis and key in the SVG"
+else
+	skip "writers beside readers on a real c2c lines fieldmap" "no perf in PATH (linux-perf) or build/btf not built"
+fi
 
 # What a reader sees: no label over another, each byte range drawn once,
 # and mail-wide text.
@@ -129,6 +152,41 @@ ok 'grep -q "A: 6.18.a" "$T/ab/bars-charge.kmem.total.txt" && grep -q "B: 6.18.b
 	"the bar plot's legend names A and B"
 ok 'grep -q "lat \[ms\]" "$T/ab/bars-lat.txt" && awk -F"\t" "\$1 == \"whole run\" && \$2 == 3 {f = 1} END {exit !f}" "$T/ab/bars-lat.tsv"' \
 	"a time metric's bars are scaled to one unit (3000000 ns -> 3 ms)"
+
+# Units said once and agreeing with the name (issue 31): the stock sweep's
+# cpu_ns_per_charge (ns, up to 2.6 us) is drawn in ns, the name saying so,
+# no "[µs]" anywhere; charges_per_s says "[ops/s]" once per rendering (the
+# y axis of the PNG and SVG; the title of the text, which has no y label);
+# so does a latency the name says nothing of (bars-lat, in ms).
+for d in a b; do
+	mkdir -p "$T/st$d/data"
+	echo '{"name":"stock-slots","status":"complete","probe":{"kernel":"6.18.'$d'"}}' > "$T/st$d/meta.json"
+	{
+		printf 'step\trepeat\tmetric\tvalue\tunit\tbetter\n'
+		for k in 1 2 4 7 8 12 16; do for r in 0 1; do
+			printf 'K=%s\t%s\tstock.cpu_ns_per_charge\t%s\tns\tlower\n' $k $r $(( (k > 7 ? 2400 : 180) + r * 20 + k * 10 ))
+			printf 'K=%s\t%s\tstock.charges_per_s\t%s\tops/s\thigher\n' $k $r $(( 5000000 / (k > 7 ? 24 : 2) ))
+		done; done
+	} > "$T/st$d/data/metrics.tsv"
+done
+$LAB plot --out "$T/stp" "$T/sta" "$T/stb" >/dev/null 2>&1
+f=$T/stp/series-stock.cpu_ns_per_charge
+ok '! grep -q "µs\|\[ns\]" "$f.txt" "$f.svg" && grep -q "stock.cpu_ns_per_charge vs K" "$f.txt" && grep -Eq "^ +2500 [|+]" "$f.txt" &&
+	grep -q ">stock.cpu_ns_per_charge<" "$f.svg"' \
+	"stock.cpu_ns_per_charge: drawn in ns (2500 on the axis), the name its only unit"
+f=$T/stp/series-stock.charges_per_s
+ok '[ "$(grep -o "\[ops/s\]" "$f.txt" | wc -l)" = 1 ] && [ "$(grep -o "\[ops/s\]" "$f.svg" | wc -l)" = 1 ] &&
+	grep -q ">stock.charges_per_s \[ops/s\]<" "$f.svg"' \
+	"stock.charges_per_s: [ops/s] once in the text (its title), once in the SVG (its y axis)"
+f=$T/ab/bars-lat
+ok '[ "$(grep -o "\[ms\]" "$f.txt" | wc -l)" = 1 ] && [ "$(grep -o "\[ms\]" "$f.svg" | wc -l)" = 1 ]' \
+	"bars-lat: [ms] once in the text, once in the SVG"
+# ASCII keys clear of the axis labels and of each other: the x label's row
+# is the label alone, each key entry's name starts after a space (an
+# error bar's sample ran into "K", A's sample into "B: 6.18.b").
+f=$T/stp/series-stock.cpu_ns_per_charge.txt
+ok 'grep -Eq "^ +K +$" "$f" && grep -q " B: 6.18.b" "$f" && grep -Eq "^ +A: 6.18.a " "$f"' \
+	"series key: the x label K on its own row, the entries apart ($(grep -E "6.18.a|^ +K" "$f" | tr -s " " | tr "\n" "/"))"
 
 err=$(PATH=/nonexistent $LAB plot "$T/r" 2>&1 >/dev/null); st=$?
 ok '[ $st = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q "gnuplot is not installed"' \

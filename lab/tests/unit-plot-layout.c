@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the plots decide before gnuplot draws: the unit of a time axis, the
- * words of a legend, and the cacheline map's boxes and labels (one box per
- * byte range, every label within its box).
+ * words of a legend, the cacheline map's boxes and labels (one box per
+ * byte range, every label within its box), the false-sharing map's rows.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "plot/plotmaps.h"
 #include "plot/legend.h"
 #include "plot/time_axis.h"
@@ -27,6 +30,34 @@ static void check_axes(void)
 		   "%g %s reads in %s (got %s, x%g)", cases[i].max, cases[i].unit, cases[i].want, ax.unit, ax.scale);
 	}
 	ok(!time_axis_for("ops/s", 1e6, &ax), "ops/s is not a time axis");
+	{
+		/* A name that says its unit keeps it: cpu_ns_per_charge read in µs
+		 * would contradict itself (issue 31). */
+		static const struct {
+			const char *metric, *unit;
+			double max;
+			bool named;
+			const char *want;
+			double scale;
+		} m[] = {
+			{ "stock.cpu_ns_per_charge", "ns", 2600, true, "ns", 1 },
+			{ "objstock.cpu_ns_per_charge", "ns", 2e6, true, "ns", 1 },
+			{ "rtt_us", "us", 5000, true, "µs", 1 },
+			{ "run.duration_s", "s", 0.5, true, "s", 1 },
+			{ "lat", "ns", 3e6, false, "ms", 1e-6 },
+			{ "stock.charges_per_s", "ops/s", 2.5e6, false, "ops/s", 1 },
+			{ "nsamples", "ns", 5000, false, "µs", 1e-3 },
+		};
+
+		for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+			bool named = time_axis_for_metric(m[i].metric, m[i].unit, m[i].max, &ax);
+
+			ok(named == m[i].named && !strcmp(ax.unit, m[i].want) && ax.scale > m[i].scale * 0.999 &&
+			   ax.scale < m[i].scale * 1.001, "%s (%g %s): %s, in %s (got %s x%g)", m[i].metric, m[i].max,
+			   m[i].unit, m[i].named ? "the name says the unit" : "the name says none", m[i].want, ax.unit,
+			   ax.scale);
+		}
+	}
 	tics = time_axis_log_tics(500, 67583);
 	ok(!strcmp(tics, "\"100 ns\" 100, \"1 µs\" 1000, \"10 µs\" 10000, \"100 µs\" 100000"),
 	   "a log axis from 500 ns to 68 µs: a tic a decade, each in its unit (%s)", tics);
@@ -101,10 +132,69 @@ static void check_map(void)
 	plotmap_cachelines_free(s, n);
 }
 
+static char *fieldmap_of(const char *text, struct fieldmap_info *fi)
+{
+	char path[] = "/tmp/unit-plot-layout.XXXXXX", err[256], *out;
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!f)
+		return NULL;
+	fputs(text, f);
+	fclose(f);
+	out = plotmap_fieldmap(path, fi, err, sizeof(err));
+	unlink(path);
+	return out;
+}
+
+/*
+ * The false-sharing map's rows: a field's readers (their HITMs) and its
+ * writers (their stores).  c2c_attr.c writes each function twice, its
+ * HITMs on a "read" row, its stores on a "write" row; the map summed HITMs
+ * on both and so never drew a writer (issue 30).
+ */
+static void check_fieldmap(void)
+{
+#define FM_HEAD "struct\tfield\tfield_offset\tfield_size\tstruct_line\tfunction\taccess\thitm\tpeer\tstores\trows\n"
+	/* `memcg-lab c2c lines` of lab/tests/data/lines/charge-6.1 (host perf
+	 * 6.1's c2c report): lines/c2c/fieldmap-mem_cgroup.tsv as written. */
+	static const char lines61[] = FM_HEAD
+		"mem_cgroup\tmem_cgroup.memory.usage\t256\t8\t4\tpage_counter_try_charge\tread\t66.0\t\t\t12\n"
+		"mem_cgroup\tmem_cgroup.memory.usage\t256\t8\t4\tpage_counter_try_charge\twrite\t\t\t66.0\t12\n"
+		"mem_cgroup\tmem_cgroup.memory.usage\t256\t8\t4\tpage_counter_uncharge\twrite\t\t\t3.0\t3\n";
+	/* Arm SPE: peer snoops, no HITM; a field read and never written. */
+	static const char spe[] = FM_HEAD
+		"mem_cgroup\tmem_cgroup.css.cgroup\t0\t8\t0\tmem_cgroup_charge\tread\t\t12.5\t\t1\n"
+		"mem_cgroup\tmem_cgroup.memory.usage\t256\t8\t4\tpage_counter_cancel\twrite\t\t\t7.0\t1\n";
+	/* The golden attribution of sample 10: readers only. */
+	static const char readers[] = FM_HEAD
+		"mem_cgroup\tmem_cgroup.css.cgroup\t0\t8\t0\t__count_memcg_events\tread\t425.9\t\t\t1\n"
+		"mem_cgroup\tmem_cgroup.css.cgroup\t0\t8\t0\t__mod_memcg_state\tread\t928.0\t\t\t1\n";
+	struct fieldmap_info fi;
+	char *t;
+
+	t = fieldmap_of(lines61, &fi);
+	ok(t && !strcmp(t, "field\treads\tstores\nmemory.usage\t66.0\t69.0\n") && fi.store_rows == 2 &&
+	   !strcmp(fi.metric, "HITMs") && fi.nfields == 1,
+	   "memory.usage: 66 HITMs of its reader beside 66 + 3 stores of its two writers");
+	free(t);
+	t = fieldmap_of(spe, &fi);
+	ok(t && !strcmp(t, "field\treads\tstores\ncss.cgroup\t12.5\t0.0\nmemory.usage\t0.0\t7.0\n") &&
+	   !strcmp(fi.metric, "peer snoops"),
+	   "peer snoops where no HITM was measured; a field without a writer has 0 stores when others have some");
+	free(t);
+	t = fieldmap_of(readers, &fi);
+	ok(t && !strcmp(t, "field\treads\tstores\ncss.cgroup\t1353.9\tNaN\n") && fi.store_rows == 0,
+	   "no writer row at all: no store count (NaN), not a measured zero");
+	free(t);
+#undef FM_HEAD
+}
+
 int main(void)
 {
 	check_axes();
 	check_legends();
 	check_map();
+	check_fieldmap();
 	return tap_done();
 }

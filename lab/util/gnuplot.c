@@ -99,6 +99,29 @@ static bool output_complete(const char *path, int kind, int text_rows)
 	return ok;
 }
 
+/*
+ * The dumb terminal starts its text with a form feed (gnuplot 5.4 writes
+ * it whatever "nofeed" says: that option drops only the last newline):
+ * a mail's paste keeps text and newlines alone.  0, or -1 when the file
+ * cannot be rewritten.
+ */
+static int text_clean(const char *path)
+{
+	size_t len = 0, n = 0;
+	char *t = read_text(path, &len);
+	int r = 0;
+
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		if (t[i] == '\n' || ((unsigned char)t[i] >= ' ' && t[i] != 0x7f))
+			t[n++] = t[i];
+	if (n != len)
+		r = outfile_write(path, t, n);
+	free(t);
+	return r;
+}
+
 int gnuplot_render(const char *template_name, const char *vars, const char *out_base, int width, int height,
 		   int text_rows, char *err, size_t errlen)
 {
@@ -127,7 +150,8 @@ int gnuplot_render(const char *template_name, const char *vars, const char *out_
 	 * it (gnuplot plots/NAME.gp) for a mail or a slide. */
 	f = outfile_open(script, "w");
 	/* UTF-8: a "µs" is one column of the ASCII plot, not two. */
-	fprintf(f, "# Drawn by memcg-lab from %s; rerun with: gnuplot %s\nset encoding utf8\n%s\n", tmpl, script,
+	fprintf(f, "# Drawn by memcg-lab from %s; rerun with: gnuplot %s\n# (the .txt memcg-lab wrote has no "
+		"form feed: gnuplot's dumb terminal starts with one)\nset encoding utf8\n%s\n", tmpl, script,
 		vars ? vars : "");
 	for (int i = 0; i < 3; i++)
 		script_output(f, terms[i], outs[i], qtmpl);
@@ -157,6 +181,11 @@ int gnuplot_render(const char *template_name, const char *vars, const char *out_
 				unlink(outs[j]);
 			goto out;
 		}
+	}
+	if (text_clean(outs[2]) < 0) {
+		snprintf(err, errlen, "%s: cannot write: %s", outs[2], strerror(errno));
+		outfile_failure_line(err);
+		goto out;
 	}
 	r = 0;
 out:

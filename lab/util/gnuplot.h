@@ -18,7 +18,8 @@ bool gnuplot_available(char *why, size_t n);
 
 /*
  * Writes <out_base>.png, .svg (width x height pixels) and .txt (72
- * columns, text_rows rows: a map has a row per cacheline; 0: 24), and
+ * columns, text_rows rows: a map has two per cacheline; 0: 24; text and
+ * newlines only: the dumb terminal's form feed is taken out), and
  * <out_base>.gp, the script that drew them (one gnuplot run).
  * 0, or -1 with gnuplot's first error line in err, or with the output it
  * left cut short (a full disk; reported as util/outfile.h does).
