@@ -92,7 +92,7 @@ static void metrics_table(FILE *out, const char *dir)
 		struct sample_stats st;
 		size_t n = 0;
 		bool first = true;
-		char num[32];
+		char num[32], sd[16];
 
 		for (size_t j = 0; j < i && first; j++)
 			first = strcmp(m.rows[j].step, m.rows[i].step) || strcmp(m.rows[j].metric, m.rows[i].metric);
@@ -103,8 +103,9 @@ static void metrics_table(FILE *out, const char *dir)
 				v[n++] = m.rows[j].value;
 		sample_stats(v, n, &st);
 		format_number(num, sizeof(num), st.mean);
-		fprintf(out, "  %-16s %-34s %14s %5.1f%% %4zu  %s\n", m.rows[i].step, m.rows[i].metric, num,
-			st.mean ? 100 * st.stddev / (st.mean < 0 ? -st.mean : st.mean) : 0.0, n, m.rows[i].unit);
+		/* One run has no spread to show: "-", not a measured 0. */
+		fprintf(out, "  %-16s %-34s %14s %6s %4zu  %s\n", m.rows[i].step, m.rows[i].metric, num,
+			stats_sd_pct(&st, sd, sizeof(sd)), n, m.rows[i].unit);
 	}
 	metrics_free(&m);
 }

@@ -28,8 +28,8 @@
 #include "util/results.h"
 #include "util/strfmt.h"
 
-/* The lab's significance threshold (compare marks p < 0.05 with '*'). */
-#define ALPHA 0.05
+/* The lab's significance threshold (report/stats.h; compare marks p < 0.05 with '*'). */
+#define ALPHA STATS_ALPHA
 #define MAXV 256
 
 /* One results directory as the verdicts read it. */
@@ -725,32 +725,56 @@ static bool within_factor(double got, double lo, double hi, double f, char *why,
 	return true;
 }
 
+/* A point's numbers of an A/B (the seed's table, verdicts.tsv): each side's
+ * figure (a cliff's highest repeat), stddev (NAN under 2 runs), count, the
+ * change and Welch's p (NAN untested); the change's test into ch. */
+static void pair_numbers(const struct claim *c, const struct measure *ma, const struct measure *mb,
+			 struct verdict_point *p, struct change *ch)
+{
+	struct sample_stats sa, sb;
+
+	sample_stats(ma->v, ma->n, &sa);
+	sample_stats(mb->v, mb->n, &sb);
+	change_of(&sa, &sb, ALPHA, ch);
+	p->a_mean = c->src == CQ_CLIFF ? sa.max : sa.mean;
+	p->b_mean = c->src == CQ_CLIFF ? sb.max : sb.mean;
+	p->a_sd = sa.n >= 2 ? sa.stddev : NAN;
+	p->b_sd = sb.n >= 2 ? sb.stddev : NAN;
+	p->a_n = ma->n;
+	p->b_n = mb->n;
+	p->change = ch->pct;
+	p->p = ch->w.valid ? ch->w.p : NAN;
+}
+
 static void judge_pair(const struct claim *c, int i, const struct measure *ma, const struct measure *mb,
 		       struct verdict_point *p)
 {
-	struct sample_stats sa, sb;
+	struct change ch;
 	struct welch w;
 	char rule[512], fail[256] = "", va[160], vb[160];
 	bool ok = false;
 
-	sample_stats(ma->v, ma->n, &sa);
-	sample_stats(mb->v, mb->n, &sb);
-	welch_test(&sa, &sb, &w);
-	p->a_mean = c->src == CQ_CLIFF ? sa.max : sa.mean;
-	p->b_mean = c->src == CQ_CLIFF ? sb.max : sb.mean;
-	p->a_sd = sa.stddev;
-	p->b_sd = sb.stddev;
-	p->a_n = ma->n;
-	p->b_n = mb->n;
-	p->change = sa.mean ? 100 * (sb.mean - sa.mean) / fabs(sa.mean) : NAN;
-	p->p = w.valid ? w.p : NAN;
+	pair_numbers(c, ma, mb, p, &ch);
+	w = ch.w;
 	fmt_measure(va, sizeof(va), ma, c->munit);
 	fmt_measure(vb, sizeof(vb), mb, c->munit);
 	str_setf(p->measured, sizeof(p->measured), "A %s, B %s", va, vb);
-	if (!isnan(p->change) && c->rule != RULE_SIDES)
-		str_appendf(p->measured, sizeof(p->measured), ": %+.1f%%", p->change);
-	if (w.valid && (c->rule == RULE_CHANGE || c->rule == RULE_SAME))
-		str_appendf(p->measured, sizeof(p->measured), ", Welch p = %.2g", w.p);
+	if (c->rule == RULE_SIDES) {
+		;
+	} else if (ma->exact && mb->exact) {
+		/* Counts and sizes: an exact change, no test to give. */
+		if (!isnan(p->change))
+			str_appendf(p->measured, sizeof(p->measured), ": %+.1f%%", p->change);
+	} else {
+		/* What a change may be called: report/stats.h's words alone. */
+		char words[96];
+
+		change_words(&ch, '-', words, sizeof(words));
+		if (ch.kind == CHANGE_SIGNIFICANT || ch.kind == CHANGE_UNDEFINED)
+			str_appendf(p->measured, sizeof(p->measured), " %s", words);
+		else
+			str_appendf(p->measured, sizeof(p->measured), ": %+.1f%% %s", p->change, words);
+	}
 	claim_rule_text(c, i, rule, sizeof(rule));
 	switch (c->rule) {
 	case RULE_CHANGE:
@@ -821,7 +845,7 @@ static void judge_one(const struct claim *c, int i, const struct measure *m, str
 	sample_stats(m->v, m->n, &st);
 	v = side_value(c, m);
 	p->a_mean = v;
-	p->a_sd = st.stddev;
+	p->a_sd = st.n >= 2 ? st.stddev : NAN;
 	p->a_n = m->n;
 	fmt_measure(p->measured, sizeof(p->measured), m, c->munit);
 	claim_rule_text(c, i, rule, sizeof(rule));
@@ -998,6 +1022,16 @@ static void judge_claim_one(struct verdict *v, const struct claim *c, struct sid
 			if (is_a != is_b && c->have_base)
 				str_setf(side, sizeof(side), "this kernel is the %s side (published %s %s)",
 					 is_a ? "base" : "patched", is_a ? c->base[i].text : c->patched[i].text, c->unit);
+			if (m.n) {
+				/* Its figure in its side's column of the seed's table. */
+				struct sample_stats st;
+				bool b_side = is_b && !is_a;
+
+				sample_stats(m.v, m.n, &st);
+				*(b_side ? &p->b_mean : &p->a_mean) = side_value(c, &m);
+				*(b_side ? &p->b_sd : &p->a_sd) = st.n >= 2 ? st.stddev : NAN;
+				*(b_side ? &p->b_n : &p->a_n) = m.n;
+			}
 			p->kind = VERDICT_NOT_MEASURABLE;
 			str_setf(p->why, sizeof(p->why), "one kernel (%s) where the claim is an A/B", side_kernel(s));
 			if (c->nfeat)
@@ -1073,6 +1107,10 @@ static void judge_claim_pair(struct verdict *v, const struct claim *c, struct si
 			p->kind = VERDICT_NOT_MEASURABLE;
 			str_setf(p->why, sizeof(p->why), "%s", gates);
 			if (ma.n && mb.n) {
+				struct change ch;
+
+				/* The seed's table shows what was measured, judged or not. */
+				pair_numbers(c, &ma, &mb, p, &ch);
 				fmt_measure(fa, sizeof(fa), &ma, c->munit);
 				fmt_measure(fb, sizeof(fb), &mb, c->munit);
 				str_setf(p->measured, sizeof(p->measured), "A %s, B %s (not judged)", fa, fb);
