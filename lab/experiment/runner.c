@@ -624,6 +624,8 @@ int exp_run(const char *path, char **overrides, int noverrides, int argc, char *
 		verdicts_count_text(&vs, count, sizeof(count));
 		printf("verdicts%s%s (the rules and reasons: report.txt):\n", count[0] ? ": " : "", count);
 		verdicts_print_table(stdout, &vs, 80);
+		/* One kernel where a claim is an A/B: how to measure the other side. */
+		verdicts_print_next(stdout, &vs, 80);
 		verdicts_free(&vs);
 	}
 	printf("results: %s\n", r->dir);

@@ -58,6 +58,23 @@ static void step_stats(const struct plot_dir *d, const char *metric, const char 
 	sample_stats(v, n, st);
 }
 
+/* The most repeats of a metric at any step in d. */
+static size_t runs_of(const struct plot_dir *d, const char *metric)
+{
+	size_t most = 0;
+
+	for (size_t i = 0; i < d->m.n; i++) {
+		size_t n = 0;
+
+		if (strcmp(d->m.rows[i].metric, metric))
+			continue;
+		for (size_t j = 0; j < d->m.n; j++)
+			n += !strcmp(d->m.rows[j].metric, metric) && !strcmp(d->m.rows[j].step, d->m.rows[i].step);
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
 /*
  * Rows "step mean1 min1 max1 n1 mean2 ..." (NaN where a directory has no
  * value at that step), steps in the order first measured; the most
@@ -132,11 +149,26 @@ int plot_bars(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 		write_bars(dirs, ndirs, metrics[k], path, ax.scale, &repeats);
 		for (int d = 0; d < ndirs; d++)
 			plot_add_file(&vars, d + 1, path, dirs[d].label);
-		/* The unit said once (series.c). */
-		title = xasprintf("%s: mean of %zu repeat%s, bars min..max", metrics[k], repeats,
-				  repeats == 1 ? "" : "s");
-		title_txt = named ? xstrdup(title) : xasprintf("%s [%s]: mean of %zu repeat%s, bars min..max",
-								metrics[k], ax.unit, repeats, repeats == 1 ? "" : "s");
+		{
+			/* The unit said once (series.c).  A/B bars of too few
+			 * runs: no difference is tested (report/stats.h's words). */
+			size_t na = runs_of(&dirs[0], metrics[k]), nb = 0;
+			char why[64], tail[160];
+
+			for (int d = 1; d < ndirs; d++) {
+				size_t n = runs_of(&dirs[d], metrics[k]);
+
+				nb = d == 1 || n < nb ? n : nb;
+			}
+			if (ndirs > 1 && change_untested_why(na, nb, why, sizeof(why)))
+				snprintf(tail, sizeof(tail), "mean of %zu repeat%s (%s: not tested)", repeats,
+					 repeats == 1 ? "" : "s", why);
+			else
+				snprintf(tail, sizeof(tail), "mean of %zu repeat%s, bars min..max", repeats,
+					 repeats == 1 ? "" : "s");
+			title = xasprintf("%s: %s", metrics[k], tail);
+			title_txt = named ? xstrdup(title) : xasprintf("%s [%s]: %s", metrics[k], ax.unit, tail);
+		}
 		ylabel = named ? xstrdup(metrics[k]) : xasprintf("%s [%s]", metrics[k], ax.unit);
 		plot_metric("bars", sm, vars, ndirs, title, title_txt, ylabel, ndirs > 1 ?
 			    "a bar per step and run (A, B) side by side" : "a bar per step (phase) of the run", t);

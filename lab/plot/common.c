@@ -40,6 +40,13 @@ const char *plot_out(const struct plot_target *t, const char *name)
 	return t->rest;
 }
 
+static bool render_quiet;
+
+void plot_set_quiet(bool quiet)
+{
+	render_quiet = quiet;
+}
+
 void plot_render(const char *tmpl, const char *vars, const char *base, int w, int h, int text_rows,
 		 const char *what)
 {
@@ -48,7 +55,8 @@ void plot_render(const char *tmpl, const char *vars, const char *base, int w, in
 	if (gnuplot_render(tmpl, vars, base, w, h, text_rows, err, sizeof(err)))
 		plot_guard_render_failed(err);
 	plot_index_note(base, what);
-	printf("plot: %s.{png,svg,txt}\n", base);
+	if (!render_quiet)
+		printf("plot: %s.{png,svg,txt}\n", base);
 }
 
 void plot_metric(const char *kind, const char *name, char *vars, int nfiles, const char *title,

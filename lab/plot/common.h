@@ -38,6 +38,9 @@ char *plot_safe_name(const char *s);
  * line on what it shows, after title_txt in plots/index.txt. */
 void plot_metric(const char *kind, const char *name, char *vars, int nfiles, const char *title,
 		 const char *title_txt, const char *ylabel, const char *what, const struct plot_target *t);
+/* With quiet, plot_render says nothing on stdout (report --mail draws
+ * plots for a mail it prints there). */
+void plot_set_quiet(bool quiet);
 /* Renders template into <base>.{png,svg,txt} (text_rows 0: the usual
  * 24) and says so on stdout; a failure ends plot (plot_guard_render_failed).
  * what: one line on what the plot shows, for plots/index.txt. */

@@ -9,6 +9,7 @@
 #include "plot/index.h"
 #include "plot/kinds.h"
 #include "plot/plot.h"
+#include "report/labels.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/gnuplot.h"
@@ -25,94 +26,108 @@ static const char *status_note(const char *status)
 	return " (incomplete)";
 }
 
-/* A lab kernel's patches, from the guest run's kernel_package ("lab kernel:
- * linux-source-7.3 7.3.4-1, patches: 0001-a.patch 0002-b.patch + ..."):
- * " +a +b", or " unpatched"; "" for any other kernel.  Both sides of a lab
- * kernel's A/B have one release: this tells them apart. */
-static void lab_patches(json_object *meta, char *buf, size_t n)
-{
-	json_object *vm, *pkg;
-	const char *p, *end;
-	size_t len = 0;
-
-	buf[0] = '\0';
-	if (!json_object_object_get_ex(meta, "vm", &vm) || !json_object_object_get_ex(vm, "kernel_package", &pkg))
-		return;
-	p = json_object_get_string(pkg);
-	if (strncmp(p, "lab kernel:", 11))
-		return;
-	if (strstr(p, ", unpatched")) {
-		snprintf(buf, n, " unpatched");
-		return;
-	}
-	p = strstr(p, ", patches: ");
-	if (!p)
-		return;
-	p += strlen(", patches: ");
-	end = strstr(p, " + ");
-	while (p < (end ? end : p + strlen(p)) && len + 2 < n) {
-		size_t w = strcspn(p, " ");
-		const char *name = p, *dot = memmem(p, w, ".patch", 6);
-
-		/* "0001-" off the front, ".patch" off the end. */
-		if (w > 5 && name[4] == '-' && strspn(name, "0123456789") == 4)
-			name += 5;
-		len += snprintf(buf + len, n - len, " +%.*s", (int)((dot ? dot : p + w) - name), name);
-		p += w;
-		while (*p == ' ')
-			p++;
-	}
-}
-
-static void label_of(struct plot_dir *d, char tag, const char *status_as)
+/* d's legend: "A: <label><status>" (report/labels.h says what a side is
+ * called); whether it was made in a guest. */
+static void label_of(struct plot_dir *d, char tag, const char *label, const char *status_as)
 {
 	char *mp = xasprintf("%s/meta.json", d->dir);
-	json_object *meta = json_object_from_file(mp), *probe, *k, *st;
-	const char *kernel = "kernel ?", *status = "";
+	json_object *meta = json_object_from_file(mp), *k, *st;
+	const char *status = "";
 
 	if (!meta)
 		die("%s: cannot read or parse (not a results directory?)", mp);
-	if (json_object_object_get_ex(meta, "probe", &probe) && json_object_object_get_ex(probe, "kernel", &k))
-		kernel = json_object_get_string(k);
-	else if (json_object_object_get_ex(meta, "uname", &k))
-		kernel = json_object_get_string(k);	/* a driver's own run: the host's kernel */
 	if (status_as)
 		status = status_note(status_as);
 	else if (json_object_object_get_ex(meta, "status", &st))
 		status = status_note(json_object_get_string(st));
-	{
-		char patches[96];
-
-		lab_patches(meta, patches, sizeof(patches));
-		snprintf(d->label, sizeof(d->label), "%c: %s%s%s", tag, kernel, patches, status);
-	}
+	snprintf(d->label, sizeof(d->label), "%c: %s%s", tag, label, status);
 	d->in_vm = json_object_object_get_ex(meta, "vm", &k);
 	json_object_put(meta);
 	free(mp);
+}
+
+/* The directory's last component ("results/x/" -> "x"), malloc'd. */
+static char *last_name(const char *dir)
+{
+	size_t len = strlen(dir), start;
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	start = len;
+	while (start && dir[start - 1] != '/')
+		start--;
+	return xasprintf("%.*s", (int)(len - start), dir + start);
+}
+
+/* A directory's path with "." and ".." resolved (malloc'd); as given
+ * where it cannot be (the caller's reading of it then says why). */
+static char *resolved(const char *dir)
+{
+	char *r = realpath(dir, NULL);
+
+	return r ? r : xstrdup(dir);
+}
+
+char *plot_default_out(const char *const *dirs, int ndirs)
+{
+	char *a, *ra, *name, *parent, *out;
+	size_t plen;
+
+	if (ndirs < 2)
+		return xasprintf("%s/plots", dirs[0]);
+	/* Resolved: "plot . ../b" from inside A still goes beside A. */
+	ra = resolved(dirs[0]);
+	a = last_name(ra);
+	name = xasprintf("compare-%s", a);
+	for (int i = 1; i < ndirs; i++) {
+		char *rb = resolved(dirs[i]), *b = last_name(rb), *n = xasprintf("%s-vs-%s", name, b);
+
+		free(rb);
+		free(b);
+		free(name);
+		name = n;
+	}
+	/* A's parent: the path before its last component, or "." */
+	plen = strlen(ra);
+	while (plen > 1 && ra[plen - 1] == '/')
+		plen--;
+	while (plen && ra[plen - 1] != '/')
+		plen--;
+	parent = plen ? xasprintf("%.*s", (int)plen, ra) : xstrdup("./");
+	out = xasprintf("%s%s/plots", parent, name);
+	free(parent);
+	free(name);
+	free(a);
+	free(ra);
+	return out;
 }
 
 int plot_dirs(const char *const *names, int ndirs, const struct plot_request *req)
 {
 	struct plot_dir *dirs;
 	struct plot_target t = { NULL, req->width, req->height, NULL, 0, NULL };
-	char why[256], *outdir, *rest;
+	char why[256], *outdir, *rest, (*labels)[LABEL_LEN];
 	int nplots;
 
 	if (ndirs < 1)
 		die("plot: needs at least one results directory");
 	if (!gnuplot_available(why, sizeof(why)))
 		die("plot: %s", why);
+	if (ndirs > LABELS_MAX)
+		die("plot: at most %d results directories (got %d)", LABELS_MAX, ndirs);
 	dirs = xcalloc(ndirs, sizeof(*dirs));
+	labels = xcalloc(ndirs, sizeof(*labels));
+	labels_of(req->labels, names, ndirs, labels);
 	for (int i = 0; i < ndirs; i++) {
 		char err[512];
 
 		dirs[i].dir = names[i];
-		label_of(&dirs[i], 'A' + (i < 26 ? i : 25), i == 0 ? req->status_as : NULL);
+		label_of(&dirs[i], 'A' + i, labels[i], i == 0 ? req->status_as : NULL);
 		dirs[i].have_metrics = !metrics_load(dirs[i].dir, &dirs[i].m, err, sizeof(err));
 		if (!dirs[i].have_metrics && errno != ENOENT && !strstr(err, "No such file"))
 			die("%s", err);
 	}
-	outdir = req->out ? xstrdup(req->out) : xasprintf("%s/plots", dirs[0].dir);
+	outdir = req->out ? xstrdup(req->out) : plot_default_out(names, ndirs);
 	if (mkdir_p(outdir, 0755))
 		die("%s: cannot create: %s", outdir, strerror(errno));
 	t.out = outdir;
@@ -122,8 +137,10 @@ int plot_dirs(const char *const *names, int ndirs, const struct plot_request *re
 	t.rest = rest;
 	if (t.nheadlines && mkdir_p(rest, 0755))
 		die("%s: cannot create: %s", rest, strerror(errno));
-	if (!req->out && !req->status_as)
+	/* A run's own plots/ (never an A/B's: it goes beside A). */
+	if (!req->out && !req->status_as && ndirs == 1)
 		plot_guard_begin(dirs[0].dir);
+	plot_set_quiet(req->quiet);
 	nplots = plot_series(dirs, ndirs, &t);
 	nplots += plot_bars(dirs, ndirs, &t);
 	nplots += plot_cdfs(dirs, ndirs, &t);
@@ -131,7 +148,7 @@ int plot_dirs(const char *const *names, int ndirs, const struct plot_request *re
 	nplots += plot_fieldmaps(&dirs[0], &t);
 	nplots += plot_linesmaps(dirs, ndirs, &t);
 	nplots += plot_linesbars(dirs, ndirs, &t);
-	if (!nplots)
+	if (!nplots && !req->quiet)
 		printf("plot: nothing to plot in %s (no metrics in data/metrics.tsv, no data/hist-*.tsv)\n",
 		       dirs[0].dir);
 	else
@@ -142,6 +159,7 @@ int plot_dirs(const char *const *names, int ndirs, const struct plot_request *re
 	for (int i = 0; i < ndirs; i++)
 		metrics_free(&dirs[i].m);
 	free(dirs);
+	free(labels);
 	free(outdir);
 	return nplots;
 }

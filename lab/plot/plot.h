@@ -16,12 +16,23 @@
 #ifndef LAB_PLOT_PLOT_H
 #define LAB_PLOT_PLOT_H
 
+#include <stdbool.h>
+
+struct labels;
+
 struct plot_request {
-	const char *out;	/* NULL: the first directory's plots/ */
+	const char *out;	/* NULL: plot_default_out() */
 	const char *status_as;	/* the first directory's status, as run passes it; or NULL */
 	int width, height;	/* PNG/SVG pixels */
+	const struct labels *labels;	/* --label; NULL: none given */
+	bool quiet;		/* no "plot: FILE" line per plot (report --mail draws its own) */
 };
 
+/*
+ * Where plots of dirs go by default (malloc'd): one run's own plots/; an
+ * A/B's beside A, never into it: <A's parent>/compare-<A>-vs-<B>/plots.
+ */
+char *plot_default_out(const char *const *dirs, int ndirs);
 /* Plots dirs[0..ndirs) (A, B, ...); dies with one line on bad input.
  * Returns the number of plots written. */
 int plot_dirs(const char *const *dirs, int ndirs, const struct plot_request *req);

@@ -54,6 +54,26 @@ static bool write_series(const struct plot_dir *d, const char *metric, const cha
 	return nsteps > 0;
 }
 
+/* The most repeats of a metric at any of its numeric steps in d. */
+static size_t metric_runs(const struct plot_dir *d, const char *metric)
+{
+	size_t most = 0;
+	char xname[64];
+	double x, y;
+
+	for (size_t i = 0; i < d->m.n; i++) {
+		size_t n = 0;
+
+		if (strcmp(d->m.rows[i].metric, metric) || !metrics_step_value(d->m.rows[i].step, xname, sizeof(xname), &x))
+			continue;
+		for (size_t j = 0; j < d->m.n; j++)
+			n += !strcmp(d->m.rows[j].metric, metric) &&
+			     metrics_step_value(d->m.rows[j].step, xname, sizeof(xname), &y) && y == x;
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
 /* The largest magnitude of a metric at numeric steps in any directory. */
 static double stepped_max(const struct plot_dir *dirs, int ndirs, const char *metric)
 {
@@ -106,9 +126,24 @@ int plot_series(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
 		}
 		/* The unit said once: on the y axis, or in the ASCII rendering's
 		 * title (the dumb terminal draws no ylabel); nowhere else where
-		 * the metric's name says it (cpu_ns_per_charge, drawn in ns). */
-		title = xasprintf("%s vs %s", r->metric, xname);
-		title_txt = named ? xstrdup(title) : xasprintf("%s [%s]", title, ax.unit);
+		 * the metric's name says it (cpu_ns_per_charge, drawn in ns).
+		 * A/B curves of too few runs say that no difference is tested
+		 * (report/stats.h's words). */
+		{
+			size_t na = metric_runs(&dirs[0], r->metric), nb = 0;
+			char why[64], untested[96] = "";
+
+			for (int d = 1; d < ndirs; d++) {
+				size_t n = metric_runs(&dirs[d], r->metric);
+
+				nb = d == 1 || n < nb ? n : nb;
+			}
+			if (ndirs > 1 && change_untested_why(na, nb, why, sizeof(why)))
+				snprintf(untested, sizeof(untested), " (%s: not tested)", why);
+			title = xasprintf("%s vs %s%s", r->metric, xname, untested);
+			title_txt = named ? xstrdup(title) : xasprintf("%s vs %s [%s]%s", r->metric, xname, ax.unit,
+								     untested);
+		}
 		ylabel = named ? xstrdup(r->metric) : xasprintf("%s [%s]", r->metric, ax.unit);
 		gnuplot_var(&vars, "xlabel", xname);
 		plot_metric("series", sm, vars, nfiles, title, title_txt, ylabel, ndirs > 1 ?

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "report/compare.h"
+#include "report/labels.h"
 #include "report/lines_compare.h"
 #include "report/stats.h"
 #include "report/verdict.h"
@@ -60,7 +61,7 @@ static const char *meta_str(json_object *meta, const char *path)
 	return o ? json_object_get_string(o) : NULL;
 }
 
-static void print_side(const char *tag, const struct run *r)
+static void print_side(const char *tag, const char *label, const struct run *r)
 {
 	const char *k = meta_str(r->meta, "probe.kernel");
 	const char *split = meta_str(r->meta, "probe.features.cacheline_split");
@@ -69,7 +70,10 @@ static void print_side(const char *tag, const struct run *r)
 	const char *flush = meta_str(r->meta, "probe.features.flush_scheme");
 	const char *pkg = meta_str(r->meta, "vm.kernel_package");
 
-	printf("%s: %s\n", tag, r->dir);
+	if (label)
+		printf("%s (%s): %s\n", tag, label, r->dir);
+	else
+		printf("%s: %s\n", tag, r->dir);
 	printf("   experiment %s, kernel %s%s\n", r->experiment, k ? k : "unknown",
 	       strcmp(r->status, "complete") ? "   ** INCOMPLETE RUN **" : "");
 	if (meta_str(r->meta, "vm.accel"))
@@ -121,10 +125,11 @@ static const struct metric_row *find_row(const struct run *r, const char *step, 
 	return NULL;
 }
 
+/* "± 12%"; "-" where the runs give no spread to show (fewer than 2). */
 static void fmt_sd(char *buf, size_t n, const struct sample_stats *s)
 {
 	if (s->n < 2 || s->mean == 0)
-		snprintf(buf, n, "%s", "");
+		snprintf(buf, n, "%s", "-");
 	else
 		snprintf(buf, n, "±%3.0f%%", 100 * s->stddev / fabs(s->mean));
 }
@@ -166,6 +171,15 @@ static size_t keys_of(const struct run *a, const struct run *b, regex_t *filter,
 	return n;
 }
 
+/* A TSV number, "-" for NAN. */
+static void tsv_num(const char *fmt, double v)
+{
+	if (isnan(v))
+		fputs("-\t", stdout);
+	else
+		printf(fmt, v);
+}
+
 static void compare_tsv(const struct run *a, const struct run *b, regex_t *filter)
 {
 	static struct key keys[MAXKEYS];
@@ -175,85 +189,122 @@ static void compare_tsv(const struct run *a, const struct run *b, regex_t *filte
 	printf("step\tmetric\tn_a\tmean_a\tsd_a\tn_b\tmean_b\tsd_b\tchange_pct\tt\tdf\tp\tsignificant\n");
 	for (size_t k = 0; k < nkeys; k++) {
 		struct sample_stats sa, sb;
-		struct welch w;
+		struct change ch;
 
 		sample_stats(va, values_of(a, keys[k].step, keys[k].metric, va, MAXV), &sa);
 		sample_stats(vb, values_of(b, keys[k].step, keys[k].metric, vb, MAXV), &sb);
-		welch_test(&sa, &sb, &w);
-		printf("%s\t%s\t%zu\t%.10g\t%.10g\t%zu\t%.10g\t%.10g\t%.6g\t%.10g\t%.10g\t%.6g\t%s\n",
-		       keys[k].step, keys[k].metric, sa.n, sa.mean, sa.stddev, sb.n, sb.mean, sb.stddev,
-		       sa.mean != 0 ? 100 * (sb.mean - sa.mean) / fabs(sa.mean) : NAN, w.t, w.df, w.p,
-		       w.valid && w.p < 0.05 ? "yes" : "no");
+		change_of(&sa, &sb, STATS_ALPHA, &ch);
+		/* What the data cannot give is "-", never a 0 (verdicts.tsv's way). */
+		printf("%s\t%s\t%zu\t%.10g\t", keys[k].step, keys[k].metric, sa.n, sa.mean);
+		tsv_num("%.10g\t", sa.n >= 2 ? sa.stddev : NAN);
+		printf("%zu\t%.10g\t", sb.n, sb.mean);
+		tsv_num("%.10g\t", sb.n >= 2 ? sb.stddev : NAN);
+		tsv_num("%.6g\t", ch.pct);
+		tsv_num("%.10g\t", ch.w.t);
+		tsv_num("%.10g\t", ch.w.df);
+		tsv_num("%.6g\t", ch.w.p);
+		printf("%s\n", ch.kind == CHANGE_SIGNIFICANT ? "yes" : ch.kind == CHANGE_NOT_SIGNIFICANT ? "no" : "-");
 	}
 }
 
-static void compare_pair(const struct run *a, const struct run *b, regex_t *filter, const char *series)
+/* The most repeats of any row (repeats count from 0). */
+static size_t runs_of(const struct run *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->m.n; i++)
+		if ((size_t)r->m.rows[i].repeat + 1 > n)
+			n = r->m.rows[i].repeat + 1;
+	return n;
+}
+
+/* The text after the cells, on the row or, too long for it, on its own
+ * lines below, indented, wrapped at width. */
+static void put_name(FILE *out, const char *name, int avail, int width)
+{
+	if ((int)strlen(name) <= avail) {
+		fprintf(out, "  %s\n", name);
+		return;
+	}
+	fprintf(out, "\n");
+	while (*name) {
+		int cut = (int)strlen(name) > width - 4 ? width - 4 : (int)strlen(name);
+
+		fprintf(out, "    %.*s\n", cut, name);
+		name += cut;
+	}
+}
+
+/*
+ * The 0-day robot's block and the seeds' scaling layout, within width
+ * columns: per metric mean ±stddev% of A, %change, of B; then, for one
+ * stepped metric, "number of K | A | B (words)" with report/stats.h's
+ * words for the change.
+ */
+static void compare_changes(FILE *out, const struct run *a, const struct run *b, regex_t *filter,
+			    const char *series, int width)
 {
 	static struct key keys[MAXKEYS];
 	static double va[MAXV], vb[MAXV];
-	size_t nkeys, only_a, only_b, runs_a = 0, runs_b = 0;
+	size_t nkeys, only_a, only_b, runs_a = runs_of(a), runs_b = runs_of(b);
 	const char *last_step = NULL;
-	char line[WIDTH * 2];
+	/* The numbers' columns: 12 wide in 80 columns, 11 in a mail's 72. */
+	int wn = width >= 79 ? 12 : 11, before = 2 * wn + 2 * 5 + 11 + 4, avail = width - before - 2;
+	char line[256], why[64];
 
-	for (size_t i = 0; i < a->m.n; i++)
-		if ((size_t)a->m.rows[i].repeat + 1 > runs_a)
-			runs_a = a->m.rows[i].repeat + 1;
-	for (size_t i = 0; i < b->m.n; i++)
-		if ((size_t)b->m.rows[i].repeat + 1 > runs_b)
-			runs_b = b->m.rows[i].repeat + 1;
-
-	print_side("A", a);
-	print_side("B", b);
-	printf("runs: A %zu, B %zu   (* = Welch's t-test p < 0.05)\n\n", runs_a, runs_b);
+	fprintf(out, "runs: A %zu, B %zu   (* = Welch's t-test p < %.2g)\n", runs_a, runs_b, STATS_ALPHA);
+	if (change_untested_why(runs_a, runs_b, why, sizeof(why)))
+		fprintf(out, "%s: no change below is tested (Welch's t needs 2 runs a side)\n", why);
+	fprintf(out, "\n");
 	nkeys = keys_of(a, b, filter, keys, MAXKEYS, &only_a, &only_b);
-	printf("%12s %5s %11s %12s %5s  %s\n", "A", "±sd", "%change", "B", "±sd", "metric");
-	memset(line, '-', WIDTH - 1);
-	line[WIDTH - 1] = '\0';
-	puts(line);
+	fprintf(out, "%*s %5s %11s %*s %5s  %s\n", wn, "A", "±sd", "%change", wn, "B", "±sd", "metric");
+	memset(line, '-', width);
+	line[width] = '\0';
+	fprintf(out, "%s\n", line);
 	for (size_t k = 0; k < nkeys; k++) {
 		struct sample_stats sa, sb;
-		struct welch w;
-		char ma[24], mb[24], sda[16], sdb[16], chg[24], name[64];
+		struct change ch;
+		char ma[24], mb[24], sda[16], sdb[16], chg[24], name[160];
 		size_t na = values_of(a, keys[k].step, keys[k].metric, va, MAXV);
 		size_t nb = values_of(b, keys[k].step, keys[k].metric, vb, MAXV);
 
 		if (!last_step || strcmp(last_step, keys[k].step)) {
 			if (strcmp(keys[k].step, "-"))
-				printf("[%s]\n", keys[k].step);
+				fprintf(out, "[%s]\n", keys[k].step);
 			last_step = keys[k].step;
 		}
 		sample_stats(va, na, &sa);
 		sample_stats(vb, nb, &sb);
-		welch_test(&sa, &sb, &w);
+		change_of(&sa, &sb, STATS_ALPHA, &ch);
 		format_number(ma, sizeof(ma), sa.mean);
 		format_number(mb, sizeof(mb), sb.mean);
 		fmt_sd(sda, sizeof(sda), &sa);
 		fmt_sd(sdb, sizeof(sdb), &sb);
-		if (sa.mean != 0)
-			snprintf(chg, sizeof(chg), "%+.1f%%%s", 100 * (sb.mean - sa.mean) / fabs(sa.mean),
-				 w.valid && w.p < 0.05 ? " *" : "  ");
+		if (ch.kind != CHANGE_UNDEFINED)
+			snprintf(chg, sizeof(chg), "%+.1f%%%s", ch.pct, ch.kind == CHANGE_SIGNIFICANT ? " *" : "  ");
 		else
 			snprintf(chg, sizeof(chg), "%s", "n/a  ");
 		if (na != runs_a || nb != runs_b)
 			snprintf(name, sizeof(name), "%s (n=%zu/%zu)", keys[k].metric, na, nb);
 		else
 			snprintf(name, sizeof(name), "%s", keys[k].metric);
-		/* 12+1+5+1+11+1+12+1+5+2 = 51 columns before the name. */
-		printf("%12s %5s %11s %12s %5s  %.*s\n", ma, sda, chg, mb, sdb, WIDTH - 1 - 51 - 2, name);
+		fprintf(out, "%*s %5s %11s %*s %5s", wn, ma, sda, chg, wn, mb, sdb);
+		put_name(out, name, avail, width);
 	}
 	if (only_a || only_b)
-		printf("\n%zu metric rows only in A, %zu only in B (not compared)\n", only_a, only_b);
+		fprintf(out, "\n%zu metric rows only in A, %zu only in B (not compared)\n", only_a, only_b);
 	if (strcmp(a->status, "complete") || strcmp(b->status, "complete"))
-		printf("\nNOTE: %s%s%s did not finish; its numbers may be partial.\n",
-		       strcmp(a->status, "complete") ? "A" : "",
-		       strcmp(a->status, "complete") && strcmp(b->status, "complete") ? " and " : "",
-		       strcmp(b->status, "complete") ? "B" : "");
+		fprintf(out, "\nNOTE: %s%s%s did not finish; its numbers may be partial.\n",
+			strcmp(a->status, "complete") ? "A" : "",
+			strcmp(a->status, "complete") && strcmp(b->status, "complete") ? " and " : "",
+			strcmp(b->status, "complete") ? "B" : "");
 
 	/* The seeds' scaling layout for one headline metric. */
 	{
 		const char *metric = series;
 		char sname[64] = "", tmp[64];
 		double x;
+		int cw = 9;
 
 		for (size_t i = 0; !metric && i < a->m.n; i++)
 			if (metrics_step_value(a->m.rows[i].step, tmp, sizeof(tmp), &x) &&
@@ -261,37 +312,89 @@ static void compare_pair(const struct run *a, const struct run *b, regex_t *filt
 				metric = a->m.rows[i].metric;
 		if (!metric)
 			return;
-		printf("\n%s\n", metric);
+		/* Columns as wide as the widest mean and three blanks: room for the words. */
+		for (size_t k = 0; k < nkeys; k++) {
+			struct sample_stats st;
+			char num[24];
+
+			if (strcmp(keys[k].metric, metric) || !metrics_step_value(keys[k].step, tmp, sizeof(tmp), &x))
+				continue;
+			sample_stats(va, values_of(a, keys[k].step, metric, va, MAXV), &st);
+			if ((int)strlen(format_number(num, sizeof(num), st.mean)) + 3 > cw)
+				cw = (int)strlen(num) + 3;
+			sample_stats(vb, values_of(b, keys[k].step, metric, vb, MAXV), &st);
+			if ((int)strlen(format_number(num, sizeof(num), st.mean)) + 3 > cw)
+				cw = (int)strlen(num) + 3;
+		}
+		fprintf(out, "\n%s\n", metric);
 		for (size_t k = 0; k < nkeys; k++) {
 			struct sample_stats sa, sb;
+			struct change ch;
 			const struct metric_row *r;
-			char ma[24], mb[24], verdict[48] = "";
+			char ma[24], mb[24], words[64];
 			size_t na, nb;
 
 			if (strcmp(keys[k].metric, metric) || !metrics_step_value(keys[k].step, tmp, sizeof(tmp), &x))
 				continue;
 			if (!sname[0]) {
 				snprintf(sname, sizeof(sname), "%s", tmp);
-				printf("%*s%s |%13s |%13s\n", (int)(strlen(sname) < 7 ? 7 - strlen(sname) : 0), "number of ",
-				       sname, "A", "B");
+				fprintf(out, "%*s%s |%*s |%*s\n", (int)(strlen(sname) < 7 ? 7 - strlen(sname) : 0),
+					"number of ", sname, cw, "A", cw, "B");
 			}
 			na = values_of(a, keys[k].step, metric, va, MAXV);
 			nb = values_of(b, keys[k].step, metric, vb, MAXV);
 			sample_stats(va, na, &sa);
 			sample_stats(vb, nb, &sb);
+			change_of(&sa, &sb, STATS_ALPHA, &ch);
 			format_number(ma, sizeof(ma), sa.mean);
 			format_number(mb, sizeof(mb), sb.mean);
 			r = find_row(a, keys[k].step, metric);
-			if (sa.mean != 0 && r->better != '-') {
-				double pct = 100 * (sb.mean - sa.mean) / fabs(sa.mean);
-				bool better = r->better == 'h' ? pct > 0 : pct < 0;
-
-				snprintf(verdict, sizeof(verdict), " (%.1f%% %s)", fabs(pct),
-					 fabs(pct) < 0.05 ? "no change" : better ? "improvement" : "regression");
-			}
-			printf("%*g |%13s |%13s%s\n", (int)strlen("number of ") + (int)strlen(sname), x, ma, mb, verdict);
+			/* The one place that may name a direction (report/stats.h). */
+			change_words(&ch, r->better, words, sizeof(words));
+			snprintf(line, sizeof(line), "%*g |%*s |%*s", (int)strlen("number of ") + (int)strlen(sname), x,
+				 cw, ma, cw, mb);
+			/* The words under the row where they would pass the width. */
+			if ((int)(strlen(line) + 1 + strlen(words)) <= width)
+				fprintf(out, "%s %s\n", line, words);
+			else
+				fprintf(out, "%s\n%*s%s\n", line, width - (int)strlen(words) > 0 ?
+					width - (int)strlen(words) : 0, "", words);
 		}
 	}
+}
+
+static void compare_pair(const struct run *a, const struct run *b, const char *const labels[2], regex_t *filter,
+			 const char *series)
+{
+	print_side("A", labels[0], a);
+	print_side("B", labels[1], b);
+	compare_changes(stdout, a, b, filter, series, WIDTH - 1);
+}
+
+void compare_changes_of(FILE *out, const char *a, const char *b, int width)
+{
+	struct run ra, rb;
+
+	load_run(&ra, a);
+	load_run(&rb, b);
+	compare_changes(out, &ra, &rb, NULL, NULL, width);
+	metrics_free(&ra.m);
+	metrics_free(&rb.m);
+	json_object_put(ra.meta);
+	json_object_put(rb.meta);
+}
+
+size_t compare_runs_of(const char *dir)
+{
+	struct run r;
+	char err[512];
+	size_t n;
+
+	if (metrics_load(dir, &r.m, err, sizeof(err)))
+		return 0;
+	n = runs_of(&r);
+	metrics_free(&r.m);
+	return n;
 }
 
 /* The seed's claims judged on both sides, and its tables beside ours. */
@@ -325,13 +428,16 @@ int compare_dirs(char **dirs, int ndirs, const struct compare_opts *o)
 			    runs[0].dir, runs[0].experiment, runs[i].dir, runs[i].experiment);
 	}
 	for (int i = 1; i < ndirs; i++) {
+		const char *labels[2] = { o->labels ? o->labels->given[0] : NULL,
+					  o->labels && i < LABELS_MAX ? o->labels->given[i] : NULL };
+
 		if (o->tsv) {
 			compare_tsv(&runs[0], &runs[i], o->metric_re ? &re : NULL);
 			continue;
 		}
 		if (i > 1)
 			printf("\n");
-		compare_pair(&runs[0], &runs[i], o->metric_re ? &re : NULL, o->series);
+		compare_pair(&runs[0], &runs[i], labels, o->metric_re ? &re : NULL, o->series);
 		lines_compare(stdout, runs[0].dir, meta_str(runs[0].meta, "vm") != NULL, runs[i].dir,
 			      meta_str(runs[i].meta, "vm") != NULL, WIDTH - 1);
 		compare_verdicts(&runs[0], &runs[i]);

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
+#include "report/compare.h"
+#include "report/labels.h"
 #include "report/report.h"
 #include "report/report_summary.h"
 #include "report/stats.h"
@@ -92,7 +94,7 @@ static void metrics_table(FILE *out, const char *dir)
 		struct sample_stats st;
 		size_t n = 0;
 		bool first = true;
-		char num[32];
+		char num[32], sd[16];
 
 		for (size_t j = 0; j < i && first; j++)
 			first = strcmp(m.rows[j].step, m.rows[i].step) || strcmp(m.rows[j].metric, m.rows[i].metric);
@@ -103,8 +105,9 @@ static void metrics_table(FILE *out, const char *dir)
 				v[n++] = m.rows[j].value;
 		sample_stats(v, n, &st);
 		format_number(num, sizeof(num), st.mean);
-		fprintf(out, "  %-16s %-34s %14s %5.1f%% %4zu  %s\n", m.rows[i].step, m.rows[i].metric, num,
-			st.mean ? 100 * st.stddev / (st.mean < 0 ? -st.mean : st.mean) : 0.0, n, m.rows[i].unit);
+		/* One run has no spread to show: "-", not a measured 0. */
+		fprintf(out, "  %-16s %-34s %14s %6s %4zu  %s\n", m.rows[i].step, m.rows[i].metric, num,
+			stats_sd_pct(&st, sd, sizeof(sd)), n, m.rows[i].unit);
 	}
 	metrics_free(&m);
 }
@@ -211,79 +214,166 @@ int report_write(const char *dir, FILE *out, char *err, size_t errlen)
 
 #define MAIL_WIDTH 72
 
-/* The headline plots' ASCII renderings (plots/index.txt's entries in
- * plots/ itself), each under its name and what it shows. */
-static void mail_plots(FILE *out, const char *dir)
+/* text wrapped at spaces to the mail's width: the first line after first
+ * (already printed, its columns), the rest indented by indent. */
+static void mail_wrap(FILE *out, int first, int indent, const char *text)
 {
-	char *idx = xasprintf("%s/plots/index.txt", dir), *text = read_text(idx, NULL), line[2048];
+	const char *p = text;
+	int avail = MAIL_WIDTH - first;
+
+	while (*p) {
+		size_t n = strlen(p), cut = n;
+
+		if ((int)n > avail) {
+			cut = avail;
+			while (cut && p[cut] != ' ')
+				cut--;
+			if (!cut)
+				cut = strcspn(p, " ");
+		}
+		fprintf(out, "%.*s\n", (int)cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+		if (*p)
+			fprintf(out, "%*s", indent, "");
+		avail = MAIL_WIDTH - indent;
+	}
+	if (!*text)
+		fputc('\n', out);
+}
+
+/* The headline plots' ASCII renderings (index.txt's entries in plotdir
+ * itself, not in all/), each under its name and what it shows. */
+static void mail_plots(FILE *out, const char *plotdir, const char *where, const char *plot_cmd)
+{
+	char *idx = xasprintf("%s/index.txt", plotdir), *text = read_text(idx, NULL), line[2048];
 	const char *pos = text;
 	int shown = 0;
+	bool blank_top;
 
-	fprintf(out, "\nPlots (ASCII; PNG, SVG and gnuplot scripts are in the run's plots/)\n");
+	fprintf(out, "\nPlots (ASCII; PNG, SVG and gnuplot scripts %s)\n", where);
 	while (pos && text_next_line(&pos, line, sizeof(line))) {
-		char *tab = strchr(line, '\t'), *txt, *ascii;
+		char *tab = strchr(line, '\t'), *txt, *ascii, *cap;
 		size_t len;
 
 		if (line[0] == '#' || !tab)
 			continue;
 		*tab = '\0';
 		if (strchr(line, '/'))
-			continue;	/* not a headline plot: in plots/all/ */
+			continue;	/* not a headline plot: in all/ */
 		len = strlen(line);
 		if (len < 5 || strcmp(line + len - 4, ".png"))
 			continue;
-		txt = xasprintf("%s/plots/%.*s.txt", dir, (int)len - 4, line);
+		txt = xasprintf("%s/%.*s.txt", plotdir, (int)len - 4, line);
 		ascii = read_text(txt, NULL);
 		free(txt);
 		if (!ascii)
 			continue;
 		fprintf(out, "\n");
-		{
-			/* The caption wrapped to the mail's width. */
-			char *cap = xasprintf("%.*s: %s", (int)len - 4, line, tab + 1);
-			const char *p = cap;
-
-			while (*p) {
-				size_t n = strlen(p), cut = n;
-
-				if (n > MAIL_WIDTH) {
-					cut = MAIL_WIDTH;
-					while (cut && p[cut] != ' ')
-						cut--;
-					if (!cut)
-						cut = strcspn(p, " ");
-				}
-				fprintf(out, "%.*s\n", (int)cut, p);
-				p += cut;
-				while (*p == ' ')
-					p++;
-			}
-			free(cap);
-		}
-		/* gnuplot's dumb terminal pads its lines: a mail needs no trailing blanks. */
+		blank_top = true;
+		cap = xasprintf("%.*s: %s", (int)len - 4, line, tab + 1);
+		mail_wrap(out, 0, 0, cap);
+		fprintf(out, "\n");
+		free(cap);
+		/* gnuplot's dumb terminal pads its lines and starts each plot
+		 * with a form feed: a mail needs neither. */
 		for (const char *l = ascii, *nl; *l; l = nl ? nl + 1 : l + strlen(l)) {
-			size_t len = (nl = strchr(l, '\n')) ? (size_t)(nl - l) : strlen(l);
+			size_t n = (nl = strchr(l, '\n')) ? (size_t)(nl - l) : strlen(l);
 
-			while (len && l[len - 1] == ' ')
-				len--;
-			fprintf(out, "%.*s\n", (int)len, l);
+			while (n && (l[n - 1] == ' ' || l[n - 1] == '\r'))
+				n--;
+			while (n && *l == '\f') {
+				l++;
+				n--;
+			}
+			if (!n && (l == ascii || (!nl || !nl[1]) || blank_top))
+				continue;	/* no blank lines above or below */
+			blank_top = false;
+			fprintf(out, "%.*s\n", (int)n, l);
 		}
 		free(ascii);
 		shown++;
 	}
 	if (!text)
-		fprintf(out, "  none: %s has no plots/index.txt (plot it: memcg-lab plot %s)\n", dir, dir);
+		fprintf(out, "  none: %s has no index.txt (plot it: %s)\n", plotdir, plot_cmd);
 	else if (!shown)
 		fprintf(out, "  none: the experiment names no headline plots ([plot] headline)\n");
 	free(text);
 	free(idx);
 }
 
-int report_mail(const char *dir, const char *b, FILE *out, char *err, size_t errlen)
+/* One side's context: what it ran on and how, in one line (wrapped). */
+static void mail_context(FILE *out, char tag, const char *label, const char *dir, json_object *meta)
+{
+	const char *v, *cg = json_path_str(meta, "probe.machine.cgroup.mode"), *status = json_path_str(meta, "status");
+	size_t runs = compare_runs_of(dir);
+	char *text, cpus[48] = "CPUs ?", head[LABEL_LEN + 8];
+
+	if ((v = json_path_str(meta, "vm.cpus")) || (v = json_path_str(meta, "probe.machine.topology.cpus")))
+		snprintf(cpus, sizeof(cpus), "%s CPU%s", v, strcmp(v, "1") ? "s" : "");
+	text = xasprintf("kernel %s%s%s%s, %s, %zu repeat%s, %s%s%s, cgroup %s%s, lab %s%s%s%s",
+			 json_path_or(meta, "probe.kernel", json_path_or(meta, "uname", "?")),
+			 json_path_str(meta, "vm.accel") ? " in a qemu guest (" : "",
+			 json_path_or(meta, "vm.accel", ""), json_path_str(meta, "vm.accel") ? ")" : "", cpus, runs,
+			 runs == 1 ? "" : "s", json_path_str(meta, "scaled") ? "the [small] shape (" : "the full shape",
+			 json_path_or(meta, "scaled", ""), json_path_str(meta, "scaled") ? ")" : "", cg ? cg : "?",
+			 cg && !strcmp(cg, "hybrid") ? (!strcmp(json_path_or(meta, "probe.machine.cgroup.memory_v2",
+							"false"), "true") ? " (memory on v2)" : " (memory on v1)") : "",
+			 json_path_or(meta, "lab_revision", "?"), status && strcmp(status, "complete") ? "; " : "",
+			 status && strcmp(status, "complete") ? "DID NOT FINISH: " : "",
+			 status && strcmp(status, "complete") ? status : "");
+	snprintf(head, sizeof(head), "%c: %s", tag, label);
+	fprintf(out, "%s\n   ", head);
+	mail_wrap(out, 3, 3, text);
+	free(text);
+}
+
+/* A side's layout verdicts (data/layout-check.txt), if it checked them:
+ * the result, and each rule that failed or warned. */
+static bool mail_layout(FILE *out, char tag, const char *dir, json_object *meta)
+{
+	char *path = xasprintf("%s/data/layout-check.txt", dir), *text = read_text(path, NULL), line[2048];
+	const char *verdict = json_path_str(meta, "layout_check"), *pos = text, *result = NULL;
+	char *head;
+
+	free(path);
+	if (!verdict && !text)
+		return false;
+	while (pos && text_next_line(&pos, line, sizeof(line)))
+		if (!strncmp(line, "result: ", 8)) {
+			head = xasprintf("%c: %s (%s)", tag, verdict ? verdict : "?", line + 8);
+			fprintf(out, "  ");
+			mail_wrap(out, 2, 5, head);
+			free(head);
+			result = "";
+		}
+	if (!result)
+		fprintf(out, "  %c: %s (no data/layout-check.txt)\n", tag, verdict ? verdict : "?");
+	for (pos = text; pos && text_next_line(&pos, line, sizeof(line));) {
+		char kind[8], name[128], sev[16];
+		int off = 0;
+
+		/* "FAIL  name  hard  detail" */
+		if ((strncmp(line, "FAIL ", 5) && strncmp(line, "warn ", 5)) ||
+		    sscanf(line, "%7s %127s %15s %n", kind, name, sev, &off) != 3 || !off)
+			continue;
+		head = xasprintf("%s %s (%s): %s", kind, name, sev, line + off);
+		fprintf(out, "     ");
+		mail_wrap(out, 5, 7, head);
+		free(head);
+	}
+	free(text);
+	return true;
+}
+
+static int mail_body(const char *dir, const char *b, const struct mail_opts *o, FILE *out, char *err,
+		     size_t errlen)
 {
 	char *mp = xasprintf("%s/meta.json", dir);
 	json_object *meta = json_object_from_file(mp), *mb = NULL;
 	struct verdicts vs;
+	bool layout;
 
 	free(mp);
 	if (!meta)
@@ -297,12 +387,10 @@ int report_mail(const char *dir, const char *b, FILE *out, char *err, size_t err
 			return set_err(err, errlen, "%s/meta.json: cannot read or parse (not a results directory?)", b);
 		}
 	}
-	fprintf(out, "memcg-lab %s, kernel %s%s\n", json_path_or(meta, "name", "?"),
-		json_path_or(meta, "probe.kernel", json_path_or(meta, "uname", "?")), b ? " (A)" : "");
+	fprintf(out, "memcg-lab %s%s\n\n", json_path_or(meta, "name", "?"), b ? ": A against B" : "");
+	mail_context(out, 'A', o->labels[0], dir, meta);
 	if (b)
-		fprintf(out, "against kernel %s (B)\n", json_path_or(mb, "probe.kernel", json_path_or(mb, "uname", "?")));
-	if (json_path_str(meta, "vm.accel"))
-		fprintf(out, "in a qemu guest (%s)\n", json_path_str(meta, "vm.accel"));
+		mail_context(out, 'B', o->labels[1], b, mb);
 	if (b)
 		verdicts_of_pair(&vs, dir, b);
 	else
@@ -314,10 +402,63 @@ int report_mail(const char *dir, const char *b, FILE *out, char *err, size_t err
 		verdicts_table(out, &vs, MAIL_WIDTH);
 	}
 	verdicts_free(&vs);
-	mail_plots(out, dir);
+	if (b) {
+		fprintf(out, "\nMeasured: B against A, per metric (compare)\n");
+		compare_changes_of(out, dir, b, MAIL_WIDTH);
+	}
+	fprintf(out, "\nLayout verdicts\n");
+	layout = mail_layout(out, 'A', dir, meta);
+	if (b)
+		layout |= mail_layout(out, 'B', b, mb);
+	if (!layout)
+		fprintf(out, "  none: %s checked no layouts ([collect] layout = check)\n", b ? "the runs" : "the run");
+	if (o->plots) {
+		char *cmd = b ? xasprintf("memcg-lab plot %s %s", dir, b) : xasprintf("memcg-lab plot %s", dir);
+
+		mail_plots(out, o->plots, b ? "beside the runs" : "in the run's plots/", cmd);
+		free(cmd);
+	} else {
+		fprintf(out, "\nPlots\n  none: %s\n", o->no_plots ? o->no_plots : "not drawn");
+	}
 	json_object_put(meta);
 	json_object_put(mb);
 	return 0;
+}
+
+int report_mail(const char *dir, const char *b, const struct mail_opts *o, FILE *out, char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int ret;
+
+	if (!mem)
+		return set_err(err, errlen, "report --mail: cannot allocate: %s", strerror(errno));
+	ret = mail_body(dir, b, o, mem, err, errlen);
+	fclose(mem);
+	/* Plain text: no byte below 0x20 but the newline (a tab is a blank),
+	 * no DEL, no blank at a line's end, whatever a file gave. */
+	for (size_t i = 0, blanks = 0; !ret && i < len; i++) {
+		unsigned char c = text[i];
+
+		if (c == '\t')
+			c = ' ';
+		if (c == ' ') {
+			blanks++;
+			continue;
+		}
+		if ((c < 0x20 && c != '\n') || c == 0x7f)
+			continue;
+		if (c != '\n')
+			while (blanks) {
+				fputc(' ', out);
+				blanks--;
+			}
+		blanks = 0;
+		fputc(c, out);
+	}
+	free(text);
+	return ret;
 }
 
 /* report.txt as the run stands with status (NULL: meta.json's), through a

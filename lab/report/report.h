@@ -6,13 +6,22 @@
 
 /* Writes the report of a results directory; 0, or -1 with err. */
 int report_write(const char *dir, FILE *out, char *err, size_t errlen);
+struct mail_opts {
+	const char *labels[2];	/* what A and B are called (report/labels.h) */
+	const char *plots;	/* the plots directory to show the headline plots of; NULL: none */
+	const char *no_plots;	/* why there are none (no gnuplot) */
+};
+
 /*
- * The text for a mail (`report --mail`), 72 columns, plain text: the
- * verdicts of dir (against b: an A/B, b may be NULL), the seeds' tables
- * beside the measured figures, and the ASCII renderings of the headline
- * plots.  0, or -1 with err.
+ * The text for a mail (`report --mail`), plain text in 72 columns, no
+ * control character but the newline: one context line per side (kernel,
+ * CPUs, repeats, shape, cgroup version, lab revision), the verdicts of dir
+ * (against b: an A/B, b may be NULL) and the seeds' tables with the
+ * measured figures, compare's %change block of b against dir, the layout
+ * verdicts of the runs that checked them, and the ASCII renderings of the
+ * headline plots in o->plots.  0, or -1 with err.
  */
-int report_mail(const char *dir, const char *b, FILE *out, char *err, size_t errlen);
+int report_mail(const char *dir, const char *b, const struct mail_opts *o, FILE *out, char *err, size_t errlen);
 
 struct results;
 /*

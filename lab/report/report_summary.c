@@ -132,10 +132,6 @@ static bool step_stats(const struct metrics *m, const char *step, const char *me
 	return n > 0;
 }
 
-static double spread_pct(const struct sample_stats *st)
-{
-	return st->mean ? 100 * st->stddev / fabs(st->mean) : 0;
-}
 
 /* A mean as a reader takes it in: latencies in ns..s, the rest as the
  * 0-day robot prints means (the unit is the caller's to add). */
@@ -422,7 +418,7 @@ static void ratios(struct report_summary *s, const struct metrics *m)
 	for (size_t i = 0; i < m->n; i++) {
 		struct sample_stats st;
 		bool first = true;
-		char v[64];
+		char v[64], sd[16];
 
 		if (strcmp(m->rows[i].unit, "ratio"))
 			continue;
@@ -431,8 +427,8 @@ static void ratios(struct report_summary *s, const struct metrics *m)
 		if (!first || !step_stats(m, m->rows[i].step, m->rows[i].metric, &st))
 			continue;
 		format_number(v, sizeof(v), st.mean);
-		add(s, "ratio", "%s %s (sd %.1f%%, %zu run%s)", m->rows[i].metric, v, spread_pct(&st), st.n,
-		    st.n == 1 ? "" : "s");
+		add(s, "ratio", "%s %s (sd %s, %zu run%s)", m->rows[i].metric, v, stats_sd_pct(&st, sd, sizeof(sd)),
+		    st.n, st.n == 1 ? "" : "s");
 	}
 }
 
@@ -478,7 +474,7 @@ static const char *headline_metric(const struct metrics *m, const char *phase)
 static void phase_headline(struct report_summary *s, const struct metrics *m, const char *phase)
 {
 	const char *metric = headline_metric(m, phase), *unit = "";
-	char text[1024] = "", p[128], v[64];
+	char text[1024] = "", p[128], v[64], sd[16];
 	int steps = 0;
 	struct sample_stats st;
 
@@ -500,8 +496,8 @@ static void phase_headline(struct report_summary *s, const struct metrics *m, co
 			 step_point(m->rows[i].step), v);
 	}
 	if (steps == 1)
-		add(s, "measured", "%s%s%s %s%s%s (sd %.1f%%, %zu run%s)", phase, phase[0] ? ": " : "", metric, v,
-		    unit[0] ? " " : "", unit, spread_pct(&st), st.n, st.n == 1 ? "" : "s");
+		add(s, "measured", "%s%s%s %s%s%s (sd %s, %zu run%s)", phase, phase[0] ? ": " : "", metric, v,
+		    unit[0] ? " " : "", unit, stats_sd_pct(&st, sd, sizeof(sd)), st.n, st.n == 1 ? "" : "s");
 	else if (steps)
 		add(s, "measured", "%s%s%s%s%s%s: %s", phase, phase[0] ? ": " : "", metric, unit[0] ? " (" : "", unit,
 		    unit[0] ? ")" : "", text);

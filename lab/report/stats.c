@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
+#include <stdio.h>
 #include "report/stats.h"
 
 void sample_stats(const double *v, size_t n, struct sample_stats *s)
@@ -101,9 +102,9 @@ void welch_test(const struct sample_stats *a, const struct sample_stats *b, stru
 {
 	double va, vb, se2;
 
-	w->t = 0;
-	w->df = 0;
-	w->p = 1;
+	w->t = NAN;
+	w->df = NAN;
+	w->p = NAN;
 	w->valid = 0;
 	if (a->n < 2 || b->n < 2)
 		return;
@@ -116,4 +117,66 @@ void welch_test(const struct sample_stats *a, const struct sample_stats *b, stru
 	w->df = se2 * se2 / (va * va / (a->n - 1) + vb * vb / (b->n - 1));
 	w->p = student_t_p2(w->t, w->df);
 	w->valid = 1;
+}
+
+void change_of(const struct sample_stats *a, const struct sample_stats *b, double alpha, struct change *c)
+{
+	welch_test(a, b, &c->w);
+	c->na = a->n;
+	c->nb = b->n;
+	c->pct = a->mean != 0 ? 100 * (b->mean - a->mean) / fabs(a->mean) : NAN;
+	if (isnan(c->pct))
+		c->kind = CHANGE_UNDEFINED;
+	else if (!c->w.valid)
+		c->kind = CHANGE_UNTESTED;
+	else
+		c->kind = c->w.p < alpha ? CHANGE_SIGNIFICANT : CHANGE_NOT_SIGNIFICANT;
+}
+
+const char *change_untested_why(size_t na, size_t nb, char *buf, size_t n)
+{
+	if (na >= 2 && nb >= 2)
+		return NULL;
+	if (na == nb)
+		snprintf(buf, n, "%zu run%s a side", na, na == 1 ? "" : "s");
+	else
+		snprintf(buf, n, "%zu run%s in A, %zu in B", na, na == 1 ? "" : "s", nb);
+	return buf;
+}
+
+const char *change_words(const struct change *c, char better, char *buf, size_t n)
+{
+	char why[64];
+
+	switch (c->kind) {
+	case CHANGE_UNDEFINED:
+		snprintf(buf, n, "(A is 0: no relative change)");
+		break;
+	case CHANGE_UNTESTED:
+		if (change_untested_why(c->na, c->nb, why, sizeof(why)))
+			snprintf(buf, n, "(%s: not tested)", why);
+		else
+			snprintf(buf, n, "(no spread on either side: not tested)");
+		break;
+	case CHANGE_NOT_SIGNIFICANT:
+		snprintf(buf, n, "(no significant change, p = %.2g)", c->w.p);
+		break;
+	case CHANGE_SIGNIFICANT:
+		if (better == 'h' || better == 'l')
+			snprintf(buf, n, "(%.1f%% %s)", fabs(c->pct),
+				 (better == 'h') == (c->pct > 0) ? "improvement" : "regression");
+		else
+			snprintf(buf, n, "(%+.1f%%, p = %.2g)", c->pct, c->w.p);
+		break;
+	}
+	return buf;
+}
+
+const char *stats_sd_pct(const struct sample_stats *s, char *buf, size_t n)
+{
+	if (s->n < 2 || s->mean == 0)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.1f%%", 100 * s->stddev / fabs(s->mean));
+	return buf;
 }

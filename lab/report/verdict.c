@@ -7,6 +7,7 @@
  * measured here (the gates), what the run measured of its quantity (the
  * measure), and the rule of its kind (report/claim.h: claim_rule_text).
  */
+#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "kernel/btf.h"
+#include "kernel/features.h"
 #include "layout/layout.h"
 #include "report/claim.h"
 #include "report/lines_fields.h"
@@ -28,8 +30,8 @@
 #include "util/results.h"
 #include "util/strfmt.h"
 
-/* The lab's significance threshold (compare marks p < 0.05 with '*'). */
-#define ALPHA 0.05
+/* The lab's significance threshold (report/stats.h; compare marks p < 0.05 with '*'). */
+#define ALPHA STATS_ALPHA
 #define MAXV 256
 
 /* One results directory as the verdicts read it. */
@@ -725,32 +727,56 @@ static bool within_factor(double got, double lo, double hi, double f, char *why,
 	return true;
 }
 
+/* A point's numbers of an A/B (the seed's table, verdicts.tsv): each side's
+ * figure (a cliff's highest repeat), stddev (NAN under 2 runs), count, the
+ * change and Welch's p (NAN untested); the change's test into ch. */
+static void pair_numbers(const struct claim *c, const struct measure *ma, const struct measure *mb,
+			 struct verdict_point *p, struct change *ch)
+{
+	struct sample_stats sa, sb;
+
+	sample_stats(ma->v, ma->n, &sa);
+	sample_stats(mb->v, mb->n, &sb);
+	change_of(&sa, &sb, ALPHA, ch);
+	p->a_mean = c->src == CQ_CLIFF ? sa.max : sa.mean;
+	p->b_mean = c->src == CQ_CLIFF ? sb.max : sb.mean;
+	p->a_sd = sa.n >= 2 ? sa.stddev : NAN;
+	p->b_sd = sb.n >= 2 ? sb.stddev : NAN;
+	p->a_n = ma->n;
+	p->b_n = mb->n;
+	p->change = ch->pct;
+	p->p = ch->w.valid ? ch->w.p : NAN;
+}
+
 static void judge_pair(const struct claim *c, int i, const struct measure *ma, const struct measure *mb,
 		       struct verdict_point *p)
 {
-	struct sample_stats sa, sb;
+	struct change ch;
 	struct welch w;
 	char rule[512], fail[256] = "", va[160], vb[160];
 	bool ok = false;
 
-	sample_stats(ma->v, ma->n, &sa);
-	sample_stats(mb->v, mb->n, &sb);
-	welch_test(&sa, &sb, &w);
-	p->a_mean = c->src == CQ_CLIFF ? sa.max : sa.mean;
-	p->b_mean = c->src == CQ_CLIFF ? sb.max : sb.mean;
-	p->a_sd = sa.stddev;
-	p->b_sd = sb.stddev;
-	p->a_n = ma->n;
-	p->b_n = mb->n;
-	p->change = sa.mean ? 100 * (sb.mean - sa.mean) / fabs(sa.mean) : NAN;
-	p->p = w.valid ? w.p : NAN;
+	pair_numbers(c, ma, mb, p, &ch);
+	w = ch.w;
 	fmt_measure(va, sizeof(va), ma, c->munit);
 	fmt_measure(vb, sizeof(vb), mb, c->munit);
 	str_setf(p->measured, sizeof(p->measured), "A %s, B %s", va, vb);
-	if (!isnan(p->change) && c->rule != RULE_SIDES)
-		str_appendf(p->measured, sizeof(p->measured), ": %+.1f%%", p->change);
-	if (w.valid && (c->rule == RULE_CHANGE || c->rule == RULE_SAME))
-		str_appendf(p->measured, sizeof(p->measured), ", Welch p = %.2g", w.p);
+	if (c->rule == RULE_SIDES) {
+		;
+	} else if (ma->exact && mb->exact) {
+		/* Counts and sizes: an exact change, no test to give. */
+		if (!isnan(p->change))
+			str_appendf(p->measured, sizeof(p->measured), ": %+.1f%%", p->change);
+	} else {
+		/* What a change may be called: report/stats.h's words alone. */
+		char words[96];
+
+		change_words(&ch, '-', words, sizeof(words));
+		if (ch.kind == CHANGE_SIGNIFICANT || ch.kind == CHANGE_UNDEFINED)
+			str_appendf(p->measured, sizeof(p->measured), " %s", words);
+		else
+			str_appendf(p->measured, sizeof(p->measured), ": %+.1f%% %s", p->change, words);
+	}
 	claim_rule_text(c, i, rule, sizeof(rule));
 	switch (c->rule) {
 	case RULE_CHANGE:
@@ -821,7 +847,7 @@ static void judge_one(const struct claim *c, int i, const struct measure *m, str
 	sample_stats(m->v, m->n, &st);
 	v = side_value(c, m);
 	p->a_mean = v;
-	p->a_sd = st.stddev;
+	p->a_sd = st.n >= 2 ? st.stddev : NAN;
 	p->a_n = m->n;
 	fmt_measure(p->measured, sizeof(p->measured), m, c->munit);
 	claim_rule_text(c, i, rule, sizeof(rule));
@@ -998,6 +1024,16 @@ static void judge_claim_one(struct verdict *v, const struct claim *c, struct sid
 			if (is_a != is_b && c->have_base)
 				str_setf(side, sizeof(side), "this kernel is the %s side (published %s %s)",
 					 is_a ? "base" : "patched", is_a ? c->base[i].text : c->patched[i].text, c->unit);
+			if (m.n) {
+				/* Its figure in its side's column of the seed's table. */
+				struct sample_stats st;
+				bool b_side = is_b && !is_a;
+
+				sample_stats(m.v, m.n, &st);
+				*(b_side ? &p->b_mean : &p->a_mean) = side_value(c, &m);
+				*(b_side ? &p->b_sd : &p->a_sd) = st.n >= 2 ? st.stddev : NAN;
+				*(b_side ? &p->b_n : &p->a_n) = m.n;
+			}
 			p->kind = VERDICT_NOT_MEASURABLE;
 			str_setf(p->why, sizeof(p->why), "one kernel (%s) where the claim is an A/B", side_kernel(s));
 			if (c->nfeat)
@@ -1073,6 +1109,10 @@ static void judge_claim_pair(struct verdict *v, const struct claim *c, struct si
 			p->kind = VERDICT_NOT_MEASURABLE;
 			str_setf(p->why, sizeof(p->why), "%s", gates);
 			if (ma.n && mb.n) {
+				struct change ch;
+
+				/* The seed's table shows what was measured, judged or not. */
+				pair_numbers(c, &ma, &mb, p, &ch);
 				fmt_measure(fa, sizeof(fa), &ma, c->munit);
 				fmt_measure(fb, sizeof(fb), &mb, c->munit);
 				str_setf(p->measured, sizeof(p->measured), "A %s, B %s (not judged)", fa, fb);
@@ -1092,6 +1132,147 @@ static void judge_claim_pair(struct verdict *v, const struct claim *c, struct si
 	verdict_kind_of(v);
 	if (c->note)
 		add_note(v, "%s", c->note);
+}
+
+/* ---- the other side of an A/B measured on one kernel ---- */
+
+#define KNOWN_MAX 32
+
+/* The features of the kernels whose BTF the lab has (build/btf/), read
+ * once: what tells which kernel is the other side of an A/B. */
+static struct known_kernel {
+	char release[64];
+	json_object *features;	/* kfeatures_json() */
+} known[KNOWN_MAX];
+static int nknown = -1;
+
+static void known_load(void)
+{
+	char *dir = xasprintf("%s/build/btf", lab_root_dir());
+	struct dirent **ents;
+	int n = scandir(dir, &ents, NULL, versionsort);
+
+	nknown = 0;
+	for (int i = 0; i < n; i++) {
+		const char *nm = ents[i]->d_name;
+		size_t len = strlen(nm);
+		char *path, err[256];
+		struct kbtf k;
+		struct kfeatures f;
+
+		/* vmlinux-6.12.117.btf: a release line vm boots ("-rt", a
+		 * fixture: no line of its own). */
+		if (nknown < KNOWN_MAX && len > 12 && !strncmp(nm, "vmlinux-", 8) && !strcmp(nm + len - 4, ".btf") &&
+		    !memchr(nm + 8, '-', len - 12) && len - 12 < sizeof(known[0].release)) {
+			path = xasprintf("%s/%s", dir, nm);
+			if (!kbtf_open(&k, path, NULL, err, sizeof(err))) {
+				kfeatures_detect(&f, &k, NULL, NULL);
+				str_setf(known[nknown].release, sizeof(known[0].release), "%.*s", (int)(len - 12), nm + 8);
+				known[nknown++].features = kfeatures_json(&f);
+				kbtf_close(&k);
+			}
+			free(path);
+		}
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+	free(dir);
+}
+
+/* The kernel line ("6.12") of the release the lab knows that has every
+ * fact of c's patched side (the oldest: nearest the change) or base side
+ * (the newest); false when it knows none, or a fact is not BTF's. */
+static bool known_kernel_with(const struct claim *c, bool patched, char *line, size_t n, char *rel, size_t rn)
+{
+	int pick = -1;
+
+	if (nknown < 0)
+		known_load();
+	for (int k = 0; k < c->nfeat; k++)
+		if (strncmp(c->feat[k].path, "probe.features.", 15))
+			return false;
+	for (int i = 0; i < nknown; i++) {
+		bool all = true;
+
+		for (int k = 0; k < c->nfeat && all; k++) {
+			const char *v = json_path_str(known[i].features, c->feat[k].path + 15);
+
+			all = v && !strcmp(v, patched ? c->feat[k].b : c->feat[k].a);
+		}
+		/* known[] is in version order (versionsort). */
+		if (all && (pick < 0 || !patched))
+			pick = i;
+	}
+	if (pick < 0)
+		return false;
+	str_setf(rel, rn, "%s", known[pick].release);
+	str_setf(line, n, "%.*s", (int)strcspn(rel, "."), rel);
+	if (rel[strlen(line)] == '.')
+		str_appendf(line, n, ".%.*s", (int)strcspn(rel + strlen(line) + 1, "."), rel + strlen(line) + 1);
+	return true;
+}
+
+/* The command line the run was made with, after the program's name
+ * (meta.json's command_line), quoted for sh; else run EXPERIMENT. */
+static char *run_command(const struct side *s)
+{
+	json_object *cl = json_path(s->meta, "command_line");
+	char *cmd = NULL;
+
+	for (size_t i = 1; cl && json_object_is_type(cl, json_type_array) && i < json_object_array_length(cl); i++) {
+		char *q = shell_quote(json_object_get_string(json_object_array_get_idx(cl, i))), *next;
+
+		/* A plain word needs no quotes. */
+		if (strspn(q + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+") ==
+		    strlen(q) - 2)
+			next = xasprintf("%s%s%.*s", cmd ? cmd : "", cmd ? " " : "", (int)strlen(q) - 2, q + 1);
+		else
+			next = xasprintf("%s%s%s", cmd ? cmd : "", cmd ? " " : "", q);
+		free(q);
+		free(cmd);
+		cmd = next;
+	}
+	return cmd ? cmd : xasprintf("run experiments/%s.exp", json_path_or(s->meta, "name", "?"));
+}
+
+/* An A/B claim judged on one kernel: the command that measures its other
+ * side, then compare (the base as A), into vs->next (once per A/B). */
+static void other_side(struct verdicts *vs, const struct claim *c, struct side *s)
+{
+	char facts[256] = "", line[32], rel[64], opts[32] = "", *cmd, *text;
+	int is_a = c->nfeat > 0, is_b = c->nfeat > 0, cpus = side_cpus(s);
+	bool found;
+
+	if (!c->ab || !c->nfeat || vs->nnext == VERDICTS_MAX_NEXT)
+		return;
+	for (int k = 0; k < c->nfeat; k++) {
+		const char *val = json_path_str(s->meta, c->feat[k].path);
+
+		is_a &= val && !strcmp(val, c->feat[k].a);
+		is_b &= val && !strcmp(val, c->feat[k].b);
+	}
+	/* This kernel on neither side, or both: no side to add. */
+	if (is_a == is_b)
+		return;
+	for (int k = 0; k < c->nfeat; k++)
+		str_appendf(facts, sizeof(facts), "%s%s %s", k ? ", " : "", c->feat[k].path,
+			    is_a ? c->feat[k].b : c->feat[k].a);
+	cmd = run_command(s);
+	found = known_kernel_with(c, is_a, line, sizeof(line), rel, sizeof(rel));
+	if (cpus)
+		str_setf(opts, sizeof(opts), " --cpus %d", cpus);
+	text = xasprintf("the %s side of this A/B is still to measure, on a kernel with %s%s%s%s: `memcg-lab vm "
+			 "--kernel %s%s -- %s`, then `memcg-lab compare %s %s` (A the base, THAT_RUN the results directory it makes)",
+			 is_a ? "patched" : "base", facts, found ? " (" : "", found ? rel : "", found ? ")" : "",
+			 found ? line : "KERNEL", opts, cmd, is_a ? s->dir : "THAT_RUN", is_a ? "THAT_RUN" : s->dir);
+	for (int i = 0; i < vs->nnext; i++)
+		if (!strcmp(vs->next[i], text))
+			goto out;
+	str_setf(vs->next[vs->nnext++], sizeof(vs->next[0]), "%s", text);
+out:
+	free(text);
+	free(cmd);
 }
 
 /* ---- the sets ---- */
@@ -1135,8 +1316,14 @@ void verdicts_of_dir(struct verdicts *vs, const char *dir)
 	side_open(&s, dir, 0);
 	if (load_claims(vs, dir, s.meta)) {
 		vs->v = xcalloc(vs->claims.n, sizeof(*vs->v));
-		for (int i = 0; i < vs->claims.n; i++)
-			judge_claim_one(&vs->v[vs->n++], &vs->claims.c[i], &s);
+		for (int i = 0; i < vs->claims.n; i++) {
+			const struct claim *c = &vs->claims.c[i];
+
+			judge_claim_one(&vs->v[vs->n++], c, &s);
+			/* A layout A/B of the kernels it names has both sides. */
+			if (c->ab && !(c->src == CQ_LAYOUT && c->kernel_a[0]))
+				other_side(vs, c, &s);
+		}
 	}
 	side_close(&s);
 }
@@ -1324,6 +1511,10 @@ void verdicts_print(FILE *out, const struct verdicts *vs, int width)
 	wrap(out, 2, 0, "", count, width);
 	fputc('\n', out);
 	verdicts_print_table(out, vs, width);
+	if (vs->nnext) {
+		fputc('\n', out);
+		verdicts_print_next(out, vs, width);
+	}
 	for (int i = 0; i < vs->n; i++) {
 		const struct verdict *v = &vs->v[i];
 		const struct claim *c = v->c;
@@ -1373,6 +1564,12 @@ void verdicts_print(FILE *out, const struct verdicts *vs, int width)
 		for (int k = 0; k < v->nnotes; k++)
 			wrap(out, 4, 10, k ? "" : "note", v->notes[k], width);
 	}
+}
+
+void verdicts_print_next(FILE *out, const struct verdicts *vs, int width)
+{
+	for (int i = 0; i < vs->nnext; i++)
+		wrap(out, 2, 5, "next:", vs->next[i], width);
 }
 
 /* A number for a table cell: "-" for NAN. */

@@ -49,9 +49,15 @@ struct verdict {
 	int npts;
 };
 
+#define VERDICTS_MAX_NEXT 3
+
 struct verdicts {
 	char none[640];		/* why there are no verdicts; "" when there are */
 	bool pair;
+	/* One kernel where a claim is an A/B: the command that measures the
+	 * other side, then compare (one per A/B). */
+	char next[VERDICTS_MAX_NEXT][1024];
+	int nnext;
 	struct claims claims;
 	struct verdict *v;
 	int n;
@@ -68,9 +74,11 @@ const char *verdict_kind_name(enum verdict_kind k);
 void verdicts_count_text(const struct verdicts *vs, char *buf, size_t n);
 /* One line per claim: claim, verdict, published, measured (cut to width). */
 void verdicts_print_table(FILE *out, const struct verdicts *vs, int width);
-/* The verdict section: the table, then one block per claim, wrapped to
- * width columns. */
+/* The verdict section: the table, what is still to measure (vs->next),
+ * then one block per claim, wrapped to width columns. */
 void verdicts_print(FILE *out, const struct verdicts *vs, int width);
+/* vs->next, each line wrapped to width ("next: ..."); nothing if none. */
+void verdicts_print_next(FILE *out, const struct verdicts *vs, int width);
 /* The seed's own table: per claim and step, the published figures beside
  * the measured ones, within width columns. */
 void verdicts_table(FILE *out, const struct verdicts *vs, int width);

@@ -21,8 +21,12 @@ mkrun "$T/b" stock-netperf complete 6.18.44 7
 for r in 0 1 2; do
 	row "$T/a" clients=6 $r sock.mbps.total $((34000 + r * 100)) Mbps higher
 	row "$T/b" clients=6 $r sock.mbps.total $((46800 + r * 300)) Mbps higher
+	# clients=12: -7.1% with tight runs (t = -24.5): a regression
 	row "$T/a" clients=12 $r sock.mbps.total $((28000 + r * 100)) Mbps higher
-	row "$T/b" clients=12 $r sock.mbps.total $((27900 + r * 100)) Mbps higher
+	row "$T/b" clients=12 $r sock.mbps.total $((26000 + r * 100)) Mbps higher
+	# clients=18: -0.4%, t = -1.22, p = 0.29: no significant change
+	row "$T/a" clients=18 $r sock.mbps.total $((28000 + r * 100)) Mbps higher
+	row "$T/b" clients=18 $r sock.mbps.total $((27900 + r * 100)) Mbps higher
 	# same mean, noise only: must not be marked
 	row "$T/a" clients=6 $r cpu.sys_pct $((50 + r)) % lower
 	row "$T/b" clients=6 $r cpu.sys_pct $((52 - r)) % lower
@@ -42,7 +46,9 @@ ok '[ -z "$(echo "$out" | awk "length(\$0) > 80")" ]' "no line wider than 80 col
 ok 'echo "$out" | grep -q "kernel 6.12.117" && echo "$out" | grep -q "stock slots 7"' "each side's kernel and features in the header"
 ok 'echo "$out" | grep -q "runs: A 3, B 3"' "run counts shown"
 ok 'echo "$out" | grep -Eq "^ +6 \| +34100 \| +47100 \(38\.1% improvement\)"' "scaling layout: improvement"
-ok 'echo "$out" | grep -Eq "^ +12 \| +28100 \| +28000 \(0\.4% regression\)"' "scaling layout: regression"
+ok 'echo "$out" | grep -Eq "^ +12 \| +28100 \| +26100 \(7\.1% regression\)"' "scaling layout: a regression Welch's t finds"
+ok 'echo "$out" | grep -Eq "^ +18 \| +28100 \| +28000 \(no significant change, p = 0\.29\)$"' \
+	"scaling layout: -0.4% at p = 0.29 is no significant change, not a regression"
 
 # The seed's claims, judged on both sides, its table beside ours.  With
 # no experiment.exp: no verdicts, and why.
@@ -64,7 +70,7 @@ source = <20250416180229.2902751-1-shakeel.butt@linux.dev>
 EOF
 out=$($LAB compare "$T/a" "$T/b")
 ok 'echo "$out" | grep -q "^  netperf  *not reproduced  *2 steps  *1 of 2 steps reproduced$"' \
-	"the claim per step: +38.1% at 6 (against +35.2%) reproduced, -0.4% at 12 (against +56.5%) not" || diag "$out"
+	"the claim per step: +38.1% at 6 (against +35.2%) reproduced, -7.1% at 12 (against +56.5%) not" || diag "$out"
 ok 'echo "$out" | grep -Eq "^clients \| +base \| +patched +\| +A \| +B$" &&
 	echo "$out" | grep -Eq "^ +6 \| +34000.0 \| +46000.0 +\(\+35.2%\) \| +34100 \| +47100 +\(\+38.1%\)$"' \
 	"the seed's table: its base, patched and change beside A, B and ours"

@@ -84,12 +84,14 @@ for N in "${NAMES[@]}"; do
 	ok '[ $st = 0 ] && grep -q "charge.anon.total" "$T/out"' "$L: compare of two such directories" || diag <"$T/err"
 	if command -v gnuplot >/dev/null 2>&1; then
 		run plot "$LAB" plot "$R" "$R.b"
+		# A against B goes beside A, named by both (plot/plot.h).
+		P="$W/compare-$N.res-vs-$N.res.b/plots"
 		case $N in
 		*"
 "*)	# gnuplot strings end at their line: a newline in a path is refused, in one line.
-			ok '{ [ $st = 0 ] && [ -s "$R/plots/series-charge.anon.total.png" ]; } || { [ $st = 2 ] && [ "$(wc -l <"$T/err")" -le 2 ]; }' \
+			ok '{ [ $st = 0 ] && [ -s "$P/series-charge.anon.total.png" ]; } || { [ $st = 2 ] && [ "$(wc -l <"$T/err")" -le 2 ]; }' \
 				"$L: plot draws, or refuses in one line" || diag <"$T/err";;
-		*)	ok '[ $st = 0 ] && [ -s "$R/plots/series-charge.anon.total.png" ]' "$L: plot into its plots/" ||
+		*)	ok '[ $st = 0 ] && [ -s "$P/series-charge.anon.total.png" ]' "$L: plot A B into compare-A-vs-B/plots beside A" ||
 				diag <"$T/err";;
 		esac
 	else

@@ -4,12 +4,64 @@
  * values computed by hand (the p-value by integrating the t density).
  */
 #include <math.h>
+#include <string.h>
 #include "report/stats.h"
 #include "tests/tap.h"
 
 static int close_to(double got, double want, double tol)
 {
 	return fabs(got - want) <= tol;
+}
+
+/* change_words() of samples a and b with better side better. */
+static const char *words_of(const double *a, size_t na, const double *b, size_t nb, char better, char *buf,
+			    size_t n)
+{
+	struct sample_stats sa, sb;
+	struct change c;
+
+	sample_stats(a, na, &sa);
+	sample_stats(b, nb, &sb);
+	change_of(&sa, &sb, STATS_ALPHA, &c);
+	return change_words(&c, better, buf, n);
+}
+
+/*
+ * The one place a direction is given (issue 31): never without a test.
+ * Two runs of one kernel, one repeat each, 33.4% apart (the issue's K=14
+ * row: 175410 and 116869); three repeats each with no real change; and a
+ * change Welch's t finds (the 20% shift above: p < 0.001).
+ */
+static void changes(void)
+{
+	const double a1[] = { 175410 }, b1[] = { 116869 };
+	const double a3[] = { 175410, 121000, 150200 }, b3[] = { 116869, 168000, 149100 };
+	const double x[] = { 100, 101, 99, 100 }, y[] = { 120, 121, 119, 120 };
+	const double flat_a[] = { 7, 7, 7 }, flat_b[] = { 1, 1, 1 }, zero[] = { 0, 0 };
+	struct sample_stats s1, s3;
+	char buf[96], sd[16];
+
+	ok(!strcmp(words_of(a1, 1, b1, 1, 'h', buf, sizeof(buf)), "(1 run a side: not tested)"),
+	   "n=1 a side, 33.4%% apart: not tested, no direction (%s)", buf);
+	ok(!strcmp(words_of(a1, 1, b3, 3, 'h', buf, sizeof(buf)), "(1 run in A, 3 in B: not tested)"),
+	   "1 run against 3: not tested (%s)", buf);
+	words_of(a3, 3, b3, 3, 'h', buf, sizeof(buf));
+	ok(!strncmp(buf, "(no significant change, p = 0.", 30) && !strstr(buf, "regression") && !strstr(buf, "improvement"),
+	   "n=3 a side, no real change: no significant change and its p (%s)", buf);
+	ok(!strcmp(words_of(x, 4, y, 4, 'h', buf, sizeof(buf)), "(20.0% improvement)"),
+	   "a change the test finds, higher better: improvement (%s)", buf);
+	ok(!strcmp(words_of(x, 4, y, 4, 'l', buf, sizeof(buf)), "(20.0% regression)"),
+	   "the same, lower better: regression (%s)", buf);
+	words_of(x, 4, y, 4, '-', buf, sizeof(buf));
+	ok(!strncmp(buf, "(+20.0%, p = ", 13), "no better side: the signed change and its p (%s)", buf);
+	ok(!strcmp(words_of(flat_a, 3, flat_b, 3, 'h', buf, sizeof(buf)), "(no spread on either side: not tested)"),
+	   "counts with no spread: not tested (%s)", buf);
+	ok(!strcmp(words_of(zero, 2, flat_b, 3, 'h', buf, sizeof(buf)), "(A is 0: no relative change)"),
+	   "A's mean 0: no relative change (%s)", buf);
+	sample_stats(a1, 1, &s1);
+	sample_stats(a3, 3, &s3);
+	ok(!strcmp(stats_sd_pct(&s1, sd, sizeof(sd)), "-"), "one run's sd%% is -, not 0.0%% (%s)", sd);
+	ok(!strcmp(stats_sd_pct(&s3, sd, sizeof(sd)), "18.3%"), "three runs' sd%% (%s)", sd);
 }
 
 int main(void)
@@ -54,8 +106,9 @@ int main(void)
 
 		sample_stats(one, 1, &s1);
 		welch_test(&s1, &sb, &w);
-		ok(!w.valid && w.p == 1, "one run: no test (not significant)");
+		ok(!w.valid && isnan(w.t) && isnan(w.df) && isnan(w.p), "one run: no test; t, df and p are NaN, not 0 and 1");
 	}
+	changes();
 	ok(close_to(hmean(b, 3), 3 / (1.0 / 10 + 1.0 / 12 + 1.0 / 14), 1e-12), "harmonic mean");
 	return tap_done();
 }
