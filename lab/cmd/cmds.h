@@ -5,6 +5,7 @@
  * Keep it sorted by name; `memcg-lab help` prints it in this order.
  * VM_KERNEL_LINES: experiment/guest.h, which the includer includes first.
  */
+CMD(ab, "what a patch does: build the base and the patched kernel, run both in guests, compare")
 CMD(c2c, "perf c2c: capability, steady-state record, parse any report, name the struct field")
 CMD(charge, "contended memcg charging: anon, file, kmem, sock and stock workloads in many memcgs")
 CMD(cleanup, "remove lab cgroups, tracefs instances and settings left by a crashed run")

@@ -5,7 +5,7 @@
 # with every lab/kernel-patches/<flavour>/*.patch applied (the user-flush
 # mutex of memcg-history section 3).
 #
-#   lab-kernel.sh [--print | --check]
+#   lab-kernel.sh [--print | --check | --apply]
 #
 # LAB_KERNEL=7.3 (default) or 6.1 picks the flavour.  7.3 is trixie-
 # backports' build (reached with a private apt configuration): the newest
@@ -16,6 +16,9 @@
 # --print only prints the cached vmlinux's path (exit 1 if there is none).
 # --check compiles only the C files the patches touch that the config
 # builds (after configuring), the quick test of a patch; nothing is cached.
+# --apply only unpacks the source and puts the patch set on it (the tree
+# in $MEMCG_LAB_CACHE/lab-kernel/<flavour>/src, printed), for a check of
+# further patches against it (memcg-lab ab); nothing is built.
 # LAB_KERNEL_PATCHES=DIR takes the patches (and the flavour's
 # lab-kernel.config, if DIR has one) from DIR instead, to try a patch of
 # one's own; LAB_KERNEL_PATCHES=none builds the same source and config
@@ -77,6 +80,7 @@ mode=build
 case ${1:-} in
 --print) mode=print ;;
 --check) mode=check ;;
+--apply) mode=apply ;;
 "") ;;
 *) die "unknown option '$1' (--print, --check)" ;;
 esac
@@ -203,6 +207,11 @@ $(patches)
 EOF
 fi
 
+if [ "$mode" = apply ]; then
+	echo "$src"
+	exit 0
+fi
+
 # 4. Configure: tinyconfig + the fragments, then check that every option of
 # them survived (a dependency Kconfig refused would be silent).  An
 # unchanged result keeps the old .config and its time, so nothing rebuilds.
@@ -258,8 +267,25 @@ EOF
 fi
 echo "lab-kernel: building$([ "$mode" = check ] || echo " $variant") $targets in $obj with $(nproc) jobs at nice 19; log: $obj/build.log"
 start=$(date +%s)
+# make in a session of its own (setsid): a stop of this script (SIGTERM,
+# SIGINT, SIGHUP: memcg-lab ab passes its own on) stops the whole build,
+# compilers included, and waits for it before exiting.
 # shellcheck disable=SC2086
-if ! nice -n 19 make -C "$src" O="$obj" -j"$(nproc)" $targets >"$obj/build.log" 2>&1; then
+setsid nice -n 19 make -C "$src" O="$obj" -j"$(nproc)" $targets >"$obj/build.log" 2>&1 &
+mk=$!
+stop_build() {
+	kill -TERM -- "-$mk" 2>/dev/null
+	wait "$mk"
+	echo "lab-kernel: stopped by signal $1 after $(( $(date +%s) - start )) s; no kernel was cached" >&2
+	exit $((128 + $1))
+}
+trap 'stop_build 2' INT
+trap 'stop_build 15' TERM
+trap 'stop_build 1' HUP
+wait "$mk"
+st=$?
+trap - INT TERM HUP
+if [ $st != 0 ]; then
 	echo "lab-kernel: build failed after $(( $(date +%s) - start )) s; the compiler said:" >&2
 	grep -E -A3 'error:|Error [0-9]' "$obj/build.log" | head -n 30 >&2 ||
 		tail -n 30 "$obj/build.log" >&2
@@ -271,14 +297,20 @@ if [ "$mode" = check ]; then
 	echo "lab-kernel: $targets compiled cleanly with the patches in $secs s"
 	exit 0
 fi
-if [ -n "$patchdir" ]; then
+# The user-flush mutex is in the build exactly when a patch of the set
+# adds it (the lab's own; an A/B's set may have it or not).
+if [ -n "$patchdir" ] && patches | while read -r p; do cat "$p"; done | grep -q '^+.*mem_cgroup_user_flush_stats('; then
 	grep -q ' mem_cgroup_user_flush_stats$' "$obj/System.map" ||
 		die "the built vmlinux lacks mem_cgroup_user_flush_stats: was the patch applied?"
 else
 	! grep -q ' mem_cgroup_user_flush_stats$' "$obj/System.map" ||
-		die "the unpatched build has mem_cgroup_user_flush_stats: $src is not pristine (remove it)"
+		die "the build has mem_cgroup_user_flush_stats though no patch adds it: $src is not pristine (remove it)"
 fi
 
+# A stop from here on leaves no half-made entry (only a renamed one counts).
+trap 'rm -rf "$out.tmp"; exit 130' INT
+trap 'rm -rf "$out.tmp"; exit 143' TERM
+trap 'rm -rf "$out.tmp"; exit 129' HUP
 rm -rf "$out.tmp" && mkdir -p "$out.tmp"
 # The booted vmlinux keeps its symbols and .BTF but not the DWARF (a fifth
 # of the size: qemu loads it faster); the full one stays for DWARF tools.
