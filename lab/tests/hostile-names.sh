@@ -105,13 +105,17 @@ done
 CC=${CC:-cc}
 if command -v "$CC" >/dev/null 2>&1 && command -v pahole >/dev/null 2>&1; then
 	N=${NAMES[0]}
+	# Without --out the capture goes to layouts/<release>/ of the lab root:
+	# a root of the test's own, never the tree's layouts/.
+	mkdir -p "$T/root/layouts" && cp layouts/rules.conf "$T/root/layouts/"
 	"$CC" -g -O0 -fno-toplevel-reorder -c -DSHAPE_SPLIT -o "$W/$N.o" lab/tests/data/layout/kernel-shapes.c
-	run layout "$LAB" layout --vmlinux "$W/$N.o"
-	ok '[ $st = 0 ] && grep -q "pahole --btf_encode_detached" "$T/out"' "layout --vmlinux of a hostile name" ||
+	run layout env MEMCG_LAB_ROOT="$T/root" "$LAB" layout --vmlinux "$W/$N.o"
+	ok '[ $st = 0 ] && grep -q "pahole --btf_encode_detached" "$T/out" &&
+		[ -s "$T/root/layouts/6.18.0-fixture-split/page_counter.txt" ]' "layout --vmlinux of a hostile name" ||
 		diag <"$T/err"
 	N=${NAMES[5]}
 	cp "$W/${NAMES[0]}.o" "$W/$N.o"
-	run layout "$LAB" layout --vmlinux "$N.o"
+	run layout env MEMCG_LAB_ROOT="$T/root" "$LAB" layout --vmlinux "$N.o"
 	ok '[ $st = 0 ]' "layout --vmlinux of a relative name that starts with '-'" || diag <"$T/err"
 else
 	skip "layout --vmlinux" "needs $CC and pahole"
