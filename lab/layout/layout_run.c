@@ -20,6 +20,7 @@
 #include "util/err.h"
 #include "util/outfile.h"
 #include "util/results.h"
+#include "util/wrap.h"
 
 static void open_or_die(struct kbtf *k, const char *btf, const char *vmlinux)
 {
@@ -97,15 +98,25 @@ int layout_run(const struct layout_request *rq)
 	if ((check || against) && layout_check_against_known(&rs, &lay, layouts_dir, err, sizeof(err)))
 		die("layout: %s", err);
 	if (check)
-		status = layout_check_print(&rs, &lay);
+		status = layout_check_print(&rs, &lay, rq->width);
 	if (against) {
 		struct layout old;
+		int gained = 0;
 
 		load_against(&old, against);
 		if (check)
 			putchar('\n');
-		if (!layout_diff(stdout, &old, &lay, &rs.tags))
+		if (!layout_diff(stdout, &old, &lay, &rs, rq->width, &gained))
 			printf("\nno layout differences\n");
+		/* The gate after a rebase: a hot-written field with a sharer no
+		 * rule allows fails as a hard rule does. */
+		if (gained) {
+			printf("\n");
+			wrap_printf(stdout, 0, 2, rq->width, "%d hot-written field%s gained a cacheline sharer no rule "
+				    "allows (the ! new sharing lines above)", gained, gained == 1 ? "" : "s");
+			putchar('\n');
+			status = 1;
+		}
 		layout_free(&old);
 	}
 	layout_free(&lay);
