@@ -166,4 +166,33 @@ bad "--against a directory that is no capture" "$T/empty: not a layout capture" 
 cp "$(btf 6.18.44)" "$T/kernel.btf"
 bad "a capture whose release is unknown" "the kernel release is unknown" --btf "$T/kernel.btf"
 
+# Compressed BTF (and every --btf): xz as committed, gzip and zstd made
+# here by their CLIs; read through the libraries, told by the magic bytes
+# (a .zst named .btf is still zstd).  The check is the raw file's, its
+# header naming the compression.
+cp lab/tests/data/btf/vmlinux-7.2.12.btf.xz "$T/vmlinux-7.2.12.btf.xz"
+gzip -c "$(btf 7.2.12)" >"$T/vmlinux-7.2.12.btf.gz"
+$LAB layout --btf "$(btf 7.2.12)" --check --width 0 >"$T/zraw"
+for z in xz gz zst; do
+	f=$T/vmlinux-7.2.12.btf.$z
+	if [ $z = zst ]; then
+		command -v zstd >/dev/null || { skip "layout --btf .zst" "no zstd CLI to make one (apt-get install zstd)"; continue; }
+		zstd -q -c "$(btf 7.2.12)" >"$T/named-raw.btf" && f=$T/named-raw.btf
+	fi
+	$LAB layout --btf "$f" --check --width 0 >"$T/z-$z" 2>"$T/z-$z.err"
+	rc=$?
+	[ $rc = 0 ] && [ ! -s "$T/z-$z.err" ] && [ "$(sed 1d "$T/z-$z")" = "$(sed 1d "$T/zraw")" ] &&
+		grep -q "^layout check: .* $f, $( [ $z = gz ] && echo gzip || { [ $z = zst ] && echo zstd || echo xz; })-compressed)" "$T/z-$z"
+	check $? "layout --btf $(basename "$f") --check: the raw file's verdicts, the compression named (exit $rc)"
+done
+grep -q '^layout check: 7.2.12 ' "$T/z-xz" && grep -q '^layout check: release unknown ' "$T/z-zst" 2>/dev/null
+check $? "the release from a compressed file's name (vmlinux-7.2.12.btf.xz), none from named-raw.btf"
+$LAB probe --btf "$T/vmlinux-7.2.12.btf.gz" --json >"$T/pz.json" && $LAB probe --btf "$(btf 7.2.12)" --json >"$T/pr.json" &&
+	[ "$(grep -v '"path"' "$T/pz.json")" = "$(grep -v '"path"' "$T/pr.json")" ]
+check $? "probe --btf of a .gz: the raw file's answers"
+head -c 100000 "$T/vmlinux-7.2.12.btf.xz" >"$T/cut.btf.xz"
+bad "a cut-off .xz" "$T/cut.btf.xz: the xz data ends before its stream does (cut off" --btf "$T/cut.btf.xz"
+echo "not a kernel" | gzip >"$T/text.gz"
+bad "a .gz of no kernel" "$T/text.gz (gzip): neither BTF nor ELF inside" --btf "$T/text.gz"
+
 done_testing
