@@ -36,6 +36,7 @@ printf 'rule y\n  struct page_counter\n  severity hard\n  invariant alone usage_
 head -c 1000 "$OLDPWD/lab/tests/data/fuzz/perfdata/perf-lock-record-sleep.data" > trunc.data
 c2c=$OLDPWD/lab/tests/data/samples/c2c/06-joemario-example-report-2016-intel.txt
 head -c $(($(wc -c < "$c2c") * 70 / 100)) "$c2c" > cut.txt
+head -n $(($(grep -n "Shared Data Cache Line Table" "$c2c" | cut -d: -f1) - 2)) "$c2c" > stats-only.txt
 mkres() { # dir experiment value
 	mkdir -p "$1/data"
 	printf '{"name":"%s","status":"complete"}\n' "$2" > "$1/meta.json"
