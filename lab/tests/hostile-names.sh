@@ -93,7 +93,7 @@ for N in "${NAMES[@]}"; do
 	fi
 
 	# An experiment file of that name, with -s values of that name.
-	printf '[experiment]\nname = hostile\n' >"$W/$N.exp"
+	printf '[experiment]\nname = hostile\n[driver]\ncommand = statread\ntop = 1\nchildren = 1\nallocators = 0\n' >"$W/$N.exp"
 	run run "$LAB" run --validate "$W/$N.exp" -s "experiment.description=$N"
 	ok '[ $st = 0 ]' "$L: run --validate of that file, with -s of that name" || diag <"$T/err"
 	run run "$LAB" run --validate "$W/$N.exp" -s "experiment.name=$N"
