@@ -15,6 +15,7 @@
 #include "util/decompress.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/nearest.h"
 #include "util/run.h"
 
 #define RUNNING_BTF "/sys/kernel/btf/vmlinux"
@@ -360,7 +361,13 @@ int kbtf_open(struct kbtf *k, const char *btf_file, const char *vmlinux, char *e
 	k->path = xstrdup(path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		int e = errno;
+		char near[1024];
+
+		if (e == ENOENT && !nearest_names(path, near, sizeof(near)))
+			snprintf(err, errlen, "%s: cannot open: %s (nearest: %s)", path, strerror(e), near);
+		else
+			snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
 		return -1;
 	}
 	n = read(fd, magic, sizeof(magic));

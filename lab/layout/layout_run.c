@@ -18,6 +18,7 @@
 #include "layout/layout_run.h"
 #include "kernel/btf.h"
 #include "util/err.h"
+#include "util/nearest.h"
 #include "util/outfile.h"
 #include "util/results.h"
 #include "util/wrap.h"
@@ -35,8 +36,14 @@ static void load_against(struct layout *old, const char *what)
 	struct stat st;
 	char err[1024];
 
-	if (stat(what, &st))
-		die("layout: --against %s: %s", what, strerror(errno));
+	if (stat(what, &st)) {
+		int e = errno;
+		char near[1024];
+
+		if (e == ENOENT && !nearest_names(what, near, sizeof(near)))
+			die("layout: --against %s: %s (nearest: %s)", what, strerror(e), near);
+		die("layout: --against %s: %s", what, strerror(e));
+	}
 	if (S_ISDIR(st.st_mode)) {
 		if (layout_load_capture(old, what, err, sizeof(err)))
 			die("layout: --against %s", err);

@@ -10,6 +10,7 @@
 #include <strings.h>
 #include "util/err.h"
 #include "util/expfile.h"
+#include "util/nearest.h"
 
 struct parse_ctx {
 	struct expfile *x;
@@ -102,10 +103,15 @@ int expfile_parse(const char *path, struct expfile *x, char *err, size_t errlen)
 		x->path = xstrdup(path);
 		/* fopen() opens a directory, whose read then fails: said here,
 		 * not taken for an empty file. */
+		int e = errno;
+		char near[1024];
+
 		if (f)
 			snprintf(err, errlen, "%s: a directory, not an experiment file", path);
+		else if (e == ENOENT && !nearest_names(path, near, sizeof(near)))
+			snprintf(err, errlen, "%s: cannot open: %s (nearest: %s)", path, strerror(e), near);
 		else
-			snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+			snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
 		if (f)
 			fclose(f);
 		return -1;
