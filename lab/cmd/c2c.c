@@ -7,6 +7,7 @@
  *   c2c report FILE ...       name the struct field behind each hot offset
  *   c2c record ... -- CMD     a steady-state c2c window around a command
  *   c2c lines DIR             a vm --lines run as fields, perf.data, c2c.txt
+ *   c2c window -- CMD         the lines plugin's window open around CMD (in a guest)
  *
  * Each is cmd_c2c_<sub>() in cmd/c2c_<sub>.c.
  */
@@ -14,7 +15,7 @@
 #include "util/options.h"
 
 static const char c2c_usage[] =
-	"usage: memcg-lab c2c <caps|parse|report|record|lines> [options]\n"
+	"usage: memcg-lab c2c <caps|parse|report|record|lines|window> [options]\n"
 	"\n"
 	"  caps                       whether perf c2c can record here (one line; exit 0\n"
 	"                             either way, 1 with --require when it cannot)\n"
@@ -26,6 +27,8 @@ static const char c2c_usage[] =
 	"  record [options] -- CMD    run CMD and record a c2c window in its steady state\n"
 	"  lines DIR                  a vm --lines run as fields.tsv, perf.data and the real\n"
 	"                             perf c2c report (vm runs it itself)\n"
+	"  window -- CMD              the lines plugin's window open around CMD, in a guest\n"
+	"                             of vm --lines (vm --lines-window command uses it)\n"
 	"\n"
 	"memcg-lab c2c <sub> --help for each.\n";
 
@@ -38,6 +41,7 @@ int cmd_c2c(int argc, char **argv)
 		{ "caps", cmd_c2c_caps },
 		{ "record", cmd_c2c_record },
 		{ "lines", cmd_c2c_lines },
+		{ "window", cmd_c2c_window },
 		{ NULL, NULL },
 	};
 

@@ -66,6 +66,24 @@ ok '[ $st = 2 ] && echo "$err" | grep -q "(nearest: build/btf/vmlinux-6.1.192.bt
 err=$($LAB run --validate experiments/zzzz-nothing-like.exp 2>&1); st=$?
 ok '[ $st = 2 ] && ! echo "$err" | grep -q nearest' "a name far from every file: no suggestion"
 
+# vm --lines-window: who opens the lines plugin's window (refused before
+# anything boots; the guest side is vm-lines.sh).
+err=$($LAB vm --lines-window sometimes --shell true 2>&1); st=$?
+ok '[ $st = 2 ] && [ "$err" = "memcg-lab: vm: --lines-window: '"'sometimes'"' is not lab or command" ]' \
+	"vm --lines-window of an unknown value: one line ($err)"
+err=$($LAB vm --lines-window command -- probe 2>&1); st=$?
+ok '[ $st = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q "opens the window around a --shell command"' \
+	"vm --lines-window command with a lab command: one line ($err)"
+ok '$LAB vm --help | grep -q -- "--lines-window WHO"' "vm --help documents --lines-window"
+# c2c window, the guest side of --lines-window command: it runs the
+# command, exits with its status, and (in a lines session) labels the window.
+mkdir -p "$T/ls"
+MEMCG_LAB_LINES_DIR=$T/ls $LAB c2c window -- sh -c 'exit 3'; st=$?
+ok '[ $st = 3 ] && grep -q "^0	command	command	" "$T/ls/windows.tsv" && [ ! -e "$T/ls/.window-open" ]' \
+	"c2c window -- CMD: CMD's status (3), the window labelled command in windows.tsv, closed after"
+$LAB c2c window -- "$T/no-such-program" 2>"$T/err"; st=$?
+ok '[ $st = 127 ] && grep -q "no-such-program: No such file or directory" "$T/err"' "c2c window of a missing program: 127"
+
 # run --validate needs no root: it checks, it places nothing.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	for f in experiments/*.exp; do
