@@ -4,7 +4,7 @@
 # edit here.  Every lab/tests/*.c is a TAP program, every lab/tests/*.sh a
 # TAP script; `make test` runs them all through prove.
 
-PKGS    := libbpf libtracefs libtraceevent inih json-c hwloc libelf libdw
+PKGS    := libbpf libtracefs libtraceevent inih json-c hwloc libelf libdw liblzma libzstd
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -85,7 +85,7 @@ FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-r
 FUZZ_SECONDS ?= 60
 
 .PHONY: all build deps test unit asan fuzz fuzz-smoke killtest run bench clean help vmtest scaletest linestest lab-kernel plugin \
-	distcheck
+	distcheck FORCE
 .DEFAULT_GOAL := all
 # Keep objects make would treat as intermediate (tests and fuzz targets).
 .SECONDARY:
@@ -140,6 +140,17 @@ build/btf/%: lab/tests/data/btf/%.xz
 build/libmemcglab.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# --version: git describe of this tree at build time, rewritten only when it
+# changes (so an unchanged tree relinks nothing).
+build/version.h: FORCE
+	@mkdir -p build
+	$(Q)v=$$(git describe --always --dirty 2>/dev/null || echo unknown); \
+	printf '#define LAB_VERSION "%s"\n' "$$v" > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+build/obj/lab/memcg-lab.o: build/version.h
+build/obj/lab/memcg-lab.o: LAB_CFLAGS += -Ibuild
+FORCE:
 
 bin/memcg-lab: build/obj/lab/memcg-lab.o build/libmemcglab.a
 	@mkdir -p $(dir $@)

@@ -16,6 +16,9 @@
 #include "util/options.h"
 #include "util/outfile.h"
 #include "util/usage.h"
+/* LAB_VERSION: git describe of the tree it was built from (the Makefile
+ * writes build/version.h, rewritten only when it changes). */
+#include "version.h"
 
 struct cmd {
 	const char *name;
@@ -38,8 +41,9 @@ static void print_help(FILE *f)
 		options_print_wrapped(f, cmds[i].summary, 13, 13);
 		fputc('\n', f);
 	}
-	fprintf(f, "  %-10s %s\n", "help", "this list");
-	fprintf(f, "\nExit status: 0 success, 1 a check failed (e.g. a layout rule), 2 an error.\n");
+	fprintf(f, "  %-10s %s\n", "help", "this list (help COMMAND: that command's --help)");
+	fprintf(f, "\n--version (or version) prints the lab's version: git describe of the tree it was built from.\n");
+	fprintf(f, "Exit status: 0 success, 1 a check failed (e.g. a layout rule), 2 an error.\n");
 }
 
 int main(int argc, char **argv)
@@ -52,8 +56,13 @@ int main(int argc, char **argv)
 		return EXIT_LAB_ERR;
 	}
 	name = argv[1];
+	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+		printf("memcg-lab %s\n", LAB_VERSION);
+		return 0;
+	}
 	if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
-		if (argc > 2 && strcmp(argv[2], "help")) {
+		/* `help --help` is help too. */
+		if (argc > 2 && strcmp(argv[2], "help") && strcmp(argv[2], "--help") && strcmp(argv[2], "-h")) {
 			/* `memcg-lab help probe` == `memcg-lab probe --help` */
 			char *hargv[] = { argv[2], "--help", NULL };
 

@@ -15,6 +15,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "util/outfile.h"
 #include "util/strfmt.h"
 #include "c2c/c2c_parse.h"
@@ -363,6 +365,7 @@ struct parser {
 	bool warned_nobanner_stats;
 	bool warned_infer;
 	bool partial;			/* this line has no newline: the file was cut off in it */
+	bool tables;			/* a cacheline table or Pareto block began */
 	int lineno;
 };
 
@@ -1241,10 +1244,12 @@ static void handle_hash(struct parser *p, const char *s)
 	if (is_cl_header(t, n)) {
 		parse_header(p, &p->tab, TAB_CL, s, p->have_prev_hash ? p->prev_hash : NULL);
 		p->sect = S_TABLE;
+		p->tables = true;
 	} else if (is_pareto_header(t, n)) {
 		parse_header(p, &p->par, TAB_PARETO, s, p->have_prev_hash ? p->prev_hash : NULL);
 		p->sect = S_PARETO;
 		p->blk = B_NONE;
+		p->tables = true;
 	}
 	snprintf(p->prev_hash, sizeof(p->prev_hash), "%s", s);
 	p->have_prev_hash = true;
@@ -1275,6 +1280,7 @@ static void handle_line(struct parser *p, char *raw)
 	}
 	if (p->banner == 1 && len) {
 		p->sect = section_of(s);
+		p->tables |= p->sect == S_TABLE || p->sect == S_PARETO;
 		p->banner = 2;
 		p->last_key = NULL;
 		p->blk = B_NONE;
@@ -1296,6 +1302,7 @@ static void handle_line(struct parser *p, char *raw)
 		p->have_prev_hash = false;
 		if (p->sect != S_PARETO) {
 			p->sect = S_PARETO;	/* an excerpt without the banner */
+			p->tables = true;
 		}
 		if (p->blk == B_HDR_END) {
 			p->blk = B_ROWS;
@@ -1380,6 +1387,13 @@ int c2c_parse_file(struct c2c_report *r, FILE *f, const char *name, c2c_offset_c
 	}
 	if (p->blk == B_SUMMARY || p->blk == B_HDR_END)
 		warn_at(p, p->lineno, "the report ends inside a cacheline block header (cut off)");
+	/* perf c2c report prints its statistics, then (unless --stats) the
+	 * Shared Data Cache Line Table banner even when the table is empty
+	 * (tools/perf/builtin-c2c.c, perf_c2c__hists_fprintf): statistics
+	 * alone are a report cut off after them, or a --stats one. */
+	if (r->nstats && !p->tables && !r->ncls && !r->noffs_seen)
+		warn_at(p, p->lineno, "the report ends after its statistics: no Shared Data Cache Line Table, so no "
+			"cacheline or offset rows (cut off, or `perf c2c report --stats`)");
 	free(p);
 	return 0;
 }
@@ -1530,10 +1544,23 @@ static void offset_to_tsv(const struct c2c_offset *o, void *arg)
 	c2c_write_offset_row(o, arg);
 }
 
+/* What a failed parse wrote goes: offsets.tsv, and the directory if it made it. */
+static void undo_dir(const char *dir, bool made)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/offsets.tsv", dir);
+	unlink(path);
+	if (made)
+		rmdir(dir);
+}
+
 int c2c_parse_to_dir(const char *path, const char *dir, struct c2c_report *r, char *err, size_t errlen)
 {
 	static const char *const names[] = { "stats.tsv", "cachelines.tsv", "warnings.tsv" };
 	FILE *in = strcmp(path, "-") ? fopen(path, "re") : stdin, *f;
+	struct stat st;
+	bool made;
 	int e;
 
 	memset(r, 0, sizeof(*r));
@@ -1542,6 +1569,11 @@ int c2c_parse_to_dir(const char *path, const char *dir, struct c2c_report *r, ch
 		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
 		return -1;
 	}
+	if (!fstat(fileno(in), &st) && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: a directory, not a perf c2c report", path);
+		goto fail_in;
+	}
+	made = !path_exists(dir);
 	e = mkdir_p(dir, 0755);
 	if (e < 0) {
 		snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(-e));
@@ -1554,15 +1586,18 @@ int c2c_parse_to_dir(const char *path, const char *dir, struct c2c_report *r, ch
 	if (c2c_parse_file(r, in, path, offset_to_tsv, f) < 0) {
 		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
 		outfile_close(f);
+		undo_dir(dir, made);
 		goto fail_in;
 	}
 	if (in != stdin)
 		fclose(in);
 	if (close_in(f, dir, "offsets.tsv", err, errlen) < 0)
 		return -1;
+	/* Not a report: nothing of it stays (no offsets.tsv with a header only). */
 	if (c2c_report_is_empty(r)) {
 		snprintf(err, errlen, "%s: no perf c2c report found (expected the output of "
 			 "`perf c2c report --stdio`)", path);
+		undo_dir(dir, made);
 		return -1;
 	}
 	for (int i = 0; i < 3; i++) {

@@ -32,8 +32,9 @@ char *lines_status_problem(const struct lines_file *f, const char *path)
 		return NULL;
 	if (strstr(st, "window-never-opened"))
 		return xasprintf("%s: the plugin's window never opened, so nothing was counted (the lab in the guest "
-				 "opens it: a driver, or an experiment's runner; by hand: lab/tests/tools/lines-window "
-				 "open|close)", path);
+				 "opens it around a driver's measured phase or an experiment's c2c window; around a "
+				 "--shell command of your own: vm --lines-window command, and for that program's own "
+				 "accesses --lines-opts scope=user)", path);
 	if (strstr(st, "window-open-at-exit"))
 		return xasprintf("%s: a window was still open when qemu exited (%llu opened, %llu closed): its counts "
 				 "are cut short", path, meta_u(f, "windows_opened"), meta_u(f, "windows_closed"));

@@ -8,6 +8,7 @@
  *   c2c record ... -- CMD     a steady-state c2c window around a command
  *   c2c lines DIR             a vm --lines run as fields, perf.data, c2c.txt
  *   c2c losses PERF.DATA      what a recording lost or throttled
+ *   c2c window -- CMD         the lines plugin's window open around CMD (in a guest)
  *
  * Each is cmd_c2c_<sub>() in cmd/c2c_<sub>.c.
  */
@@ -15,7 +16,7 @@
 #include "util/options.h"
 
 static const char c2c_usage[] =
-	"usage: memcg-lab c2c <caps|parse|report|record|lines|losses> [options]\n"
+	"usage: memcg-lab c2c <caps|parse|report|record|lines|losses|window> [options]\n"
 	"\n"
 	"  caps                       whether perf c2c can record here (one line; exit 0\n"
 	"                             either way, 1 with --require when it cannot)\n"
@@ -29,6 +30,8 @@ static const char c2c_usage[] =
 	"                             perf c2c report (vm runs it itself)\n"
 	"  losses PERF.DATA [--tsv]   samples, lost records (LOST, LOST_SAMPLES), throttling\n"
 	"                             and lost AUX data of a recording: one line, or TSV\n"
+	"  window -- CMD              the lines plugin's window open around CMD, in a guest\n"
+	"                             of vm --lines (vm --lines-window command uses it)\n"
 	"\n"
 	"memcg-lab c2c <sub> --help for each.\n";
 
@@ -42,6 +45,7 @@ int cmd_c2c(int argc, char **argv)
 		{ "record", cmd_c2c_record },
 		{ "lines", cmd_c2c_lines },
 		{ "losses", cmd_c2c_losses },
+		{ "window", cmd_c2c_window },
 		{ NULL, NULL },
 	};
 

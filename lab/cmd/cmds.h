@@ -7,7 +7,7 @@
  */
 CMD(ab, "what a patch does: build the base and the patched kernel, run both in guests, compare")
 CMD(c2c, "perf c2c: capability, steady-state record, parse any report, name the struct field")
-CMD(charge, "contended memcg charging: anon, file, kmem, sock and stock workloads in many memcgs")
+CMD(charge, "contended memcg charging: anon, file, kmem, sock, stock and objstock workloads in many memcgs")
 CMD(cleanup, "remove lab cgroups, tracefs instances and settings left by a crashed run")
 CMD(compare, "compare results directories: the 0-day table with %change, stddev and Welch t-test")
 CMD(layout, "capture, check (--check) and diff (--against) the memcg structs' cacheline layouts")

@@ -24,12 +24,13 @@ static const struct options_cmd layout_cmd = {
 	"\n",
 	.footer =
 	"\n"
-	"Exit status: 0 no hard rule failed, 1 a hard rule failed (--check), 2 an error.\n",
+	"Exit status: 0 no hard rule failed and no new sharing, 1 a hard rule failed (--check) or a\n"
+	"hot-written field gained a sharer no rule allows (--against), 2 an error.\n",
 };
 
 int cmd_layout(int argc, char **argv)
 {
-	struct layout_request rq = { 0 };
+	struct layout_request rq = { .width = 80 };
 	const struct lab_option opts[] = {
 		OPT_STRING(0, "btf", &rq.btf, "FILE", NULL, "raw BTF blob (or an ELF with .BTF)"),
 		OPT_STRING(0, "vmlinux", &rq.vmlinux, "FILE", NULL, "vmlinux: its .BTF, else its DWARF converted by "
@@ -41,7 +42,10 @@ int cmd_layout(int argc, char **argv)
 		OPT_STRING(0, "rules", &rq.rules, "FILE", "layouts/rules.conf", "the rules (its header explains the "
 			   "syntax)"),
 		OPT_STRING(0, "against", &rq.against, "X", NULL, "cacheline-aware diff from X (a capture directory or a "
-			   "BTF/vmlinux file) to this kernel"),
+			   "BTF/vmlinux file) to this kernel; '!' marks a hot-written field's new sharer that no rule "
+			   "allows (exit 1)"),
+		OPT_INT(0, "width", &rq.width, "N", "80", "wrap --check and --against at N columns (0: one line per "
+			"rule, detail and change)", 0, 10000),
 		OPT_END(),
 	};
 	int arg = options_parse(&layout_cmd, opts, argc, argv);

@@ -102,6 +102,18 @@ static void lines_opts_opt(const struct lab_option *opt, const char *arg)
 	lines_opt(opt, arg);
 }
 
+/* Who opens the plugin's window: the lab in the guest (its drivers and
+ * runner), or vm around the --shell command (c2c window). */
+static const char *lines_window = "lab";
+
+static void lines_window_opt(const struct lab_option *opt, const char *arg)
+{
+	if (strcmp(arg, "lab") && strcmp(arg, "command"))
+		die("vm: --lines-window: '%s' is not lab or command", arg);
+	lines_window = arg;
+	lines_opt(opt, arg);
+}
+
 static void env_opt(const struct lab_option *opt, const char *arg)
 {
 	if (!strchr(arg, '=') || arg[0] == '=')
@@ -166,6 +178,10 @@ int cmd_vm(int argc, char **argv)
 			     "(scope=kernel|user|all, pc=LO-HI, detail=LO-HI, window=lab|always, windows=each|sum, "
 			     "lines=N ...)",
 			     lines_opts_opt),
+		OPT_CALLBACK(0, "lines-window", &c, "WHO", "lab", "--lines with the window opened by the lab in the "
+			     "guest (lab: around its drivers' measured phases) or around the --shell command "
+			     "(command: a program of your own that opens none; its own accesses need "
+			     "--lines-opts scope=user)", lines_window_opt),
 		OPT_STRING(0, "shell", &c.shell, "CMD", NULL, "run the shell command CMD in the guest instead of "
 			   "-- COMMAND"),
 		OPT_FLAG(0, "fetch", &c.fetch, "only fetch and cache the kernel; print its directory"),
@@ -174,6 +190,10 @@ int cmd_vm(int argc, char **argv)
 		OPT_END(),
 	};
 	int arg = options_parse(&vm_cmd, opts, argc, argv), rc;
+
+	if (!strcmp(lines_window, "command") && !c.shell)
+		die("vm: --lines-window command opens the window around a --shell command (a lab command, "
+		    "-- COMMAND, opens its own windows: --lines-window lab)");
 
 	guest_shape_check(&c.shape);
 	c.engine = guest_engine();

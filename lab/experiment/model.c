@@ -391,6 +391,11 @@ void load_exp_for(struct experiment *x, const char *path, char **overrides, int 
 			experiment_die(x, e, "[experiment] name = '%s': want [a-z0-9-] only (it names the directory)",
 				     e->value);
 	x->name = e->value;
+	/* An experiment runs a driver: without one, --validate said "valid
+	 * (0 phases)" and a run measured nothing. */
+	if (!x->nph)
+		experiment_die(x, NULL, "no [driver] section: an experiment runs at least one driver ([driver] with "
+			       "command = charge or statread)");
 	x->repeats = atoi(expfile_value(&x->f, "experiment", "repeats", "1"));
 	x->stop_on_failure = strcmp(expfile_value(&x->f, "experiment", "on_failure", "stop"), "continue");
 	for (int i = 0; i < x->nph; i++)

@@ -392,15 +392,21 @@ int exp_run_validate(const char *path, char **overrides, int noverrides)
 }
 
 /* The results directory, with the experiment file as it was run. */
-static struct results *create_results(const struct experiment *x, int argc, char **argv)
+static struct results *create_results(const struct experiment *x, const char *path, int argc, char **argv)
 {
 	struct results *r = results_create(x->name, NULL, argc, argv);
 	char *copy = xasprintf("%s/experiment.exp", r->dir), *text = read_text(x->f.path, NULL);
 
-	if (!text)
+	if (!text) {
 		outfile_failure(x->f.path, "cannot read", errno);
-	else
-		outfile_write(copy, text, strlen(text));
+	} else if (!outfile_write(copy, text, strlen(text))) {
+		/* reproduce.sh runs the file as it was run, not as it is later. */
+		for (int i = 1; i < argc; i++)
+			if (argv[i] == path) {
+				results_reproduce_file(r, argc, argv, i, "experiment.exp");
+				break;
+			}
+	}
 	free(text);
 	free(copy);
 	if (x->scaled[0])
@@ -596,13 +602,18 @@ int exp_run(const char *path, char **overrides, int noverrides, int argc, char *
 
 	finish_run = finish;
 	load_checked(&x, path, overrides, noverrides);
+	/* The drivers' --validate no longer asks for root (it places nothing):
+	 * a run does, before its results directory exists. */
+	if (geteuid() != 0)
+		die("run: %s: a run places its workers in memory cgroups, which needs root (running as uid %d); "
+		    "--validate and --plan do not", path, (int)geteuid());
 	cleanup_set_polling(true);
 	/* What runs killed earlier left behind must not skew this one. */
 	leftovers_cleanup_dead();
 	child_errors_fd = memfd_create("memcg-lab-write-errors", MFD_CLOEXEC);
 	if (child_errors_fd < 0)
 		die("run: cannot create a memfd for the drivers' write errors: %s", strerror(errno));
-	r = create_results(&x, argc, argv);
+	r = create_results(&x, path, argc, argv);
 	record_probe(&x, r);
 	if (x.layout_check)
 		layout_check(r);

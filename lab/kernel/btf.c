@@ -12,11 +12,25 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "kernel/btf.h"
+#include "util/decompress.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/nearest.h"
 #include "util/run.h"
 
 #define RUNNING_BTF "/sys/kernel/btf/vmlinux"
+/*
+ * A compressed input is decompressed into a file of the lab's own: an
+ * unnamed O_TMPFILE (else a name unlinked at once), nothing left behind
+ * even after a SIGKILL.  A kernel's BTF is a few MB, a vmlinux with DWARF
+ * some hundreds: past this bound the input is refused in one line.
+ */
+#define KBTF_DECOMPRESSED_MAX (1ULL << 30)
+
+const char *kbtf_file(const struct kbtf *k)
+{
+	return k->tmp_btf ? k->tmp_btf : k->read_path ? k->read_path : k->path;
+}
 
 const char *kbtf_source_name(enum kbtf_source s)
 {
@@ -84,7 +98,8 @@ static void banner_release(const char *data, size_t len, char *out, size_t n)
 	}
 }
 
-static int elf_inspect(const char *path, struct elf_facts *f, char *err, size_t errlen)
+/* Reads path; messages name the file as name. */
+static int elf_inspect(const char *path, const char *name, struct elf_facts *f, char *err, size_t errlen)
 {
 	Elf *elf;
 	Elf_Scn *scn = NULL;
@@ -98,12 +113,12 @@ static int elf_inspect(const char *path, struct elf_facts *f, char *err, size_t 
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: cannot open: %s", name, strerror(errno));
 		return -1;
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {
-		snprintf(err, errlen, "%s: not a readable ELF file: %s", path, elf_errmsg(-1));
+		snprintf(err, errlen, "%s: not a readable ELF file: %s", name, elf_errmsg(-1));
 		if (elf)
 			elf_end(elf);
 		close(fd);
@@ -137,13 +152,27 @@ static int elf_inspect(const char *path, struct elf_facts *f, char *err, size_t 
 /* "vmlinux-6.1.192.btf" -> "6.1.192": the only release hint a raw blob has. */
 static char *release_from_name(const char *path)
 {
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	static const char *const zsuffix[] = { ".xz", ".gz", ".zst", ".zstd" };
+	char *base = xstrdup(strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
 	regmatch_t m[2];
 	regex_t re;
 	char *out = NULL;
+	size_t bl = strlen(base);
 
-	if (regcomp(&re, "([0-9]+\\.[0-9]+(\\.[0-9]+)?[-+a-zA-Z0-9_.~]*?)\\.btf$", REG_EXTENDED))
+	/* "vmlinux-6.18.44.btf.xz" names the release as "vmlinux-6.18.44.btf" does. */
+	for (size_t i = 0; i < sizeof(zsuffix) / sizeof(zsuffix[0]); i++) {
+		size_t sl = strlen(zsuffix[i]);
+
+		if (bl > sl && !strcmp(base + bl - sl, zsuffix[i])) {
+			base[bl - sl] = '\0';
+			break;
+		}
+	}
+
+	if (regcomp(&re, "([0-9]+\\.[0-9]+(\\.[0-9]+)?[-+a-zA-Z0-9_.~]*?)\\.btf$", REG_EXTENDED)) {
+		free(base);
 		return NULL;
+	}
 	if (!regexec(&re, base, 2, m, 0)) {
 		int len = m[1].rm_eo - m[1].rm_so;
 
@@ -153,10 +182,12 @@ static char *release_from_name(const char *path)
 			out[--len] = '\0';
 	}
 	regfree(&re);
+	free(base);
 	return out;
 }
 
-static int open_dwarf(struct kbtf *k, const char *vmlinux, char *err, size_t errlen)
+/* Converts the DWARF of the file path (named vmlinux in messages). */
+static int open_dwarf(struct kbtf *k, const char *path, const char *vmlinux, char *err, size_t errlen)
 {
 	const char *tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char *tmpl = xasprintf("%s/memcg-lab-btf.XXXXXX", tmpdir);
@@ -177,7 +208,7 @@ static int open_dwarf(struct kbtf *k, const char *vmlinux, char *err, size_t err
 		return -1;
 	}
 	encode = xasprintf("--btf_encode_detached=%s", tmpl);
-	file = path_arg(vmlinux);
+	file = path_arg(path);
 	out = run_capture_argv((const char *const[]){ "pahole", encode, file, NULL }, RUN_STDERR_MERGE, &r);
 	free(encode);
 	free(file);
@@ -197,14 +228,105 @@ static int open_dwarf(struct kbtf *k, const char *vmlinux, char *err, size_t err
 	return 0;
 }
 
+/*
+ * A compressed --btf or --vmlinux: decompressed into an unnamed file of the
+ * lab's own (in $TMPDIR, else /tmp), read by its /proc/self/fd path.  The
+ * descriptor is inherited by pahole (a DWARF vmlinux, a capture's text) and
+ * closed with the kbtf.
+ */
+static int open_decompressed(struct kbtf *k, const char *path, enum zkind zk, char *err, size_t errlen)
+{
+	const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	uint64_t bytes;
+	int fd = anon_tmpfile(tmpdir, false);
+
+	if (fd < 0)
+		return set_err(err, errlen, "%s: %s-compressed: cannot create a file in %s for its decompressed copy: "
+			       "%s", path, z_name(zk), tmpdir, strerror(-fd));
+	k->zfd = fd;
+	k->compression = z_name(zk);
+	k->read_path = xasprintf("/proc/self/fd/%d", fd);
+	if (z_decompress_fd(path, zk, fd, KBTF_DECOMPRESSED_MAX, &bytes, err, errlen))
+		return -1;
+	if (!bytes)
+		return set_err(err, errlen, "%s: %s-compressed, and empty inside", path, z_name(zk));
+	return 0;
+}
+
+/* The file path (named name in messages), whose first n bytes are magic. */
+static int open_file(struct kbtf *k, const char *path, const char *name, const unsigned char *magic, ssize_t n,
+		     char *err, size_t errlen)
+{
+	if (n >= 2 && magic[0] == 0x9f && magic[1] == 0xeb) {
+		k->source = KBTF_RAW;
+		unsupported_kind = -1;
+		k->btf = btf__parse_raw(path);
+		if (!k->btf) {
+			if (!unknown_kind_reason(name, err, errlen))
+				snprintf(err, errlen, "%s: BTF magic but the BTF is damaged or truncated", name);
+			return -1;
+		}
+		k->release = release_from_name(k->path);
+		k->release_evidence = xstrdup(k->release ? "file name (raw BTF carries no release)"
+							 : "unknown (raw BTF carries no release)");
+		return 0;
+	}
+	if (n >= 4 && !memcmp(magic, "\177ELF", 4)) {
+		struct elf_facts f;
+
+		if (elf_inspect(path, name, &f, err, errlen))
+			return -1;
+		if (f.release[0]) {
+			k->release = xstrdup(f.release);
+			k->release_evidence = xstrdup("vmlinux .rodata banner (\"Linux version ...\")");
+		} else {
+			k->release = release_from_name(k->path);
+			k->release_evidence = xstrdup(k->release ? "file name" : "unknown (no banner in .rodata)");
+		}
+		if (f.has_btf) {
+			k->source = KBTF_ELF;
+			unsupported_kind = -1;
+			k->btf = btf__parse_elf(path, NULL);
+			if (!k->btf) {
+				if (!unknown_kind_reason(name, err, errlen))
+					snprintf(err, errlen, "%s: .BTF section is unreadable", name);
+				return -1;
+			}
+			return 0;
+		}
+		if (f.has_dwarf) {
+			k->source = KBTF_DWARF;
+			if (!open_dwarf(k, path, name, err, errlen))
+				return 0;
+			/* Callers die on failure: remove pahole's file now. */
+			if (k->tmp_btf)
+				unlink(k->tmp_btf);
+			return -1;
+		}
+		snprintf(err, errlen, "%s: ELF file with neither .BTF nor DWARF (.debug_info): "
+			 "build with CONFIG_DEBUG_INFO_BTF or CONFIG_DEBUG_INFO", name);
+		return -1;
+	}
+	if (k->compression)
+		snprintf(err, errlen, "%s: neither BTF nor ELF inside (first bytes %02x %02x %02x %02x)", name,
+			 magic[0], magic[1], magic[2], magic[3]);
+	else
+		snprintf(err, errlen, "%s: neither BTF nor ELF (first bytes %02x %02x %02x %02x)", name,
+			 magic[0], magic[1], magic[2], magic[3]);
+	return -1;
+}
+
 int kbtf_open(struct kbtf *k, const char *btf_file, const char *vmlinux, char *err, size_t errlen)
 {
-	unsigned char magic[4] = { 0 };
-	const char *path;
+	unsigned char magic[6] = { 0 };
+	const char *path, *name;
+	char *namebuf = NULL;
+	enum zkind zk;
 	ssize_t n;
-	int fd;
+	int fd, rc = 0;
 
 	memset(k, 0, sizeof(*k));
+	k->zfd = -1;
 	libbpf_set_print(silent_libbpf);
 	if (btf_file && vmlinux) {
 		snprintf(err, errlen, "--btf and --vmlinux are exclusive");
@@ -239,7 +361,13 @@ int kbtf_open(struct kbtf *k, const char *btf_file, const char *vmlinux, char *e
 	k->path = xstrdup(path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		int e = errno;
+		char near[1024];
+
+		if (e == ENOENT && !nearest_names(path, near, sizeof(near)))
+			snprintf(err, errlen, "%s: cannot open: %s (nearest: %s)", path, strerror(e), near);
+		else
+			snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
 		return -1;
 	}
 	n = read(fd, magic, sizeof(magic));
@@ -248,60 +376,29 @@ int kbtf_open(struct kbtf *k, const char *btf_file, const char *vmlinux, char *e
 		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
 		return -1;
 	}
-
-	if (n >= 2 && magic[0] == 0x9f && magic[1] == 0xeb) {
-		k->source = KBTF_RAW;
-		unsupported_kind = -1;
-		k->btf = btf__parse_raw(path);
-		if (!k->btf) {
-			if (!unknown_kind_reason(path, err, errlen))
-				snprintf(err, errlen, "%s: BTF magic but the BTF is damaged or truncated", path);
-			return -1;
+	name = path;
+	zk = z_kind(magic, (size_t)n);
+	if (zk != Z_NONE) {
+		/* Read from the decompressed copy; named as given, with its compression. */
+		rc = open_decompressed(k, path, zk, err, errlen);
+		if (!rc) {
+			path = k->read_path;
+			name = namebuf = xasprintf("%s (%s)", k->path, z_name(zk));
+			memset(magic, 0, sizeof(magic));
+			n = pread(k->zfd, magic, sizeof(magic), 0);
 		}
-		k->release = release_from_name(path);
-		k->release_evidence = xstrdup(k->release ? "file name (raw BTF carries no release)"
-							 : "unknown (raw BTF carries no release)");
-		return 0;
 	}
-	if (n == 4 && !memcmp(magic, "\177ELF", 4)) {
-		struct elf_facts f;
-
-		if (elf_inspect(path, &f, err, errlen))
-			return -1;
-		if (f.release[0]) {
-			k->release = xstrdup(f.release);
-			k->release_evidence = xstrdup("vmlinux .rodata banner (\"Linux version ...\")");
-		} else {
-			k->release = release_from_name(path);
-			k->release_evidence = xstrdup(k->release ? "file name" : "unknown (no banner in .rodata)");
-		}
-		if (f.has_btf) {
-			k->source = KBTF_ELF;
-			unsupported_kind = -1;
-			k->btf = btf__parse_elf(path, NULL);
-			if (!k->btf) {
-				if (!unknown_kind_reason(path, err, errlen))
-					snprintf(err, errlen, "%s: .BTF section is unreadable", path);
-				return -1;
-			}
-			return 0;
-		}
-		if (f.has_dwarf) {
-			k->source = KBTF_DWARF;
-			if (!open_dwarf(k, path, err, errlen))
-				return 0;
-			/* Callers die on failure: remove pahole's file now. */
-			if (k->tmp_btf)
-				unlink(k->tmp_btf);
-			return -1;
-		}
-		snprintf(err, errlen, "%s: ELF file with neither .BTF nor DWARF (.debug_info): "
-			 "build with CONFIG_DEBUG_INFO_BTF or CONFIG_DEBUG_INFO", path);
-		return -1;
+	if (!rc)
+		rc = open_file(k, path, name, magic, n, err, errlen);
+	free(namebuf);
+	if (rc && k->zfd >= 0) {
+		/* A caller that does not close a failed kbtf leaks nothing of it. */
+		close(k->zfd);
+		k->zfd = -1;
+		free(k->read_path);
+		k->read_path = NULL;
 	}
-	snprintf(err, errlen, "%s: neither BTF nor ELF (first bytes %02x %02x %02x %02x)", path,
-		 magic[0], magic[1], magic[2], magic[3]);
-	return -1;
+	return rc;
 }
 
 void kbtf_close(struct kbtf *k)
@@ -311,10 +408,14 @@ void kbtf_close(struct kbtf *k)
 		unlink(k->tmp_btf);
 		free(k->tmp_btf);
 	}
+	if (k->zfd >= 0)
+		close(k->zfd);
+	free(k->read_path);
 	free(k->path);
 	free(k->release);
 	free(k->release_evidence);
 	memset(k, 0, sizeof(*k));
+	k->zfd = -1;
 }
 
 /* Strips qualifiers and typedefs. */

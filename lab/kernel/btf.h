@@ -5,6 +5,9 @@
  * Four inputs: the running kernel (/sys/kernel/btf/vmlinux), a raw BTF blob,
  * an ELF vmlinux with a .BTF section, and a DWARF-only vmlinux, which is
  * converted with `pahole --btf_encode_detached` into a temporary file.
+ * Each file may be xz, gzip or zstd compressed (told by its magic bytes,
+ * util/decompress.h): it is decompressed into an unnamed file of the lab's
+ * own, at most 1 GiB.
  * Offsets and sizes always come from BTF, never from pahole's text.
  */
 #ifndef LAB_KERNEL_BTF_H
@@ -30,6 +33,9 @@ struct kbtf {
 	char *release;		/* kernel release, or NULL when unknown */
 	char *release_evidence;	/* where the release came from */
 	char *tmp_btf;		/* pahole's detached BTF (removed on close) */
+	const char *compression;	/* "xz", "gzip", "zstd" for a compressed file, else NULL */
+	int zfd;		/* its decompressed copy (an unnamed file), -1 when none */
+	char *read_path;	/* /proc/self/fd/N of that copy, or NULL */
 };
 
 /*
@@ -39,6 +45,9 @@ struct kbtf {
  */
 int kbtf_open(struct kbtf *k, const char *btf_file, const char *vmlinux, char *err, size_t errlen);
 void kbtf_close(struct kbtf *k);
+/* The file whose bytes are the BTF (or the ELF) to hand to a tool such as
+ * pahole: pahole's detached BTF, the decompressed copy, or the path. */
+const char *kbtf_file(const struct kbtf *k);
 const char *kbtf_source_name(enum kbtf_source s);
 
 /* Type ids (>0), or -1 when absent. */

@@ -187,7 +187,9 @@ void layout_from_btf(struct layout *lay, const struct kbtf *k)
 	struct kfeatures kf;
 
 	memset(lay, 0, sizeof(*lay));
-	lay->origin = xasprintf("%s %s", kbtf_source_name(k->source), k->path);
+	lay->origin = k->compression ? xasprintf("%s %s, %s-compressed", kbtf_source_name(k->source), k->path,
+						 k->compression)
+				     : xasprintf("%s %s", kbtf_source_name(k->source), k->path);
 	lay->release = k->release ? xstrdup(k->release) : NULL;
 	lay->percpu_datasec = kbtf_has_datasec(k, PERCPU_SEC);
 	for (int i = 0; i < LAYOUT_NSTRUCTS; i++) {

@@ -142,10 +142,14 @@ void layout_print_map(FILE *out, const struct layout *lay, const struct lay_stru
  * The cacheline-aware diff from old to new: structs that appeared or
  * went, size and cacheline-count changes, fields added, removed, moved,
  * retyped or changed cacheline, and first of all new or ended sharing
- * between a hot-written field and anything else.  Returns the number of
- * differences printed.
+ * between a hot-written field and anything else (the tags of rs), marked
+ * '!' unless a rule of rs allows the new sharer (rules_allowing()).
+ * Wrapped at width columns (0: one line per item).  Returns the number of
+ * differences printed; *new_sharing (when not NULL) gets the number of
+ * hot-written fields that gained a sharer no rule allows.
  */
-int layout_diff(FILE *out, const struct layout *old, const struct layout *new,
-		const struct lay_tags *tags);
+struct rules;
+int layout_diff(FILE *out, const struct layout *old, const struct layout *new, const struct rules *rs, int width,
+		int *new_sharing);
 
 #endif

@@ -14,6 +14,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/strfmt.h"
+#include "util/wrap.h"
 
 /* The known kernels: this one and the captures under layouts/. */
 struct known {
@@ -62,60 +63,92 @@ int layout_check_against_known(const struct rules *rs, const struct layout *lay,
 	return rc;
 }
 
-static void print_class(const struct layout *lay)
+static void print_class(const struct layout *lay, int width)
 {
 	const struct lay_struct *pc = layout_struct(lay, "page_counter");
 	const struct lay_struct *st = layout_struct(lay, "memcg_stock_pcp");
 	const struct lay_struct *ob = layout_struct(lay, "obj_stock_pcp");
 	const struct lay_field *cached = st->present ? lay_find(st, "cached") : NULL;
 	const struct lay_field *ocached = ob->present ? lay_find(ob, "cached") : NULL;
+	char text[1024];
 
-	printf("class: %s page_counter", !pc->present ? "no" : lay_find(pc, "_pad1_") ? "split" : "pre-split");
+	str_setf(text, sizeof(text), "class: %s page_counter", !pc->present ? "no" : lay_find(pc, "_pad1_") ?
+		 "split" : "pre-split");
 	if (cached)
-		printf("; %u-slot memcg stock", cached->nelems ? cached->nelems : 1);
+		str_appendf(text, sizeof(text), "; %u-slot memcg stock", cached->nelems ? cached->nelems : 1);
 	else if (!st->present && pc->present && lay_find(pc, "stock"))
-		printf("; per-page_counter stock (page_counter.stock, no memcg_stock_pcp)");
+		str_appendf(text, sizeof(text), "; per-page_counter stock (page_counter.stock, no memcg_stock_pcp)");
 	else
-		printf("; %s", st->present ? "memcg stock without cached" : "no memcg_stock_pcp");
+		str_appendf(text, sizeof(text), "; %s", st->present ? "memcg stock without cached" : "no memcg_stock_pcp");
 	if (ocached && ocached->nelems)
-		printf("; separate obj_stock_pcp, %u objcg slots", ocached->nelems);
+		str_appendf(text, sizeof(text), "; separate obj_stock_pcp, %u objcg slots", ocached->nelems);
 	else
-		printf("; %s", ob->present ? "separate obj_stock_pcp" : "no obj_stock_pcp");
+		str_appendf(text, sizeof(text), "; %s", ob->present ? "separate obj_stock_pcp" : "no obj_stock_pcp");
 	if (lay->lock_rt)
-		printf("; PREEMPT_RT stock lock (%d B)", lay->lock_size);
+		str_appendf(text, sizeof(text), "; PREEMPT_RT stock lock (%d B)", lay->lock_size);
+	wrap_words(stdout, text, 0, 7, width);
 	putchar('\n');
 }
 
-int layout_check_print(const struct rules *rs, const struct layout *lay)
+/* A detail wrapped with each field's tag on its line: "min@8 (read-mostly)". */
+static void print_detail(const char *text, int col, int indent, int width)
+{
+	char buf[RESULT_TEXT + 256];
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (char *p = buf; (p = strstr(p, " (")); p += 2)
+		if (!strncmp(p + 2, "hot-written)", 12) || !strncmp(p + 2, "read-mostly)", 12) ||
+		    !strncmp(p + 2, "allowed)", 8))
+			*p = WRAP_NBSP;
+	wrap_words(stdout, buf, col, indent, width);
+	putchar('\n');
+}
+
+int layout_check_print(const struct rules *rs, const struct layout *lay, int width)
 {
 	int count[4] = { 0 };	/* pass, FAIL, warn, n/a */
-	int width = 0;
+	int namew = 0;
 
-	printf("layout check: %s (%s)\nrules: %s\n", lay->release ? lay->release : "release unknown", lay->origin,
-	       rs->path);
-	printf("cacheline %d B (%s); lock debugging: %s (%s)\n", lay->cacheline, lay->cacheline_evidence,
-	       lay->lock_debug ? "yes" : "no", lay->lock_debug_evidence);
-	print_class(lay);
+	wrap_printf(stdout, 0, 2, width, "layout check: %s (%s)", lay->release ? lay->release : "release unknown",
+		    lay->origin);
+	putchar('\n');
+	wrap_printf(stdout, 0, 2, width, "rules: %s", rs->path);
+	putchar('\n');
+	wrap_printf(stdout, 0, 2, width, "cacheline %d B (%s); lock debugging: %s (%s)", lay->cacheline,
+		    lay->cacheline_evidence, lay->lock_debug ? "yes" : "no", lay->lock_debug_evidence);
+	putchar('\n');
+	print_class(lay, width);
 	for (int i = 0; i < rs->n; i++)
-		if ((int)strlen(rs->r[i].name) > width)
-			width = strlen(rs->r[i].name);
+		if ((int)strlen(rs->r[i].name) > namew)
+			namew = strlen(rs->r[i].name);
 	for (int i = 0; i < rs->n; i++) {
 		const struct rule *r = &rs->r[i];
 		struct rule_result res;
 		char structs[256] = "";
 		const char *word;
+		int col;
 
 		rule_eval(r, lay, &rs->tags, &res);
 		word = rule_verdict_word(r, &res);
 		for (int j = 0; j < r->nstructs; j++)
 			str_appendf(structs, sizeof(structs), "%s%s", j ? "," : "",
 				 r->structs[j]);
-		printf("%-4s  %-*s  %s  %s: %s\n", word, width, r->name, r->sev == RULE_HARD ? "hard" : "soft",
-		       structs, res.summary);
+		/* The verdict, the rule and its severity on the line's start (what
+		 * report and a grep read); the rest wrapped below them. */
+		col = printf("%-4s  %-*s  %s  ", word, namew, r->name, r->sev == RULE_HARD ? "hard" : "soft");
+		str_appendf(structs, sizeof(structs), ": ");
+		{
+			char text[RESULT_TEXT + 256];
+
+			snprintf(text, sizeof(text), "%s%s", structs, res.summary);
+			print_detail(text, col, 6, width);
+		}
 		for (int j = 0; j < res.ndetails; j++)
-			printf("      %s\n", res.details[j]);
-		if (res.v == V_FAIL && r->why)
-			printf("      why: %s\n", r->why);
+			print_detail(res.details[j], printf("      "), 8, width);
+		if (res.v == V_FAIL && r->why) {
+			wrap_words(stdout, r->why, printf("      why: "), 11, width);
+			putchar('\n');
+		}
 		count[res.v == V_PASS ? 0 : res.v == V_NA ? 3 : r->sev == RULE_HARD ? 1 : 2]++;
 	}
 	printf("result: %d pass, %d FAIL, %d warn, %d n/a\n", count[0], count[1], count[2], count[3]);

@@ -15,7 +15,10 @@ struct rules;
 int layout_check_against_known(const struct rules *rs, const struct layout *lay, const char *layouts_dir,
 				char *err, size_t errlen);
 
-/* Prints the check of every rule on stdout; 1 when a hard rule failed, else 0. */
-int layout_check_print(const struct rules *rs, const struct layout *lay);
+/*
+ * Prints the check of every rule on stdout, wrapped at width columns (0:
+ * one line per rule and detail); 1 when a hard rule failed, else 0.
+ */
+int layout_check_print(const struct rules *rs, const struct layout *lay, int width);
 
 #endif

@@ -5,11 +5,38 @@
  * fields added, removed, moved or retyped, with their cachelines.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "layout/layout.h"
+#include "layout/layout_rules.h"
 #include "util/err.h"
 #include "util/strfmt.h"
+#include "util/wrap.h"
+
+/* Where the diff goes: the file, its width (0: no wrapping), and the rules. */
+struct dout {
+	FILE *f;
+	int width;
+	const struct rules *rs;
+	const struct lay_tags *tags;
+	int new_sharing;	/* new sharers of a hot-written field no rule allows */
+};
+
+/* One item of the diff: prefix as it is, the rest wrapped at indent. */
+static void emit(struct dout *o, int indent, const char *prefix, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void emit(struct dout *o, int indent, const char *prefix, const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	wrap_words(o->f, buf, fprintf(o->f, "%s", prefix), indent, o->width);
+	fputc('\n', o->f);
+}
 
 static void lines_text(const struct lay_field *f, int L, char *buf, size_t n)
 {
@@ -68,15 +95,16 @@ static bool hot_pair_reported(const struct lay_tags *tags, const struct lay_stru
 
 #define MAX_SHARERS 256
 
-static int diff_sharing(FILE *out, const struct layout *old, const struct lay_struct *os,
-			const struct layout *new, const struct lay_struct *ns, const struct lay_tags *tags)
+static int diff_sharing(struct dout *out, const struct layout *old, const struct lay_struct *os,
+			const struct layout *new, const struct lay_struct *ns)
 {
 	static const struct lay_field *was[MAX_SHARERS], *now[MAX_SHARERS];
+	const struct lay_tags *tags = out->tags;
 	int count = 0;
 
 	for (int i = 0; i < ns->nfields; i++) {
 		const struct lay_field *h = &ns->fields[i], *oh;
-		char lt[48], list[2048];
+		char lt[48], list[2048], allowed[2048];
 		int nw, nn;
 
 		if (!lay_is_leaf(h) || lay_alias_of(ns, h) || lay_tag_of(tags, ns, h) != LAY_TAG_HOT)
@@ -86,18 +114,31 @@ static int diff_sharing(FILE *out, const struct layout *old, const struct lay_st
 		nw = oh ? sharers(os, oh, old->cacheline, was, MAX_SHARERS) : 0;
 		lines_text(h, new->cacheline, lt, sizeof(lt));
 
-		list[0] = '\0';
+		/* A sharer a rule allows (alone ... allow, or one the rules want on
+		 * the line) is no regression: listed, without the '!' (--check
+		 * calls it allowed). */
+		list[0] = allowed[0] = '\0';
 		for (int j = 0; j < nn; j++) {
+			const char *rule = out->rs ? rules_allowing(out->rs, new, ns, h, now[j]) : NULL;
+			char *to = rule ? allowed : list;
+
 			if (has_name(was, nw, now[j]->name) || hot_pair_reported(tags, ns, h, now[j]->name))
 				continue;
-			str_appendf(list, sizeof(list), "%s%s@%" PRIu64 "%s%s",
-				 list[0] ? ", " : "", now[j]->name, now[j]->offset,
-				 lay_tag_of(tags, ns, now[j]) == LAY_TAG_NONE ? "" : " ",
-				 lay_tag_name(lay_tag_of(tags, ns, now[j])));
+			str_appendf(to, sizeof(list), "%s%s@%" PRIu64 "%s%s", to[0] ? ", " : "", now[j]->name,
+				    now[j]->offset, lay_tag_of(tags, ns, now[j]) == LAY_TAG_NONE ? "" : " ",
+				    lay_tag_name(lay_tag_of(tags, ns, now[j])));
+			if (rule)
+				str_appendf(to, sizeof(allowed), " (allowed: %s)", rule);
 		}
 		if (list[0]) {
-			fprintf(out, "  ! new sharing: %s@%" PRIu64 " (hot-written, %s) now shares its cacheline with %s\n",
-				h->name, h->offset, lt, list);
+			emit(out, 6, "  ! ", "new sharing: %s@%" PRIu64 " (hot-written, %s) now shares its cacheline "
+			     "with %s", h->name, h->offset, lt, list);
+			out->new_sharing++;
+			count++;
+		}
+		if (allowed[0]) {
+			emit(out, 6, "    ", "new sharing: %s@%" PRIu64 " (hot-written, %s) now shares its cacheline "
+			     "with %s", h->name, h->offset, lt, allowed);
 			count++;
 		}
 
@@ -114,8 +155,8 @@ static int diff_sharing(FILE *out, const struct layout *old, const struct lay_st
 				 was[j]->name, o ? "now " : "gone", o ? ol : "");
 		}
 		if (list[0]) {
-			fprintf(out, "  ! ended sharing: %s (hot-written, was @%" PRIu64 ", now %s) no longer shares a "
-				"cacheline with %s\n", h->name, oh->offset, lt, list);
+			emit(out, 6, "  ! ", "ended sharing: %s (hot-written, was @%" PRIu64 ", now %s) no longer "
+			     "shares a cacheline with %s", h->name, oh->offset, lt, list);
 			count++;
 		}
 	}
@@ -126,7 +167,7 @@ static int diff_sharing(FILE *out, const struct layout *old, const struct lay_st
 		if (!lay_is_leaf(h) || lay_alias_of(os, h) || lay_tag_of(tags, os, h) != LAY_TAG_HOT ||
 		    lay_find(ns, h->name))
 			continue;
-		fprintf(out, "  ! gone: hot-written %s@%" PRIu64 "\n", h->name, h->offset);
+		emit(out, 6, "  ! ", "gone: hot-written %s@%" PRIu64, h->name, h->offset);
 		count++;
 	}
 	return count;
@@ -146,16 +187,19 @@ static bool embedded_captured(const struct lay_field *f)
 	return false;
 }
 
-static void field_line(FILE *out, char sign, const struct lay_field *f, int L)
+static void field_line(struct dout *out, char sign, const struct lay_field *f, int L)
 {
-	char lt[48];
+	char lt[48], prefix[400], type[sizeof(f->type)];
 
 	lines_text(f, L, lt, sizeof(lt));
-	fprintf(out, "  %c %-28s @%-5" PRIu64 " +%-4" PRIu64 " %-11s %s\n", sign, f->name, f->offset, f->size, lt,
-		f->type);
+	snprintf(prefix, sizeof(prefix), "  %c %-28s @%-5" PRIu64 " +%-4" PRIu64 " %-11s ", sign, f->name, f->offset,
+		 f->size, lt);
+	snprintf(type, sizeof(type), "%s", f->type);
+	wrap_nobreak(type);
+	emit(out, 6, prefix, "%s", type);
 }
 
-static int diff_fields(FILE *out, const struct layout *old, const struct lay_struct *os,
+static int diff_fields(struct dout *out, const struct layout *old, const struct lay_struct *os,
 		       const struct layout *new, const struct lay_struct *ns)
 {
 	int count = 0, skipped = 0;
@@ -174,7 +218,7 @@ static int diff_fields(FILE *out, const struct layout *old, const struct lay_str
 	}
 	for (int i = 0; i < ns->nfields; i++) {
 		const struct lay_field *f = &ns->fields[i], *o = lay_find(os, f->name);
-		char ol[48], nl[48], buf[512] = "";
+		char ol[48], nl[48], buf[512] = "", prefix[300];
 		size_t len = 0;
 
 		if (embedded_captured(f)) {
@@ -195,7 +239,13 @@ static int diff_fields(FILE *out, const struct layout *old, const struct lay_str
 		if (o->size != f->size)
 			len += snprintf(buf + len, sizeof(buf) - len, ", size %" PRIu64 " -> %" PRIu64, o->size, f->size);
 		if (strcmp(o->type, f->type)) {
-			len += snprintf(buf + len, sizeof(buf) - len, ", type %s -> %s", o->type, f->type);
+			char ot[sizeof(o->type)], nt[sizeof(f->type)];
+
+			snprintf(ot, sizeof(ot), "%s", o->type);
+			snprintf(nt, sizeof(nt), "%s", f->type);
+			wrap_nobreak(ot);
+			wrap_nobreak(nt);
+			len += snprintf(buf + len, sizeof(buf) - len, ", type %s -> %s", ot, nt);
 			if (o->nelems != f->nelems)
 				len += snprintf(buf + len, sizeof(buf) - len, " (%u -> %u elements)",
 						o->nelems ? o->nelems : 1, f->nelems ? f->nelems : 1);
@@ -204,12 +254,13 @@ static int diff_fields(FILE *out, const struct layout *old, const struct lay_str
 			len = sizeof(buf) - 1;
 		if (!len)
 			continue;
-		fprintf(out, "  ~ %-28s %s\n", f->name, buf + 2);
+		snprintf(prefix, sizeof(prefix), "  ~ %-28s ", f->name);
+		emit(out, 6, prefix, "%s", buf + 2);
 		count++;
 	}
 	if (skipped)
-		fprintf(out, "  (%d change%s inside embedded structs are listed under those structs)\n", skipped,
-			skipped == 1 ? "" : "s");
+		emit(out, 3, "  ", "(%d change%s inside embedded structs are listed under those structs)", skipped,
+		     skipped == 1 ? "" : "s");
 	return count;
 }
 
@@ -222,17 +273,20 @@ static void percpu_text(const struct layout *lay, const struct lay_struct *s, ch
 			 s->percpu_offset, s->percpu_offset % lay->cacheline, lay->cacheline);
 }
 
-int layout_diff(FILE *out, const struct layout *old, const struct layout *new, const struct lay_tags *tags)
+int layout_diff(FILE *f, const struct layout *old, const struct layout *new, const struct rules *rs, int width,
+		int *new_sharing)
 {
+	struct dout o = { .f = f, .width = width, .rs = rs, .tags = &rs->tags }, *out = &o;
 	int total = 0;
 
-	fprintf(out, "--- %s (%s)\n+++ %s (%s)\n", old->release ? old->release : "release unknown", old->origin,
-		new->release ? new->release : "release unknown", new->origin);
+	emit(out, 4, "--- ", "%s (%s)", old->release ? old->release : "release unknown", old->origin);
+	emit(out, 4, "+++ ", "%s (%s)", new->release ? new->release : "release unknown", new->origin);
 	if (old->cacheline != new->cacheline)
-		fprintf(out, "cacheline size %d -> %d B (%s)\n", old->cacheline, new->cacheline, new->cacheline_evidence);
+		emit(out, 2, "", "cacheline size %d -> %d B (%s)", old->cacheline, new->cacheline,
+		     new->cacheline_evidence);
 	if (old->lock_debug != new->lock_debug)
-		fprintf(out, "lock debugging %s -> %s (%s)\n", old->lock_debug ? "yes" : "no",
-			new->lock_debug ? "yes" : "no", new->lock_debug_evidence);
+		emit(out, 2, "", "lock debugging %s -> %s (%s)", old->lock_debug ? "yes" : "no",
+		     new->lock_debug ? "yes" : "no", new->lock_debug_evidence);
 	for (int i = 0; i < LAYOUT_NSTRUCTS; i++) {
 		const struct lay_struct *os = &old->s[i], *ns = &new->s[i];
 		uint64_t oc = lay_ncachelines(os->size, old->cacheline), nc = lay_ncachelines(ns->size, new->cacheline);
@@ -241,34 +295,37 @@ int layout_diff(FILE *out, const struct layout *old, const struct layout *new, c
 
 		if (!os->present && !ns->present)
 			continue;
-		fputc('\n', out);
+		fputc('\n', f);
 		if (!os->present || !ns->present) {
 			const struct lay_struct *s = ns->present ? ns : os;
 			uint64_t c = ns->present ? nc : oc;
 
-			fprintf(out, "%c struct %s: %s (%" PRIu64 " B, %" PRIu64 " cacheline%s, %d fields)\n",
-				ns->present ? '+' : '-', s->name, ns->present ? "appears" : "is gone", s->size, c,
-				c == 1 ? "" : "s", s->nfields);
+			emit(out, 2, ns->present ? "+ " : "- ", "struct %s: %s (%" PRIu64 " B, %" PRIu64 " cacheline%s, "
+			     "%d fields)", s->name, ns->present ? "appears" : "is gone", s->size, c, c == 1 ? "" : "s",
+			     s->nfields);
 			total++;
 			continue;
 		}
 		if (os->size != ns->size || oc != nc)
-			fprintf(out, "struct %s: %" PRIu64 " -> %" PRIu64 " B, %" PRIu64 " -> %" PRIu64 " cachelines\n",
-				ns->name, os->size, ns->size, oc, nc);
+			emit(out, 2, "", "struct %s: %" PRIu64 " -> %" PRIu64 " B, %" PRIu64 " -> %" PRIu64 " cachelines",
+			     ns->name, os->size, ns->size, oc, nc);
 		else
-			fprintf(out, "struct %s: %" PRIu64 " B, %" PRIu64 " cachelines (unchanged)\n", ns->name, ns->size, nc);
+			emit(out, 2, "", "struct %s: %" PRIu64 " B, %" PRIu64 " cachelines (unchanged)", ns->name, ns->size,
+			     nc);
 		n += os->size != ns->size || oc != nc;
 		percpu_text(old, os, op, sizeof(op));
 		percpu_text(new, ns, np, sizeof(np));
 		if (strcmp(op, np)) {
-			fprintf(out, "  per-cpu: %s -> %s\n", op, np);
+			emit(out, 4, "  ", "per-cpu: %s -> %s", op, np);
 			n++;
 		}
-		n += diff_sharing(out, old, os, new, ns, tags);
+		n += diff_sharing(out, old, os, new, ns);
 		n += diff_fields(out, old, os, new, ns);
 		if (!n)
-			fprintf(out, "  no change\n");
+			fprintf(f, "  no change\n");
 		total += n;
 	}
+	if (new_sharing)
+		*new_sharing = o.new_sharing;
 	return total;
 }

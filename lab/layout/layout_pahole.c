@@ -18,7 +18,7 @@
 /* pahole -C A,B,C prints the structs in its own order: split at "struct X {". */
 void layout_write_pahole(const struct kbtf *k, const struct layout *lay, const char *dir)
 {
-	const char *btf = k->tmp_btf ? k->tmp_btf : k->path;
+	const char *btf = kbtf_file(k);
 	char names[256] = "", *file, *text, *p;
 	struct run_result r;
 

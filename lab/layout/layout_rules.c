@@ -214,7 +214,7 @@ static const struct {
 	{ "offset", INV_OFFSET, "offset FIELD N" },
 	{ "aligned", INV_ALIGNED, "aligned FIELD..." },
 	{ "alone", INV_ALONE, "alone FIELD [allow FIELD...]" },
-	{ "apart", INV_APART, "apart FIELD from FIELD..." },
+	{ "apart", INV_APART, "apart FIELD... from FIELD..." },
 	{ "together", INV_TOGETHER, "together FIELD FIELD..." },
 	{ "on-line", INV_ON_LINE, "on-line N FIELD..." },
 	{ "not-on-line", INV_NOT_ON_LINE, "not-on-line N FIELD..." },
@@ -304,12 +304,17 @@ static int parse_invariant(struct parser *p, struct rule *r, char **tok, int n)
 		inv->a = xstrdup(tok[0]);
 		return take_list(p, inv, form, tok + (n > 1 ? 2 : 1), n > 1 ? n - 2 : 0, 0);
 	case INV_APART:
-		if (n < 3 || strcmp(tok[1], "from"))
+		for (i = 0; i < n && strcmp(tok[i], "from"); i++)
+			;
+		if (i == 0 || i >= n - 1)
 			return perr(p, p->line, "expected '%s'", form);
-		if (want_field(p, form, tok[0]))
-			return -1;
-		inv->a = xstrdup(tok[0]);
-		return take_list(p, inv, form, tok + 2, n - 2, 1);
+		inv->subj = xcalloc(i, sizeof(char *));
+		for (int k = 0; k < i; k++) {
+			if (want_field(p, form, tok[k]))
+				return -1;
+			inv->subj[inv->nsubj++] = xstrdup(tok[k]);
+		}
+		return take_list(p, inv, form, tok + i + 1, n - i - 1, 1);
 	case INV_ON_LINE:
 	case INV_NOT_ON_LINE:
 		if (n < 2)
@@ -577,6 +582,9 @@ void rules_free(struct rules *rs)
 			for (int k = 0; k < r->invs[j].nlist; k++)
 				free(r->invs[j].list[k]);
 			free(r->invs[j].list);
+			for (int k = 0; k < r->invs[j].nsubj; k++)
+				free(r->invs[j].subj[k]);
+			free(r->invs[j].subj);
 		}
 		free(r->placed_at);
 		free(r->if_absent);
@@ -697,6 +705,9 @@ int rules_validate(const struct rules *rs, const struct layout *const *known, in
 				return -1;
 			for (int k = 0; k < inv->nlist; k++)
 				if (check_field(rs, r, inv->line, inv->list[k], known, nknown, err, errlen))
+					return -1;
+			for (int k = 0; k < inv->nsubj; k++)
+				if (check_field(rs, r, inv->line, inv->subj[k], known, nknown, err, errlen))
 					return -1;
 		}
 	}
@@ -839,32 +850,21 @@ static void others_on_line(const struct ctx *c, uint64_t line, const struct rule
 	}
 }
 
-static enum verdict eval_alone_apart(struct ctx *c, const struct rule_inv *inv, char *na, size_t nal,
-				     char *ok, size_t okl)
+static enum verdict eval_alone(struct ctx *c, const struct rule_inv *inv, char *na, size_t nal, char *ok, size_t okl)
 {
 	const struct lay_field *f = lay_find(c->s, inv->a);
 	uint64_t a, b;
 	bool fail = false;
-	char ft[300], lt[80], others[RESULT_TEXT / 2], listed[RESULT_TEXT / 2] = "", absent[256] = "";
+	char ft[300], lt[80], others[RESULT_TEXT / 2];
 
 	if (!f || !lay_lines(f, c->base, c->L, &a, &b)) {
 		missing(c, na, nal, inv->a);
 		return V_NA;
 	}
 	field_text(c, f, true, ft, sizeof(ft));
-	if (inv->op == INV_APART) {
-		const struct lay_field *fs[64];
-		int n = present_list(c, inv, fs, absent, sizeof(absent));
-
-		if (!n) {
-			str_setf(na, nal, "%s has none of %s", c->s->name, absent);
-			return V_NA;
-		}
-		names_text(fs, n, listed, sizeof(listed));
-	}
 	for (uint64_t line = a; line <= b; line++) {
-		/* alone: everything but the allowed fields; apart: only the listed ones. */
-		others_on_line(c, line, inv, inv->a, inv->op == INV_APART, others, sizeof(others));
+		/* Everything but the allowed fields. */
+		others_on_line(c, line, inv, inv->a, false, others, sizeof(others));
 		if (!others[0])
 			continue;
 		fail = true;
@@ -874,15 +874,96 @@ static enum verdict eval_alone_apart(struct ctx *c, const struct rule_inv *inv, 
 	if (fail)
 		return V_FAIL;
 	line_text(c, a, lt, sizeof(lt));
-	if (inv->op == INV_ALONE) {
-		others_on_line(c, a, inv, inv->a, true, others, sizeof(others));
-		str_setf(ok, okl, "%s alone on %s%s%s%s", ft, lt, others[0] ? " with " : "", others,
-			 others[0] ? " (allowed)" : "");
-	} else {
-		str_setf(ok, okl, "none of %s on %s's %s", listed, f->name, lt);
-		if (absent[0])
-			str_appendf(ok, okl, " (absent: %s)", absent);
+	others_on_line(c, a, inv, inv->a, true, others, sizeof(others));
+	str_setf(ok, okl, "%s alone on %s%s%s%s", ft, lt, others[0] ? " with " : "", others,
+		 others[0] ? " (allowed)" : "");
+	return V_PASS;
+}
+
+/* True when f is one of the subjects of an apart, or nested in one. */
+static bool is_subject(const struct rule_inv *inv, const struct lay_field *f)
+{
+	for (int i = 0; i < inv->nsubj; i++)
+		if (lay_related(f, inv->subj[i]))
+			return true;
+	return false;
+}
+
+/*
+ * apart F... from G...: no G on any cacheline an F is on, every line of
+ * every F (a hot block over two lines has two lines to keep clear).
+ */
+static enum verdict eval_apart(struct ctx *c, const struct rule_inv *inv, char *na, size_t nal, char *ok, size_t okl)
+{
+	const struct lay_field *subj[64], *fs[64];
+	char absent[256] = "", sabsent[256] = "", listed[RESULT_TEXT / 2], names[RESULT_TEXT / 2] = "", lt[80];
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int ns = 0, n = present_list(c, inv, fs, absent, sizeof(absent));
+	bool fail = false;
+
+	for (int i = 0; i < inv->nsubj && ns < 64; i++) {
+		const struct lay_field *f = lay_find(c->s, inv->subj[i]);
+		uint64_t a, b;
+
+		if (f && lay_lines(f, c->base, c->L, &a, &b)) {
+			subj[ns++] = f;
+			lo = a < lo ? a : lo;
+			hi = b > hi ? b : hi;
+		} else {
+			str_appendf(sabsent, sizeof(sabsent), "%s%s", sabsent[0] ? ", " : "", inv->subj[i]);
+		}
 	}
+	if (!ns) {
+		missing(c, na, nal, sabsent);
+		return V_NA;
+	}
+	if (!n) {
+		str_setf(na, nal, "%s has none of %s", c->s->name, absent);
+		return V_NA;
+	}
+	names_text(fs, n, listed, sizeof(listed));
+	names_text(subj, ns, names, sizeof(names));
+	for (uint64_t line = lo; line <= hi; line++) {
+		char on[RESULT_TEXT / 2] = "", others[RESULT_TEXT / 2] = "", ft[300];
+		int non = 0;
+
+		for (int i = 0; i < ns; i++) {
+			if (!shares_line(c, subj[i], line))
+				continue;
+			field_text(c, subj[i], true, ft, sizeof(ft));
+			str_appendf(on, sizeof(on), "%s%s", on[0] ? " " : "", ft);
+			non++;
+		}
+		if (!non)
+			continue;
+		for (int i = 0; i < c->s->nfields; i++) {
+			const struct lay_field *o = &c->s->fields[i];
+
+			if (!shares_line(c, o, line) || is_subject(inv, o) || lay_alias_of(c->s, o) || !in_list(inv, o))
+				continue;
+			field_text(c, o, true, ft, sizeof(ft));
+			str_appendf(others, sizeof(others), "%s%s", others[0] ? " " : "", ft);
+		}
+		if (!others[0])
+			continue;
+		fail = true;
+		line_text(c, line, lt, sizeof(lt));
+		detail(c, "struct %s, %s: %s share%s it with %s", c->s->name, lt, on, non == 1 ? "s" : "", others);
+	}
+	if (fail)
+		return V_FAIL;
+	if (ns == 1 && lo == hi) {
+		line_text(c, lo, lt, sizeof(lt));
+		str_setf(ok, okl, "none of %s on %s's %s", listed, subj[0]->name, lt);
+	} else if (ns == 1) {
+		str_setf(ok, okl, "none of %s on %s's cachelines %" PRIu64 "-%" PRIu64, listed, subj[0]->name, lo, hi);
+	} else if (lo == hi) {
+		str_setf(ok, okl, "none of %s on cacheline %" PRIu64 " of %s", listed, lo, names);
+	} else {
+		str_setf(ok, okl, "none of %s on cachelines %" PRIu64 "-%" PRIu64 " of %s", listed, lo, hi, names);
+	}
+	if (absent[0])
+		str_appendf(ok, okl, " (absent: %s)", absent);
 	return V_PASS;
 }
 
@@ -1211,8 +1292,9 @@ static enum verdict eval_inv(struct ctx *c, const struct rule_inv *inv, char *na
 
 	switch (inv->op) {
 	case INV_ALONE:
+		return eval_alone(c, inv, na, nal, ok, okl);
 	case INV_APART:
-		return eval_alone_apart(c, inv, na, nal, ok, okl);
+		return eval_apart(c, inv, na, nal, ok, okl);
 	case INV_TOGETHER:
 	case INV_ON_LINE:
 	case INV_NOT_ON_LINE:
@@ -1380,6 +1462,91 @@ void rule_eval(const struct rule *r, const struct layout *lay, const struct lay_
 		res->v = V_NA;
 		str_setf(res->summary, sizeof(res->summary), "%s", na_all);
 	}
+}
+
+/* ---- sharing a rule allows ----------------------------------------------- */
+
+/*
+ * f's name within struct type T: its own name when s is T, the rest of its
+ * nested name when f is a member of an embedded T ("usage" of mem_cgroup's
+ * "memory.usage"), else NULL; *plen is the length of the prefix cut off.
+ */
+static const char *name_in(const struct lay_struct *s, const struct lay_field *f, const char *T, size_t *plen)
+{
+	const char *dot;
+
+	*plen = 0;
+	if (!strcmp(s->name, T))
+		return f->name;
+	if (f->depth == 0 || strcmp(f->owner, T) || !(dot = strrchr(f->name, '.')))
+		return NULL;
+	*plen = (size_t)(dot + 1 - f->name);
+	return dot + 1;
+}
+
+/* name is entry, or a member nested below it. */
+static bool names_entry(const char *name, const char *entry)
+{
+	size_t n = strlen(entry);
+
+	return !strncmp(name, entry, n) && (name[n] == '\0' || name[n] == '.');
+}
+
+static bool listed(char *const *list, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (names_entry(name, list[i]))
+			return true;
+	return false;
+}
+
+/* Does the invariant allow (alone ... allow) or demand (together, on-line,
+ * fewest-lines) that a and b share a line? */
+static bool inv_allows(const struct rule_inv *inv, const char *a, const char *b)
+{
+	switch (inv->op) {
+	case INV_ALONE:
+		return (names_entry(a, inv->a) && listed(inv->list, inv->nlist, b)) ||
+		       (names_entry(b, inv->a) && listed(inv->list, inv->nlist, a));
+	case INV_TOGETHER:
+	case INV_ON_LINE:
+	case INV_FEWEST_LINES:
+		return listed(inv->list, inv->nlist, a) && listed(inv->list, inv->nlist, b);
+	default:
+		return false;
+	}
+}
+
+const char *rules_allowing(const struct rules *rs, const struct layout *lay, const struct lay_struct *s,
+			   const struct lay_field *h, const struct lay_field *o)
+{
+	for (int i = 0; i < rs->n; i++) {
+		const struct rule *r = &rs->r[i];
+
+		for (int si = 0; si < r->nstructs; si++) {
+			struct rule_result res;
+			struct ctx c = { .lay = lay, .r = r, .L = lay->cacheline, .res = &res };
+			const char *hn, *on;
+			size_t hp, op;
+			char na[RESULT_TEXT];
+			bool allows = false;
+
+			hn = name_in(s, h, r->structs[si], &hp);
+			on = name_in(s, o, r->structs[si], &op);
+			/* Both of one instance: memory.usage with memory.failcnt, not swap.failcnt. */
+			if (!hn || !on || hp != op || strncmp(h->name, o->name, hp))
+				continue;
+			for (int j = 0; j < r->ninvs && !allows; j++)
+				allows = inv_allows(&r->invs[j], hn, on);
+			c.s = layout_struct(lay, r->structs[si]);
+			if (!allows || !c.s || !c.s->present)
+				continue;
+			/* The rule must apply to this kernel (its when lines). */
+			if (conds_hold(&c, na, sizeof(na)))
+				return r->name;
+		}
+	}
+	return NULL;
 }
 
 const char *rule_verdict_word(const struct rule *r, const struct rule_result *res)

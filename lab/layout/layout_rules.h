@@ -26,7 +26,7 @@ enum inv_op {
 	INV_OFFSET,		/* offset F N */
 	INV_ALIGNED,		/* aligned F... */
 	INV_ALONE,		/* alone F [allow G...] */
-	INV_APART,		/* apart F from G... */
+	INV_APART,		/* apart F... from G... */
 	INV_TOGETHER,		/* together F... */
 	INV_ON_LINE,		/* on-line N F... */
 	INV_NOT_ON_LINE,	/* not-on-line N F... */
@@ -48,6 +48,8 @@ struct rule_inv {
 	bool a_is_num;		/* after N ...: num instead of a */
 	char **list;		/* the other fields */
 	int nlist;
+	char **subj;		/* apart: the subjects F... */
+	int nsubj;
 };
 
 enum cond_op { COND_HAS, COND_LACKS, COND_ARRAY, COND_SCALAR, COND_NO_LOCK_DEBUG, COND_RT_LOCK, COND_NO_RT_LOCK };
@@ -128,6 +130,17 @@ struct rule_result {
 
 void rule_eval(const struct rule *r, const struct layout *lay, const struct lay_tags *tags,
 	       struct rule_result *res);
+/*
+ * The name of the rule that lets field h of struct s share a cacheline with
+ * o on this layout: `alone h allow o`, or a together / on-line /
+ * fewest-lines naming both (they are meant to share), its `when` lines
+ * holding for this kernel; NULL when no rule does.  A member of an embedded
+ * struct (mem_cgroup's memory.usage) is judged by its own type's rules
+ * (page_counter's usage), with a partner of the same instance.
+ */
+const char *rules_allowing(const struct rules *rs, const struct layout *lay, const struct lay_struct *s,
+			   const struct lay_field *h, const struct lay_field *o);
+
 /* "pass", "FAIL", "warn" (a failed soft rule) or "n/a". */
 const char *rule_verdict_word(const struct rule *r, const struct rule_result *res);
 

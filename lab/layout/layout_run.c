@@ -18,8 +18,10 @@
 #include "layout/layout_run.h"
 #include "kernel/btf.h"
 #include "util/err.h"
+#include "util/nearest.h"
 #include "util/outfile.h"
 #include "util/results.h"
+#include "util/wrap.h"
 
 static void open_or_die(struct kbtf *k, const char *btf, const char *vmlinux)
 {
@@ -34,8 +36,14 @@ static void load_against(struct layout *old, const char *what)
 	struct stat st;
 	char err[1024];
 
-	if (stat(what, &st))
-		die("layout: --against %s: %s", what, strerror(errno));
+	if (stat(what, &st)) {
+		int e = errno;
+		char near[1024];
+
+		if (e == ENOENT && !nearest_names(what, near, sizeof(near)))
+			die("layout: --against %s: %s (nearest: %s)", what, strerror(e), near);
+		die("layout: --against %s: %s", what, strerror(e));
+	}
 	if (S_ISDIR(st.st_mode)) {
 		if (layout_load_capture(old, what, err, sizeof(err)))
 			die("layout: --against %s", err);
@@ -97,15 +105,25 @@ int layout_run(const struct layout_request *rq)
 	if ((check || against) && layout_check_against_known(&rs, &lay, layouts_dir, err, sizeof(err)))
 		die("layout: %s", err);
 	if (check)
-		status = layout_check_print(&rs, &lay);
+		status = layout_check_print(&rs, &lay, rq->width);
 	if (against) {
 		struct layout old;
+		int gained = 0;
 
 		load_against(&old, against);
 		if (check)
 			putchar('\n');
-		if (!layout_diff(stdout, &old, &lay, &rs.tags))
+		if (!layout_diff(stdout, &old, &lay, &rs, rq->width, &gained))
 			printf("\nno layout differences\n");
+		/* The gate after a rebase: a hot-written field with a sharer no
+		 * rule allows fails as a hard rule does. */
+		if (gained) {
+			printf("\n");
+			wrap_printf(stdout, 0, 2, rq->width, "%d hot-written field%s gained a cacheline sharer no rule "
+				    "allows (the ! new sharing lines above)", gained, gained == 1 ? "" : "s");
+			putchar('\n');
+			status = 1;
+		}
 		layout_free(&old);
 	}
 	layout_free(&lay);

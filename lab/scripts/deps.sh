@@ -23,8 +23,9 @@
 set -eu
 
 # clang compiles the lab's BPF programs (lab/bpf/*.bpf.c) into the binary.
+# liblzma, zlib and libzstd: a compressed --btf/--vmlinux (xz, gzip, zstd).
 build_pkgs="gcc make pkg-config libbpf-dev libtracefs-dev libtraceevent-dev
-libinih-dev libjson-c-dev libhwloc-dev libelf-dev libdw-dev zlib1g-dev xz-utils clang"
+libinih-dev libjson-c-dev libhwloc-dev libelf-dev libdw-dev zlib1g-dev liblzma-dev libzstd-dev xz-utils clang"
 # pahole reads and converts layouts; perf records c2c/lock data; gnuplot plots.
 run_pkgs="dwarves linux-perf gnuplot-nox"
 # prove runs the TAP tests (perl); clang and its runtimes (libclang-rt-dev:
@@ -32,8 +33,9 @@ run_pkgs="dwarves linux-perf gnuplot-nox"
 # static busybox boot real kernels for the guest tests (vm), glib's headers
 # build the lines plugin against a qemu 8+ header; headless
 # chromium renders the plot index (plot-index.sh); shellcheck checks the
-# scripts (shellcheck.sh); tmux presses Ctrl-C twice (kill.sh).
-test_pkgs="perl clang libclang-rt-dev qemu-system-x86 libglib2.0-dev busybox-static chromium shellcheck tmux"
+# scripts (shellcheck.sh); tmux presses Ctrl-C twice (kill.sh); zstd makes
+# the .zst BTF the tests read (layout-cli.sh).
+test_pkgs="perl clang libclang-rt-dev qemu-system-x86 libglib2.0-dev busybox-static chromium shellcheck tmux zstd"
 # make lab-kernel: what building a kernel with BTF needs.
 kernel_pkgs="bison flex bc dwarves patch"
 # make distcheck: minimal chroots of other Debian suites.

@@ -7,7 +7,7 @@
 #             [--nodes M --sockets S --threads-per-core T (0: qemu's own)]
 #             --mem MB --timeout S --accel A [--add PATH]... [--env K=V]...
 #             [--perf VERSION (Debian's perf, lab/scripts/perf-runtime.sh)]
-#             [--append ARGS] [--console] [--lines [--lines-opts OPTS]]
+#             [--append ARGS] [--console] [--lines [--lines-opts OPTS] [--lines-window lab|command]]
 #             (--shell CMD | -- LAB-ARGS...)
 #   The guest's settings have no defaults here: memcg-lab vm (lab/cmd/vm.c)
 #   holds them and passes each one.  --tmp is an empty private directory
@@ -47,7 +47,9 @@
 # unless OPTS say otherwise).  The guest gets MEMCG_LAB_LINES_DIR=/out/lines:
 # the lab there opens the windows and writes what they hold, /init adds the
 # kernel's kallsyms, BTF and notes; memcg-lab vm checks the plugin's status
-# and turns it all into lines/fields.tsv, perf.data and c2c.txt.
+# and turns it all into lines/fields.tsv, perf.data and c2c.txt.  With
+# --lines-window command the window is opened around --shell CMD instead
+# (`memcg-lab c2c window -- sh CMD`), for a program that opens none.
 # Exit status: the guest command's, or 2 with one line on stderr when the
 # guest could not run it (no qemu, no apt, unknown package, a panic, a hang).
 set -eu
@@ -715,7 +717,7 @@ crash_lines() {
 cmd_run() {
 	opt_out="" opt_tmp="" opt_binary="" opt_kernel="" opt_kdir="" opt_suite="" opt_cpus="" opt_mem=""
 	opt_timeout="" opt_add="" opt_append="" opt_console="" opt_shell="" envs="" opt_accel="" opt_perf=""
-	opt_nodes=0 opt_sockets=0 opt_threads=1 opt_lines="" opt_lines_opts="" plugin_arg=""
+	opt_nodes=0 opt_sockets=0 opt_threads=1 opt_lines="" opt_lines_opts="" opt_lines_window=lab plugin_arg=""
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--out) opt_out=$2; shift ;;
@@ -739,6 +741,7 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		--console) opt_console=1 ;;
 		--lines) opt_lines=1 ;;
 		--lines-opts) opt_lines=1 opt_lines_opts=$2; shift ;;
+		--lines-window) opt_lines=1 opt_lines_window=$2; shift ;;
 		--shell) opt_shell=$2; shift ;;
 		--) shift; break ;;
 		*) die "run: unknown option '$1'" ;;
@@ -754,6 +757,11 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 	done
 	[ -x "$opt_binary" ] || die "run: --binary: '$opt_binary' is not an executable"
 	[ -n "$opt_shell" ] || [ $# -gt 0 ] || die "run: nothing to run (--shell CMD or -- LAB-ARGS)"
+	case $opt_lines_window in
+	lab) ;;
+	command) [ -n "$opt_shell" ] || die "run: --lines-window command opens the window around --shell CMD" ;;
+	*) die "run: --lines-window '$opt_lines_window': not lab or command" ;;
+	esac
 	command -v "$qemu_bin" >/dev/null ||
 		die "$qemu_bin not found: apt-get install --no-install-recommends qemu-system-x86 (or make deps)"
 	mkdir -p "$opt_out"
@@ -807,7 +815,12 @@ export PATH='$perf_dir/bin':\$PATH"
 		mkdir -p "$st/run/lab/vm/kmods"
 		cp "$kmods"/*.ko "$kmods/order" "$st/run/lab/vm/kmods/"
 	fi
-	if [ -n "$opt_shell" ]; then
+	if [ -n "$opt_shell" ] && [ "$opt_lines_window" = command ]; then
+		# The plugin's window open around the user's command, by the lab
+		# in the guest (c2c window: opened, CMD run, closed, its status).
+		printf '%s\n' "$opt_shell" > "$st/run/lab/vm/cmd-user"
+		echo "exec /lab/bin/memcg-lab c2c window -- sh /lab/vm/cmd-user" > "$st/run/lab/vm/cmd"
+	elif [ -n "$opt_shell" ]; then
 		printf '%s\n' "$opt_shell" > "$st/run/lab/vm/cmd"
 	else
 		line="exec /lab/bin/memcg-lab"

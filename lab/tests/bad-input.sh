@@ -27,6 +27,7 @@ printf "[experiment]\nname = x\n[claim x]\nquantity = metric:-:m\nvalue = 17063.
 printf "[experiment]\nname = x\n[claim x]\nquantity = metric:-:m\nvalue = 1 Mbps\n$claim_tail" > claim-source.exp
 printf '[experiment]\nname = x\n[plot]\nheadline = chart-x\n' > bad-headline.exp
 printf '[experiment]\nname = x\ndescription = %0200d\n' 0 > long-line.exp
+printf '[experiment]\nname = x\nrepeats = 2\n' > no-driver.exp
 printf 'rule x\n' > bad-rules.conf
 cp "$OLDPWD/build/btf/vmlinux-6.18.44.btf" k.btf
 mkdir edited-capture
@@ -36,6 +37,7 @@ printf 'rule y\n  struct page_counter\n  severity hard\n  invariant alone usage_
 head -c 1000 "$OLDPWD/lab/tests/data/fuzz/perfdata/perf-lock-record-sleep.data" > trunc.data
 c2c=$OLDPWD/lab/tests/data/samples/c2c/06-joemario-example-report-2016-intel.txt
 head -c $(($(wc -c < "$c2c") * 70 / 100)) "$c2c" > cut.txt
+head -n $(($(grep -n "Shared Data Cache Line Table" "$c2c" | cut -d: -f1) - 2)) "$c2c" > stats-only.txt
 mkres() { # dir experiment value
 	mkdir -p "$1/data"
 	printf '{"name":"%s","status":"complete"}\n' "$2" > "$1/meta.json"
@@ -44,6 +46,10 @@ mkres() { # dir experiment value
 mkres results-a stock-slots 1
 mkres results-b kmem-overhead 2
 mkres results-bad stock-slots x
+mkres results-empty stock-slots 1
+: > results-empty/data/metrics.tsv
+mkres results-nohead stock-slots 1
+sed -i 1d results-nohead/data/metrics.tsv
 PATH=$(dirname "$LAB"):$PATH
 
 # "..." in the table stands for anything; everything else is literal.

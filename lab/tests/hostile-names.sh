@@ -99,7 +99,7 @@ for N in "${NAMES[@]}"; do
 	fi
 
 	# An experiment file of that name, with -s values of that name.
-	printf '[experiment]\nname = hostile\n' >"$W/$N.exp"
+	printf '[experiment]\nname = hostile\n[driver]\ncommand = statread\ntop = 1\nchildren = 1\nallocators = 0\n' >"$W/$N.exp"
 	run run "$LAB" run --validate "$W/$N.exp" -s "experiment.description=$N"
 	ok '[ $st = 0 ]' "$L: run --validate of that file, with -s of that name" || diag <"$T/err"
 	run run "$LAB" run --validate "$W/$N.exp" -s "experiment.name=$N"
@@ -111,13 +111,17 @@ done
 CC=${CC:-cc}
 if command -v "$CC" >/dev/null 2>&1 && command -v pahole >/dev/null 2>&1; then
 	N=${NAMES[0]}
+	# Without --out the capture goes to layouts/<release>/ of the lab root:
+	# a root of the test's own, never the tree's layouts/.
+	mkdir -p "$T/root/layouts" && cp layouts/rules.conf "$T/root/layouts/"
 	"$CC" -g -O0 -fno-toplevel-reorder -c -DSHAPE_SPLIT -o "$W/$N.o" lab/tests/data/layout/kernel-shapes.c
-	run layout "$LAB" layout --vmlinux "$W/$N.o"
-	ok '[ $st = 0 ] && grep -q "pahole --btf_encode_detached" "$T/out"' "layout --vmlinux of a hostile name" ||
+	run layout env MEMCG_LAB_ROOT="$T/root" "$LAB" layout --vmlinux "$W/$N.o"
+	ok '[ $st = 0 ] && grep -q "pahole --btf_encode_detached" "$T/out" &&
+		[ -s "$T/root/layouts/6.18.0-fixture-split/page_counter.txt" ]' "layout --vmlinux of a hostile name" ||
 		diag <"$T/err"
 	N=${NAMES[5]}
 	cp "$W/${NAMES[0]}.o" "$W/$N.o"
-	run layout "$LAB" layout --vmlinux "$N.o"
+	run layout env MEMCG_LAB_ROOT="$T/root" "$LAB" layout --vmlinux "$N.o"
 	ok '[ $st = 0 ]' "layout --vmlinux of a relative name that starts with '-'" || diag <"$T/err"
 else
 	skip "layout --vmlinux" "needs $CC and pahole"

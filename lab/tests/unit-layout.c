@@ -27,7 +27,9 @@ static const char *const kernels[] = { "5.10.262", "6.1.192", "6.12.117", "6.18.
  * happens to be aligned).  6.12 spills the watermark group (soft).
  * The 7.x columns: 7.2 has the 5-slot obj stock on one line; 7.3-rt has
  * PREEMPT_RT's 32-byte lock, so its one-line rules are n/a and the
- * fewest-lines rules check it instead.  Debian builds 6.16+ without
+ * fewest-lines rules check it instead; its hot blocks take lines 0-1 and
+ * the drain work (work@96) shares line 1 with the last slots: the
+ * cold-off-line rules, which cover every line of the hot block, warn.  Debian builds 6.16+ without
  * CONFIG_MEMCG_V1 (no kmem/tcpmem).
  */
 static const struct {
@@ -48,14 +50,14 @@ static const struct {
 	{ "stock-slots-one-line",        { "n/a",  "n/a",  "n/a",  "pass", "pass", "pass", "pass", "n/a" } },
 	{ "stock-slots-rt-lines",        { "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "pass" } },
 	{ "stock-percpu-aligned",        { "n/a",  "n/a",  "n/a",  "pass", "pass", "pass", "pass", "pass" } },
-	{ "stock-cold-off-line",         { "n/a",  "n/a",  "n/a",  "pass", "pass", "pass", "pass", "pass" } },
+	{ "stock-cold-off-line",         { "n/a",  "n/a",  "n/a",  "pass", "pass", "pass", "pass", "warn" } },
 	{ "stock-single-slot",           { "pass", "pass", "pass", "n/a",  "n/a",  "n/a",  "n/a",  "n/a" } },
 	{ "obj-stock-hot-one-line",      { "n/a",  "n/a",  "n/a",  "pass", "pass", "pass", "n/a",  "n/a" } },
 	{ "obj-stock-percpu-aligned",    { "n/a",  "n/a",  "n/a",  "pass", "pass", "pass", "pass", "pass" } },
 	{ "obj-stock-slots",             { "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "pass", "pass" } },
 	{ "obj-stock-slots-one-line",    { "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "pass", "n/a" } },
 	{ "obj-stock-rt-lines",          { "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "pass" } },
-	{ "obj-stock-cold-off-line",     { "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "pass", "pass" } },
+	{ "obj-stock-cold-off-line",     { "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "n/a",  "pass", "warn" } },
 };
 #define NRULES (int)(sizeof(expected) / sizeof(expected[0]))
 
@@ -171,6 +173,20 @@ static void test_messages(const struct rules *rs)
 	ok(strstr(res.summary, "5 slots: nr_bytes uint16_t[5], cached struct obj_cgroup *[5]"),
 	   "7.2: five obj stock slots");
 	is_int(lay[3].cacheline, 64, "cacheline size from page_counter._pad1_");
+
+	/* The cold members off every line of the hot block, not line 0 only:
+	 * 7.3-rt's hot block takes lines 0-1, and work@96 is on line 1. */
+	eval(rs, 7, "stock-cold-off-line", &res);
+	ok(res.v == V_FAIL && details_have(&res, "struct memcg_stock_pcp, cacheline 1 (bytes 64-127): cached@40 "
+					       "(hot-written) shares it with work@96"),
+	   "7.3-rt: the memcg stock's work@96 shares line 1 with cached@40+56");
+	eval(rs, 7, "obj-stock-cold-off-line", &res);
+	ok(res.v == V_FAIL && details_have(&res, "cacheline 1 (bytes 64-127): cached@56 (hot-written) shares it "
+					       "with work@96"),
+	   "7.3-rt: the obj stock's work@96 shares line 1 with cached@56+40");
+	eval(rs, 3, "stock-cold-off-line", &res);
+	ok(res.v == V_PASS && strstr(res.summary, "none of work, flags, drain_idx on cacheline 0 of lock, nr_pages, "
+					       "cached"), "6.18: work, flags, drain_idx off the hot block's line 0");
 }
 
 /* Writes text to a temp rules file and parses it; returns the error (or ""). */
@@ -206,7 +222,11 @@ static void test_parse_errors(void)
 		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant size 3X\n", 4, "expected a number" },
 		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant under usage\n", 4, "unknown predicate 'under'" },
 		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant apart usage min\n", 4,
-		  "expected 'apart FIELD from FIELD...'" },
+		  "expected 'apart FIELD... from FIELD...'" },
+		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant apart from min\n", 4,
+		  "expected 'apart FIELD... from FIELD...'" },
+		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant apart usage min from\n", 4,
+		  "expected 'apart FIELD... from FIELD...'" },
 		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant offset usage\n", 4, "expected 'offset FIELD N'" },
 		{ "rule a\n\tstruct page_counter\n\tseverity hard\n\tinvariant on-line 1L usage\n", 4,
 		  "expected a cacheline index" },
@@ -430,13 +450,15 @@ static void test_capture_errors(void)
 		free(text[i]);
 }
 
-static char *diff_text(const struct layout *old, const struct layout *new, const struct lay_tags *tags, int *n)
+static int gained;	/* the last diff_text()'s hot-written fields with a new sharer no rule allows */
+
+static char *diff_text(const struct layout *old, const struct layout *new, const struct rules *rs, int *n)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	*n = layout_diff(f, old, new, tags);
+	*n = layout_diff(f, old, new, rs, 0, &gained);
 	fclose(f);
 	return buf;
 }
@@ -497,7 +519,7 @@ static void test_capture_and_diff(const struct rules *rs)
 	free(text);
 
 	/* 6.1 -> 6.12: local_watermark, protection_support, 192 -> 256 bytes. */
-	d = diff_text(&lay[1], &lay[2], &rs->tags, &n);
+	d = diff_text(&lay[1], &lay[2], rs, &n);
 	sec = section(d, "page_counter");
 	ok(has_line(sec, "struct page_counter: 192 -> 256 B, 3 -> 4 cachelines", NULL), "6.1->6.12: page_counter 192 -> 256 B");
 	ok(has_line(sec, "+ local_watermark ", "@120"), "6.1->6.12: + local_watermark @120");
@@ -517,10 +539,13 @@ static void test_capture_and_diff(const struct rules *rs)
 	free(d);
 
 	/* 6.12 -> 6.18: failcnt joins usage's line, 7 slots, obj_stock_pcp appears. */
-	d = diff_text(&lay[2], &lay[3], &rs->tags, &n);
+	d = diff_text(&lay[2], &lay[3], rs, &n);
 	sec = section(d, "page_counter");
-	ok(has_line(sec, "! new sharing: usage@0 (hot-written, line 0) now shares its cacheline with failcnt@8", NULL),
-	   "6.12->6.18: failcnt joins usage's cacheline");
+	/* failcnt joins usage's line, as usage-alone allows: no '!', and
+	 * --against does not fail for it. */
+	ok(has_line(sec, "    new sharing: usage@0 (hot-written, line 0) now shares its cacheline with failcnt@8 "
+			 "(allowed: usage-alone)", NULL) && !has_line(sec, "! new sharing", NULL),
+	   "6.12->6.18: failcnt joins usage's cacheline, allowed by usage-alone (no '!')");
 	ok(has_line(sec, "+ track_failcnt ", "@129"), "6.12->6.18: + track_failcnt");
 	ok(has_line(sec, "struct page_counter: 256 -> 192 B, 4 -> 3 cachelines", NULL), "6.12->6.18: 256 -> 192 B");
 	free(sec);
@@ -535,14 +560,21 @@ static void test_capture_and_diff(const struct rules *rs)
 	free(sec);
 	ok(has_line(d, "+ struct obj_stock_pcp: appears (72 B, 2 cachelines", NULL), "6.12->6.18: obj_stock_pcp appears");
 	sec = section(d, "mem_cgroup");
-	ok(has_line(sec, "! new sharing: memory.usage@256", "memory.failcnt@264") &&
-	   !has_line(sec, "memsw.usage", NULL),
-	   "6.12->6.18: mem_cgroup's memory.usage shares with memory.failcnt; union aliases not repeated");
+	ok(has_line(sec, "    new sharing: memory.usage@256", "memory.failcnt@264 (allowed: usage-alone)") &&
+	   !has_line(sec, "memsw.usage", NULL) && !has_line(sec, "! new sharing", NULL),
+	   "6.12->6.18: mem_cgroup's memory.usage shares with memory.failcnt, allowed by page_counter's "
+	   "usage-alone; union aliases not repeated");
 	free(sec);
+	sec = section(d, "memcg_stock_pcp");
+	ok(has_line(sec, "    new sharing: nr_pages@1 ", "lock@0 (allowed: stock-slots-one-line)") &&
+	   has_line(sec, "    new sharing: cached@8 ", "lock@0 (allowed: stock-slots-one-line)"),
+	   "6.12->6.18: the lock joins the slots' line, as stock-slots-one-line wants");
+	free(sec);
+	is_int(gained, 0, "6.12->6.18: no hot-written field gains a sharer no rule allows");
 
 	/* The same diff from the 6.12 capture instead of its BTF. */
 	{
-		char *d2 = diff_text(&back, &lay[3], &rs->tags, &status);
+		char *d2 = diff_text(&back, &lay[3], rs, &status);
 		const char *b1 = strchr(strchr(d, '\n') + 1, '\n'), *b2 = strchr(strchr(d2, '\n') + 1, '\n');
 
 		ok(status == n && !strcmp(b1, b2), "diff from the capture equals the diff from the BTF");
@@ -550,8 +582,28 @@ static void test_capture_and_diff(const struct rules *rs)
 	}
 	free(d);
 
-	d = diff_text(&lay[3], &lay[3], &rs->tags, &n);
+	d = diff_text(&lay[3], &lay[3], rs, &n);
 	is_int(n, 0, "a kernel against itself: no differences");
+	free(d);
+
+	/* 6.1 -> 5.10 (backwards through the split): the limits join usage's
+	 * line, which no rule allows. */
+	d = diff_text(&lay[1], &lay[0], rs, &n);
+	sec = section(d, "page_counter");
+	ok(has_line(sec, "  ! new sharing: usage@0 (hot-written, line 0) now shares its cacheline with min@8 read-mostly",
+		    "parent@40 read-mostly"), "6.1->5.10: '!' the limits join usage's line");
+	free(sec);
+	ok(gained >= 1, "6.1->5.10: a hot-written field gains a sharer no rule allows (%d)", gained);
+	free(d);
+
+	/* 7.2 -> 7.3-rt: RT's 32-byte lock pushes the last slots onto line 1,
+	 * which the drain work shares: '!' where --check warns. */
+	d = diff_text(&lay[6], &lay[7], rs, &n);
+	sec = section(d, "memcg_stock_pcp");
+	ok(has_line(sec, "  ! new sharing: cached@40 (hot-written, lines 0-1) now shares its cacheline with work@96",
+		    NULL), "7.2->7.3-rt: '!' work@96 joins the last slots' line");
+	free(sec);
+	is_int(gained, 2, "7.2->7.3-rt: both stocks' cached gain work as a sharer no rule allows");
 	free(d);
 
 	layout_free(&back);

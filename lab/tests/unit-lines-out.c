@@ -412,6 +412,11 @@ static void refusals(void)
 	set_meta(d, "status", "window-never-opened");
 	ok(convert(d, err, sizeof(err)) < 0 && strstr(err, "window never opened, so nothing was counted"),
 	   "a window that never opened: %s", err);
+	/* A user's own program under --shell opens no window and runs in user
+	 * space: the line says what opens one and what counts its accesses. */
+	ok(strstr(err, "around a --shell command of your own: vm --lines-window command") &&
+	   strstr(err, "--lines-opts scope=user") && !strchr(err, '\n'),
+	   "... and the way to count a --shell command: --lines-window command, scope=user, on one line");
 	set_meta(d, "status", "table-full");
 	ok(convert(d, err, sizeof(err)) < 0 &&
 		   strstr(err, "line table filled: 68869 lines in 2097152 slots; 0 accesses to at least 0 more lines"),

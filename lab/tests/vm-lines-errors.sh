@@ -73,9 +73,10 @@ MEMCG_LAB_RESULTS=$tmp/never $lab vm --kernel $k --cpus 2 --lines --shell true >
 rc=$?
 d=$(one_dir "$tmp/never")
 [ $rc = 2 ] && one_line "$tmp/never.out" && grep -q "the plugin's window never opened, so nothing was counted" "$tmp/never.out" &&
+	grep -q "vm --lines-window command, and for that program's own accesses --lines-opts scope=user" "$tmp/never.out" &&
 	[ "$(sed -n 's/^# status\t//p' "$d/lines/lines.tsv")" = window-never-opened ] && not_complete "$tmp/never" &&
 	[ ! -e "$d/lines/fields.tsv" ]
-check $? "a window that never opened: exit $rc, one line, no fields.tsv, nothing complete"
+check $? "a window that never opened: exit $rc, one line naming --lines-window command and scope=user, no fields.tsv, nothing complete"
 diag "$(grep -v 'results in' "$tmp/never.out")"
 
 # 64 slots for a kernel window around ls: the table fills.

@@ -17,8 +17,10 @@
 # MTTCG runs the vCPUs in parallel only as far as the host's CPUs allow
 # (2 CPUs shared with other work here: 360 to 290,000 per case).  The
 # figures go out as diag.
-# Then an unknown plugin option: qemu's words and the plugin's (the other
-# refusals, a window that never opened among them: vm-lines-errors.sh).
+# Then a program that opens no window, with the window opened around it
+# (--lines-window command), and an unknown plugin option: qemu's words and
+# the plugin's (the other refusals, a window that never opened among them:
+# vm-lines-errors.sh).
 # The windows add up here (windows=sum): each case's lines are read by
 # their addresses.
 . "$(dirname "$0")/vm/lib.sh"
@@ -113,6 +115,28 @@ for accel in tcg mttcg; do
 done
 diag "mode	case	increments	load_hitm	store_hitm	store_inval	false	true"
 sed 's/ /\t/g' "$tmp/figures" | diag
+
+# A program of the user's own that opens no window (lines-truth -n), run
+# by --shell: vm opens the window around it (--lines-window command, through
+# `memcg-lab c2c window` in the guest), and with scope=user its user-space
+# false sharing is counted (without: vm-lines-errors.sh, the window never
+# opens and the line says how).  Single-threaded TCG, the false case only.
+res=$tmp/res-cmd
+MEMCG_LAB_RESULTS=$res $lab vm --kernel $k --cpus 4 --timeout 300 --lines-window command \
+	--lines-opts "scope=user,windows=sum,detail=$range" --add $truth \
+	--shell "/lab/$truth -n -s $secs false" >"$tmp/cmd.out" 2>&1
+rc=$?
+d=$(one_dir "$res")
+f=$d/lines/lines.tsv
+[ $rc = 0 ] && [ "$(meta "$f" status)" = ok ] && [ "$(meta "$f" windows_opened)" = 1 ] &&
+	[ "$(meta "$f" windows_closed)" = 1 ] && grep -q "^0	command	command	" "$d/lines/windows.tsv"
+check $? "--lines-window command: one window, labelled command, opened and closed around --shell CMD (exit $rc)"
+[ $rc = 0 ] || diag "$(tail -n 15 "$tmp/cmd.out")"
+truth_case "$d/output.txt" false
+fl=$(lrow "$f" line "$a" false) tr=$(lrow "$f" line "$a" true) ws=$(lrow "$f" line "$a" win_stores)
+[ "${fl:-0}" -ge "${LINES_FALSE_MIN_TCG:-50}" ] && [ $(( ${tr:-1} * 100 )) -le "${fl:-0}" ] &&
+	[ "${ws:-0}" -ge $((na + nb)) ]
+check $? "--lines-window command: the program's false sharing counted ($fl false, $tr true; $ws stores for $((na + nb)) increments)"
 
 # A plugin option qemu refuses to load with: its words and the plugin's.
 MEMCG_LAB_RESULTS=$tmp/bad $lab vm --kernel $k --lines-opts bogus=1 --shell true >"$tmp/bad.out" 2>&1

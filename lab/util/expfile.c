@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 #include "util/err.h"
 #include "util/expfile.h"
+#include "util/nearest.h"
 
 struct parse_ctx {
 	struct expfile *x;
@@ -93,12 +95,25 @@ static int on_entry(void *user, const char *section, const char *key, const char
 int expfile_parse(const char *path, struct expfile *x, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "re");
+	struct stat st;
 	int r;
 
-	if (!f) {
+	if (!f || (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode))) {
 		memset(x, 0, sizeof(*x));
 		x->path = xstrdup(path);
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		/* fopen() opens a directory, whose read then fails: said here,
+		 * not taken for an empty file. */
+		int e = errno;
+		char near[1024];
+
+		if (f)
+			snprintf(err, errlen, "%s: a directory, not an experiment file", path);
+		else if (e == ENOENT && !nearest_names(path, near, sizeof(near)))
+			snprintf(err, errlen, "%s: cannot open: %s (nearest: %s)", path, strerror(e), near);
+		else
+			snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
+		if (f)
+			fclose(f);
 		return -1;
 	}
 	r = expfile_parse_stream(f, path, x, err, errlen);

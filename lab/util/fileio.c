@@ -228,3 +228,23 @@ char *shell_quote(const char *s)
 	*p = '\0';
 	return q;
 }
+
+int anon_tmpfile(const char *dir, bool cloexec)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | (cloexec ? O_CLOEXEC : 0), 0600);
+
+	if (fd >= 0)
+		return fd;
+	/* No O_TMPFILE on this filesystem: a name that lives for a moment. */
+	for (int i = 0; i < 100; i++) {
+		char *p = xasprintf("%s/memcg-lab-tmp.%ld.%d.%u", dir, (long)getpid(), i, (unsigned)random());
+
+		fd = open(p, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | (cloexec ? O_CLOEXEC : 0), 0600);
+		if (fd >= 0)
+			unlink(p);
+		free(p);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}

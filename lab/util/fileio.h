@@ -24,6 +24,13 @@ bool path_exists(const char *path);
 /* The next line of a text at *pos into line (newline and a trailing \r
  * removed, cut at size - 1); advances *pos.  False at the end of the text. */
 bool text_next_line(const char **pos, char *line, size_t size);
+/*
+ * A file nobody else can open, in dir: O_TMPFILE, else a fresh name
+ * (O_CREAT|O_EXCL, 0600) unlinked at once; nothing is left behind even
+ * after a SIGKILL.  cloexec: closed across exec (else a child may read it
+ * as /proc/self/fd/N).  The fd, or -errno.
+ */
+int anon_tmpfile(const char *dir, bool cloexec);
 /* s in single quotes for sh (a ' becomes '\''); malloc'd. */
 char *shell_quote(const char *s);
 

@@ -61,9 +61,17 @@ int metrics_parse_stream(FILE *f, const char *path, struct metrics *m, char *err
 		lineno++;
 		line[strcspn(line, "\r\n")] = '\0';
 		if (lineno == 1) {
+			/* Without its header a file is not known to be the lab's:
+			 * its first row is not taken for data. */
 			if (strncmp(line, "step\trepeat\tmetric\tvalue", 24)) {
-				snprintf(err, errlen, "%s:1: header row expected (%.*s)", path, 40,
-					 METRICS_HEADER);
+				char got[48];
+
+				snprintf(got, sizeof(got), "%.47s", line);
+				for (char *c = got; *c; c++)
+					if (*c == '\t')
+						*c = ' ';
+				snprintf(err, errlen, "%s:1: no header row: want 'step repeat metric value unit better' "
+					 "(tab-separated), got '%s%s'", path, got, strlen(line) >= sizeof(got) ? "..." : "");
 				goto fail;
 			}
 			continue;
@@ -98,6 +106,11 @@ int metrics_parse_stream(FILE *f, const char *path, struct metrics *m, char *err
 		r->metric = xstrdup(fields[2]);
 		r->unit = xstrdup(fields[4]);
 		m->n++;
+	}
+	/* Zero bytes: not even the header every writer puts first (metrics_open). */
+	if (lineno == 0 && !ferror(f)) {
+		snprintf(err, errlen, "%s: empty: not even its header row (step repeat metric value unit better)", path);
+		goto fail;
 	}
 	return 0;
 fail:

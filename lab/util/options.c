@@ -9,6 +9,7 @@
 #include "util/expfile.h"
 #include "util/options.h"
 #include "util/usage.h"
+#include "util/wrap.h"
 
 #define HELP_WIDTH 80
 /* Help lines start here at most; a longer option puts its help below. */
@@ -53,29 +54,7 @@ static int left_width(const struct lab_option *o)
 
 void options_print_wrapped(FILE *f, const char *text, int col, int indent)
 {
-	const char *p = text;
-
-	while (*p) {
-		size_t word = strcspn(p, " \n");
-
-		if (col > indent && col + 1 + (int)word > HELP_WIDTH) {
-			fprintf(f, "\n%*s", indent, "");
-			col = indent;
-		} else if (col > indent) {
-			fputc(' ', f);
-			col++;
-		}
-		fprintf(f, "%.*s", (int)word, p);
-		col += word;
-		p += word;
-		if (*p == '\n') {
-			fprintf(f, "\n%*s", indent, "");
-			col = indent;
-			p++;
-		}
-		while (*p == ' ')
-			p++;
-	}
+	wrap_words(f, text, col, indent, HELP_WIDTH);
 }
 
 static void print_row(FILE *f, const struct lab_option *o, int column)

@@ -105,10 +105,81 @@ static void mark_incomplete(void *arg)
 	}
 }
 
+/*
+ * reproduce.sh: this run's command line, run by the lab at the revision
+ * that ran it.  It clones the lab's repository (sharing its objects; the
+ * repository itself is not touched) into a directory of its own, checks
+ * out that revision, builds bin/memcg-lab there and runs it from there,
+ * the experiment file replaced by the copy this run kept (file_arg >= 1:
+ * that argument is "$here/file"), results beside this run's directory.
+ * When that cannot be done (the revision is unknown, the tree had
+ * uncommitted changes, no git, a repository without the revision) it says
+ * so in one line and exits 2.  Every word is quoted for sh.
+ */
+static void write_reproduce(struct results *r, int argc, char **argv, int file_arg, const char *file)
+{
+	char *root = shell_quote(lab_root_dir()), *desc = shell_quote(r->lab_described),
+	     *commit = shell_quote(r->lab_commit), *cmd = xstrdup(""), *text, *rp;
+
+	for (int i = 1; i < argc; i++) {
+		char *q = i == file_arg ? xasprintf("\"$here\"/%s", file) : shell_quote(argv[i]);
+		char *n = xasprintf("%s %s", cmd, q);
+
+		free(cmd);
+		free(q);
+		cmd = n;
+	}
+	text = xasprintf(
+		"#!/bin/sh\n"
+		"# Reproduces this run: the lab at the revision that ran it, checked out\n"
+		"# and built in a directory of its own, runs the same command line%s.\n"
+		"# The new run's results go beside this one's (or to $MEMCG_LAB_RESULTS).\n"
+		"set -eu\n"
+		"lab=%s\n"
+		"commit=%s\n"
+		"described=%s\n"
+		"here=$(cd \"$(dirname \"$0\")\" && pwd)\n"
+		"fail() { echo \"reproduce.sh: $*\" >&2; exit 2; }\n"
+		"[ -n \"$commit\" ] || fail \"the lab revision of this run is unknown ($described: git found no "
+		"revision in $lab); cannot check out what ran\"\n"
+		"case $described in\n"
+		"*-dirty) fail \"the run's lab tree had uncommitted changes ($described): revision $commit is not "
+		"what ran\" ;;\n"
+		"esac\n"
+		"command -v git >/dev/null 2>&1 || fail \"git is not installed: cannot check out revision $commit\"\n"
+		"git -C \"$lab\" cat-file -e \"$commit^{commit}\" 2>/dev/null || fail \"$lab has no revision $commit "
+		"(git fetch it there)\"\n"
+		"tmp=$(mktemp -d \"${TMPDIR:-/tmp}/memcg-lab-reproduce.XXXXXX\")\n"
+		"trap 'rm -rf \"$tmp\"' EXIT\n"
+		"trap 'exit 130' INT TERM HUP\n"
+		"git clone -q --shared --no-checkout \"$lab\" \"$tmp/lab\"\n"
+		"git -C \"$tmp/lab\" checkout -q --detach \"$commit\"\n"
+		"make -C \"$tmp/lab\" -s bin/memcg-lab\n"
+		"MEMCG_LAB_RESULTS=${MEMCG_LAB_RESULTS:-$(dirname \"$here\")}\n"
+		"export MEMCG_LAB_RESULTS\n"
+		"cd \"$tmp/lab\"\n"
+		"bin/memcg-lab%s\n",
+		file_arg >= 1 ? ",\n# the experiment file being the copy this run kept" : "", root, commit, desc, cmd);
+	rp = xasprintf("%s/reproduce.sh", r->dir);
+	if (!outfile_write(rp, text, strlen(text)))
+		chmod(rp, 0755);
+	free(rp);
+	free(text);
+	free(cmd);
+	free(root);
+	free(desc);
+	free(commit);
+}
+
+void results_reproduce_file(struct results *r, int argc, char **argv, int file_arg, const char *file)
+{
+	write_reproduce(r, argc, argv, file_arg, file);
+}
+
 struct results *results_create(const char *name, const char *base, int argc, char **argv)
 {
 	struct results *r = xcalloc(1, sizeof(*r));
-	char stamp[32], when[32], *git, *cmdline, *repro;
+	char stamp[32], when[32], *git, *commit;
 	struct utsname u;
 	time_t t = time(NULL);
 	struct tm tm;
@@ -156,48 +227,26 @@ struct results *results_create(const char *name, const char *base, int argc, cha
 	json_object_object_add(r->meta, "machine", json_object_new_string(u.machine));
 	json_object_object_add(r->meta, "uname", json_object_new_string(u.release));
 	cl = json_object_new_array();
-	/* The arguments after argv[0], each quoted for sh. */
-	cmdline = xstrdup("");
-	for (int i = 0; i < argc; i++) {
-		char *q, *n;
-
+	for (int i = 0; i < argc; i++)
 		json_object_array_add(cl, json_object_new_string(argv[i]));
-		if (i == 0)
-			continue;
-		q = shell_quote(argv[i]);
-		n = xasprintf("%s%s%s", cmdline, i > 1 ? " " : "", q);
-		free(cmdline);
-		free(q);
-		cmdline = n;
-	}
 	json_object_object_add(r->meta, "command_line", cl);
 	git = run_first_line((const char *const[]){ "git", "-C", lab_root_dir(), "describe", "--always", "--dirty",
 						    NULL });
-	json_object_object_add(r->meta, "lab_revision", json_object_new_string(git[0] ? git : "unknown"));
+	/* git describe prints [0-9a-z-] only, but a line is all a name is. */
+	git[strcspn(git, "\r\n")] = '\0';
+	commit = git[0] ? run_first_line((const char *const[]){ "git", "-C", lab_root_dir(), "rev-parse", "--verify",
+							       "HEAD^{commit}", NULL }) : xstrdup("");
+	commit[strcspn(commit, "\r\n")] = '\0';
+	snprintf(r->lab_described, sizeof(r->lab_described), "%s", git[0] ? git : "unknown");
+	snprintf(r->lab_commit, sizeof(r->lab_commit), "%s", commit);
+	json_object_object_add(r->meta, "lab_revision", json_object_new_string(r->lab_described));
+	if (commit[0])
+		json_object_object_add(r->meta, "lab_commit", json_object_new_string(commit));
 	json_object_object_add(r->meta, "tools", tool_versions());
 	meta_write(r);
-
-	{
-		char *root = shell_quote(lab_root_dir());
-
-		/* git describe prints [0-9a-z-] only, but a comment ends at its line. */
-		git[strcspn(git, "\r\n")] = '\0';
-		repro = xasprintf("#!/bin/sh\n"
-				  "# Reproduces this run: same lab revision (%s), same command line.\n"
-				  "set -e\ncd %s\nmake -s bin/memcg-lab\nbin/memcg-lab %s\n",
-				  git[0] ? git : "unknown", root, cmdline);
-		free(root);
-	}
-	{
-		char *rp = xasprintf("%s/reproduce.sh", r->dir);
-
-		if (!outfile_write(rp, repro, strlen(repro)))
-			chmod(rp, 0755);
-		free(rp);
-	}
-	free(repro);
+	write_reproduce(r, argc, argv, -1, NULL);
 	free(git);
-	free(cmdline);
+	free(commit);
 	r->cleanup_handle = cleanup_push(mark_incomplete, r, "results directory");
 	results_log(r, "results directory %s created", r->dir);
 	/* Nothing is measured yet: a directory that cannot hold its first

@@ -24,6 +24,8 @@ struct results {
 	bool attached;
 	char step[128];		/* "tasks=4", or "-" */
 	int repeat;
+	char lab_described[128];	/* git describe --dirty of the lab, or "unknown" */
+	char lab_commit[64];		/* the commit it names, or "" */
 };
 
 /*
@@ -40,10 +42,18 @@ struct results {
 /*
  * Creates the directory (below base, default "results" in the lab's root
  * directory, or $MEMCG_LAB_RESULTS) and writes the first meta.json with host
- * facts, tool versions, the command line and the lab's git revision.
+ * facts, tool versions, the command line and the lab's git revision, and
+ * reproduce.sh: the command line run at that revision in a checkout of
+ * its own, or one line saying why it cannot be (exit 2).
  * Exits with a one-line error when the directory cannot be written.
  */
 struct results *results_create(const char *name, const char *base, int argc, char **argv);
+/*
+ * Rewrites reproduce.sh with argv[file_arg] replaced by this run's own copy
+ * <dir>/file (the experiment file as it was run), so that it reproduces the
+ * run even after the original changed or went.
+ */
+void results_reproduce_file(struct results *r, int argc, char **argv, int file_arg, const char *file);
 /*
  * For driver commands: under the runner (RESULTS_ENV_DIR set) opens that
  * directory; otherwise, when name is not NULL, creates a new one as

@@ -135,7 +135,9 @@ static int plan_cgroups(struct charge_plan *p, const struct charge_host *h, char
 	if (h->cg_detect_rc < 0 || h->env.mode == CG_NONE)
 		return set_err(err, errlen, "no memory controller to put workers in (%s)", h->env.evidence);
 	p->env = h->env;
-	if (h->euid != 0)
+	/* --validate checks the options and places nothing: no root needed
+	 * (`memcg-lab run` checks root itself before a run starts). */
+	if (h->euid != 0 && !o->validate)
 		return set_err(err, errlen, "placing workers in memory cgroups needs root (uid %d)", (int)h->euid);
 	if (p->use_cg && hierarchy_fits(&p->env, &h->cg_limits, o->depth, o->fanout, why, sizeof(why)))
 		return set_err(err, errlen, "--hierarchy %dx%d: %s", o->depth, o->fanout, why);

@@ -51,8 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int i = 0; i < LAYOUT_NSTRUCTS; i++)
 			layout_print_map(sink, &lay, &lay.s[i], ready ? &rs.tags : NULL);
 		if (ready) {
-			layout_diff(sink, &ref, &lay, &rs.tags);
-			layout_diff(sink, &lay, &ref, &rs.tags);
+			layout_diff(sink, &ref, &lay, &rs, 80, NULL);
+			layout_diff(sink, &lay, &ref, &rs, 0, NULL);
 			for (int i = 0; i < rs.n; i++)
 				rule_eval(&rs.r[i], &lay, &rs.tags, &res);
 		}

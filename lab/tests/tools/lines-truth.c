@@ -9,7 +9,9 @@
  *   padded  the same two fields on two lines of their own: no sharing;
  *   true    both threads add to one counter (lock xadd): true sharing.
  *
- *   lines-truth [-s SECONDS] [-c CPU_A,CPU_B] CASE...   (CASE: false, padded, true)
+ *   lines-truth [-s SECONDS] [-c CPU_A,CPU_B] [-n] CASE...   (CASE: false, padded, true)
+ *   -n: open no window (a user's own program, which knows nothing of the
+ *   plugin: vm --lines-window command opens one around it)
  *   lines-truth --range     the data's addresses, LO-HI: the plugin's detail=
  *                           (linked static, not PIE: the same in every run)
  *
@@ -24,6 +26,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +90,8 @@ static void *work(void *arg)
 	return NULL;
 }
 
+static bool no_window;
+
 static int run_case(enum kind kind, const char *name, const int cpus[2], double seconds)
 {
 	struct worker w[2];
@@ -104,13 +109,15 @@ static int run_case(enum kind kind, const char *name, const int cpus[2], double 
 	}
 	while (!ready[0][0] || !ready[1][0])
 		sched_yield();
-	lines_window_open();
+	if (!no_window)
+		lines_window_open();
 	go = 1;
 	nanosleep(&ts, NULL);
 	stop = 1;
 	for (int i = 0; i < 2; i++)
 		pthread_join(w[i].t, NULL);
-	lines_window_close();
+	if (!no_window)
+		lines_window_close();
 	for (int i = 0; i < 2; i++)
 		if (w[i].err) {
 			fprintf(stderr, "lines-truth: cannot pin a thread to CPU %d: %s\n", w[i].cpu, strerror(w[i].err));
@@ -130,7 +137,7 @@ static int run_case(enum kind kind, const char *name, const int cpus[2], double 
 
 static int usage(const char *why)
 {
-	fprintf(stderr, "lines-truth: %s (usage: lines-truth [-s SECONDS] [-c CPU_A,CPU_B] false|padded|true...)\n",
+	fprintf(stderr, "lines-truth: %s (usage: lines-truth [-s SECONDS] [-c CPU_A,CPU_B] [-n] false|padded|true...)\n",
 		why);
 	return 2;
 }
@@ -162,6 +169,8 @@ int main(int argc, char **argv)
 			seconds = strtod(argv[++i], &end);
 			if (*end || seconds <= 0 || seconds > 3600)
 				return usage("-s: not a number of seconds from 0 to 3600");
+		} else if (!strcmp(argv[i], "-n")) {
+			no_window = true;
 		} else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
 			if (sscanf(argv[++i], "%d,%d", &cpus[0], &cpus[1]) != 2 || cpus[0] < 0 || cpus[1] < 0 ||
 			    cpus[0] == cpus[1] || cpus[0] >= ncpu || cpus[1] >= ncpu)

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * util/nearest.h: the edit distance (swaps of neighbours count one), and
+ * the names a missing path suggests from the lab's own experiments/ and
+ * layouts/ (and a directory made here): the near ones, as the user wrote
+ * the directory, the nearest first, at most three; none for a name far
+ * from all.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "tests/tap.h"
+#include "util/nearest.h"
+
+int main(void)
+{
+	char buf[1024], dir[] = "/tmp/memcg-lab-unit-nearest.XXXXXX", p[256];
+
+	is_int(edit_distance("stock-slot.exp", "stock-slots.exp"), 1, "one letter missing: 1");
+	is_int(edit_distance("stock-sltos.exp", "stock-slots.exp"), 1, "two neighbours swapped: 1");
+	is_int(edit_distance("kitten", "sitting"), 3, "kitten -> sitting: 3");
+	is_int(edit_distance("", "abc"), 3, "from nothing: the length");
+
+	ok(!nearest_names("experiments/stock-slot.exp", buf, sizeof(buf)) &&
+	   !strcmp(buf, "experiments/stock-slots.exp"), "experiments/stock-slot.exp: %s", buf);
+	ok(!nearest_names("experiments/stok-netprf.exp", buf, sizeof(buf)) &&
+	   !strcmp(buf, "experiments/stock-netperf.exp"), "experiments/stok-netprf.exp: %s", buf);
+	ok(!nearest_names("layouts/6.12", buf, sizeof(buf)) && !strcmp(buf, "layouts/6.12.117"),
+	   "layouts/6.12 (a prefix): %s", buf);
+	ok(!nearest_names("experiments/lines.exp", buf, sizeof(buf)) && strstr(buf, "experiments/lines-charge.exp") &&
+	   strstr(buf, "experiments/lines-stock.exp") && strstr(buf, "experiments/lines-flush.exp"),
+	   "experiments/lines.exp (a stem): %s", buf);
+	ok(nearest_names("experiments/zzzzzzzz.exp", buf, sizeof(buf)) && !buf[0], "a name far from all: none");
+	ok(nearest_names("no-such-dir/x.exp", buf, sizeof(buf)) && !buf[0], "a missing directory: none");
+
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return tap_done();
+	}
+	for (const char *const *f = (const char *const[]){ "abcdxy", "abcd4", "abcd2", "abce", "abcd3", ".abcd",
+							   NULL }; *f; f++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, *f);
+		close(open(p, O_CREAT | O_WRONLY, 0600));
+	}
+	snprintf(p, sizeof(p), "%s/abcd", dir);
+	ok(!nearest_names(p, buf, sizeof(buf)), "a temp dir: %s", buf);
+	snprintf(p, sizeof(p), "%s/abcd2, %s/abcd3, %s/abcd4", dir, dir, dir);
+	ok(!strcmp(buf, p), "three at most, the nearest (distance 1) by name; abce after them, abcdxy (2) and "
+	   ".abcd left out");
+	snprintf(p, sizeof(p), "%s/abcdxz", dir);
+	ok(!nearest_names(p, buf, sizeof(buf)), "abcdxz: %s", buf);
+	snprintf(p, sizeof(p), "%s/abcdxy, %s/abcd2, %s/abcd3", dir, dir, dir);
+	ok(!strcmp(buf, p), "abcdxz: abcdxy (distance 1) before abcd2 and abcd3 (2); abce (3) left out");
+	tap_rm_rf(dir);
+	return tap_done();
+}
