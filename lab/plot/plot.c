@@ -46,19 +46,6 @@ static void label_of(struct plot_dir *d, char tag, const char *label, const char
 	free(mp);
 }
 
-/* The directory's last component ("results/x/" -> "x"), malloc'd. */
-static char *last_name(const char *dir)
-{
-	size_t len = strlen(dir), start;
-
-	while (len > 1 && dir[len - 1] == '/')
-		len--;
-	start = len;
-	while (start && dir[start - 1] != '/')
-		start--;
-	return xasprintf("%.*s", (int)(len - start), dir + start);
-}
-
 /* A directory's path with "." and ".." resolved (malloc'd); as given
  * where it cannot be (the caller's reading of it then says why). */
 static char *resolved(const char *dir)
@@ -77,10 +64,10 @@ char *plot_default_out(const char *const *dirs, int ndirs)
 		return xasprintf("%s/plots", dirs[0]);
 	/* Resolved: "plot . ../b" from inside A still goes beside A. */
 	ra = resolved(dirs[0]);
-	a = last_name(ra);
+	a = path_last_name(ra);
 	name = xasprintf("compare-%s", a);
 	for (int i = 1; i < ndirs; i++) {
-		char *rb = resolved(dirs[i]), *b = last_name(rb), *n = xasprintf("%s-vs-%s", name, b);
+		char *rb = resolved(dirs[i]), *b = path_last_name(rb), *n = xasprintf("%s-vs-%s", name, b);
 
 		free(rb);
 		free(b);

@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 #include "report/labels.h"
 #include "util/err.h"
+#include "util/fileio.h"
 #include "util/json_path.h"
 
 void labels_parse(struct labels *l, const char *cmd, const struct option_list *args, int ndirs)
@@ -69,16 +70,10 @@ void labels_lab_patches(json_object *meta, char *buf, size_t n)
  * "." -> the current directory's). */
 static void dir_name(const char *given, char *buf, size_t n)
 {
-	char *real = realpath(given, NULL);
-	const char *dir = real ? real : given;
-	size_t len = strlen(dir), start;
+	char *real = realpath(given, NULL), *name = path_last_name(real ? real : given);
 
-	while (len > 1 && dir[len - 1] == '/')
-		len--;
-	start = len;
-	while (start && dir[start - 1] != '/')
-		start--;
-	snprintf(buf, n, "%.*s", (int)(len - start), dir + start);
+	snprintf(buf, n, "%s", name);
+	free(name);
 	free(real);
 }
 

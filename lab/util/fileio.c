@@ -248,3 +248,15 @@ int anon_tmpfile(const char *dir, bool cloexec)
 	}
 	return -EEXIST;
 }
+
+char *path_last_name(const char *path)
+{
+	size_t len = strlen(path), start;
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	start = len;
+	while (start && path[start - 1] != '/')
+		start--;
+	return xasprintf("%.*s", (int)(len - start), path + start);
+}

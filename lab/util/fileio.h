@@ -33,5 +33,8 @@ bool text_next_line(const char **pos, char *line, size_t size);
 int anon_tmpfile(const char *dir, bool cloexec);
 /* s in single quotes for sh (a ' becomes '\''); malloc'd. */
 char *shell_quote(const char *s);
+/* A path's last component, trailing slashes aside ("results/x/" -> "x");
+ * malloc'd. */
+char *path_last_name(const char *path);
 
 #endif
