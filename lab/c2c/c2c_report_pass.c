@@ -10,7 +10,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "c2c/c2c.h"
 #include "c2c/c2c_report_pass.h"
 #include "util/cleanup.h"
 #include "util/err.h"
@@ -144,7 +143,9 @@ int c2c_report_pass_run(const struct c2c_report_pass *p, struct c2c_report *r, b
 	*timed_out = false;
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "perf c2c report: pipe: %s", strerror(errno));
-		c2c_argv_free(argv);
+		for (int i = 0; argv[i]; i++)
+			free(argv[i]);
+		free(argv);
 		return -1;
 	}
 	t.pid = fork();
@@ -152,7 +153,9 @@ int c2c_report_pass_run(const struct c2c_report_pass *p, struct c2c_report *r, b
 		snprintf(err, errlen, "perf c2c report: fork: %s", strerror(errno));
 		close(pfd[0]);
 		close(pfd[1]);
-		c2c_argv_free(argv);
+		for (int i = 0; argv[i]; i++)
+			free(argv[i]);
+		free(argv);
 		return -1;
 	}
 	if (t.pid == 0) {
@@ -204,7 +207,9 @@ int c2c_report_pass_run(const struct c2c_report_pass *p, struct c2c_report *r, b
 	} else {
 		ret = 0;
 	}
-	c2c_argv_free(argv);
+	for (int i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
 	return ret;
 }
 

@@ -25,7 +25,7 @@ struct c2c_report_pass {
 	const char *const *extra;	/* more perf arguments before `c2c` (--buildid-dir DIR), NULL-ended */
 };
 
-/* The argv the pass runs (malloc'd, NULL-ended; c2c_argv_free). */
+/* The argv the pass runs (malloc'd strings in a malloc'd, NULL-ended array). */
 char **c2c_report_pass_argv(const struct c2c_report_pass *p);
 
 /*
