@@ -64,6 +64,8 @@ int cmd_report(int argc, char **argv)
 		struct labels labels;
 		struct mail_opts mo = { { names[0], names[1] }, NULL, NULL };
 
+		if (ndirs == 2 && report_mail_check(dirs[0], dirs[1], err, sizeof(err)))
+			die("%s", err);
 		labels_parse(&labels, "report", &label_args, ndirs);
 		labels_of(&labels, dirs, ndirs, names);
 		if (ndirs == 1) {

@@ -425,6 +425,26 @@ static int mail_body(const char *dir, const char *b, const struct mail_opts *o, 
 	return 0;
 }
 
+int report_mail_check(const char *a, const char *b, char *err, size_t errlen)
+{
+	char *pa = xasprintf("%s/meta.json", a), *pb = xasprintf("%s/meta.json", b);
+	json_object *ma = json_object_from_file(pa), *mb = json_object_from_file(pb);
+	int ret = 0;
+
+	if (!ma || !mb)
+		ret = set_err(err, errlen, "%s: cannot read or parse (not a results directory?)", ma ? pb : pa);
+	/* Two experiments' runs do not make one mail's A/B (compare refuses
+	 * them too, without --common). */
+	else if (strcmp(json_path_or(ma, "name", "?"), json_path_or(mb, "name", "?")))
+		ret = set_err(err, errlen, "report --mail: %s is experiment '%s' but %s is '%s': a mail compares two "
+			      "runs of one experiment", a, json_path_or(ma, "name", "?"), b, json_path_or(mb, "name", "?"));
+	json_object_put(ma);
+	json_object_put(mb);
+	free(pa);
+	free(pb);
+	return ret;
+}
+
 int report_mail(const char *dir, const char *b, const struct mail_opts *o, FILE *out, char *err, size_t errlen)
 {
 	char *text = NULL;

@@ -21,6 +21,10 @@ struct mail_opts {
  * verdicts of the runs that checked them, and the ASCII renderings of the
  * headline plots in o->plots.  0, or -1 with err.
  */
+/* Whether A and B make one mail: both results directories of one
+ * experiment; 0, or -1 with one line in err.  report_mail expects a pair
+ * this passed (the command checks before it draws the pair's plots). */
+int report_mail_check(const char *a, const char *b, char *err, size_t errlen);
 int report_mail(const char *dir, const char *b, const struct mail_opts *o, FILE *out, char *err, size_t errlen);
 
 struct results;
