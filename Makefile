@@ -42,7 +42,7 @@ TEST_BINS := $(TEST_SRCS:lab/tests/%.c=build/tests/%)
 # The largest-guest run takes long: make scaletest only; so do the lines
 # plugin's A/B pairs of the seeds' claims: make linestest only.
 SCALE_TESTS := lab/tests/vm-scale.sh
-LINES_AB_TESTS := lab/tests/vm-lines-ab.sh
+LINES_AB_TESTS := lab/tests/vm-lines-ab.sh lab/tests/vm-ab-patch.sh
 SH_TESTS  := $(sort $(filter-out $(SCALE_TESTS) $(LINES_AB_TESTS),$(wildcard lab/tests/*.sh)))
 # Tools the tests run (lab/tests/tools/<name>.c -> build/tests/tools/<name>).
 TOOL_SRCS := $(wildcard lab/tests/tools/*.c)

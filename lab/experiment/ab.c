@@ -141,8 +141,9 @@ static void stop_if_asked(struct ab *a)
 		stage_fail(a, "stopped by signal %d in stage %d", lab_stop_signal(), a->stage);
 }
 
-/* The last line of log that holds needle (or the last line), for a failure. */
-static void log_line(const char *log, const char *needle, char *out, size_t n)
+/* The first (or, last, the last) line of log that holds needle (NULL:
+ * any line), for a failure or a stage's summary; "" when none. */
+static void log_line(const char *log, const char *needle, bool last, char *out, size_t n)
 {
 	char *text = read_text(log, NULL), line[512];
 	const char *pos = text;
@@ -151,7 +152,7 @@ static void log_line(const char *log, const char *needle, char *out, size_t n)
 	while (pos && text_next_line(&pos, line, sizeof(line)))
 		if (line[0] && (!needle || strstr(line, needle))) {
 			snprintf(out, n, "%.511s", line);
-			if (needle)
+			if (!last)
 				break;
 		}
 	free(text);
@@ -186,7 +187,7 @@ static char *side_patches(struct ab *a, int side)
 			break;
 		for (int i = 0; i < s->n; i++) {
 			const char *b = strrchr(s->files[i], '/');
-			char *to = xasprintf("%s/%04d-%s", dir, ++n, b ? b + 1 : s->files[i]);
+			char *to = xasprintf("%s/ab%02d-%s", dir, ++n, b ? b + 1 : s->files[i]);
 			size_t len;
 			char *text = read_text(s->files[i], &len);
 			FILE *f;
@@ -238,14 +239,14 @@ static void stage_patch(struct ab *a)
 	free_env(env);
 	stop_if_asked(a);
 	if (st) {
-		log_line(log, "lab-kernel: ", line, sizeof(line));
+		log_line(log, "lab-kernel: ", true, line, sizeof(line));
 		stage_fail(a, "the base (%s) could not be prepared: %s", a->base->name, line);
 	}
-	log_line(log, NULL, line, sizeof(line));	/* the tree, lab-kernel.sh --apply's last line */
+	log_line(log, NULL, true, line, sizeof(line));	/* the tree, lab-kernel.sh --apply's last line */
 	if (kpatch_check(&a->set, line, err, sizeof(err)) < 0)
 		stage_fail(a, "%s", err);
-	snprintf(what, sizeof(what), "patch: %d file%s apply%s to the base %s", a->set.n, a->set.n == 1 ? "" : "s",
-		 a->set.n == 1 ? "s" : "", a->base->name);
+	snprintf(what, sizeof(what), "patch: %d file%s appl%s to the base %s", a->set.n, a->set.n == 1 ? "" : "s",
+		 a->set.n == 1 ? "ies" : "y", a->base->name);
 	stage_end(a, what);
 	free(base_dir);
 	free(log);
@@ -267,9 +268,9 @@ static void stage_build(struct ab *a, int side)
 	st = run_logged(argv, false, (const char *const *)env, log);
 	stop_if_asked(a);
 	if (st) {
-		log_line(log, "error:", line, sizeof(line));
+		log_line(log, "error:", false, line, sizeof(line));
 		if (!line[0])
-			log_line(log, "lab-kernel: ", line, sizeof(line));
+			log_line(log, "lab-kernel: ", true, line, sizeof(line));
 		free_env(env);
 		stage_fail(a, "%c (%s%s) does not build: %s (the build's log: %s)", 'A' + side, a->base->name,
 			   a->patched[side] ? " + the patch" : "", line, log);
@@ -289,7 +290,7 @@ static void stage_build(struct ab *a, int side)
 		a->vmlinux[side] = out;
 	}
 	free_env(env);
-	log_line(log, "lab-kernel: ", line, sizeof(line));
+	log_line(log, "lab-kernel: ", true, line, sizeof(line));
 	snprintf(what, sizeof(what), "build %c: %s", 'A' + side, line[0] ? line + strlen("lab-kernel: ") : "done");
 	stage_end(a, what);
 	free(patches);
@@ -356,12 +357,12 @@ static int stage_run(struct ab *a, int side)
 	made = only_dir(staging);
 	if (!made)
 		stage_fail(a, "the guest of %c left no results (vm exit %d): %s", 'A' + side, st,
-			   (log_line(log, "memcg-lab", line, sizeof(line)), line));
+			   (log_line(log, "memcg-lab", true, line, sizeof(line)), line));
 	if (rename(made, to) < 0)
 		stage_fail(a, "%s: cannot rename to %s: %s", made, to, strerror(errno));
 	rmdir(staging);
 	if (st == EXIT_LAB_ERR) {
-		log_line(log, "memcg-lab", line, sizeof(line));
+		log_line(log, "memcg-lab", true, line, sizeof(line));
 		stage_fail(a, "the guest of %c could not run the command: %s (see %s)", 'A' + side, line, log);
 	}
 	snprintf(what, sizeof(what), "run %c: exit %d, %s", 'A' + side, st, to);
