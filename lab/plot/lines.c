@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "plot/kinds.h"
+#include "plot/plot.h"
 #include "plot/plotmaps.h"
 #include "plot/guard.h"
 #include "report/lines_fields.h"
@@ -122,6 +123,37 @@ static int emit_maps(const struct plot_dir *d, int idx, const struct plot_target
 	}
 	free_run(&r);
 	return nplots;
+}
+
+int plot_lines_file_map(const char *fields_tsv, const char *st, int linesize, const char *name, const char *title,
+			const char *out, bool quiet, char **txt, char *err, size_t errlen)
+{
+	struct lines_fields lf;
+	struct plot_target t = { .out = out, .w = 900, .h = 400 };
+	struct cl_struct s;
+	char *notes, *what;
+
+	*txt = NULL;
+	if (lines_fields_load(fields_tsv, &lf, err, errlen))
+		return -1;
+	if (plotmap_lines_struct(&lf, st, linesize, -1, &s, &notes) < 0) {
+		lines_fields_free(&lf);
+		return 0;
+	}
+	what = xasprintf("%s: each line a row (%d bytes), each field's bytes a box coloured by its HITMs (false "
+			 "sharing, true sharing, none)", title, linesize);
+	{
+		struct map_spec m = { "linesmap", name, title, what, notes };
+
+		plot_set_quiet(quiet);
+		plot_map(&s, &m, &t);
+	}
+	*txt = xasprintf("%s/%s.txt", out, name);
+	plotmap_struct_free(&s);
+	free(notes);
+	free(what);
+	lines_fields_free(&lf);
+	return 1;
 }
 
 int plot_linesmaps(struct plot_dir *dirs, int ndirs, const struct plot_target *t)
