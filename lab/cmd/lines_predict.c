@@ -157,7 +157,7 @@ int cmd_lines_predict(int argc, char **argv)
 	struct ll_layout *news;
 	struct lr_type *types;
 	struct lr_result rec, pred;
-	char *desc, *path, *c_trace, *c_layout, *c_line;
+	char *desc, *path, *c_trace, *c_layout, *c_line, *c_ops;
 
 	if (i != argc - 1)
 		options_usage_error();
@@ -194,8 +194,9 @@ int cmd_lines_predict(int argc, char **argv)
 	c_trace = xasprintf("# trace\t%s", r.trace_path);
 	c_layout = xasprintf("# layout\t%s", desc);
 	c_line = xasprintf("# line_size\t%u", o.line);
+	c_ops = r.ops > 0 ? xasprintf("# ops\t%.0f\t%s", r.ops, r.unit) : xstrdup("# ops\t-\t-");
 	{
-		const char *comments[] = { LINES_PREDICTED_MAGIC, c_trace, c_layout, c_line, NULL };
+		const char *comments[] = { LINES_PREDICTED_MAGIC, c_trace, c_layout, c_line, c_ops, NULL };
 
 		if (lp_write_fields(types, r.ntypes, &pred, false, path, comments, err, sizeof(err)) < 0)
 			die("lines predict: %s", err);
@@ -207,6 +208,7 @@ int cmd_lines_predict(int argc, char **argv)
 	free(c_trace);
 	free(c_layout);
 	free(c_line);
+	free(c_ops);
 	free(desc);
 	lines_replay_free(&rec);
 	lines_replay_free(&pred);

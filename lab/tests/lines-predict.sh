@@ -84,6 +84,52 @@ ok 'grep -q "^+	CACHELINE_PADDING(_pad1_);" "$T/s.out" && grep -q "^ struct page
 ok 'grep -q "^proposed: .*, 128 B (2 lines), against the kernel.s 112 B:" "$T/s.out"' "within the budget: 2 lines, as 5.10's page_counter" ||
 	grep "^proposed" "$T/s.out" | diag
 
+# In the reviewer's hands: a 5.10 guest run (its recorded counts converted
+# by c2c lines, 4000 faults in its window) with the synthetic trace,
+# predicted on 6.1's layout, beside the 6.1 run's measured counts (5000
+# faults): compare, report --mail, plot.
+side() {	# NAME RELEASE SPLIT BATCH OPS (as lines-ab.sh lays a vm run out)
+	local v=$T/vm-$1 r
+	cp -r "lab/tests/data/lines/charge-$1" "$v"
+	cp "build/btf/vmlinux-$2.btf" "$v/lines/vmlinux.btf"
+	printf 'window\tops\tunit\n0\t%s\tfaults\n' "$5" >"$v/lines/window-ops.tsv"
+	"$LAB" c2c lines "$v" --no-perf >"$T/c2c-$1.out" 2>&1 || return 1
+	r=$v/results/run
+	mkdir -p "$r/data"
+	cp experiments/lines-charge.exp "$r/experiment.exp"
+	printf '{"name":"lines-charge","status":"complete","probe":{"kernel":"%s","features":{"cacheline_split":%s,"stock_slots":1}},"runtime":{"charge_batch":%s},"vm":{"accel":"tcg","kernel_spec":"%s"}}\n' \
+		"$2" "$3" "$4" "$1" >"$r/meta.json"
+	printf 'step\trepeat\tmetric\tvalue\tunit\tbetter\n-\t0\tcharge.anon.total\t40000\tops/s\thigher\n' >"$r/data/metrics.tsv"
+}
+side 5.10 5.10.262 false 32 4000 && side 6.1 6.1.192 true 64 5000
+ok '[ $? = 0 ]' "two vm runs laid out, their counts converted"
+cp "$R/lines/trace.bin" "$T/vm-5.10/lines/"
+"$LAB" lines predict "$T/vm-5.10" --layout build/btf/vmlinux-6.1.192.btf --no-map >"$T/pv.out" 2>&1
+ok '[ $? = 0 ] && grep -qx "# ops	4000	faults" "$T/vm-5.10/lines/predicted-fields.tsv"' \
+	"predict in the run: predicted-fields.tsv in its lines/, with the trace's 4000 faults"
+A=$T/vm-5.10/results/run B=$T/vm-6.1/results/run
+"$LAB" compare "$A" "$B" >"$T/cmp.out" 2>&1
+pu=$(col "$T/vm-5.10/lines/predicted-fields.tsv" mem_cgroup memory.usage true_hitm)
+mu=$(col "$T/vm-6.1/lines/fields.tsv" mem_cgroup memory.usage true_hitm)
+ok 'grep -q "^Predicted beside measured (B)" "$T/cmp.out" && grep -q "^  predicted from trace $T/vm-5.10/lines/trace.bin" "$T/cmp.out" &&
+    grep -Eq "^  memory\.usage +0 +[0-9.K]+ +[0-9.]+ +0 +$mu +[0-9.]+ +same " "$T/cmp.out"' \
+	"compare A B: A's prediction (from its trace) beside B's measured, memory.usage true sharing on both" ||
+	sed -n '/^Predicted/,/same class/p' "$T/cmp.out" | diag
+want=$(awk -v p="$pu" -v m="$mu" 'BEGIN { printf "%.0f", 100 * (p / 4 - m / 5) / (m / 5) }')
+ok 'grep -q "^  total HITMs per 1000 ops: predicted" "$T/cmp.out" && grep -q "class: false or true sharing" "$T/cmp.out"' \
+	"compare: the totals per 1000 faults and the classes"
+"$LAB" report --mail "$A" "$B" >"$T/mail.out" 2>&1
+ok '[ $? = 0 ] && grep -q "^Predicted beside measured (B)" "$T/mail.out" &&
+    [ "$(sed -n "/^Predicted beside/,/same class predicted/p" "$T/mail.out" | grep -v "^  predicted from trace /\|^  measured: /" | awk "length > 72" | wc -l)" = 0 ]' \
+	"report --mail A B: the prediction beside B's measured, within the mail's 72 columns (but the paths)" ||
+	sed -n '/^Predicted beside/,/same class predicted/p' "$T/mail.out" | awk 'length > 72' | diag
+"$LAB" plot "$A" "$B" >"$T/plot.out" 2>&1
+P2=$(dirname "$A")/compare-run-vs-run/plots
+ok '[ -f "$P2/linesmap-mem_cgroup.txt" ] && [ -f "$P2/linesmap-mem_cgroup.B.txt" ] && [ -f "$P2/linesmap-mem_cgroup.predicted.png" ] &&
+    grep -q "^linesmap-mem_cgroup.predicted.png	struct mem_cgroup: predicted from A: 5.10.262.s trace, the layout of build/btf/vmlinux-6.1.192.btf" "$P2/index.txt"' \
+	"plot A B: A's predicted map beside the measured maps (a headline as they are), named in index.txt" ||
+	{ ls -R "$P2" | diag; diag <"$T/plot.out"; }
+
 # Bad input: one line on stderr, exit 2, naming what is wrong.
 bad() {	# description pattern command...
 	local what=$1 pat=$2
