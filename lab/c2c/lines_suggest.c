@@ -584,6 +584,10 @@ int lines_suggest(const struct lp_run *r, const struct ls_opts *o, struct ls_res
 	for (size_t c = 1; c < res->nc; c++)
 		if (better(&res->c[c], &res->c[res->best]))
 			res->best = c;
+	/* A proposal has fewer false-sharing events than the kernel's layout
+	 * (fewer lines alone are no reason to move members). */
+	if (res->c[0].fits && res->c[res->best].false_events >= res->c[0].false_events)
+		res->best = 0;
 	/* The kernel's and the best layout, replayed for their counts per field. */
 	{
 		struct lr_input in = { (struct lines_trace *)&r->trace, &r->objs, NULL, r->ntypes, x.line, true, x.only };
@@ -781,11 +785,15 @@ void lines_suggest_print(FILE *f, const struct lp_run *r, const struct ls_opts *
 		const struct ls_candidate *x = &res->c[c];
 
 		fprintf(f, "  %-50s %5llu %9llu %9llu%s%s\n", x->name, U(x->lines), U(x->false_events), U(x->events),
-			x->fits ? "" : "  over the budget", c == res->best ? "  <- proposed" : "");
+			x->fits ? "" : "  over the budget", c && c == res->best ? "  <- proposed" : "");
 	}
 	if (res->best == 0) {
 		fprintf(f, "\nno layout tried predicts fewer false-sharing transfers than the kernel's own: nothing "
 			"proposed\n");
+		for (size_t i = 0; i < res->kernel.nu; i++)
+			if (res->m[i].writers && res->kernel.u[i].type[0])
+				fprintf(f, "member %s (struct %s) is written: its own fields move with --struct %s\n",
+					res->kernel.u[i].name, res->kernel.u[i].type, res->kernel.u[i].type);
 		return;
 	}
 	fprintf(f, "\nproposed: %s, %llu B (%llu lines), against the kernel's %llu B:\n", best->name, U(best->s.size),
