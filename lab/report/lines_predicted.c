@@ -174,7 +174,7 @@ void lines_predicted_beside(FILE *out, const char *pred_dir, bool in_vm_p, const
 
 		for (size_t i = 0; i < n; i++) {
 			const struct prow *r = &rows[i];
-			char pf[16], pt[16], ph[16], mfc[16], mt[16], mh[16], er[16];
+			char pf[16], pt[16], ph[16], mfc[16], mt[16], mh[16], er[16], cbuf[8];
 			double a = per ? r->p[0] / pm.ops : r->p[0], b = per ? r->m[0] / mops : r->m[0];
 			const char *c = "";
 
@@ -195,7 +195,13 @@ void lines_predicted_beside(FILE *out, const char *pred_dir, bool in_vm_p, const
 			if (r->m[0] >= MIN_HITM) {
 				classified++;
 				agree += !strcmp(cls(r->p), cls(r->m));
-				c = !strcmp(cls(r->p), cls(r->m)) ? "same" : "DIFF";
+				/* The class both give, or predicted/measured where they differ. */
+				if (!strcmp(cls(r->p), cls(r->m)))
+					c = cls(r->m);
+				else {
+					snprintf(cbuf, sizeof(cbuf), "%c/%c", cls(r->p)[0], cls(r->m)[0]);
+					c = cbuf;
+				}
 			}
 			if (b > 0)
 				snprintf(er, sizeof(er), "%+.0f%%", 100 * (a - b) / b);
@@ -214,8 +220,9 @@ void lines_predicted_beside(FILE *out, const char *pred_dir, bool in_vm_p, const
 	else
 		fprintf(out, "  total HITMs%s: predicted %.4g, measured none\n", per ? " per 1000 ops" : "",
 			per ? tp * PER : tp);
-	fprintf(out, "  class: false or true sharing, by the majority; fields with %d or more\n"
-		"  measured HITMs: %d, the same class predicted: %d\n", MIN_HITM, classified, agree);
+	fprintf(out, "  class: false or true sharing, by the majority (predicted/measured\n"
+		"  where they differ, - none); of fields with %d+ measured HITMs\n"
+		"  (%d), the same class predicted: %d\n", MIN_HITM, classified, agree);
 out:
 	lines_fields_free(&pl);
 	lines_fields_free(&ml);

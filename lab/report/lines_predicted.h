@@ -8,7 +8,8 @@
  * per field with HITMs on either side, false and true sharing and the
  * HITMs (per 1000 operations where both sides counted them), the
  * classification of each (false or true sharing, by the majority) and the
- * error; the fields of 20 HITMs or more measured that agree, and the
+ * error (the class both give, or "f/t": predicted false, measured true);
+ * the fields of 20 HITMs or more measured that agree, and the
  * totals' error.
  */
 #ifndef LAB_REPORT_LINES_PREDICTED_H
