@@ -437,6 +437,7 @@ void lp_print_notes(FILE *f, const struct lr_result *res, const char *which)
 	print_list(f, &res->truncated_fields, "fields too small in the layout for an access (not replayed)", 8);
 	print_list(f, &res->split_accesses, "accesses the layout splits (replayed as their parts)", 8);
 	print_list(f, &res->hole_fields, "accesses to padding (not replayed)", 4);
+
 	if (res->other_unnamed)
 		fprintf(f, "  %llu events on lines with more than %d access shapes: their other side is not named\n",
 			U(res->other_unnamed), LINES_SHAPES);
@@ -444,9 +445,18 @@ void lp_print_notes(FILE *f, const struct lr_result *res, const char *which)
 
 static void print_meet(FILE *f, const struct lr_result *res, unsigned line)
 {
+	if (res->edges.n) {
+		fprintf(f, "objects of the new layout that would share their first or last line with what lies beside "
+			"them at their recorded place (%u-byte lines; the replay gives them lines of their own):\n", line);
+		for (size_t i = 0; i < res->edges.n && i < 8; i++)
+			fprintf(f, "  %s\n", res->edges.v[i].name);
+		if (res->edges.n > 8)
+			fprintf(f, "  and %zu more\n", res->edges.n - 8);
+	}
 	if (!res->nmeet)
 		return;
-	fprintf(f, "where objects meet (%u-byte lines; the replay gives each object lines of its own):\n", line);
+	fprintf(f, "where objects meet in the run (%u-byte lines; the replay gives each object lines of its own):\n",
+		line);
 	for (size_t i = 0; i < res->nmeet && i < 12; i++) {
 		fprintf(f, "  line 0x%llx: %s", U(res->meet[i].line), res->meet[i].what);
 		if (res->meet[i].outside)

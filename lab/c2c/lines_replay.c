@@ -141,6 +141,14 @@ static void make_regions(struct replay *p)
 		const struct ll_layout *l = p->rl[p->reg[r].ty];
 
 		p->reg[r].at = ((uint64_t)(r + 1) << REGION_SHIFT) + roundup_u64(p->reg[r].base & 4095, l->align);
+		if (p->reg[r].at % p->line || (p->reg[r].at + l->size) % p->line) {
+			char *what = xasprintf("%s (%s): from byte %llu of its first line to byte %llu of its last",
+					       l->st, p->reg[r].o->label, (unsigned long long)(p->reg[r].at % p->line),
+					       (unsigned long long)((p->reg[r].at + l->size - 1) % p->line));
+
+			named_add(&p->res->edges, what, 1, 0);
+			free(what);
+		}
 	}
 	for (size_t i = 0; i < objs->n; i++) {
 		struct region key = { p->obj_ty[i], objs->v[i].base, 0, NULL };
@@ -570,6 +578,7 @@ void lines_replay_free(struct lr_result *r)
 	list_free(&r->hole_fields);
 	list_free(&r->truncated_fields);
 	list_free(&r->split_accesses);
+	list_free(&r->edges);
 	for (size_t i = 0; i < r->nmeet; i++)
 		free(r->meet[i].what);
 	free(r->meet);

@@ -23,7 +23,9 @@
  *   holes      bytes of a record in no field (padding), per hole;
  *   missing    fields the replayed layout has no field of that name for,
  *              per field (and objects whose struct it lacks, per struct);
- *   truncated  bytes past the end of a field that shrank, per field.
+ *   truncated  bytes past the end of a field that shrank, per field;
+ * and the objects whose replayed extent starts or ends inside a line (at
+ * their recorded place they would share it with whatever lies beside).
  * An access whose fields the new layout takes apart (a 16-byte load of
  * two fields no longer side by side) is replayed as its parts, and named.
  *
@@ -93,6 +95,9 @@ struct lr_result {
 	uint64_t regions;		/* objects given a region */
 	uint64_t other_unnamed;		/* events on lines whose shapes overflowed */
 	struct lr_list missing_fields, missing_structs, hole_fields, truncated_fields, split_accesses;
+	/* Objects whose replayed extent starts or ends inside a line: at
+	 * their recorded place they would share it with their neighbours. */
+	struct lr_list edges;
 	struct lr_meet *meet;
 	size_t nmeet;
 	struct lines_totals totals;	/* the model's */

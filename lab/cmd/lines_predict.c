@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* memcg-lab lines predict TRACE --layout ...: another layout's cacheline transfers, from a recorded trace. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "c2c/lines_predict.h"
 #include "cmd/builtin.h"
 #include "plot/plot.h"
+#include "report/lines_fields.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/options.h"
@@ -81,6 +84,63 @@ static void cgroup_opt(const struct lab_option *opt, const char *arg)
 
 	if (!arg[0] || field_cgroup_parse(arg, cg) < 0)
 		option_bad(opt, arg, "want v1 or v2");
+}
+
+/*
+ * The recorded replay against the run's own fields.tsv, the plugin's
+ * counts of the same windows: fields of the traced structs with HITMs in
+ * either, how many agree, the one most apart.  They differ by what the
+ * replay leaves out (neighbours outside the objects) and, under MTTCG, by
+ * the order the plugin's callbacks saw the accesses in.
+ */
+static void check_measured(const struct lp_run *r, const struct lr_type *types, const struct lr_result *rec)
+{
+	char *path = xasprintf("%s/" LINES_FIELDS_FILE, r->lines_dir), err[512];
+	struct lines_fields lf;
+	size_t n = 0, same = 0;
+	double worst = -1, wa = 0, wb = 0;
+	const char *wname = NULL, *wst = NULL;
+
+	if (access(path, R_OK)) {
+		printf("no %s: the recorded replay is not checked against the plugin's own counts\n", path);
+		free(path);
+		return;
+	}
+	if (lines_fields_load(path, &lf, err, sizeof(err))) {
+		printf("%s\n", err);
+		free(path);
+		return;
+	}
+	for (size_t t = 0; t < r->ntypes; t++) {
+		const struct ll_layout *l = types[t].old;
+
+		for (size_t i = 0; i < l->nf; i++) {
+			double a = (double)lines_replay_events(&rec->counts[t].c[i]), b = 0;
+
+			for (size_t k = 0; k < lf.n; k++)
+				if (!strcmp(lf.r[k].st, l->st) && !strcmp(lf.r[k].field, l->f[i].name))
+					b += lf.r[k].hitm_loads + lf.r[k].hitm_stores;
+			if (!a && !b)
+				continue;
+			n++;
+			same += a == b;
+			if (fabs(a - b) > worst) {
+				worst = fabs(a - b);
+				wa = a;
+				wb = b;
+				wname = l->f[i].name;
+				wst = l->st;
+			}
+		}
+	}
+	printf("recorded replay against %s (the plugin's counts of the same windows): %zu of %zu fields with HITMs "
+	       "alike", path, same, n);
+	if (n && same < n)
+		printf("; most apart: %s.%s, %.0f replayed against %.0f (neighbours outside the objects, and under MTTCG "
+		       "the callbacks' order, make them differ)", wst, wname, wa, wb);
+	printf("\n");
+	lines_fields_free(&lf);
+	free(path);
 }
 
 /* The map of each struct with a predicted HITM, printed after its files. */
@@ -186,6 +246,8 @@ int cmd_lines_predict(int argc, char **argv)
 			die("lines predict: %s", err);
 	}
 	lp_print(stdout, &r, types, r.ntypes, &rec, &pred, o.line, desc);
+	printf("\n");
+	check_measured(&r, types, &rec);
 	if (!out)
 		out = r.lines_dir;
 	if (mkdir_p(out, 0755) < 0)

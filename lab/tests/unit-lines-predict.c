@@ -345,6 +345,9 @@ static void not_replayed(void)
 			 res.missing_fields.n ? (unsigned long long)res.missing_fields.v[0].n : 0ULL), 0);
 	ok(res.outside == 1 && res.nmeet == 1 && res.meet[0].line == BASE && res.meet[0].outside == 1,
 	   "a neighbour outside the object: counted, its line named where the object meets it");
+	ok(res.edges.n == 1 && strstr(res.edges.v[0].name, "from byte 16 of its first line to byte 23 of its last"),
+	   "the object at 16 in its line: it would share its line with its neighbours, said") ||
+		(tap_diag("  got %s", res.edges.n ? res.edges.v[0].name : "(none)"), 0);
 	lines_replay_free(&res);
 	replay(&b, &objs, &packed, &apart, 64, &res);
 	ok(res.split_remap == 1 && res.split_accesses.n == 1 && !strcmp(res.split_accesses.v[0].name, "a+b"),
