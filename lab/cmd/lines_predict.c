@@ -10,6 +10,7 @@
 #include "cmd/builtin.h"
 #include "plot/plot.h"
 #include "report/lines_fields.h"
+#include "report/lines_predicted.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/options.h"
@@ -185,7 +186,7 @@ static void draw_maps(const struct lp_run *r, const struct lr_type *types, const
 int cmd_lines_predict(int argc, char **argv)
 {
 	struct edits ed = { 0 };
-	const char *out = NULL;
+	const char *out = NULL, *measured = NULL;
 	struct lp_opts o = { 0 };
 	enum field_cgroup cg = FIELD_CG_UNKNOWN;
 	int line = 64;
@@ -207,6 +208,8 @@ int cmd_lines_predict(int argc, char **argv)
 			     "where the run's guest.txt does not", cgroup_opt),
 		OPT_STRING('o', "out", &out, "DIR", "the run's lines directory", "where " LINES_PREDICTED_FILE
 			   " and plots/ go"),
+		OPT_STRING(0, "measured", &measured, "DIR", NULL, "a run of the layout predicted (DIR, DIR/lines): the "
+			   "prediction beside its fields.tsv, per field and per 1000 operations, the class and the error"),
 		OPT_FLAG(0, "no-map", &no_map, "no cacheline map (no gnuplot run)"),
 		OPT_FLAG('q', "quiet", &quiet, "no plot: lines"),
 		OPT_END(),
@@ -264,6 +267,19 @@ int cmd_lines_predict(int argc, char **argv)
 			die("lines predict: %s", err);
 	}
 	printf("\npredicted rows: %s\n", path);
+	if (measured) {
+		/* DIR or DIR/lines: where its fields.tsv is. */
+		char *a = xasprintf("%s/lines/" LINES_FIELDS_FILE, measured), *b = xasprintf("%s/" LINES_FIELDS_FILE, measured);
+		char *md = !access(a, R_OK) ? xasprintf("%s/lines/", measured) : !access(b, R_OK) ? xasprintf("%s/", measured) : NULL;
+
+		if (!md)
+			die("lines predict: --measured %s: no fields.tsv in it nor in its lines/ (a vm --lines run, converted)",
+			    measured);
+		lines_predicted_table(stdout, path, md, measured, 80);
+		free(md);
+		free(a);
+		free(b);
+	}
 	if (!no_map)
 		draw_maps(&r, types, &pred, path, out, o.line, quiet);
 	free(path);

@@ -124,7 +124,19 @@ static void cell(char *buf, size_t n, double v, double ops)
 void lines_predicted_beside(FILE *out, const char *pred_dir, bool in_vm_p, const char *meas_dir, bool in_vm_m,
 			    const char *tag, int width)
 {
-	char *pp = pred_path(pred_dir, in_vm_p), *md = NULL, *mf = NULL, err[512], why[512], unit[32] = "";
+	char *pp = pred_path(pred_dir, in_vm_p), *md;
+
+	if (!pp)
+		return;
+	md = lines_dir_of(meas_dir, in_vm_m, NULL);
+	lines_predicted_table(out, pp, md, tag, width);
+	free(md);
+	free(pp);
+}
+
+void lines_predicted_table(FILE *out, const char *pp, const char *md, const char *tag, int width)
+{
+	char *mf = NULL, err[512], why[512], unit[32] = "";
 	struct lines_fields pl = { 0 }, ml = { 0 };
 	struct lines_pred_meta pm;
 	struct prow *rows = NULL;
@@ -134,15 +146,12 @@ void lines_predicted_beside(FILE *out, const char *pred_dir, bool in_vm_p, const
 	int classified = 0, agree = 0;
 	char line[256];
 
-	if (!pp)
-		return;
 	if (lines_predicted_load(pp, &pl, &pm, err, sizeof(err))) {
 		fprintf(out, "\nPredicted cacheline transfers: %s\n", err);
 		goto out;
 	}
 	fprintf(out, "\nPredicted beside measured (%s)\n  predicted from trace %s\n", tag, pm.trace[0] ? pm.trace : pp);
 	fprintf(out, "  on %s\n", pm.layout[0] ? pm.layout : "a layout the file does not name");
-	md = lines_dir_of(meas_dir, in_vm_m, NULL);
 	if (!md) {
 		fprintf(out, "  measured: none (%s has no lines/fields.tsv of a guest run under vm --lines)\n", tag);
 		goto out;
@@ -227,7 +236,5 @@ out:
 	lines_fields_free(&pl);
 	lines_fields_free(&ml);
 	free(rows);
-	free(pp);
-	free(md);
 	free(mf);
 }

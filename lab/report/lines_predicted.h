@@ -41,4 +41,8 @@ int lines_predicted_load(const char *path, struct lines_fields *lf, struct lines
 void lines_predicted_beside(FILE *out, const char *pred_dir, bool in_vm_p, const char *meas_dir, bool in_vm_m,
 			    const char *tag, int width);
 
+/* The same table of the file pred (predicted-fields.tsv) beside the
+ * fields.tsv in lines_dir (with its '/'; NULL: none measured). */
+void lines_predicted_table(FILE *out, const char *pred, const char *lines_dir, const char *tag, int width);
+
 #endif

@@ -125,6 +125,11 @@ ok 'grep -Eq "^  memory\.usage +0 +[0-9.K]+ +$(awk -v p="$pu_all" "BEGIN { print
 	grep "memory.usage" "$T/cmp.out" | diag
 ok 'grep -q "^  total HITMs per 1000 ops: predicted" "$T/cmp.out" && grep -q "^  (1), the same class predicted: 1$" "$T/cmp.out"' \
 	"compare: the totals per 1000 faults, one field of 20 HITMs or more, its class the same"
+"$LAB" lines predict "$T/vm-5.10" --layout build/btf/vmlinux-6.1.192.btf --no-map -o "$T/pm" --measured "$T/vm-6.1" \
+	>"$T/pm.out" 2>&1
+ok '[ $? = 0 ] && grep -q "^Predicted beside measured ($T/vm-6.1)" "$T/pm.out" && grep -q "^  measured: $T/vm-6.1/lines/fields.tsv" "$T/pm.out" &&
+    grep -Eq "^  memory\.usage +0 .* true +[+]?[0-9]+%$" "$T/pm.out"' \
+	"predict --measured: the prediction beside the 6.1 run's fields.tsv at once" || diag <"$T/pm.out"
 "$LAB" report --mail "$A" "$B" >"$T/mail.out" 2>&1
 ok '[ $? = 0 ] && grep -q "^Predicted beside measured (B)" "$T/mail.out" &&
     [ "$(sed -n "/^Predicted beside/,/same class predicted/p" "$T/mail.out" | grep -v "^  predicted from trace /\|^  measured: /" | awk "length > 72" | wc -l)" = 0 ]' \
@@ -174,4 +179,6 @@ bad "a budget the struct cannot meet" "its members need at least 2 (112 bytes)" 
 	"$LAB" lines suggest "$R" --struct page_counter --budget -1
 bad "suggest without --struct" "--struct S is required" "$LAB" lines suggest "$R"
 bad "no trace in the directory" "no trace.bin in it" "$LAB" lines predict "$T"
+bad "--measured without counts" "--measured $T: no fields.tsv in it nor in its lines/" \
+	"$LAB" lines predict "$R" --line-size 128 --no-map -o "$T/pm2" --measured "$T"
 done_testing
