@@ -55,8 +55,9 @@ TOOL_BINS := $(TOOL_SRCS:lab/tests/tools/%.c=build/tests/tools/%)
 # stays in build/lines-plugin.missing (the tests that need the plugin skip
 # with it), and the rest builds.
 PLUGIN      := build/lines-plugin.so
-PLUGIN_SRCS := $(wildcard lab/c2c/plugin/*.c) lab/c2c/lines_model.c
-PLUGIN_DEPS := $(PLUGIN_SRCS) lab/c2c/lines_model.h lab/c2c/lines_window.h
+PLUGIN_SRCS := $(wildcard lab/c2c/plugin/*.c) lab/c2c/lines_model.c lab/c2c/lines_trace_write.c
+PLUGIN_DEPS := $(PLUGIN_SRCS) lab/c2c/lines_model.h lab/c2c/lines_window.h lab/c2c/lines_trace.h \
+	lab/c2c/lines_trace_write.h
 PLUGIN_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Ilab -fPIC -shared -fvisibility=hidden
 # qemu 8.x on: qemu-plugin.h includes <glib.h> (the header script checks it is there).
 PLUGIN_CFLAGS += $(shell pkg-config --cflags glib-2.0 2>/dev/null)

@@ -7,114 +7,9 @@
 #include "c2c/field_at.h"
 #include "c2c/lines_guest.h"
 #include "c2c/lines_session.h"
+#include "c2c/lines_tsv.h"
 #include "util/err.h"
 #include "util/fileio.h"
-
-/* A TSV with a header row (after # comment lines), read by column names. */
-struct tsv {
-	const char *path;
-	char *text, *pos;
-	int lineno;
-	char *hdr[32], *f[32];
-	int nhdr, nf;
-	int col[16];
-};
-
-static int split(char *line, char **f, int max)
-{
-	int n = 0;
-
-	for (char *p = line; n < max;) {
-		f[n++] = p;
-		p = strchr(p, '\t');
-		if (!p)
-			break;
-		*p++ = '\0';
-	}
-	return n;
-}
-
-/* Opens path (absent: 0 and t->text NULL); the columns want[] found; -1 with err. */
-static int tsv_open(struct tsv *t, const char *path, const char *const *want, char *err, size_t errlen)
-{
-	memset(t, 0, sizeof(*t));
-	t->path = path;
-	if (!path_exists(path))
-		return 0;
-	t->text = read_text(path, NULL);
-	if (!t->text)
-		return set_err(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-	t->pos = t->text;
-	while (t->pos && *t->pos) {
-		char *line = t->pos, *nl = strchr(line, '\n');
-
-		t->pos = nl ? nl + 1 : NULL;
-		if (nl)
-			*nl = '\0';
-		t->lineno++;
-		if (*line == '#' || !*line)
-			continue;
-		t->nhdr = split(line, t->hdr, 32);
-		for (int i = 0; want[i]; i++) {
-			t->col[i] = -1;
-			for (int j = 0; j < t->nhdr; j++)
-				if (!strcmp(t->hdr[j], want[i]))
-					t->col[i] = j;
-			if (t->col[i] < 0)
-				return set_err(err, errlen, "%s:%d: no column '%s' in the header", path, t->lineno,
-					       want[i]);
-		}
-		return 0;
-	}
-	return set_err(err, errlen, "%s: no header line", path);
-}
-
-/* The next row's fields (NULL at the end); -1 in *rc with err on a short row. */
-static bool tsv_next(struct tsv *t, const char *const *want, int *rc, char *err, size_t errlen)
-{
-	while (t->pos && *t->pos) {
-		char *line = t->pos, *nl = strchr(line, '\n');
-
-		t->pos = nl ? nl + 1 : NULL;
-		if (nl)
-			*nl = '\0';
-		t->lineno++;
-		if (*line == '#' || !*line)
-			continue;
-		t->nf = split(line, t->f, 32);
-		for (int i = 0; want[i]; i++)
-			if (t->col[i] >= t->nf) {
-				*rc = set_err(err, errlen, "%s:%d: field %s: missing (the row is short)", t->path,
-					      t->lineno, want[i]);
-				return false;
-			}
-		return true;
-	}
-	return false;
-}
-
-static const char *tsv_get(const struct tsv *t, int i)
-{
-	return t->f[t->col[i]];
-}
-
-static int tsv_u64(const struct tsv *t, const char *const *want, int i, uint64_t *v, char *err, size_t errlen)
-{
-	const char *s = tsv_get(t, i);
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	if (!*s || *s == '-' || *end || errno)
-		return set_err(err, errlen, "%s:%d: field %s: '%s' is not a number", t->path, t->lineno, want[i], s);
-	return 0;
-}
-
-static void tsv_close(struct tsv *t)
-{
-	free(t->text);
-	memset(t, 0, sizeof(*t));
-}
 
 static const char *const win_cols[] = { "index", "label", "who", "repeat", NULL };
 static const char *const obj_cols[] = { "window", "label", "type", "address", "source", NULL };
@@ -124,27 +19,27 @@ static const char *const ops_cols[] = { "window", "ops", "unit", NULL };
 static int load_windows(struct lines_guest *g, const char *dir, char *err, size_t errlen)
 {
 	char *p = xasprintf("%s/lines/" LINES_WINDOWS_FILE, dir);
-	struct tsv t;
-	int rc = tsv_open(&t, p, win_cols, err, errlen);
+	struct lines_tsv t;
+	int rc = lines_tsv_open(&t, p, win_cols, err, errlen);
 
-	while (!rc && t.text && tsv_next(&t, win_cols, &rc, err, errlen)) {
+	while (!rc && t.text && lines_tsv_next(&t, win_cols, &rc, err, errlen)) {
 		struct lines_gwindow *w;
 		uint64_t idx, rep;
 
-		if (tsv_u64(&t, win_cols, 0, &idx, err, errlen) || tsv_u64(&t, win_cols, 3, &rep, err, errlen)) {
+		if (lines_tsv_u64(&t, win_cols, 0, &idx, err, errlen) || lines_tsv_u64(&t, win_cols, 3, &rep, err, errlen)) {
 			rc = -1;
 			break;
 		}
 		g->win = xrealloc(g->win, (g->nwin + 1) * sizeof(*g->win));
 		w = &g->win[g->nwin++];
 		w->index = (int64_t)idx;
-		w->label = xstrdup(tsv_get(&t, 1));
-		w->who = xstrdup(tsv_get(&t, 2));
+		w->label = xstrdup(lines_tsv_get(&t, 1));
+		w->who = xstrdup(lines_tsv_get(&t, 2));
 		w->repeat = (int)rep;
 		w->ops = -1;
 		w->unit = NULL;
 	}
-	tsv_close(&t);
+	lines_tsv_close(&t);
 	free(p);
 	return rc;
 }
@@ -153,14 +48,14 @@ static int load_windows(struct lines_guest *g, const char *dir, char *err, size_
 static int load_ops(struct lines_guest *g, const char *dir, char *err, size_t errlen)
 {
 	char *p = xasprintf("%s/lines/" LINES_OPS_FILE, dir);
-	struct tsv t;
-	int rc = tsv_open(&t, p, ops_cols, err, errlen);
+	struct lines_tsv t;
+	int rc = lines_tsv_open(&t, p, ops_cols, err, errlen);
 
-	while (!rc && t.text && tsv_next(&t, ops_cols, &rc, err, errlen)) {
+	while (!rc && t.text && lines_tsv_next(&t, ops_cols, &rc, err, errlen)) {
 		uint64_t idx, ops;
 		struct lines_gwindow *w = NULL;
 
-		if (tsv_u64(&t, ops_cols, 0, &idx, err, errlen) || tsv_u64(&t, ops_cols, 1, &ops, err, errlen)) {
+		if (lines_tsv_u64(&t, ops_cols, 0, &idx, err, errlen) || lines_tsv_u64(&t, ops_cols, 1, &ops, err, errlen)) {
 			rc = -1;
 			break;
 		}
@@ -178,9 +73,9 @@ static int load_ops(struct lines_guest *g, const char *dir, char *err, size_t er
 			break;
 		}
 		w->ops = (int64_t)ops;
-		w->unit = xstrdup(tsv_get(&t, 2));
+		w->unit = xstrdup(lines_tsv_get(&t, 2));
 	}
-	tsv_close(&t);
+	lines_tsv_close(&t);
 	free(p);
 	return rc;
 }
@@ -188,21 +83,21 @@ static int load_ops(struct lines_guest *g, const char *dir, char *err, size_t er
 static int load_objects(struct lines_guest *g, const char *dir, char *err, size_t errlen)
 {
 	char *p = xasprintf("%s/lines/" LINES_OBJECTS_FILE, dir), why[512];
-	struct tsv t;
-	int rc = tsv_open(&t, p, obj_cols, err, errlen);
+	struct lines_tsv t;
+	int rc = lines_tsv_open(&t, p, obj_cols, err, errlen);
 
 	if (!rc && t.text && !g->have_btf)
 		rc = set_err(err, errlen, "%s: the guest kernel sent no BTF (/sys/kernel/btf/vmlinux: a kernel without "
 			     "CONFIG_DEBUG_INFO_BTF): the struct fields of its objects cannot be named", p);
-	while (!rc && t.text && tsv_next(&t, obj_cols, &rc, err, errlen)) {
+	while (!rc && t.text && lines_tsv_next(&t, obj_cols, &rc, err, errlen)) {
 		struct c2c_objects one = { 0 };
 		uint64_t w, addr;
 
-		if (tsv_u64(&t, obj_cols, 0, &w, err, errlen) || tsv_u64(&t, obj_cols, 3, &addr, err, errlen)) {
+		if (lines_tsv_u64(&t, obj_cols, 0, &w, err, errlen) || lines_tsv_u64(&t, obj_cols, 3, &addr, err, errlen)) {
 			rc = -1;
 			break;
 		}
-		if (c2c_objects_add(&one, &g->btf, tsv_get(&t, 2), addr, tsv_get(&t, 1), tsv_get(&t, 4), why,
+		if (c2c_objects_add(&one, &g->btf, lines_tsv_get(&t, 2), addr, lines_tsv_get(&t, 1), lines_tsv_get(&t, 4), why,
 				    sizeof(why)) < 0) {
 			rc = set_err(err, errlen, "%s:%d: the guest kernel's BTF (%s) lacks a struct the report needs: %s",
 				     p, t.lineno, g->btf.path, why);
@@ -213,7 +108,7 @@ static int load_objects(struct lines_guest *g, const char *dir, char *err, size_
 		g->obj[g->nobj++].o = one.v[0];
 		free(one.v);
 	}
-	tsv_close(&t);
+	lines_tsv_close(&t);
 	free(p);
 	return rc;
 }
@@ -242,27 +137,27 @@ static int parse_fields(struct lines_grange *r, const char *spec)
 static int load_ranges(struct lines_guest *g, const char *dir, char *err, size_t errlen)
 {
 	char *p = xasprintf("%s/lines/" LINES_RANGES_FILE, dir);
-	struct tsv t;
-	int rc = tsv_open(&t, p, rng_cols, err, errlen);
+	struct lines_tsv t;
+	int rc = lines_tsv_open(&t, p, rng_cols, err, errlen);
 
-	while (!rc && t.text && tsv_next(&t, rng_cols, &rc, err, errlen)) {
+	while (!rc && t.text && lines_tsv_next(&t, rng_cols, &rc, err, errlen)) {
 		struct lines_grange r = { 0 };
 		uint64_t w;
 
-		if (tsv_u64(&t, rng_cols, 0, &w, err, errlen) || tsv_u64(&t, rng_cols, 2, &r.addr, err, errlen) ||
-		    tsv_u64(&t, rng_cols, 3, &r.size, err, errlen) || tsv_u64(&t, rng_cols, 4, &r.stride, err, errlen)) {
+		if (lines_tsv_u64(&t, rng_cols, 0, &w, err, errlen) || lines_tsv_u64(&t, rng_cols, 2, &r.addr, err, errlen) ||
+		    lines_tsv_u64(&t, rng_cols, 3, &r.size, err, errlen) || lines_tsv_u64(&t, rng_cols, 4, &r.stride, err, errlen)) {
 			rc = -1;
 			break;
 		}
 		r.window = (int64_t)w;
-		r.name = xstrdup(tsv_get(&t, 1));
-		if (!r.stride || !r.size || parse_fields(&r, tsv_get(&t, 5)) < 0)
+		r.name = xstrdup(lines_tsv_get(&t, 1));
+		if (!r.stride || !r.size || parse_fields(&r, lines_tsv_get(&t, 5)) < 0)
 			rc = set_err(err, errlen, "%s:%d: field fields: '%s' is not NAME:OFFSET:SIZE,... within a "
-				     "stride of %llu", p, t.lineno, tsv_get(&t, 5), (unsigned long long)r.stride);
+				     "stride of %llu", p, t.lineno, lines_tsv_get(&t, 5), (unsigned long long)r.stride);
 		g->rng = xrealloc(g->rng, (g->nrng + 1) * sizeof(*g->rng));
 		g->rng[g->nrng++] = r;
 	}
-	tsv_close(&t);
+	lines_tsv_close(&t);
 	free(p);
 	return rc;
 }

@@ -17,6 +17,8 @@ int cmd_c2c_parse(int argc, char **argv);
 int cmd_c2c_record(int argc, char **argv);
 int cmd_c2c_report(int argc, char **argv);
 int cmd_c2c_window(int argc, char **argv);
+int cmd_lines_predict(int argc, char **argv);
+int cmd_lines_suggest(int argc, char **argv);
 int cmd_lock_record(int argc, char **argv);
 int cmd_lock_report(int argc, char **argv);
 

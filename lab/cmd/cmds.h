@@ -11,6 +11,7 @@ CMD(charge, "contended memcg charging: anon, file, kmem, sock, stock and objstoc
 CMD(cleanup, "remove lab cgroups, tracefs instances and settings left by a crashed run")
 CMD(compare, "compare results directories: the 0-day table with %change, stddev and Welch t-test")
 CMD(layout, "capture, check (--check) and diff (--against) the memcg structs' cacheline layouts")
+CMD(lines, "a lines trace replayed against other layouts: predict their cacheline transfers, suggest one")
 CMD(lock, "lock wait and hold times: tracefs tracer, perf lock alongside, perf.data reports")
 CMD(plot, "PNG, SVG and ASCII plots of results directories (gnuplot templates in plots/)")
 CMD(probe, "what the kernel under test has (BTF, kallsyms, runtime probes), with evidence")

@@ -149,6 +149,19 @@ void plot_index_write(const struct plot_target *t, const char *const *dirs, int 
 			}
 		if (!found)
 			fprintf(f, "# %s: a headline plot this run did not draw (no data for it)\n", t->headlines[h]);
+		/* A map's prediction (plot/lines.c) goes beside it, after it. */
+		for (int i = 0; i < ndrawn; i++) {
+			const char *rel = rel_of(drawn[i].base, t->out);
+			char *pred = xasprintf("%s.predicted", t->headlines[h]);
+
+			if (!strcmp(rel, pred)) {
+				char *png = xasprintf("%s.png", rel);
+
+				index_line(f, png, drawn[i].what);
+				free(png);
+			}
+			free(pred);
+		}
 	}
 	for (int i = 0; i < ndrawn; i++) {
 		const char *rel = rel_of(drawn[i].base, t->out);

@@ -9,6 +9,9 @@
  *   linesbars-<struct>  per field with HITMs, a bar per run (A, B, ...):
  *              false sharing below, true sharing above, per 1000
  *              operations of the windows where every run counted them;
+ *   linesmap-<struct>[.B].predicted  beside a run's maps, those its trace
+ *              predicted (`lines predict` wrote predicted-fields.tsv in its
+ *              lines/), at the prediction's line size;
  *   linessteps-<struct>  where the windows carry numeric labels (the
  *              stock sweep's K=1..N): the struct's HITMs per 1000
  *              operations of each label's windows, one line per run.
@@ -20,9 +23,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "plot/kinds.h"
+#include "plot/plot.h"
 #include "plot/plotmaps.h"
 #include "plot/guard.h"
 #include "report/lines_fields.h"
+#include "report/lines_predicted.h"
 #include "util/err.h"
 #include "util/gnuplot.h"
 #include "util/outfile.h"
@@ -85,6 +90,65 @@ static bool per_ops(const struct lrun *r, int n)
 	return n > 0;
 }
 
+/*
+ * Beside a run's measured maps, the maps its trace predicted (lines
+ * predict wrote predicted-fields.tsv into its lines/): linesmap-<struct>.predicted,
+ * at the prediction's line size, per 1000 operations of the trace's windows.
+ */
+static int emit_predicted(const struct plot_dir *d, const struct lrun *r, const char *sfx, const struct plot_target *t)
+{
+	char *path = xasprintf("%s" LINES_PREDICTED_TSV, r->dir), err[512];
+	struct lines_fields pl;
+	struct lines_pred_meta pm;
+	const char *st[MAX_STRUCTS];
+	int nst, nplots = 0;
+	struct plot_target beside = *t;
+
+	beside.nheadlines = 0;
+	if (access(path, R_OK)) {
+		free(path);
+		return 0;
+	}
+	if (lines_predicted_load(path, &pl, &pm, err, sizeof(err)))
+		die("%s", err);
+	nst = structs_of(&pl, st, 0);
+	for (int k = 0; k < nst; k++) {
+		struct cl_struct s;
+		char *notes, *name, *title, *what;
+		int ls = pm.line_size == 128 ? 128 : LINESIZE;
+
+		if (plotmap_lines_struct(&pl, st[k], ls, pm.ops, &s, &notes) < 0)
+			continue;
+		name = xasprintf("linesmap-%s%s.predicted", st[k], sfx);
+		/* Where the measured map goes (a headline's beside it). */
+		{
+			char *measured = xasprintf("linesmap-%s%s", st[k], sfx);
+
+			beside.out = plot_out(t, measured);
+			free(measured);
+		}
+		title = xasprintf("struct %s: predicted from %s's trace, %s", st[k], d->label,
+				  pm.layout[0] ? pm.layout : "a layout the file does not name");
+		what = xasprintf("%s: beside the measured map, each field coloured by its predicted HITMs (lines predict "
+				 "replayed the run's trace on that layout)%s%s", title, pm.ops > 0 ? ", over " : "",
+				 pm.ops > 0 ? pm.unit : "");
+		{
+			struct map_spec m = { "linesmap", name, title, what, notes };
+
+			plot_map(&s, &m, &beside);
+		}
+		nplots++;
+		plotmap_struct_free(&s);
+		free(notes);
+		free(name);
+		free(title);
+		free(what);
+	}
+	lines_fields_free(&pl);
+	free(path);
+	return nplots;
+}
+
 static int emit_maps(const struct plot_dir *d, int idx, const struct plot_target *t)
 {
 	struct lrun r;
@@ -120,8 +184,45 @@ static int emit_maps(const struct plot_dir *d, int idx, const struct plot_target
 		free(what);
 		free(sfx);
 	}
+	{
+		char *sfx = idx ? xasprintf(".%c", 'A' + (idx < 26 ? idx : 25)) : xstrdup("");
+
+		nplots += emit_predicted(d, &r, sfx, t);
+		free(sfx);
+	}
 	free_run(&r);
 	return nplots;
+}
+
+int plot_lines_file_map(const char *fields_tsv, const char *st, int linesize, const char *name, const char *title,
+			const char *out, bool quiet, char **txt, char *err, size_t errlen)
+{
+	struct lines_fields lf;
+	struct plot_target t = { .out = out, .w = 900, .h = 400 };
+	struct cl_struct s;
+	char *notes, *what;
+
+	*txt = NULL;
+	if (lines_fields_load(fields_tsv, &lf, err, errlen))
+		return -1;
+	if (plotmap_lines_struct(&lf, st, linesize, -1, &s, &notes) < 0) {
+		lines_fields_free(&lf);
+		return 0;
+	}
+	what = xasprintf("%s: each line a row (%d bytes), each field's bytes a box coloured by its HITMs (false "
+			 "sharing, true sharing, none)", title, linesize);
+	{
+		struct map_spec m = { "linesmap", name, title, what, notes };
+
+		plot_set_quiet(quiet);
+		plot_map(&s, &m, &t);
+	}
+	*txt = xasprintf("%s/%s.txt", out, name);
+	plotmap_struct_free(&s);
+	free(notes);
+	free(what);
+	lines_fields_free(&lf);
+	return 1;
 }
 
 int plot_linesmaps(struct plot_dir *dirs, int ndirs, const struct plot_target *t)

@@ -532,7 +532,8 @@ int plotmap_lines_struct(const struct lines_fields *lf, const char *st, int line
 	/* An untouched field is named where it fits, never keyed. */
 	for (size_t i = 0; i < out->nboxes; i++)
 		out->boxes[i].quiet = out->boxes[i].tag == 0;
-	qsort(nt, nn, sizeof(*nt), by_hitm_desc);
+	if (nn)
+		qsort(nt, nn, sizeof(*nt), by_hitm_desc);
 	for (int i = 0; i < nn; i++) {
 		if (i < LINES_NOTES_MAX)
 			sb_printf(&b, "%s\n", nt[i].text);

@@ -17,6 +17,7 @@
 #include "report/compare.h"
 #include "report/labels.h"
 #include "report/lines_compare.h"
+#include "report/lines_predicted.h"
 #include "report/stats.h"
 #include "report/verdict.h"
 #include "util/err.h"
@@ -440,6 +441,11 @@ int compare_dirs(char **dirs, int ndirs, const struct compare_opts *o)
 		compare_pair(&runs[0], &runs[i], labels, o->metric_re ? &re : NULL, o->series);
 		lines_compare(stdout, runs[0].dir, meta_str(runs[0].meta, "vm") != NULL, runs[i].dir,
 			      meta_str(runs[i].meta, "vm") != NULL, WIDTH - 1);
+		/* A run with a prediction (lines predict of its trace) beside the other's measured counts. */
+		lines_predicted_beside(stdout, runs[0].dir, meta_str(runs[0].meta, "vm") != NULL, runs[i].dir,
+				       meta_str(runs[i].meta, "vm") != NULL, "B", WIDTH - 1);
+		lines_predicted_beside(stdout, runs[i].dir, meta_str(runs[i].meta, "vm") != NULL, runs[0].dir,
+				       meta_str(runs[0].meta, "vm") != NULL, "A", WIDTH - 1);
 		compare_verdicts(&runs[0], &runs[i]);
 	}
 	for (int i = 0; i < ndirs; i++) {

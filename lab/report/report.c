@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 #include "report/compare.h"
 #include "report/labels.h"
+#include "report/lines_predicted.h"
 #include "report/report.h"
 #include "report/report_summary.h"
 #include "report/stats.h"
@@ -406,6 +407,12 @@ static int mail_body(const char *dir, const char *b, const struct mail_opts *o, 
 		fprintf(out, "\nMeasured: B against A, per metric (compare)\n");
 		compare_changes_of(out, dir, b, MAIL_WIDTH);
 	}
+	/* A prediction (lines predict of a run's trace) beside the measured counts. */
+	lines_predicted_beside(out, dir, json_object_object_get_ex(meta, "vm", NULL), b ? b : dir,
+			       json_object_object_get_ex(b ? mb : meta, "vm", NULL), b ? "B" : "this run", MAIL_WIDTH);
+	if (b)
+		lines_predicted_beside(out, b, json_object_object_get_ex(mb, "vm", NULL), dir,
+				       json_object_object_get_ex(meta, "vm", NULL), "A", MAIL_WIDTH);
 	fprintf(out, "\nLayout verdicts\n");
 	layout = mail_layout(out, 'A', dir, meta);
 	if (b)

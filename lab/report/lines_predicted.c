@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The predicted cacheline counts beside the measured (report/lines_predicted.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "report/lines_predicted.h"
+#include "util/err.h"
+#include "util/humanize.h"
+
+#define NAME_W 18
+#define PER 1000.0
+#define MIN_HITM 20	/* fields with fewer measured HITMs are not classified */
+
+int lines_predicted_load(const char *path, struct lines_fields *lf, struct lines_pred_meta *m, char *err,
+			 size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	char line[1024];
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	m->ops = -1;
+	memset(lf, 0, sizeof(*lf));
+	if (!f)
+		return set_err(err, errlen, "%s: cannot read", path);
+	while (fgets(line, sizeof(line), f) && line[0] == '#') {
+		char *v = strchr(line, '\t');
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!v)
+			continue;
+		*v++ = '\0';
+		if (!strcmp(line, "# trace"))
+			snprintf(m->trace, sizeof(m->trace), "%s", v);
+		else if (!strcmp(line, "# layout"))
+			snprintf(m->layout, sizeof(m->layout), "%s", v);
+		else if (!strcmp(line, "# line_size"))
+			m->line_size = atoi(v);
+		else if (!strcmp(line, "# ops")) {
+			char *u = strchr(v, '\t');
+
+			m->ops = strtod(v, NULL);
+			if (u)
+				snprintf(m->unit, sizeof(m->unit), "%s", u + 1);
+			if (!(m->ops > 0))
+				m->ops = -1;
+		}
+	}
+	rewind(f);
+	rc = lines_fields_parse_stream(f, path, lf, err, errlen);
+	fclose(f);
+	return rc;
+}
+
+/* DIR/lines/predicted-fields.tsv, or the guest run's for a run made in one. */
+static char *pred_path(const char *dir, bool in_vm)
+{
+	const char *where[] = { "%s/lines/" LINES_PREDICTED_TSV, "%s/../../lines/" LINES_PREDICTED_TSV };
+
+	for (int i = 0; i < (in_vm ? 2 : 1); i++) {
+		char *p = xasprintf(where[i], dir);
+
+		if (!access(p, R_OK))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+struct prow {
+	const char *st, *field;
+	long offset;
+	double p[3], m[3];	/* HITMs, false, true: predicted, measured */
+};
+
+static void add(struct prow **rows, size_t *n, const struct lines_row *r, bool measured)
+{
+	struct prow *x = NULL;
+
+	for (size_t i = 0; i < *n && !x; i++)
+		if (!strcmp((*rows)[i].st, r->st) && !strcmp((*rows)[i].field, r->field))
+			x = &(*rows)[i];
+	if (!x) {
+		*rows = xrealloc(*rows, (*n + 1) * sizeof(**rows));
+		x = &(*rows)[(*n)++];
+		memset(x, 0, sizeof(*x));
+		x->st = r->st;
+		x->field = r->field;
+		x->offset = r->offset;
+	}
+	(measured ? x->m : x->p)[0] += r->hitm_loads + r->hitm_stores;
+	(measured ? x->m : x->p)[1] += r->false_hitm;
+	(measured ? x->m : x->p)[2] += r->true_hitm;
+}
+
+static int by_struct_offset(const void *a, const void *b)
+{
+	const struct prow *x = a, *y = b;
+	int c = strcmp(x->st, y->st);
+
+	if (c)
+		return c;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return strcmp(x->field, y->field);
+}
+
+static const char *cls(const double *v)
+{
+	return v[0] == 0 ? "-" : v[1] > v[2] ? "false" : "true";
+}
+
+static void cell(char *buf, size_t n, double v, double ops)
+{
+	double x = ops > 0 ? v * PER / ops : v;
+
+	if (ops > 0 && x < 1000)
+		snprintf(buf, n, "%.3g", x);
+	else
+		format_si(buf, (int)n, x);
+}
+
+void lines_predicted_beside(FILE *out, const char *pred_dir, bool in_vm_p, const char *meas_dir, bool in_vm_m,
+			    const char *tag, int width)
+{
+	char *pp = pred_path(pred_dir, in_vm_p), *md;
+
+	if (!pp)
+		return;
+	md = lines_dir_of(meas_dir, in_vm_m, NULL);
+	lines_predicted_table(out, pp, md, tag, width);
+	free(md);
+	free(pp);
+}
+
+void lines_predicted_table(FILE *out, const char *pp, const char *md, const char *tag, int width)
+{
+	char *mf = NULL, err[512], why[512], unit[32] = "";
+	struct lines_fields pl = { 0 }, ml = { 0 };
+	struct lines_pred_meta pm;
+	struct prow *rows = NULL;
+	size_t n = 0;
+	double mops = -1, tp = 0, tm = 0;
+	bool per;
+	int classified = 0, agree = 0;
+	char line[256];
+
+	if (lines_predicted_load(pp, &pl, &pm, err, sizeof(err))) {
+		fprintf(out, "\nPredicted cacheline transfers: %s\n", err);
+		goto out;
+	}
+	fprintf(out, "\nPredicted beside measured (%s)\n  predicted from trace %s\n", tag, pm.trace[0] ? pm.trace : pp);
+	fprintf(out, "  on %s\n", pm.layout[0] ? pm.layout : "a layout the file does not name");
+	if (!md) {
+		fprintf(out, "  measured: none (%s has no lines/fields.tsv of a guest run under vm --lines)\n", tag);
+		goto out;
+	}
+	mf = xasprintf("%s" LINES_FIELDS_FILE, md);
+	if (lines_fields_load(mf, &ml, err, sizeof(err))) {
+		fprintf(out, "  %s\n", err);
+		goto out;
+	}
+	if (!lines_ops_of(mf, &mops, unit, sizeof(unit), why, sizeof(why)))
+		mops = -1;
+	per = mops > 0 && pm.ops > 0 && !strcmp(unit, pm.unit);
+	fprintf(out, "  measured: %s\n  %s\n", mf, per ? "HITMs per 1000 operations of each side's windows" :
+		"HITMs in the windows (not both sides' operations are known: counts)");
+	for (size_t i = 0; i < pl.n; i++)
+		add(&rows, &n, &pl.r[i], false);
+	for (size_t i = 0; i < ml.n; i++)
+		add(&rows, &n, &ml.r[i], true);
+	if (n)
+		qsort(rows, n, sizeof(*rows), by_struct_offset);
+	fprintf(out, "%-*s %s  %s\n", NAME_W, "", "--- predicted ----", "--- measured -----");
+	fprintf(out, "%-*s %5s %5s %6s  %5s %5s %6s  %-5s %6s\n", NAME_W, "  field", "false", "true", per ? "/1k op" : "hitm",
+		"false", "true", per ? "/1k op" : "hitm", "class", "error");
+	memset(line, '-', (size_t)width < sizeof(line) ? (size_t)width : sizeof(line) - 1);
+	line[(size_t)width < sizeof(line) ? (size_t)width : sizeof(line) - 1] = '\0';
+	fprintf(out, "%s\n", line);
+	{
+		const char *st = NULL;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct prow *r = &rows[i];
+			char pf[16], pt[16], ph[16], mfc[16], mt[16], mh[16], er[16], cbuf[8];
+			double a = per ? r->p[0] / pm.ops : r->p[0], b = per ? r->m[0] / mops : r->m[0];
+			const char *c = "";
+
+			if (r->p[0] == 0 && r->m[0] == 0)
+				continue;
+			tp += a;
+			tm += b;
+			if (!st || strcmp(st, r->st)) {
+				fprintf(out, "%s\n", r->st);
+				st = r->st;
+			}
+			format_si(pf, sizeof(pf), r->p[1]);
+			format_si(pt, sizeof(pt), r->p[2]);
+			format_si(mfc, sizeof(mfc), r->m[1]);
+			format_si(mt, sizeof(mt), r->m[2]);
+			cell(ph, sizeof(ph), r->p[0], per ? pm.ops : -1);
+			cell(mh, sizeof(mh), r->m[0], per ? mops : -1);
+			if (r->m[0] >= MIN_HITM) {
+				classified++;
+				agree += !strcmp(cls(r->p), cls(r->m));
+				/* The class both give, or predicted/measured where they differ. */
+				if (!strcmp(cls(r->p), cls(r->m)))
+					c = cls(r->m);
+				else {
+					snprintf(cbuf, sizeof(cbuf), "%c/%c", cls(r->p)[0], cls(r->m)[0]);
+					c = cbuf;
+				}
+			}
+			if (b > 0)
+				snprintf(er, sizeof(er), "%+.0f%%", 100 * (a - b) / b);
+			else
+				snprintf(er, sizeof(er), "new");
+			if (strlen(r->field) + 2 > NAME_W)
+				fprintf(out, "  %s\n%-*s", r->field, NAME_W, "");
+			else
+				fprintf(out, "  %-*s", NAME_W - 2, r->field);
+			fprintf(out, " %5s %5s %6s  %5s %5s %6s  %-5s %6s\n", pf, pt, ph, mfc, mt, mh, c, er);
+		}
+	}
+	if (tm > 0)
+		fprintf(out, "  total HITMs%s: predicted %.4g, measured %.4g, error %+.0f%%\n",
+			per ? " per 1000 ops" : "", per ? tp * PER : tp, per ? tm * PER : tm, 100 * (tp - tm) / tm);
+	else
+		fprintf(out, "  total HITMs%s: predicted %.4g, measured none\n", per ? " per 1000 ops" : "",
+			per ? tp * PER : tp);
+	fprintf(out, "  class: false or true sharing, by the majority (predicted/measured\n"
+		"  where they differ, - none); of fields with %d+ measured HITMs\n"
+		"  (%d), the same class predicted: %d\n", MIN_HITM, classified, agree);
+out:
+	lines_fields_free(&pl);
+	lines_fields_free(&ml);
+	free(rows);
+	free(mf);
+}
