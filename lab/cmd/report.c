@@ -38,7 +38,7 @@ static const struct options_cmd report_cmd = {
 
 int cmd_report(int argc, char **argv)
 {
-	const char *outp = NULL;
+	const char *outp = NULL, *plots_dir = NULL;
 	bool mail = false;
 	struct option_list label_args = { NULL, 0 };
 	const struct lab_option opts[] = {
@@ -48,6 +48,8 @@ int cmd_report(int argc, char **argv)
 			 "measured change, layout verdicts and the headline ASCII plots in 72 columns"),
 		OPT_LIST(0, "label", &label_args, "X=TEXT", "with --mail: what side X (A, B) is called (default: its "
 			 "kernel release; its directory's name where the two releases are the same)"),
+		OPT_STRING(0, "plots", &plots_dir, "DIR", "compare-A-vs-B/plots beside A",
+			   "with --mail A B: where the A-vs-B plots go"),
 		OPT_END(),
 	};
 	int arg = options_parse(&report_cmd, opts, argc, argv), ndirs = argc - arg;
@@ -58,6 +60,8 @@ int cmd_report(int argc, char **argv)
 		die("report: needs exactly one results directory%s", mail ? " (or two with --mail: A and B)" : "");
 	if (label_args.n && !mail)
 		die("report: --label names the sides of a mail (report --mail A B)");
+	if (plots_dir && !(mail && ndirs == 2))
+		die("report: --plots is where a mail's A-vs-B plots go (report --mail A B)");
 	if (mail) {
 		const char *const *dirs = (const char *const *)argv + arg;
 		char names[2][LABEL_LEN], why[256], *plots;
@@ -74,7 +78,7 @@ int cmd_report(int argc, char **argv)
 		} else if (gnuplot_available(why, sizeof(why))) {
 			struct plot_request req = { .width = 800, .height = 500, .labels = &labels, .quiet = true };
 
-			plots = plot_default_out(dirs, ndirs);
+			plots = plots_dir ? xstrdup(plots_dir) : plot_default_out(dirs, ndirs);
 			req.out = plots;
 			plot_dirs(dirs, ndirs, &req);
 			/* Where they are is the sender's to know, not the mail's. */

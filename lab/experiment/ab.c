@@ -406,9 +406,12 @@ static void stage_judge(struct ab *a)
 			stage_fail(a, "compare failed (exit %d): see %s", st, cmp);
 	}
 	{
-		char *argv[] = { "memcg-lab", "report", "--mail", "--label", la, "--label", lb, ra, rb, NULL };
+		char *plots = xasprintf("%s/plots", a->dir);
+		char *argv[] = { "memcg-lab", "report", "--mail", "--label", la, "--label", lb, "--plots", plots, ra, rb,
+				 NULL };
 
 		st = run_logged(argv, true, NULL, mail);
+		free(plots);
 		stop_if_asked(a);
 		if (st)
 			stage_fail(a, "report --mail failed (exit %d): see %s", st, mail);
