@@ -143,7 +143,7 @@ static inline int tap_main(int argc, char **argv)
 	int ran = 0;
 	bool filter = false;
 
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i += 2) {
 		if (!strcmp(argv[i], "-l")) {
 			for (c = __start_tap_cases; c && c < end; c++)
 				printf("%s\n", c->name);
@@ -153,7 +153,6 @@ static inline int tap_main(int argc, char **argv)
 			fprintf(stderr, "usage: %s [-t CASE]... | -l\n", argv[0]);
 			return 2;
 		}
-		i++;
 	}
 	tap_shared = mmap(NULL, 2 * sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (tap_shared == MAP_FAILED) {
