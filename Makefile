@@ -238,12 +238,17 @@ build/bench/%: build/obj/lab/bench/%.o build/libmemcglab.a
 
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 
+# The guest files run beside the rest (lab/tests/lib/run-tests.sh: two
+# queues, the ten slowest files and the time at the end).
 test:
-	@$(DEPS_SH) ensure test
-	@$(MAKE) --no-print-directory build asan
-	prove --timer -f $(TEST_BINS) $(SH_TESTS)
-	$(ASAN_ENV) prove --timer -f $(ASAN_BINS)
-	@$(MAKE) --no-print-directory fuzz-smoke
+	@start=$$(date +%s); \
+	$(DEPS_SH) ensure test && \
+	$(MAKE) --no-print-directory build asan && \
+	lab/tests/lib/run-tests.sh $(TEST_BINS) $(SH_TESTS) -- $(ASAN_BINS) && \
+	$(MAKE) --no-print-directory fuzz-smoke; st=$$?; \
+	s=$$(( $$(date +%s) - start )); \
+	echo "make test: $$((s / 60)) min $$((s % 60)) s, $$([ $$st = 0 ] && echo passed || echo FAILED)"; \
+	exit $$st
 
 # The unit tests alone, gcc's build and the ASan+UBSan one (the few that need
 # root, BPF or a memory controller skip without, saying so).
