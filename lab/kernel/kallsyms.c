@@ -163,7 +163,7 @@ static int hexval(char c)
  * of the line, or 0 when the line is anything else (the general parse
  * then takes it).
  */
-static size_t parse_plain(const char *p, struct ksym *k, char **tab)
+static size_t parse_plain(const char *p, struct ksym *k, char **tab, size_t max_name)
 {
 	const char *q = p, *name, *mod = NULL;
 	size_t nlen, mlen = 0;
@@ -182,7 +182,7 @@ static size_t parse_plain(const char *p, struct ksym *k, char **tab)
 	for (q = name; *q && !isspace((unsigned char)*q); q++)
 		;
 	nlen = (size_t)(q - name);
-	if (!nlen || nlen > 255)
+	if (!nlen || nlen > max_name)
 		return 0;
 	if (*q == '\t' && q[1] == '[') {
 		mod = q + 2;
@@ -267,21 +267,25 @@ static void bpf_prog_extents(struct ksyms *s)
 	}
 }
 
-int ksyms_parse(struct ksyms *s, const char *text, const char *source, char *err, size_t errlen)
+int ksyms_parse_lines(struct ksyms *s, const char *text, const char *source, size_t max_name, char *err,
+		      size_t errlen)
 {
 	size_t cap = 0, lineno = 0;
 	const char *p = text;
-	char *tab;
+	char fmt[48], *tab;
 
 	memset(s, 0, sizeof(*s));
 	s->source = xstrdup(source);
+	if (max_name > KSYM_NAME_MAX)
+		max_name = KSYM_NAME_MAX;
+	snprintf(fmt, sizeof(fmt), "%%llx %%c %%%zus [%%127[^]]]", max_name);
 	/* Every name and module is a piece of a line plus a NUL, and each
 	 * line has at least two bytes more (type and separators). */
 	tab = s->strtab = xmalloc(strlen(text) + 1);
 	while (*p) {
 		const char *nl;
 		size_t len;
-		char line[512], name[256], mod[128], type;
+		char line[KSYM_NAME_MAX + 256], name[KSYM_NAME_MAX + 1], mod[128], type;
 		unsigned long long addr;
 		int n;
 
@@ -290,7 +294,7 @@ int ksyms_parse(struct ksyms *s, const char *text, const char *source, char *err
 			cap = cap ? cap * 2 : 4096;
 			s->by_addr = xrealloc(s->by_addr, cap * sizeof(*s->by_addr));
 		}
-		if ((len = parse_plain(p, &s->by_addr[s->n], &tab))) {
+		if ((len = parse_plain(p, &s->by_addr[s->n], &tab, max_name))) {
 			if (s->by_addr[s->n++].addr)
 				s->have_addrs = true;
 			p += len;
@@ -306,7 +310,7 @@ int ksyms_parse(struct ksyms *s, const char *text, const char *source, char *err
 		if (!line[0])
 			continue;
 		mod[0] = '\0';
-		n = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, mod);
+		n = sscanf(line, fmt, &addr, &type, name, mod);
 		if (n < 3) {
 			snprintf(err, errlen, "%s:%zu: not a kallsyms line (want 'ADDRESS TYPE NAME [MODULE]')",
 				 source, lineno);
@@ -323,6 +327,13 @@ int ksyms_parse(struct ksyms *s, const char *text, const char *source, char *err
 		if (addr)
 			s->have_addrs = true;
 	}
+	return 0;
+}
+
+int ksyms_parse(struct ksyms *s, const char *text, const char *source, char *err, size_t errlen)
+{
+	if (ksyms_parse_lines(s, text, source, 255, err, errlen))
+		return -1;
 	index_names(s);
 	s->fresh = xcalloc(1, sizeof(*s->fresh));
 	if (!strcmp(source, PROC_KALLSYMS)) {
