@@ -95,7 +95,7 @@ const struct c2c_pmu c2c_pmus[] = {
 	  "measurement" },
 	{ "power", C2C_POWER, "POWER random instruction sampling", "cpu/mem-loads/, cpu/mem-stores/", 2, true, false,
 	  true, false, 96, 0, 0, 0, 0, NULL },
-	{ NULL },
+	{ 0 },
 };
 
 const struct c2c_pmu *c2c_pmu_by_name(const char *name)

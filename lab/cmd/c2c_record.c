@@ -57,7 +57,7 @@ static void pmu_opt(const struct lab_option *opt, const char *arg)
 	*(const struct c2c_pmu **)opt->value = c2c_pmu_by_name(arg);
 	if (!*(const struct c2c_pmu **)opt->value) {
 		c2c_pmu_names(names, sizeof(names));
-		option_bad(opt, arg, names);
+		option_bad(opt, arg, "%s", names);
 	}
 }
 
