@@ -4,7 +4,7 @@
 # edit here.  Every lab/tests/*.c is a TAP program, every lab/tests/*.sh a
 # TAP script; `make test` runs them all through prove.
 
-PKGS    := libbpf libtracefs libtraceevent inih json-c hwloc libelf libdw liblzma libzstd
+PKGS    := libbpf libtracefs libtraceevent inih json-c hwloc libelf libdw liblzma libzstd libarchive
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include "kernel/btf.h"
 #include "util/decompress.h"
+#include "util/elffile.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/nearest.h"
@@ -101,51 +100,25 @@ static void banner_release(const char *data, size_t len, char *out, size_t n)
 /* Reads path; messages name the file as name. */
 static int elf_inspect(const char *path, const char *name, struct elf_facts *f, char *err, size_t errlen)
 {
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	int fd;
+	struct elf_section s = { 0 };
+	struct elf_file ef;
 
 	memset(f, 0, sizeof(*f));
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		snprintf(err, errlen, "libelf: %s", elf_errmsg(-1));
+	if (elf_file_open(&ef, path, name, err, errlen))
 		return -1;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot open: %s", name, strerror(errno));
-		return -1;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {
-		snprintf(err, errlen, "%s: not a readable ELF file: %s", name, elf_errmsg(-1));
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return -1;
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name)
-			continue;
-		if (!strcmp(name, ".BTF"))
+	while (elf_section_next(ef.elf, &s)) {
+		if (!strcmp(s.name, ".BTF"))
 			f->has_btf = true;
-		else if (!strcmp(name, ".debug_info"))
+		else if (!strcmp(s.name, ".debug_info"))
 			f->has_dwarf = true;
-		else if (!strcmp(name, ".rodata") && sh.sh_type == SHT_PROGBITS && !f->release[0]) {
-			Elf_Data *d = elf_getdata(scn, NULL);
+		else if (!strcmp(s.name, ".rodata") && s.sh.sh_type == SHT_PROGBITS && !f->release[0]) {
+			Elf_Data *d = elf_getdata(s.scn, NULL);
 
 			if (d && d->d_buf)
 				banner_release(d->d_buf, d->d_size, f->release, sizeof(f->release));
 		}
 	}
-	elf_end(elf);
-	close(fd);
+	elf_file_close(&ef);
 	return 0;
 }
 

@@ -2,8 +2,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "kernel/kallsyms.h"
+#include "util/elffile.h"
 #include "util/err.h"
 #include "util/fileio.h"
 
@@ -164,7 +163,7 @@ static int hexval(char c)
  * of the line, or 0 when the line is anything else (the general parse
  * then takes it).
  */
-static size_t parse_plain(const char *p, struct ksym *k, char **tab)
+static size_t parse_plain(const char *p, struct ksym *k, char **tab, size_t max_name)
 {
 	const char *q = p, *name, *mod = NULL;
 	size_t nlen, mlen = 0;
@@ -183,7 +182,7 @@ static size_t parse_plain(const char *p, struct ksym *k, char **tab)
 	for (q = name; *q && !isspace((unsigned char)*q); q++)
 		;
 	nlen = (size_t)(q - name);
-	if (!nlen || nlen > 255)
+	if (!nlen || nlen > max_name)
 		return 0;
 	if (*q == '\t' && q[1] == '[') {
 		mod = q + 2;
@@ -268,21 +267,25 @@ static void bpf_prog_extents(struct ksyms *s)
 	}
 }
 
-int ksyms_parse(struct ksyms *s, const char *text, const char *source, char *err, size_t errlen)
+int ksyms_parse_lines(struct ksyms *s, const char *text, const char *source, size_t max_name, char *err,
+		      size_t errlen)
 {
 	size_t cap = 0, lineno = 0;
 	const char *p = text;
-	char *tab;
+	char fmt[48], *tab;
 
 	memset(s, 0, sizeof(*s));
 	s->source = xstrdup(source);
+	if (max_name > KSYM_NAME_MAX)
+		max_name = KSYM_NAME_MAX;
+	snprintf(fmt, sizeof(fmt), "%%llx %%c %%%zus [%%127[^]]]", max_name);
 	/* Every name and module is a piece of a line plus a NUL, and each
 	 * line has at least two bytes more (type and separators). */
 	tab = s->strtab = xmalloc(strlen(text) + 1);
 	while (*p) {
 		const char *nl;
 		size_t len;
-		char line[512], name[256], mod[128], type;
+		char line[KSYM_NAME_MAX + 256], name[KSYM_NAME_MAX + 1], mod[128], type;
 		unsigned long long addr;
 		int n;
 
@@ -291,7 +294,7 @@ int ksyms_parse(struct ksyms *s, const char *text, const char *source, char *err
 			cap = cap ? cap * 2 : 4096;
 			s->by_addr = xrealloc(s->by_addr, cap * sizeof(*s->by_addr));
 		}
-		if ((len = parse_plain(p, &s->by_addr[s->n], &tab))) {
+		if ((len = parse_plain(p, &s->by_addr[s->n], &tab, max_name))) {
 			if (s->by_addr[s->n++].addr)
 				s->have_addrs = true;
 			p += len;
@@ -307,7 +310,7 @@ int ksyms_parse(struct ksyms *s, const char *text, const char *source, char *err
 		if (!line[0])
 			continue;
 		mod[0] = '\0';
-		n = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, mod);
+		n = sscanf(line, fmt, &addr, &type, name, mod);
 		if (n < 3) {
 			snprintf(err, errlen, "%s:%zu: not a kallsyms line (want 'ADDRESS TYPE NAME [MODULE]')",
 				 source, lineno);
@@ -324,6 +327,13 @@ int ksyms_parse(struct ksyms *s, const char *text, const char *source, char *err
 		if (addr)
 			s->have_addrs = true;
 	}
+	return 0;
+}
+
+int ksyms_parse(struct ksyms *s, const char *text, const char *source, char *err, size_t errlen)
+{
+	if (ksyms_parse_lines(s, text, source, 255, err, errlen))
+		return -1;
 	index_names(s);
 	s->fresh = xcalloc(1, sizeof(*s->fresh));
 	if (!strcmp(source, PROC_KALLSYMS)) {
@@ -373,35 +383,27 @@ static char elf_sym_type(const GElf_Sym *sym, const GElf_Shdr *sec, const char *
 
 int ksyms_load_vmlinux(struct ksyms *s, const char *vmlinux, char *err, size_t errlen)
 {
-	Elf *elf = NULL;
-	Elf_Scn *scn = NULL;
-	size_t cap = 0, shstrndx;
-	int fd;
+	struct elf_section tab = { 0 };
+	struct elf_file ef;
+	size_t cap = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->source = xstrdup(vmlinux);
-	elf_version(EV_CURRENT);
-	fd = open(vmlinux, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot open: %s", vmlinux, strerror(errno));
+	if (elf_file_open(&ef, vmlinux, vmlinux, err, errlen)) {
+		ksyms_free(s);
 		return -1;
 	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {
-		snprintf(err, errlen, "%s: not a readable ELF file", vmlinux);
-		goto fail;
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
+	while (elf_section_next(ef.elf, &tab)) {
 		Elf_Data *d;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+		if (tab.sh.sh_type != SHT_SYMTAB)
 			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+		d = elf_getdata(tab.scn, NULL);
+		for (size_t i = 0; d && i < tab.sh.sh_size / tab.sh.sh_entsize; i++) {
+			struct elf_section sec;
+			const char *name;
+			bool in_sec;
 			GElf_Sym sym;
-			GElf_Shdr ssh, *psh = NULL;
-			const char *name, *secname = NULL;
 			int st;
 
 			if (!gelf_getsym(d, i, &sym))
@@ -409,23 +411,17 @@ int ksyms_load_vmlinux(struct ksyms *s, const char *vmlinux, char *err, size_t e
 			st = GELF_ST_TYPE(sym.st_info);
 			if (st != STT_FUNC && st != STT_OBJECT && st != STT_NOTYPE)
 				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			name = elf_strptr(ef.elf, tab.sh.sh_link, sym.st_name);
 			if (!name || !name[0] || sym.st_shndx == SHN_UNDEF)
 				continue;
-			if (sym.st_shndx < SHN_LORESERVE) {
-				Elf_Scn *ss = elf_getscn(elf, sym.st_shndx);
-
-				if (ss && gelf_getshdr(ss, &ssh)) {
-					psh = &ssh;
-					secname = elf_strptr(elf, shstrndx, ssh.sh_name);
-				}
-			}
+			in_sec = sym.st_shndx < SHN_LORESERVE && elf_section_at(ef.elf, sym.st_shndx, &sec);
 			if (s->n == cap) {
 				cap = cap ? cap * 2 : 65536;
 				s->by_addr = xrealloc(s->by_addr, cap * sizeof(*s->by_addr));
 			}
 			s->by_addr[s->n++] = (struct ksym){
-				.addr = sym.st_value, .type = elf_sym_type(&sym, psh, secname),
+				.addr = sym.st_value,
+				.type = elf_sym_type(&sym, in_sec ? &sec.sh : NULL, in_sec ? sec.name : NULL),
 				.name = xstrdup(name),
 				.end = sym.st_size && sym.st_value <= UINT64_MAX - sym.st_size ?
 				       sym.st_value + sym.st_size : 0,
@@ -434,8 +430,7 @@ int ksyms_load_vmlinux(struct ksyms *s, const char *vmlinux, char *err, size_t e
 				s->have_addrs = true;
 		}
 	}
-	elf_end(elf);
-	close(fd);
+	elf_file_close(&ef);
 	if (!s->n) {
 		snprintf(err, errlen, "%s: no symbol table (stripped vmlinux)", vmlinux);
 		ksyms_free(s);
@@ -444,12 +439,6 @@ int ksyms_load_vmlinux(struct ksyms *s, const char *vmlinux, char *err, size_t e
 	index_names(s);
 	s->fresh = xcalloc(1, sizeof(*s->fresh));
 	return 0;
-fail:
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	ksyms_free(s);
-	return -1;
 }
 
 void ksyms_free(struct ksyms *s)

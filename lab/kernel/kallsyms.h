@@ -51,8 +51,22 @@ struct ksyms {
 	struct ksyms_fresh *fresh;	/* ksyms_lookup_fresh()'s state (mutable behind const) */
 };
 
-/* Parses kallsyms text (the format of /proc/kallsyms). 0, or -1 with err. */
+/* Parses kallsyms text (the format of /proc/kallsyms; a name over 255
+ * bytes is cut there). 0, or -1 with err. */
 int ksyms_parse(struct ksyms *s, const char *text, const char *source, char *err, size_t errlen);
+
+/* The longest name the line parser keeps: the kernel's KSYM_NAME_LEN (512
+ * since 6.1) less its NUL. */
+#define KSYM_NAME_MAX 511
+/*
+ * The one kallsyms line parser: every line of text into s->by_addr in file
+ * order, names cut at max_name bytes (at most KSYM_NAME_MAX), with no
+ * extents, no name index and no fresh state.  ksyms_parse() is this and
+ * then the table's own order and extents; perf/perf_symbols.c builds
+ * perf's view on it.  0, or -1 with err naming source and line.
+ */
+int ksyms_parse_lines(struct ksyms *s, const char *text, const char *source, size_t max_name, char *err,
+		      size_t errlen);
 /* Loads /proc/kallsyms (path NULL) or a kallsyms-format file. */
 int ksyms_load(struct ksyms *s, const char *path, char *err, size_t errlen);
 /* Loads the symbol table of an ELF vmlinux. */

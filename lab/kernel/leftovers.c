@@ -11,7 +11,7 @@
 #include "util/err.h"
 #include "util/fdholders.h"
 #include "util/fileio.h"
-#include "util/hoststate.h"
+#include "util/hoststate_stale.h"
 #include "util/owned.h"
 #include "util/rawdir.h"
 #include "util/stale.h"

@@ -850,6 +850,14 @@ static void others_on_line(const struct ctx *c, uint64_t line, const struct rule
 	}
 }
 
+/* A pass whose text notes the listed fields the struct lacks, if any. */
+static enum verdict pass_noting_absent(char *ok, size_t okl, const char *absent)
+{
+	if (absent[0])
+		str_appendf(ok, okl, " (absent: %s)", absent);
+	return V_PASS;
+}
+
 static enum verdict eval_alone(struct ctx *c, const struct rule_inv *inv, char *na, size_t nal, char *ok, size_t okl)
 {
 	const struct lay_field *f = lay_find(c->s, inv->a);
@@ -962,9 +970,7 @@ static enum verdict eval_apart(struct ctx *c, const struct rule_inv *inv, char *
 	} else {
 		str_setf(ok, okl, "none of %s on cachelines %" PRIu64 "-%" PRIu64 " of %s", listed, lo, hi, names);
 	}
-	if (absent[0])
-		str_appendf(ok, okl, " (absent: %s)", absent);
-	return V_PASS;
+	return pass_noting_absent(ok, okl, absent);
 }
 
 static enum verdict eval_lines(struct ctx *c, const struct rule_inv *inv, char *na, size_t nal,
@@ -1030,9 +1036,7 @@ static enum verdict eval_lines(struct ctx *c, const struct rule_inv *inv, char *
 		str_setf(ok, okl, "%s not on cacheline %ld", ft, inv->num.v);
 	else
 		str_setf(ok, okl, "%s on cacheline %" PRIu64, ft, lo);
-	if (absent[0])
-		str_appendf(ok, okl, " (absent: %s)", absent);
-	return V_PASS;
+	return pass_noting_absent(ok, okl, absent);
 }
 
 static enum verdict eval_offsets(struct ctx *c, const struct rule_inv *inv, char *na, size_t nal,
@@ -1134,9 +1138,7 @@ static enum verdict eval_ranges(struct ctx *c, const struct rule_inv *inv, char 
 		str_setf(ok, okl, "%s at or after %s@%" PRIu64, ft, fa->name, lo);
 	else
 		str_setf(ok, okl, "%s within [%s@%" PRIu64 ", %s@%" PRIu64 ")", ft, fa->name, lo, fb->name, hi);
-	if (absent[0])
-		str_appendf(ok, okl, " (absent: %s)", absent);
-	return V_PASS;
+	return pass_noting_absent(ok, okl, absent);
 }
 
 static enum verdict eval_aligned(struct ctx *c, const struct rule_inv *inv, char *na, size_t nal,
@@ -1186,9 +1188,7 @@ static enum verdict eval_aligned(struct ctx *c, const struct rule_inv *inv, char
 		       pos % c->L, lt, before[0] ? before : "nothing but padding");
 		fail = true;
 	}
-	if (absent[0] && !fail)
-		str_appendf(ok, okl, " (absent: %s)", absent);
-	return fail ? V_FAIL : V_PASS;
+	return fail ? V_FAIL : pass_noting_absent(ok, okl, absent);
 }
 
 static enum verdict eval_same_length(struct ctx *c, const struct rule_inv *inv, char *na, size_t nal,
@@ -1277,9 +1277,7 @@ static enum verdict eval_fewest_lines(struct ctx *c, const struct rule_inv *inv,
 		if (last > first)
 			str_appendf(ok, okl, "-%" PRIu64, last);
 		str_appendf(ok, okl, ", the fewest %" PRIu64 " B can take", bytes);
-		if (absent[0])
-			str_appendf(ok, okl, " (absent: %s)", absent);
-		return V_PASS;
+		return pass_noting_absent(ok, okl, absent);
 	}
 	detail(c, "struct %s: %s: %" PRIu64 " B in bytes %" PRIu64 "-%" PRIu64 " span cachelines %" PRIu64 "-%" PRIu64
 	       ", %" PRIu64 " would do", c->s->name, names, bytes, lo, hi - 1, first, last, need);

@@ -12,7 +12,7 @@
 struct raw {
 	struct psym s;
 	size_t order;
-	const char *full;	/* name with "\t[module]": perf compares these */
+	size_t full_len;	/* of the line's "name\t[module]": perf compares those */
 };
 
 static int cmp_start(const void *a, const void *b)
@@ -22,13 +22,6 @@ static int cmp_start(const void *a, const void *b)
 	if (x->s.start != y->s.start)
 		return x->s.start < y->s.start ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static const struct psym *sort_base;
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(sort_base[*(const size_t *)a].name, sort_base[*(const size_t *)b].name);
 }
 
 static uint64_t roundup_page(uint64_t x)
@@ -45,13 +38,14 @@ static int underscores(const char *s)
 	return n;
 }
 
-/* perf's choose_best_symbol(): true to keep a, false to keep b. */
+/* perf's choose_best_symbol(): true to keep a, false to keep b.  perf
+ * compares the whole name of the line, module part included: its leading
+ * underscores are the name's. */
 static bool keep_first(const struct raw *a, const struct raw *b)
 {
 	uint64_t la = a->s.end - a->s.start, lb = b->s.end - b->s.start;
 	bool wa = toupper(a->s.type) == 'W', wb = toupper(b->s.type) == 'W';
 	bool ga = isupper(a->s.type) && !wa, gb = isupper(b->s.type) && !wb;
-	size_t na, nb;
 
 	if (!lb && la)
 		return true;
@@ -65,65 +59,43 @@ static bool keep_first(const struct raw *a, const struct raw *b)
 		return true;
 	if (gb && !ga)
 		return false;
-	if (underscores(b->full) > underscores(a->full))
+	if (underscores(b->s.name) > underscores(a->s.name))
 		return true;
-	if (underscores(a->full) > underscores(b->full))
+	if (underscores(a->s.name) > underscores(b->s.name))
 		return false;
-	na = strlen(a->full);
-	nb = strlen(b->full);
-	return na >= nb;
+	return a->full_len >= b->full_len;
 }
 
 int perf_symbols_parse(struct psyms *p, char *text, const char *source, char *err, size_t errlen)
 {
-	struct raw *r = NULL;
-	size_t n = 0, cap = 0, lineno = 0, out = 0;
-	char *line = text, *next;
+	struct raw *r;
+	size_t n = 0, out = 0;
 	const struct psym *s;
+	int e;
 
 	memset(p, 0, sizeof(*p));
-	p->text = text;
-	p->source = xstrdup(source);
-	for (; line && *line; line = next) {
-		char *end, *name, *tab;
-		unsigned long long addr;
-		char type;
+	e = ksyms_parse_lines(&p->tab, text, source, KSYM_NAME_MAX, err, errlen);
+	free(text);
+	if (e)
+		return -1;
+	r = xmalloc((p->tab.n ? p->tab.n : 1) * sizeof(*r));
+	for (size_t i = 0; i < p->tab.n; i++) {
+		const struct ksym *k = &p->tab.by_addr[i];
 
-		lineno++;
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (!*line)
+		if (!strchr("TtWwDdBb", k->type) || k->name[0] == '$')
 			continue;
-		addr = strtoull(line, &end, 16);
-		if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ') {
-			snprintf(err, errlen, "%s:%zu: not a kallsyms line (want 'ADDRESS TYPE NAME [MODULE]')",
-				 source, lineno);
-			free(r);
-			perf_symbols_free(p);
-			return -1;
-		}
-		type = end[1];
-		name = end + 3;
-		if (!strchr("TtWwDdBb", type) || name[0] == '$')
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 65536;
-			r = xrealloc(r, cap * sizeof(*r));
-		}
-		r[n] = (struct raw){ .s = { .start = addr, .end = addr, .name = name, .module = "",
-					    .type = type }, .order = n, .full = name };
+		r[n] = (struct raw){ .s = { .start = k->addr, .end = k->addr, .name = k->name,
+					    .module = k->module ? k->module : "", .type = k->type },
+				     .order = n,
+				     .full_len = strlen(k->name) + (k->module ? strlen(k->module) + 3 : 0) };
 		n++;
-		/* The module part stays in full (perf compares whole lines)
-		 * and is cut from the name after the duplicate pass. */
-		(void)tab;
 	}
 	qsort(r, n, sizeof(*r), cmp_start);
 	/* symbols__fixup_end(is_kallsyms = true) */
 	for (size_t i = 0; i + 1 < n; i++) {
 		if (r[i].s.end != r[i].s.start)
 			continue;
-		if (!strchr(r[i].full, '[') != !strchr(r[i + 1].full, '['))
+		if (!*r[i].s.module != !*r[i + 1].s.module)
 			r[i].s.end = roundup_page(r[i].s.end + 4096);
 		else
 			r[i].s.end = r[i + 1].s.start;
@@ -140,27 +112,12 @@ int perf_symbols_parse(struct psyms *p, char *text, const char *source, char *er
 		r[out++] = r[i];
 	}
 	p->sym = xmalloc((out ? out : 1) * sizeof(*p->sym));
-	for (size_t i = 0; i < out; i++) {
-		char *tab = strchr((char *)r[i].full, '\t');
-
+	for (size_t i = 0; i < out; i++)
 		p->sym[i] = r[i].s;
-		if (tab) {
-			char *mod = tab + 1, *close;
-
-			*tab = '\0';
-			if (*mod == '[')
-				mod++;
-			close = strchr(mod, ']');
-			if (close)
-				*close = '\0';
-			p->sym[i].module = mod;
-		}
-	}
 	p->n = out;
 	free(r);
 
-	/* machine__is_lock_function(): a missing marker disables the test.
-	 * A linear pass: the name index is built only when someone asks. */
+	/* machine__is_lock_function(): a missing marker disables the test. */
 	{
 		const struct psym *m[4] = { NULL };
 		static const char *const names[4] = { "__sched_text_start", "__sched_text_end",
@@ -183,16 +140,6 @@ int perf_symbols_parse(struct psyms *p, char *text, const char *source, char *er
 	return 0;
 }
 
-static void index_names(struct psyms *p)
-{
-	p->by_name = xmalloc((p->n ? p->n : 1) * sizeof(*p->by_name));
-	for (size_t i = 0; i < p->n; i++)
-		p->by_name[i] = i;
-	sort_base = p->sym;
-	qsort(p->by_name, p->n, sizeof(*p->by_name), cmp_name);
-	sort_base = NULL;
-}
-
 int perf_symbols_load(struct psyms *p, const char *path, char *err, size_t errlen)
 {
 	char *text;
@@ -211,9 +158,7 @@ int perf_symbols_load(struct psyms *p, const char *path, char *err, size_t errle
 void perf_symbols_free(struct psyms *p)
 {
 	free(p->sym);
-	free(p->by_name);
-	free(p->text);
-	free(p->source);
+	ksyms_free(&p->tab);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -233,27 +178,6 @@ const struct psym *perf_symbols_lookup(const struct psyms *p, uint64_t addr)
 		return NULL;
 	/* perf's symbols__find(): start <= addr < end. */
 	return addr < p->sym[lo - 1].end ? &p->sym[lo - 1] : NULL;
-}
-
-const struct psym *perf_symbols_find(const struct psyms *p, const char *name)
-{
-	size_t lo = 0, hi = p->n;
-
-	if (!p->by_name)
-		index_names((struct psyms *)p);
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(p->sym[p->by_name[mid]].name, name);
-
-		if (!c)
-			return &p->sym[p->by_name[mid]];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
 }
 
 bool perf_symbols_is_lock_function(const struct psyms *p, uint64_t addr)

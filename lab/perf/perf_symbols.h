@@ -3,11 +3,13 @@
  * Kernel symbols resolved exactly as perf resolves them from kallsyms, for
  * reports that must print the same caller names as `perf lock contention`.
  *
- * kernel/kallsyms.h is the lab's general symbol table; perf differs in ways
- * that change printed names: it keeps only T/W/D/B symbols (any case), gives
- * each symbol an end (the next symbol's start, a page past the last symbol of
- * a kernel/module run), and among symbols at one address keeps the one with
- * a non-zero length, which is the last of them in file order
+ * kernel/kallsyms.h is the lab's general symbol table, and its line parser
+ * (ksyms_parse_lines()) reads the text for this view too, names up to
+ * KSYM_NAME_MAX bytes.  perf differs from the general table in ways that
+ * change printed names: it keeps only T/W/D/B symbols (any case), gives
+ * each symbol an end (the next symbol's start, a page past the last symbol
+ * of a kernel/module run), and among symbols at one address keeps the one
+ * with a non-zero length, which is the last of them in file order
  * (symbols__fixup_end() then symbols__fixup_duplicate() in util/symbol.c).
  * Lock functions are those in the .sched.text and .lock.text sections, as in
  * perf's machine__is_lock_function().
@@ -18,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "kernel/kallsyms.h"
 
 struct psym {
 	uint64_t start, end;
@@ -29,11 +32,9 @@ struct psym {
 struct psyms {
 	struct psym *sym;	/* sorted by start, duplicates removed */
 	size_t n;
-	size_t *by_name;	/* indexes sorted by name (built on first perf_symbols_find) */
-	char *text;		/* the kallsyms text the names point into */
+	struct ksyms tab;	/* the lines as read: names and modules point into it */
 	uint64_t sched_start, sched_end, lock_start, lock_end;
 	bool have_lock_ranges;
-	char *source;
 };
 
 /* Parses kallsyms text (the buffer is taken over); 0 or -1 with err. */
@@ -43,7 +44,6 @@ int perf_symbols_load(struct psyms *p, const char *path, char *err, size_t errle
 void perf_symbols_free(struct psyms *p);
 
 const struct psym *perf_symbols_lookup(const struct psyms *p, uint64_t addr);
-const struct psym *perf_symbols_find(const struct psyms *p, const char *name);
 bool perf_symbols_is_lock_function(const struct psyms *p, uint64_t addr);
 /* perf's "sym+0xoff" (just "sym" at offset 0) into buf; false when unknown. */
 bool perf_symbols_format(const struct psyms *p, uint64_t addr, char *buf, size_t n);

@@ -14,18 +14,6 @@
 #include "util/err.h"
 #include "util/u64map.h"
 
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 bool perfdata_has_feat(const struct perf_file *pf, int bit)
 {
 	return bit >= 0 && bit < 256 && (pf->feat[bit / 64] >> (bit % 64)) & 1;
@@ -63,16 +51,16 @@ static int check_feat_sections(const struct perf_file *pf, char *err, size_t err
 	for (int b = 0; b < 256; b++)
 		n += perfdata_has_feat(pf, b);
 	if (base + n * sizeof(s) > pf->size)
-		return errf(err, errlen, "%s: truncated: the table of its %" PRIu64 " header features "
-			    "ends at byte %" PRIu64 " but the file has %zu", pf->path, n,
-			    base + n * sizeof(s), pf->size);
+		return set_err(err, errlen, "%s: truncated: the table of its %" PRIu64 " header features "
+			       "ends at byte %" PRIu64 " but the file has %zu", pf->path, n,
+			       base + n * sizeof(s), pf->size);
 	for (int b = 0, idx = 0; b < 256; b++) {
 		if (!perfdata_has_feat(pf, b))
 			continue;
 		memcpy(&s, pf->map + base + idx++ * sizeof(s), sizeof(s));
 		if (s.offset > pf->size || s.size > pf->size - s.offset)
-			return errf(err, errlen, "%s: truncated: header feature %d ends at byte %" PRIu64
-				    " but the file has %zu", pf->path, b, s.offset + s.size, pf->size);
+			return set_err(err, errlen, "%s: truncated: header feature %d ends at byte %" PRIu64
+				       " but the file has %zu", pf->path, b, s.offset + s.size, pf->size);
 	}
 	return 0;
 }
@@ -158,14 +146,14 @@ static int read_attrs(struct perf_file *pf, const struct perfdata_header *h, cha
 	uint64_t entry = h->attr_size, asize = h->attr_size - sizeof(struct perfdata_section);
 
 	if (h->attr_size < 64 + sizeof(struct perfdata_section) || h->attr_size > 4096)
-		return errf(err, errlen, "%s: bad attr_size %" PRIu64 " in the header", pf->path,
-			    h->attr_size);
+		return set_err(err, errlen, "%s: bad attr_size %" PRIu64 " in the header", pf->path,
+			       h->attr_size);
 	if (h->attrs.size % entry)
-		return errf(err, errlen, "%s: attribute section size %" PRIu64
-			    " is not a multiple of %" PRIu64, pf->path, h->attrs.size, entry);
+		return set_err(err, errlen, "%s: attribute section size %" PRIu64
+			       " is not a multiple of %" PRIu64, pf->path, h->attrs.size, entry);
 	pf->nevsel = h->attrs.size / entry;
 	if (!pf->nevsel)
-		return errf(err, errlen, "%s: no events recorded (empty attribute section)", pf->path);
+		return set_err(err, errlen, "%s: no events recorded (empty attribute section)", pf->path);
 	pf->evsel = xcalloc(pf->nevsel, sizeof(*pf->evsel));
 	for (int i = 0; i < pf->nevsel; i++) {
 		const uint8_t *a = pf->map + h->attrs.offset + i * entry;
@@ -175,7 +163,7 @@ static int read_attrs(struct perf_file *pf, const struct perfdata_header *h, cha
 		memcpy(&e->attr, a, asize < sizeof(e->attr) ? asize : sizeof(e->attr));
 		memcpy(&ids, a + asize, sizeof(ids));
 		if (ids.offset > pf->size || ids.size > pf->size - ids.offset || ids.size % 8)
-			return errf(err, errlen, "%s: event %d: id list out of the file", pf->path, i);
+			return set_err(err, errlen, "%s: event %d: id list out of the file", pf->path, i);
 		e->nids = ids.size / 8;
 		e->ids = xmalloc(ids.size + 8);
 		memcpy(e->ids, pf->map + ids.offset, ids.size);
@@ -185,7 +173,7 @@ static int read_attrs(struct perf_file *pf, const struct perfdata_header *h, cha
 			 (unsigned long long)e->attr.config);
 		if (i && (e->attr.sample_type & PERF_SAMPLE_IDENTIFIER) !=
 			 (pf->evsel[0].attr.sample_type & PERF_SAMPLE_IDENTIFIER))
-			return errf(err, errlen, "%s: events disagree on PERF_SAMPLE_IDENTIFIER", pf->path);
+			return set_err(err, errlen, "%s: events disagree on PERF_SAMPLE_IDENTIFIER", pf->path);
 	}
 	pf->sample_id_all = pf->evsel[0].attr.sample_id_all;
 	return 0;
@@ -215,47 +203,47 @@ int perfdata_open(struct perf_file *pf, const char *path, char *err, size_t errl
 	pf->path = xstrdup(path);
 	pf->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (pf->fd < 0 || fstat(pf->fd, &st) < 0) {
-		errf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 		goto fail;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		errf(err, errlen, "%s: a perf.data directory (perf record --threads) is not supported; "
-		     "record without --threads", path);
+		set_err(err, errlen, "%s: a perf.data directory (perf record --threads) is not supported; "
+			"record without --threads", path);
 		goto fail;
 	}
 	pf->size = st.st_size;
 	if (pf->size < PF_PIPE_HDR) {
-		errf(err, errlen, "%s: truncated: %zu bytes, not even a perf.data header", path, pf->size);
+		set_err(err, errlen, "%s: truncated: %zu bytes, not even a perf.data header", path, pf->size);
 		goto fail;
 	}
 	pf->map = mmap(NULL, pf->size, PROT_READ, MAP_PRIVATE, pf->fd, 0);
 	if (pf->map == MAP_FAILED) {
 		pf->map = NULL;
-		errf(err, errlen, "%s: cannot map: %s", path, strerror(errno));
+		set_err(err, errlen, "%s: cannot map: %s", path, strerror(errno));
 		goto fail;
 	}
 	madvise((void *)pf->map, pf->size, MADV_SEQUENTIAL);
 	memcpy(&h, pf->map, PF_PIPE_HDR);
 	if (h.magic == PF_MAGIC2_SW) {
-		errf(err, errlen, "%s: a big-endian perf.data is not supported", path);
+		set_err(err, errlen, "%s: a big-endian perf.data is not supported", path);
 		goto fail;
 	}
 	if (h.magic == PF_MAGIC1) {
-		errf(err, errlen, "%s: a version-1 perf.data (perf before 2.6.35) is not supported", path);
+		set_err(err, errlen, "%s: a version-1 perf.data (perf before 2.6.35) is not supported", path);
 		goto fail;
 	}
 	if (h.magic != PF_MAGIC2) {
-		errf(err, errlen, "%s: not a perf.data file (no PERFILE2 magic)", path);
+		set_err(err, errlen, "%s: not a perf.data file (no PERFILE2 magic)", path);
 		goto fail;
 	}
 	if (h.size == PF_PIPE_HDR) {
-		errf(err, errlen, "%s: a pipe-mode perf.data (perf record -o -) is not supported; "
-		     "convert it with 'perf inject -i %s -o FILE'", path, path);
+		set_err(err, errlen, "%s: a pipe-mode perf.data (perf record -o -) is not supported; "
+			"convert it with 'perf inject -i %s -o FILE'", path, path);
 		goto fail;
 	}
 	if (h.size != sizeof(h) || pf->size < sizeof(h)) {
-		errf(err, errlen, "%s: truncated or unknown header (%" PRIu64 " bytes, file %zu)",
-		     path, h.size, pf->size);
+		set_err(err, errlen, "%s: truncated or unknown header (%" PRIu64 " bytes, file %zu)",
+			path, h.size, pf->size);
 		goto fail;
 	}
 	memcpy(&h, pf->map, sizeof(h));
@@ -263,37 +251,37 @@ int perfdata_open(struct perf_file *pf, const char *path, char *err, size_t errl
 	pf->data_off = h.data.offset;
 	pf->data_size = h.data.size;
 	if (h.attrs.offset > pf->size || h.attrs.size > pf->size - h.attrs.offset) {
-		errf(err, errlen, "%s: truncated: the attribute section ends at byte %" PRIu64
-		     " but the file has %zu", path, h.attrs.offset + h.attrs.size, pf->size);
+		set_err(err, errlen, "%s: truncated: the attribute section ends at byte %" PRIu64
+			" but the file has %zu", path, h.attrs.offset + h.attrs.size, pf->size);
 		goto fail;
 	}
 	if (pf->data_off > pf->size || pf->data_size > pf->size - pf->data_off) {
-		errf(err, errlen, "%s: truncated: the data section ends at byte %" PRIu64
-		     " but the file has %zu (copied while perf record was running?)",
-		     path, pf->data_off + pf->data_size, pf->size);
+		set_err(err, errlen, "%s: truncated: the data section ends at byte %" PRIu64
+			" but the file has %zu (copied while perf record was running?)",
+			path, pf->data_off + pf->data_size, pf->size);
 		goto fail;
 	}
 	if (pf->data_off % 8) {
-		errf(err, errlen, "%s: corrupt header: the data section starts at byte %" PRIu64
-		     ", not on an 8-byte boundary", path, pf->data_off);
+		set_err(err, errlen, "%s: corrupt header: the data section starts at byte %" PRIu64
+			", not on an 8-byte boundary", path, pf->data_off);
 		goto fail;
 	}
 	if (!pf->data_size) {
-		errf(err, errlen, "%s: the data size in the header is 0: perf record did not finish "
-		     "(killed?), so the file has no event formats either", path);
+		set_err(err, errlen, "%s: the data size in the header is 0: perf record did not finish "
+			"(killed?), so the file has no event formats either", path);
 		goto fail;
 	}
 	check_feat_sections(pf, pf->cut, sizeof(pf->cut));
 	if (read_attrs(pf, &h, err, errlen))
 		goto fail;
 	if (perfdata_has_feat(pf, PF_FEAT_DIR_FORMAT)) {
-		errf(err, errlen, "%s: a perf.data directory header (perf record --threads) is not supported",
-		     path);
+		set_err(err, errlen, "%s: a perf.data directory header (perf record --threads) is not supported",
+			path);
 		goto fail;
 	}
 	if (perfdata_has_feat(pf, PF_FEAT_COMPRESSED)) {
-		errf(err, errlen, "%s: records are Zstd-compressed (perf record -z), which the lab "
-		     "does not read; record again without -z", path);
+		set_err(err, errlen, "%s: records are Zstd-compressed (perf record -z), which the lab "
+			"does not read; record again without -z", path);
 		goto fail;
 	}
 	if (feat_section(pf, PF_FEAT_TRACING_DATA, &s)) {
@@ -387,7 +375,7 @@ int perfdata_parse_sample(const struct perf_file *pf, const struct perf_event_he
 		memcpy(&s->id, p, 8);
 		e = evsel_of_id(pf, s->id);
 		if (!e)
-			return errf(err, errlen, "%s: sample with unknown id %" PRIu64, pf->path, s->id);
+			return set_err(err, errlen, "%s: sample with unknown id %" PRIu64, pf->path, s->id);
 		st = e->attr.sample_type;
 		p += 8;
 	} else if (pf->nevsel > 1 && (st & PERF_SAMPLE_ID)) {
@@ -401,7 +389,7 @@ int perfdata_parse_sample(const struct perf_file *pf, const struct perf_event_he
 		memcpy(&v, q, 8);
 		e = evsel_of_id(pf, v);
 		if (!e)
-			return errf(err, errlen, "%s: sample with unknown id %" PRIu64, pf->path, v);
+			return set_err(err, errlen, "%s: sample with unknown id %" PRIu64, pf->path, v);
 		st = e->attr.sample_type;
 	}
 	s->evsel = e;
@@ -471,8 +459,8 @@ int perfdata_parse_sample(const struct perf_file *pf, const struct perf_event_he
 	}
 	return 0;
 short_rec:
-	return errf(err, errlen, "%s: a sample record (%u bytes) is shorter than its sample_type "
-		    "%#llx says", pf->path, ev->size, (unsigned long long)st);
+	return set_err(err, errlen, "%s: a sample record (%u bytes) is shorter than its sample_type "
+		       "%#llx says", pf->path, ev->size, (unsigned long long)st);
 }
 
 /* Time of a record for ordering; false when it has none. */
@@ -646,21 +634,21 @@ int perfdata_for_each(struct perf_file *pf, perfdata_record_fn fn, void *arg, ch
 		uint64_t t;
 
 		if (end - off < sizeof(h)) {
-			r = errf(err, errlen, "%s: truncated record header at byte %" PRIu64, pf->path, off);
+			r = set_err(err, errlen, "%s: truncated record header at byte %" PRIu64, pf->path, off);
 			goto out;
 		}
 		memcpy(&h, pf->map + off, sizeof(h));
 		/* perf pads every record to 8 bytes; anything else is damage. */
 		if (h.size < sizeof(h) || h.size > end - off || h.size % 8) {
-			r = errf(err, errlen, "%s: corrupt or truncated record at byte %" PRIu64
-				 " (type %u, size %u, data section ends at %" PRIu64 ")",
-				 pf->path, off, h.type, h.size, end);
+			r = set_err(err, errlen, "%s: corrupt or truncated record at byte %" PRIu64
+				    " (type %u, size %u, data section ends at %" PRIu64 ")",
+				    pf->path, off, h.type, h.size, end);
 			goto out;
 		}
 		pf->stats.records++;
 		if (h.type == PF_RECORD_COMPRESSED) {
-			r = errf(err, errlen, "%s: Zstd-compressed records (perf record -z) at byte %" PRIu64
-				 " are not supported; record again without -z", pf->path, off);
+			r = set_err(err, errlen, "%s: Zstd-compressed records (perf record -z) at byte %" PRIu64
+				    " are not supported; record again without -z", pf->path, off);
 			goto out;
 		}
 		if (h.type == PF_RECORD_FINISHED_ROUND) {
@@ -703,7 +691,7 @@ int perfdata_for_each(struct perf_file *pf, perfdata_record_fn fn, void *arg, ch
 			uint64_t payload = *(const uint64_t *)(pf->map + off + sizeof(h));
 
 			if (payload > end - off - h.size || payload % 8) {
-				r = errf(err, errlen, "%s: corrupt AUXTRACE record at byte %" PRIu64, pf->path, off);
+				r = set_err(err, errlen, "%s: corrupt AUXTRACE record at byte %" PRIu64, pf->path, off);
 				goto out;
 			}
 			off += payload;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kernel/kallsyms.h"
 #include "perf/symfile.h"
 #include "util/err.h"
 #include "util/outfile.h"
@@ -36,46 +37,26 @@ static void align(struct buf *b, size_t a)
 		put(b, zeros, 1);
 }
 
-struct ksym_line {
-	uint64_t addr;
-	char type;
-	const char *name;
-	size_t namelen;
-};
-
-/* Text symbols of the kernel image, in file order. */
-static size_t text_symbols(const char *text, struct ksym_line **out, uint64_t *stext, uint64_t *etext)
+/* The kernel image's text symbols of the kallsyms lines in t, _text among
+ * them, in file order. */
+static size_t text_symbols(const struct ksyms *t, const struct ksym ***out, uint64_t *stext, uint64_t *etext)
 {
-	size_t n = 0, cap = 0;
+	size_t n = 0;
 
-	*out = NULL;
+	*out = xmalloc((t->n ? t->n : 1) * sizeof(**out));
 	*stext = *etext = 0;
-	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		unsigned long long a;
-		char type;
-		int off = 0;
-		const char *name, *end;
-		size_t len;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct ksym *k = &t->by_addr[i];
+		bool text = !strcmp(k->name, "_text");
 
-		if (sscanf(l, "%llx %c %n", &a, &type, &off) != 2 || !off)
+		if (k->module)
 			continue;
-		name = l + off;
-		end = name + strcspn(name, " \t\n");
-		len = (size_t)(end - name);
-		/* A module's symbol: "name\t[module]". */
-		if (*end == '\t' || (*end == ' ' && end[1] == '['))
-			continue;
-		if (len == 5 && !strncmp(name, "_text", 5))
-			*stext = a;
-		if (len == 6 && !strncmp(name, "_etext", 6))
-			*etext = a;
-		if (!strchr("tTwW", type) && !(len == 5 && !strncmp(name, "_text", 5)))
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 65536;
-			*out = xrealloc(*out, cap * sizeof(**out));
-		}
-		(*out)[n++] = (struct ksym_line){ a, type, name, len };
+		if (text)
+			*stext = k->addr;
+		if (!strcmp(k->name, "_etext"))
+			*etext = k->addr;
+		if (strchr("tTwW", k->type) || text)
+			(*out)[n++] = k;
 	}
 	return n;
 }
@@ -89,15 +70,21 @@ int perf_symfile_write(const char *path, const char *kallsyms, const uint8_t *bu
 	/* Where .text says it lies in the file (NOBITS: nothing there). */
 	const uint64_t text_off = 0x1000;
 	struct buf out = { 0 }, strtab = { 0 };
-	struct ksym_line *syms;
+	const struct ksym **syms;
+	struct ksyms tab;
 	uint64_t stext, etext, last = 0;
-	size_t n = text_symbols(kallsyms, &syms, &stext, &etext), nsyms = 1;
+	size_t n, nsyms = 1;
 	Elf64_Ehdr eh;
 	Elf64_Shdr sh[S_N];
 	size_t note_off, note_len, sym_off, str_off, shstr_off, shdr_off;
+	char why[256];
 
+	if (ksyms_parse_lines(&tab, kallsyms, "its kallsyms", KSYM_NAME_MAX, why, sizeof(why)))
+		return set_err(err, errlen, "%s: %s", path, why);
+	n = text_symbols(&tab, &syms, &stext, &etext);
 	if (!stext || !n) {
 		free(syms);
+		ksyms_free(&tab);
 		return set_err(err, errlen, "%s: the kallsyms has no _text or no text symbols (read without root?)",
 			       path);
 	}
@@ -126,15 +113,13 @@ int perf_symfile_write(const char *path, const char *kallsyms, const uint8_t *bu
 		put(&out, &null, sizeof(null));
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct ksym_line *k = &syms[i];
+		const struct ksym *k = syms[i];
 		Elf64_Sym s;
-		char name[512];
 
 		if (k->addr < stext || (etext && k->addr > etext))
 			continue;
 		memset(&s, 0, sizeof(s));
-		snprintf(name, sizeof(name), "%.*s", (int)k->namelen, k->name);
-		s.st_name = (Elf64_Word)put(&strtab, name, strlen(name) + 1);
+		s.st_name = (Elf64_Word)put(&strtab, k->name, strlen(k->name) + 1);
 		s.st_info = ELF64_ST_INFO(k->type == 'T' || k->type == 'W' ? (k->type == 'W' ? STB_WEAK : STB_GLOBAL)
 							: STB_LOCAL, strchr("tTwW", k->type) ? STT_FUNC : STT_NOTYPE);
 		s.st_shndx = S_TEXT;
@@ -144,6 +129,7 @@ int perf_symfile_write(const char *path, const char *kallsyms, const uint8_t *bu
 		last = k->addr > last ? k->addr : last;
 	}
 	free(syms);
+	ksyms_free(&tab);
 	str_off = put(&out, strtab.p, strtab.len);
 	shstr_off = put(&out, shstr, sizeof(shstr));
 	align(&out, 8);

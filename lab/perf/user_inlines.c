@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include "perf/user_inlines.h"
+#include "util/elffile.h"
 #include "util/err.h"
 #include "util/u64map.h"
 
@@ -143,10 +143,10 @@ static const Dwfl_Callbacks offline_callbacks = {
 
 static void dso_open(struct dso *d)
 {
+	struct elf_section s = { 0 };
 	GElf_Addr bias;
-	Elf *elf;
 	size_t shstrndx;
-	Elf_Scn *scn = NULL;
+	Elf *elf;
 
 	d->opened = true;
 	d->dwfl = dwfl_begin(&offline_callbacks);
@@ -160,18 +160,11 @@ static void dso_open(struct dso *d)
 		d->dwfl = NULL;
 		return;
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, ".text")) {
-			d->text_offset = sh.sh_addr - sh.sh_offset;
+	while (elf_section_next(elf, &s))
+		if (!strcmp(s.name, ".text")) {
+			d->text_offset = s.sh.sh_addr - s.sh.sh_offset;
 			break;
 		}
-	}
 }
 
 /* 1 + the inlined_subroutine scopes around addr (an ELF address). */

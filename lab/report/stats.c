@@ -37,37 +37,37 @@ double hmean(const double *v, size_t n)
 	return n ? n / inv : 0;
 }
 
+#define BETACF_TINY 1e-300
+
+/* One step of the modified Lentz method with the term aa: the factor it
+ * puts on the fraction (c and d kept off zero). */
+static double lentz_step(double aa, double *c, double *d)
+{
+	*d = 1 + aa * *d;
+	if (fabs(*d) < BETACF_TINY)
+		*d = BETACF_TINY;
+	*c = 1 + aa / *c;
+	if (fabs(*c) < BETACF_TINY)
+		*c = BETACF_TINY;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
 /* Continued fraction of the regularized incomplete beta (Numerical Recipes' betacf shape). */
 static double betacf(double a, double b, double x)
 {
-	const double eps = 1e-15, tiny = 1e-300;
+	const double eps = 1e-15;
 	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
 
-	if (fabs(d) < tiny)
-		d = tiny;
+	if (fabs(d) < BETACF_TINY)
+		d = BETACF_TINY;
 	d = 1 / d;
 	h = d;
 	for (int m = 1; m <= 300; m++) {
-		double m2 = 2.0 * m, aa, del;
+		double m2 = 2.0 * m, del;
 
-		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		del = d * c;
+		h *= lentz_step(m * (b - m) * x / ((a + m2 - 1) * (a + m2)), &c, &d);
+		del = lentz_step(-(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)), &c, &d);
 		h *= del;
 		if (fabs(del - 1) < eps)
 			break;

@@ -23,6 +23,7 @@
 #include "util/cleanup.h"
 #include "util/fileio.h"
 #include "util/hoststate.h"
+#include "util/hoststate_stale.h"
 #include "util/run.h"
 
 static char target[256], state[256];

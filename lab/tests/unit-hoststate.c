@@ -17,6 +17,7 @@
 #include "util/cleanup.h"
 #include "util/fileio.h"
 #include "util/hoststate.h"
+#include "util/hoststate_stale.h"
 #include "util/run.h"
 
 static char setting[256];

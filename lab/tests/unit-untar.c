@@ -348,9 +348,28 @@ int main(void)
 	add(&t, "./fifo", '6', NULL, NULL);
 	end(&t);
 	refused(&t, "member './fifo': a FIFO", "a FIFO");
-	add(&t, "./vol", 'V', NULL, NULL);
+	/* What libarchive reads as no kind at all: GNU's 'M', the rest of a
+	 * file from another volume. */
+	add(&t, "./cont", 'M', NULL, "rest\n");
 	end(&t);
-	refused(&t, "member './vol': of type 'V', not a file, directory or link", "an unknown kind");
+	refused(&t, "member './cont': not a file, directory or link", "a member of no kind (GNU 'M')");
+	/* A typeflag no tar defines is a regular file (POSIX; libarchive and
+	 * GNU tar read it so): extracted as one. */
+	add(&t, "./q", 'Q', NULL, "q\n");
+	end(&t);
+	n = run_tar(&t, t.n, NULL);
+	s = content("q");
+	ok(n == 0 && s && !strcmp(s, "q\n"), "an unknown typeflag is a regular file, as POSIX says (%s)", said_line());
+	free(s);
+	/* GNU's volume label ('V') names the archive, not a member. */
+	add(&t, "./vol", 'V', NULL, NULL);
+	add(&t, "./f", '0', NULL, "f\n");
+	end(&t);
+	n = run_tar(&t, t.n, NULL);
+	s = content("f");
+	snprintf(link, sizeof(link), "%s/vol", dest);
+	ok(n == 0 && s && !strcmp(s, "f\n") && access(link, F_OK), "a volume label makes nothing (%s)", said_line());
+	free(s);
 
 	/* Twice, and the host's own. */
 	add(&t, "./x", '0', NULL, "1\n");
@@ -435,6 +454,45 @@ int main(void)
 		ok(n == 2 && said("member './fifo': a FIFO") &&
 		   said("member './results/etc': a symbolic link to an absolute path ('/etc')") && entries(dest) == 0,
 		   "%s's FIFO and link out are refused, nothing extracted (%s)", tool, said_line());
+	}
+
+	/* GNU tar's sparse file (-S: a hole, then data), in its 'S' header
+	 * and in pax's GNU.sparse records; and a pax name in UTF-8, which
+	 * libarchive reads under the lab's C locale with a warning. */
+	{
+		char src[400], tgz[400], file[800];
+		int fd;
+
+		snprintf(src, sizeof(src), "%s/src", tmp);
+		snprintf(tgz, sizeof(tgz), "%s/payload.tgz", tmp);
+		fd = open(tmp, O_RDONLY | O_DIRECTORY);
+		lab_rmtree_at(fd, "src");
+		close(fd);
+		mkdir(src, 0755);
+		snprintf(file, sizeof(file), "%s/sparse", src);
+		fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		n = fd < 0 || pwrite(fd, "data", 4, 1 << 20) != 4;
+		close(fd);
+		for (int pax = 0; pax < 2; pax++) {
+			free(run_capture_argv((const char *const[]){ "tar", "-S", pax ? "--format=pax" : "--format=gnu",
+								     "-C", src, "-czf", tgz, ".", NULL },
+					      RUN_STDERR_MERGE, NULL));
+			n = run_untar(tgz);
+			ok(n == 1 && said("member './sparse': a sparse file (a kind this reader does not extract)") &&
+			   entries(dest) == 0, "GNU tar's sparse file (%s) is refused (%s)", pax ? "pax" : "'S'",
+			   said_line());
+		}
+		unlink(file);
+		snprintf(file, sizeof(file), "%s/caf\xc3\xa9", src);
+		write_file_atomic(file, "utf-8\n", 6);
+		setenv("LC_ALL", "C.UTF-8", 1);
+		free(run_capture_argv((const char *const[]){ "tar", "--format=pax", "-C", src, "-czf", tgz, ".", NULL },
+				      RUN_STDERR_MERGE, NULL));
+		unsetenv("LC_ALL");
+		n = run_untar(tgz);
+		s = content("caf\xc3\xa9");
+		ok(n == 0 && s && !strcmp(s, "utf-8\n"), "a pax name in UTF-8 keeps its bytes (%s)", said_line());
+		free(s);
 	}
 
 	s = read_text(canary, NULL);

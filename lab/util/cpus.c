@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <hwloc.h>
+#include <hwloc/glibc-sched.h>
 #include "util/cpus.h"
 #include "util/fileio.h"
 
@@ -71,41 +73,39 @@ bad:
 
 void cpulist_format(const cpu_set_t *set, char *buf, size_t n)
 {
-	size_t len = 0;
+	hwloc_bitmap_t b = hwloc_bitmap_alloc();
 
 	buf[0] = '\0';
-	for (int c = 0; c < CPU_SETSIZE; c++) {
-		int e = c;
-
-		if (!CPU_ISSET(c, set))
-			continue;
-		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, set))
-			e++;
-		if (len < n)
-			len += snprintf(buf + len, n - len, e > c ? "%s%d-%d" : "%s%d",
-					len ? "," : "", c, e);
-		c = e;
-	}
+	if (!b)
+		return;
+	hwloc_cpuset_from_glibc_sched_affinity(NULL, b, set, sizeof(*set));
+	hwloc_bitmap_list_snprintf(buf, n, b);
+	hwloc_bitmap_free(b);
 }
 
 int cpus_online(cpu_set_t *set, const char *path)
 {
-	char buf[4096], err[128];
-	int cpus[CPU_SETSIZE];
+	char buf[4096];
+	hwloc_bitmap_t b;
 	ssize_t r;
-	int n;
+	int e = 0;
 
 	r = read_buf(path ? path : "/sys/devices/system/cpu/online", buf, sizeof(buf));
 	if (r < 0)
 		return (int)r;
 	buf[strcspn(buf, "\n")] = '\0';
-	n = cpulist_parse(buf, cpus, CPU_SETSIZE, err, sizeof(err));
-	if (n < 0)
-		return -EINVAL;
-	CPU_ZERO(set);
-	for (int i = 0; i < n; i++)
-		CPU_SET(cpus[i], set);
-	return 0;
+	b = hwloc_bitmap_alloc();
+	if (!b)
+		return -ENOMEM;
+	/* The kernel's own list, a set: hwloc's parse.  None, an open range
+	 * or a CPU past a cpu_set_t is no list of online CPUs. */
+	if (hwloc_bitmap_list_sscanf(b, buf) || hwloc_bitmap_iszero(b) || hwloc_bitmap_weight(b) < 0 ||
+	    hwloc_bitmap_last(b) >= CPU_SETSIZE)
+		e = -EINVAL;
+	else
+		hwloc_cpuset_to_glibc_sched_affinity(NULL, b, set, sizeof(*set));
+	hwloc_bitmap_free(b);
+	return e;
 }
 
 int cpus_usable(cpu_set_t *set)

@@ -17,21 +17,30 @@ struct holder_scan {
 	int found;
 };
 
+/* What the fd entry fddir/name points to, into link: false when it is
+ * not a link (or is gone). */
+static bool fd_target(const char *fddir, const char *name, char *link, size_t n)
+{
+	char path[512];
+	ssize_t len;
+
+	if (path_join(path, sizeof(path), fddir, name))
+		return false;
+	len = readlink(path, link, n - 1);
+	if (len <= 0)
+		return false;
+	link[len] = '\0';
+	return true;
+}
+
 /* Does any fd of process dir/pid point below the needle?  1 stops a walk. */
 static int fd_matches(const char *dir, const char *name, bool is_dir, void *arg)
 {
 	const char *needle = arg;
-	char path[512], link[1024];
-	ssize_t len;
+	char link[1024];
 
 	(void)is_dir;
-	if (path_join(path, sizeof(path), dir, name))
-		return 0;
-	len = readlink(path, link, sizeof(link) - 1);
-	if (len <= 0)
-		return 0;
-	link[len] = '\0';
-	return strstr(link, needle) != NULL;
+	return fd_target(dir, name, link, sizeof(link)) && strstr(link, needle) != NULL;
 }
 
 static int scan_pid(const char *dir, const char *name, bool is_dir, void *arg)
@@ -78,19 +87,14 @@ struct close_scan {
 static int close_if_under(const char *fddir, const char *name, bool is_dir, void *arg)
 {
 	struct close_scan *c = arg;
-	char path[64], link[1024];
-	ssize_t len;
+	char link[1024];
 	char *end;
 	long fd;
 
 	(void)is_dir;
 	fd = strtol(name, &end, 10);
-	if (*end || fd < 0 || path_join(path, sizeof(path), fddir, name))
+	if (*end || fd < 0 || !fd_target(fddir, name, link, sizeof(link)))
 		return 0;
-	len = readlink(path, link, sizeof(link) - 1);
-	if (len <= 0)
-		return 0;
-	link[len] = '\0';
 	if (!strncmp(link, c->dir, c->len) && (link[c->len] == '/' || !link[c->len]) && close((int)fd) == 0)
 		c->closed++;
 	return 0;

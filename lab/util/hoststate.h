@@ -11,13 +11,14 @@
  * with '/' turned into '%'; the file holds "<path>\n<original>\n".  The
  * restore is registered with util/cleanup.h (normal exit, die(), SIGINT,
  * SIGTERM); after a SIGKILL `memcg-lab cleanup` (or the next run) restores
- * it from the journal.
+ * it from the journal (util/hoststate_stale.h).
  *
  * Mounts the lab makes (tracefs where a run needs it) are journaled the
  * same way with hoststate_mount(), and unmounted like a setting is
  * restored: at the end, on a signal, by cleanup after a SIGKILL; overlapping
  * runs share the mount and the last one unmounts it.  See "mounts" in
- * hoststate.c for how a journaled mount is told from one made by others.
+ * util/hoststate_journal.c for how a journaled mount is told from one made
+ * by others.
  *
  * Runs that overlap share the host's true original: a second run that
  * changes the same file journals the first one's original, and whichever
@@ -46,13 +47,6 @@ void hoststate_restore_all(void);
 /* Restores one setting this process changed, now (e.g. after a bounded
  * perf window); nothing when it did not change path. */
 void hoststate_restore(const char *path);
-/* Restores the journaled settings of owners that are gone (every owner's
- * when force is set), one line per setting on out; returns how many were
- * restored (or would be, with dry_run) or -errno.  Only a journal the lab
- * made counts (util/owned.h): a state directory or an owner's directory
- * that is not gets one line ("not restoring ...") and is left, counted in
- * *kept (when not NULL). */
-int hoststate_restore_stale(FILE *out, bool force, bool dry_run, int *kept);
 /* The journal's directory (/run/memcg-lab or $MEMCG_LAB_STATE_DIR). */
 const char *hoststate_dir(void);
 

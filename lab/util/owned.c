@@ -91,6 +91,23 @@ int lab_owned_by(int fd, unsigned uid, const char *owner, bool marker, char *why
 	return 0;
 }
 
+int lab_open_owned_at(int dirfd, const char *name, const char *owner, bool marker, char *why, size_t n)
+{
+	int fd = lab_open_dir_at(dirfd, name), r;
+
+	if (fd < 0) {
+		snprintf(why, n, "%s", lab_open_dir_why(fd));
+		return fd == -ELOOP || fd == -ENOTDIR ? -1 : fd;
+	}
+	r = lab_owned(fd, owner, marker, why, n);
+	if (r == 0)
+		return fd;
+	close(fd);
+	if (r < 0)
+		snprintf(why, n, "%s", strerror(-r));
+	return -1;
+}
+
 /* ---- removal by fds ----------------------------------------------------- */
 
 struct rm_ctx {

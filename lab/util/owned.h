@@ -46,6 +46,14 @@ int lab_owned(int fd, const char *owner, bool marker, char *why, size_t n);
  * root's cleanup would take: uid 0, without the mark, which only root may
  * read). */
 int lab_owned_by(int fd, unsigned uid, const char *owner, bool marker, char *why, size_t n);
+/*
+ * lab_open_dir_at() and lab_owned() in one: an fd of the directory name in
+ * dirfd when the lab made it for owner; -1 with why when it is not the
+ * lab's (a link, not a directory, lab_owned()'s reasons, or lab_owned()'s
+ * -errno as text); or -errno when it cannot be opened (-ENOENT: not there),
+ * with why set to its text too.
+ */
+int lab_open_owned_at(int dirfd, const char *name, const char *owner, bool marker, char *why, size_t n);
 /* "a symbolic link", "not a directory", or strerror: why lab_open_dir_at()
  * refused (err is its -errno). */
 const char *lab_open_dir_why(int err);
