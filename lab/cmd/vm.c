@@ -166,6 +166,13 @@ int cmd_vm(int argc, char **argv)
 			     "(scope=kernel|user|all, pc=LO-HI, detail=LO-HI, window=lab|always, windows=each|sum, "
 			     "lines=N ...)",
 			     lines_opts_opt),
+		OPT_FLAG(0, "kmod", &c.kmod, "build the lab's kmem_bench module (lab/kmod, the seed's kmem benchmark) "
+			 "against the guest's kernel (a Debian kernel: its linux-headers package with the linux-kbuild "
+			 "of its suite, fetched and cached with it; the lab kernel: its object tree) and bring it into "
+			 "the guest, where charge --mode kmem runs it instead of its close()/open() stand-in"),
+		OPT_FLAG(0, "icount", &c.icount, "qemu TCG with -icount shift=0: the guest's clock counts its "
+			 "instructions (1 ns = 1 instruction), so the times and rates the lab measures inside are "
+			 "instruction counts (single-threaded TCG only)"),
 		OPT_STRING(0, "shell", &c.shell, "CMD", NULL, "run the shell command CMD in the guest instead of "
 			   "-- COMMAND"),
 		OPT_FLAG(0, "fetch", &c.fetch, "only fetch and cache the kernel; print its directory"),
@@ -176,6 +183,13 @@ int cmd_vm(int argc, char **argv)
 	int arg = options_parse(&vm_cmd, opts, argc, argv), rc;
 
 	guest_shape_check(&c.shape);
+	if (c.icount) {
+		/* qemu refuses -icount with a thread per vCPU; KVM has no instruction clock. */
+		if (!strcmp(c.accel, "kvm") || !strcmp(c.accel, "mttcg"))
+			die("vm: --icount: qemu counts instructions under single-threaded TCG only, not --accel %s",
+			    c.accel);
+		c.accel = "tcg";
+	}
 	c.engine = guest_engine();
 	c.command = argv + arg;
 	c.ncommand = argc - arg;
