@@ -169,6 +169,12 @@ lab_tree() {	# kernel-dir
 	[ -f "$tree/Module.symvers" ] || [ ! -f "$tree/vmlinux.symvers" ] || extra="KBUILD_EXTRA_SYMBOLS=$tree/vmlinux.symvers"
 	exec 9>"$(dirname "$tree")/lock"
 	flock -n 9 || die "a lab-kernel build of $flavour is running in $(dirname "$tree"): build the module once it ended"
+	# `make vmlinux` does not make the modules' linker script and tools:
+	# modules_prepare does, once (nothing of vmlinux is rebuilt).
+	if [ ! -f "$tree/scripts/module.lds" ]; then
+		nice -n 19 make -C "$tree" modules_prepare >"$tree/modules_prepare.log" 2>&1 ||
+			die "make modules_prepare failed in $tree: $(grep -m1 -E 'error|Error' "$tree/modules_prepare.log" || tail -n1 "$tree/modules_prepare.log")"
+	fi
 	what="the lab kernel's object tree $tree ($(cat "$kd/source" 2>/dev/null || echo "$base"))"
 }
 
