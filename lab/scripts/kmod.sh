@@ -51,7 +51,7 @@ command -v make >/dev/null || die "make not found (apt-get install make)"
 # only the loop, the code it measures is the kernel's own.
 pick_cc() {	# kernel-tree
 	want=$(sed -n 's/^CC = .*)\(gcc-[0-9][0-9]*\)$/\1/p' "$1/.kernelvariables" 2>/dev/null | head -n1)
-	[ -n "$want" ] || want=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(gcc-[0-9]*\) .*/\1/p' "$1/.config" 2>/dev/null)
+	[ -n "$want" ] || want=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(gcc-[0-9]*\) .*/\1/p' "$1/.config" 2>/dev/null || true)
 	cc=""
 	cc_note=""
 	if [ -n "$want" ] && ! command -v "$want" >/dev/null; then

@@ -90,6 +90,22 @@ rc=$?
 	[ "$(ls "$fk")" = "$(printf 'package\nvmlinux')" ]
 check $? "a headers package missing from the archive: exit 2, one line naming it, nothing cached"
 diag "$(cat "$tmp/o2")"
+# A tree the module does not build against (a compiler error): one line
+# with the compiler's, exit 2, and no module entry, not even a partial one.
+bk=$tmp/cache/kernels/${pkg}_$ver-broken
+mkdir -p "$bk/headers.1/root"
+: > "$bk/vmlinux"
+cp "$kd/package" "$bk/"
+printf 'modules:\n\t@echo "kmem_bench.c:1:1: error: a tree broken on purpose" >&2; false\n' > "$bk/headers.1/root/Makefile"
+echo "$bk/headers.1/root" > "$bk/headers.1/tree"
+echo "a broken tree" > "$bk/headers.1/what"
+lab/scripts/kmod.sh --kernel-dir "$bk" >"$tmp/o4" 2>&1
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l < "$tmp/o4")" = 1 ] &&
+	grep -q "^kmod: kmem_bench does not build against a broken tree: kmem_bench.c:1:1: error: a tree broken on purpose" "$tmp/o4" &&
+	[ "$(ls "$bk")" = "$(printf 'headers.1\npackage\nvmlinux')" ]
+check $? "a tree the module does not build against: exit 2, the compiler's line, no module entry left"
+diag "$(cat "$tmp/o4")"
 # A kernel by path has no package: vm --kmod refuses before a results
 # directory exists.
 MEMCG_LAB_RESULTS=$tmp/bypath $lab vm --kmod --kernel "$kd/vmlinux" --shell true >"$tmp/o3" 2>&1
