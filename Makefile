@@ -86,7 +86,7 @@ FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-r
 FUZZ_SECONDS ?= 60
 
 .PHONY: all build deps test unit asan fuzz fuzz-smoke killtest run bench clean help vmtest scaletest linestest lab-kernel plugin \
-	distcheck FORCE
+	distcheck FORCE kmod
 .DEFAULT_GOAL := all
 # Keep objects make would treat as intermediate (tests and fuzz targets).
 .SECONDARY:
@@ -106,6 +106,8 @@ help:
 	@echo "make linestest  the seeds' A/B pairs as cacheline counts in guests (lines plugin; ~15 min)"
 	@echo "make lab-kernel  build the lab's 7.3 kernel with the user-flush mutex (long; cached"
 	@echo "              under /var/cache/memcg-lab; then: memcg-lab vm --kernel lab ...)"
+	@echo "make kmod     the seed's kmem benchmark module (lab/kmod) for the running kernel, where"
+	@echo "              /lib/modules/\$$(uname -r)/build has its headers (make run builds it too)"
 	@echo "make bench    benchmarks, as ratios against the tools users would otherwise use"
 	@echo "make unit     only the unit tests (lab/tests/unit-*), the gcc and the ASan+UBSan builds"
 	@echo "make distcheck  a clone of HEAD through make deps, build and unit in chroots of other"
@@ -316,11 +318,19 @@ lab-kernel:
 	@$(DEPS_SH) ensure kernel
 	LAB_KERNEL=$(LAB_KERNEL) lab/scripts/lab-kernel.sh
 
+# The seed's kmem benchmark module (lab/kmod/kmem_bench.c) for the running
+# kernel, against /lib/modules/$(uname -r)/build, into build/kmod/<release>/
+# where charge's kmem mode looks for it; without those headers one line says
+# so and the kmem mode runs its close()/open() stand-in.  A module that does
+# not build is one line and exit 2 (lab/scripts/kmod.sh).
+kmod:
+	$(Q)lab/scripts/kmod.sh --running build/kmod >/dev/null
+
 # RUN_EXP picks another experiment file (kill.sh's storms use a short one).
 RUN_EXP ?= experiments/default.exp
 run:
 	@$(DEPS_SH) ensure run
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory build kmod
 	bin/memcg-lab run $(RUN_EXP)
 
 clean:

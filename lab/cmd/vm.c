@@ -182,6 +182,13 @@ int cmd_vm(int argc, char **argv)
 			     "guest (lab: around its drivers' measured phases) or around the --shell command "
 			     "(command: a program of your own that opens none; its own accesses need "
 			     "--lines-opts scope=user)", lines_window_opt),
+		OPT_FLAG(0, "kmod", &c.kmod, "build the lab's kmem_bench module (lab/kmod, the seed's kmem benchmark) "
+			 "against the guest's kernel (a Debian kernel: its linux-headers package with the linux-kbuild "
+			 "of its suite, fetched and cached with it; the lab kernel: its object tree) and bring it into "
+			 "the guest, where charge --mode kmem runs it instead of its close()/open() stand-in"),
+		OPT_FLAG(0, "icount", &c.icount, "qemu TCG with -icount shift=0: the guest's clock counts its "
+			 "instructions (1 ns = 1 instruction), so the times and rates the lab measures inside are "
+			 "instruction counts (single-threaded TCG, --cpus 1)"),
 		OPT_STRING(0, "shell", &c.shell, "CMD", NULL, "run the shell command CMD in the guest instead of "
 			   "-- COMMAND"),
 		OPT_FLAG(0, "fetch", &c.fetch, "only fetch and cache the kernel; print its directory"),
@@ -196,6 +203,18 @@ int cmd_vm(int argc, char **argv)
 		    "-- COMMAND, opens its own windows: --lines-window lab)");
 
 	guest_shape_check(&c.shape);
+	if (c.icount) {
+		/* qemu refuses -icount with a thread per vCPU; KVM has no instruction clock. */
+		if (!strcmp(c.accel, "kvm") || !strcmp(c.accel, "mttcg"))
+			die("vm: --icount: qemu counts instructions under single-threaded TCG only, not --accel %s",
+			    c.accel);
+		/* Seen with Debian's qemu 7.2: 5.10 and 6.1 guests hang at "Booting
+		 * SMP configuration" with two vCPUs under -icount. */
+		if (c.shape.cpus != 1)
+			die("vm: --icount: one vCPU only (--cpus 1): under qemu's -icount a guest hangs bringing up "
+			    "its second vCPU");
+		c.accel = "tcg";
+	}
 	c.engine = guest_engine();
 	c.command = argv + arg;
 	c.ncommand = argc - arg;

@@ -135,7 +135,7 @@ static void guest_results_mark(const char *meta_path, json_object *vm)
 {
 	json_object *meta = json_object_from_file(meta_path), *mark;
 	static const char *const keys[] = { "accel", "kernel_spec", "kernel_package", "cpus", "nodes", "sockets",
-					     "threads_per_core", "mem_mb", "note" };
+					     "threads_per_core", "mem_mb", "icount", "kmod", "note" };
 
 	if (!meta) {
 		warnx_lab("vm: %s: not JSON, left as it came back", meta_path);
@@ -379,7 +379,7 @@ int guest_list(const struct guest_config *c)
 
 /* The script's command line for the run itself, from the config. */
 static char **run_argv(const struct guest_config *c, const char *out, const char *tmp, const char *self,
-		       const char *kdir, char num[6][16])
+		       const char *kdir, const char *kmod, char num[6][16])
 {
 	const struct guest_shape *g = &c->shape;
 	char **sargv = xcalloc(c->npass + c->ncommand + 40, sizeof(char *));
@@ -407,6 +407,11 @@ static char **run_argv(const struct guest_config *c, const char *out, const char
 	sargv[sargc++] = "--sockets"; sargv[sargc++] = num[4];
 	sargv[sargc++] = "--threads-per-core"; sargv[sargc++] = num[5];
 	sargv[sargc++] = "--accel"; sargv[sargc++] = (char *)c->accel;
+	if (kmod) {
+		sargv[sargc++] = "--kmod"; sargv[sargc++] = (char *)kmod;
+	}
+	if (c->icount)
+		sargv[sargc++] = "--icount";
 	if (c->shell) {
 		sargv[sargc++] = "--shell"; sargv[sargc++] = (char *)c->shell;
 	} else {
@@ -443,7 +448,7 @@ static void guest_lines_check(const struct guest_config *c)
 int guest_run(const struct guest_config *c, int argc, char **argv)
 {
 	const struct guest_shape *g = &c->shape;
-	char self[4096], kdir[4096];
+	char self[4096], kdir[4096], kmod[4096] = "";
 	ssize_t n;
 	int rc;
 
@@ -461,10 +466,24 @@ int guest_run(const struct guest_config *c, int argc, char **argv)
 		rc = run_script(fargv, kdir, sizeof(kdir));
 		if (rc)
 			return rc;
-		if (c->fetch) {
-			printf("%s\n", kdir);
-			return 0;
-		}
+	}
+	/* --kmod: the module built for that kernel (lab/scripts/kmod.sh, cached
+	 * with it); a package missing or a build that fails ends here too,
+	 * in one line, with nothing cached and no results directory. */
+	if (c->kmod) {
+		char *kscript = xasprintf("%s/lab/scripts/kmod.sh", lab_root_dir());
+		char *kargv[] = { kscript, "--kernel-dir", kdir, NULL };
+
+		rc = run_script(kargv, kmod, sizeof(kmod));
+		free(kscript);
+		if (rc)
+			return rc;
+	}
+	if (c->fetch) {
+		printf("%s\n", kdir);
+		if (kmod[0])
+			printf("%s\n", kmod);
+		return 0;
 	}
 	/* The same for the perf runtime (fetched once into the cache). */
 	if (c->perf) {
@@ -503,7 +522,7 @@ int guest_run(const struct guest_config *c, int argc, char **argv)
 		 * cleanup after a SIGKILL of both. */
 		if (lab_tmpdir_create(tmp, sizeof(tmp), err, sizeof(err)))
 			die("vm: %s", err);
-		sargv = run_argv(c, r->dir, tmp, self, kdir, num);
+		sargv = run_argv(c, r->dir, tmp, self, kdir, kmod[0] ? kmod : NULL, num);
 		fflush(NULL);
 		rc = run_script(sargv, NULL, 0);
 		/* vm.sh SIGKILLed: its directory is still there. */
@@ -535,7 +554,11 @@ int guest_run(const struct guest_config *c, int argc, char **argv)
 		}
 		guest_accel = json_str(vm, "accel");
 		status = json_str(vm, "guest_status");
-		if (guest_accel && strstr(guest_accel, "tcg"))
+		if (guest_accel && strstr(guest_accel, "tcg") && c->icount)
+			json_object_object_add(vm, "note", json_object_new_string(
+				"qemu TCG with -icount shift=0: the guest's clock counts its instructions (1 ns = 1 instruction), "
+				"so its times and rates are instruction counts, not time"));
+		else if (guest_accel && strstr(guest_accel, "tcg"))
 			json_object_object_add(vm, "note", json_object_new_string(
 				"qemu TCG (software emulation): throughput and latency mean nothing here; counts and code paths are the guest kernel's"));
 		guest_results_note(r->dir, vm);

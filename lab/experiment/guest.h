@@ -30,6 +30,8 @@ struct guest_config {
 	int timeout;
 	bool fetch;		/* only fetch and cache the kernel, print its directory */
 	bool lines;		/* --lines: qemu loads build/lines-plugin.so (c2c/README) */
+	bool kmod;		/* --kmod: lab/kmod's module built for the kernel, into the guest */
+	bool icount;		/* --icount: qemu -icount shift=0 (the guest's clock counts instructions) */
 	char *engine;		/* lab/scripts/vm.sh: guest_engine() */
 	char **command;		/* memcg-lab COMMAND ARGS..., unless shell */
 	int ncommand;

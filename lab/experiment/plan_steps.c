@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "drivers/charge/options.h"
+#include "drivers/charge/kmod.h"
 #include "drivers/charge/plan.h"
 #include "drivers/statread/driver.h"
 #include "experiment/plan_steps.h"
@@ -115,6 +116,11 @@ static void charge_words(struct exp_phase_plan *pp, const struct charge_plan *cp
 			 o->threads ? " (threads)" : " (processes)");
 	if (o->steps)
 		str_appendf(pp->workers, sizeof(pp->workers), ", topology steps up to %d run by the driver", maxn);
+	if (!strcmp(o->mode, "kmem") && cp->kmod)
+		str_appendf(pp->workers, sizeof(pp->workers), "; the seed's module kmem_bench, its %s cache",
+			    o->unaccounted ? "plain" : "SLAB_ACCOUNT");
+	else if (!strcmp(o->mode, "kmem"))
+		str_appendf(pp->workers, sizeof(pp->workers), "; " KMOD_STANDIN);
 }
 
 int plan_step_charge(struct exp_phase_plan *pp, struct exp_step_plan *st, char **av, int ac,

@@ -37,6 +37,7 @@ static const struct {
 	{ "expect", false, "change or same" },
 	{ "readers", false, "an integer >= 1" },
 	{ "tree", false, "TOPxCHILDREN (e.g. 50x5)" },
+	{ "workload", false, "a meta.json path (e.g. charge.workload)" },
 	{ "note", false, "text" },
 };
 
@@ -710,6 +711,11 @@ static int parse_one(const struct expfile *f, const char *section, struct claim 
 	}
 	if ((e = entry(&s, "timing")) && parse_bool(e->value, &c->timing))
 		return bad_value(&s, "timing", "want yes or no", bad, err, errlen);
+	if ((e = entry(&s, "workload"))) {
+		if (!name_chars(e->value, "._-") || strlen(e->value) >= sizeof(c->workload))
+			return bad_value(&s, "workload", "want a meta.json path (e.g. charge.workload)", bad, err, errlen);
+		str_setf(c->workload, sizeof(c->workload), "%s", e->value);
+	}
 	if ((e = entry(&s, "needs"))) {
 		if (strcmp(e->value, "sockets-v2"))
 			return bad_value(&s, "needs", "want sockets-v2", bad, err, errlen);

@@ -56,6 +56,9 @@
  *   expect = change|same  same: the seed reports no significant change
  *   within = Fx   how far the measured effect may be from the published (2x)
  *   readers = N, tree = TxC   the seed's reader count for a TxC tree
+ *   workload = PATH   a meta.json string saying what the run's driver did
+ *             (charge.workload: the seed's module, or a stand-in and why):
+ *             the verdict shows it beside the notes, each side's
  *   note = text   what differs from the seed
  */
 #ifndef LAB_REPORT_CLAIM_H
@@ -134,6 +137,7 @@ struct claim {
 	int cpus;		/* 0: not given */
 	double within;		/* factor, >= 1 */
 	bool timing, sockets_v2, expect_same;
+	char workload[96];	/* a meta.json path; "" none */
 	int readers, tree_top, tree_children;	/* 0: not given */
 	enum claim_rule rule;
 };

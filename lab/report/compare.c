@@ -77,7 +77,10 @@ static void print_side(const char *tag, const char *label, const struct run *r)
 		printf("%s: %s\n", tag, r->dir);
 	printf("   experiment %s, kernel %s%s\n", r->experiment, k ? k : "unknown",
 	       strcmp(r->status, "complete") ? "   ** INCOMPLETE RUN **" : "");
-	if (meta_str(r->meta, "vm.accel"))
+	if (meta_str(r->meta, "vm.accel") && meta_str(r->meta, "vm.icount"))
+		printf("   in a qemu guest (%s, -icount): times are guest instructions, 1 ns each\n",
+		       meta_str(r->meta, "vm.accel"));
+	else if (meta_str(r->meta, "vm.accel"))
 		printf("   in a qemu guest (%s)%s\n", meta_str(r->meta, "vm.accel"),
 		       meta_str(r->meta, "vm.note") ? ": throughput and latency mean nothing, counts do" : "");
 	/* The lab kernel's sides share a release: its patches tell them apart. */

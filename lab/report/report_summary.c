@@ -192,7 +192,11 @@ static void guest_caveat(struct report_summary *s, json_object *meta)
 
 	if (!accel)
 		return;
-	if (!strcmp(accel, "tcg"))
+	if (!strcmp(accel, "tcg") && json_path_str(meta, "vm.icount"))
+		add(s, "NOT MEASURED", "time: a qemu guest (kernel %s) under TCG with -icount, whose clock counts "
+		    "instructions: its times and rates are guest instruction counts (1 ns = 1 instruction)",
+		    json_path_or(meta, "vm.kernel_spec", "?"));
+	else if (!strcmp(accel, "tcg"))
 		add(s, "NOT MEASURED", "throughput and latency: a qemu guest (kernel %s) under TCG, software "
 		    "emulation without KVM; counts and code paths are the guest kernel's",
 		    json_path_or(meta, "vm.kernel_spec", "?"));

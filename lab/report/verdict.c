@@ -594,7 +594,11 @@ static void side_gates(const struct claim *c, struct side *s, char *why, size_t 
 	char *bypass;
 	int cpus;
 
-	if (c->timing && side_tcg(s))
+	if (c->timing && side_tcg(s) && json_path_str(s->meta, "vm.icount"))
+		add_reason(why, n, "%sTCG with -icount: a qemu guest (kernel %s) whose clock counts instructions, so its "
+			   "times are instruction counts, not the seed's time", pre,
+			   json_path_or(s->meta, "vm.kernel_spec", side_kernel(s)));
+	else if (c->timing && side_tcg(s))
 		add_reason(why, n, "%sTCG timing: a qemu guest (kernel %s) under %s, where times and rates mean nothing",
 			   pre, json_path_or(s->meta, "vm.kernel_spec", side_kernel(s)), json_path_or(s->meta, "vm.accel", "tcg"));
 	cpus = side_cpus(s);
@@ -925,7 +929,7 @@ static void add_note(struct verdict *v, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (v->nnotes == 3)
+	if (v->nnotes == (int)(sizeof(v->notes) / sizeof(v->notes[0])))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(v->notes[v->nnotes++], sizeof(v->notes[0]), fmt, ap);
@@ -967,6 +971,22 @@ static void measured_anyway(const struct claim *c, const struct measure *m, stru
 	str_setf(p->measured, sizeof(p->measured), "%s%s (not judged)", pre, txt);
 }
 
+/* What the run's driver did (the claim's workload path in meta.json):
+ * the seed's own workload, or a stand-in, said beside the verdict. */
+static void workload_note(struct verdict *v, const struct claim *c, const struct side *a, const struct side *b)
+{
+	const char *wa, *wb;
+
+	if (!c->workload[0])
+		return;
+	wa = json_path_str(a->meta, c->workload);
+	wb = b ? json_path_str(b->meta, c->workload) : NULL;
+	if (!b || (wa && wb && !strcmp(wa, wb)))
+		add_note(v, "workload: %s", wa ? wa : "not said (no workload in meta.json: a run from before it)");
+	else
+		add_note(v, "workload: A %s; B %s", wa ? wa : "not said", wb ? wb : "not said");
+}
+
 static void judge_claim_one(struct verdict *v, const struct claim *c, struct side *s)
 {
 	char gates[1024] = "";
@@ -974,6 +994,7 @@ static void judge_claim_one(struct verdict *v, const struct claim *c, struct sid
 	v->c = c;
 	v->npts = c->npoints;
 	side_gates(c, s, gates, sizeof(gates));
+	workload_note(v, c, s, NULL);
 	readers_note(v, c, s);
 	for (int i = 0; i < c->npoints; i++) {
 		struct verdict_point *p = &v->pt[i];
@@ -1083,6 +1104,7 @@ static void judge_claim_pair(struct verdict *v, const struct claim *c, struct si
 	side_gates(c, a, gates, sizeof(gates));
 	side_gates(c, b, gates, sizeof(gates));
 	pair_gates(c, a, b, gates, sizeof(gates));
+	workload_note(v, c, a, b);
 	if (!c->nfeat)
 		add_note(v, "sides taken as given (A base: %s, B patched: %s): the claim names no fact that tells them "
 			 "apart", side_kernel(a), side_kernel(b));

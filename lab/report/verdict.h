@@ -43,7 +43,7 @@ struct verdict {
 	const struct claim *c;
 	char side;		/* a value claim judged on one side of a pair: 'A', 'B'; else 0 */
 	enum verdict_kind kind;
-	char notes[3][640];	/* what else the reader must know (readers, sides, the claim's note) */
+	char notes[4][640];	/* what else the reader must know (workload, readers, sides, the claim's note) */
 	int nnotes;
 	struct verdict_point pt[CLAIM_MAX_POINTS];
 	int npts;

@@ -8,6 +8,7 @@
 #             --mem MB --timeout S --accel A [--add PATH]... [--env K=V]...
 #             [--perf VERSION (Debian's perf, lab/scripts/perf-runtime.sh)]
 #             [--append ARGS] [--console] [--lines [--lines-opts OPTS] [--lines-window lab|command]]
+#             [--kmod KO (lab/scripts/kmod.sh built it)] [--icount]
 #             (--shell CMD | -- LAB-ARGS...)
 #   The guest's settings have no defaults here: memcg-lab vm (lab/cmd/vm.c)
 #   holds them and passes each one.  --tmp is an empty private directory
@@ -50,6 +51,12 @@
 # and turns it all into lines/fields.tsv, perf.data and c2c.txt.  With
 # --lines-window command the window is opened around --shell CMD instead
 # (`memcg-lab c2c window -- sh CMD`), for a program that opens none.
+# With --kmod the lab's kmem_bench module (lab/scripts/kmod.sh built it for
+# this kernel) lands in the guest where the lab looks for it,
+# /lab/build/kmod/<release>/kmem_bench.ko with its built.txt (vm.env's
+# kmod says what it was built against).  With --icount qemu runs TCG with
+# -icount shift=0: the guest's clock advances 1 ns per instruction it
+# executes, so what the lab times inside are instruction counts.
 # Exit status: the guest command's, or 2 with one line on stderr when the
 # guest could not run it (no qemu, no apt, unknown package, a panic, a hang).
 set -eu
@@ -558,7 +565,7 @@ accel_args() {
 	case $accel in
 	kvm) echo "-accel kvm -cpu host" ;;
 	mttcg) echo "-accel tcg,thread=multi -cpu max" ;;
-	*) echo "-accel tcg,thread=single -cpu max" ;;
+	*) echo "-accel tcg,thread=single -cpu max${opt_icount:+ -icount shift=0,sleep=off}" ;;
 	esac
 }
 
@@ -718,6 +725,7 @@ cmd_run() {
 	opt_out="" opt_tmp="" opt_binary="" opt_kernel="" opt_kdir="" opt_suite="" opt_cpus="" opt_mem=""
 	opt_timeout="" opt_add="" opt_append="" opt_console="" opt_shell="" envs="" opt_accel="" opt_perf=""
 	opt_nodes=0 opt_sockets=0 opt_threads=1 opt_lines="" opt_lines_opts="" opt_lines_window=lab plugin_arg=""
+	opt_kmod="" opt_icount=""
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--out) opt_out=$2; shift ;;
@@ -742,6 +750,8 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		--lines) opt_lines=1 ;;
 		--lines-opts) opt_lines=1 opt_lines_opts=$2; shift ;;
 		--lines-window) opt_lines=1 opt_lines_window=$2; shift ;;
+		--kmod) opt_kmod=$2; shift ;;
+		--icount) opt_icount=1 ;;
 		--shell) opt_shell=$2; shift ;;
 		--) shift; break ;;
 		*) die "run: unknown option '$1'" ;;
@@ -766,6 +776,11 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		die "$qemu_bin not found: apt-get install --no-install-recommends qemu-system-x86 (or make deps)"
 	mkdir -p "$opt_out"
 	pick_accel
+	[ -z "$opt_icount" ] || [ "$accel" = tcg ] ||
+		die "--icount: qemu counts instructions under single-threaded TCG only, not $accel"
+	if [ -n "$opt_kmod" ] && { [ ! -f "$opt_kmod" ] || [ ! -s "$(dirname "$opt_kmod")/release" ]; }; then
+		die "run: --kmod $opt_kmod: not a module lab/scripts/kmod.sh built (no release file beside it)"
+	fi
 	if [ -n "$opt_lines" ]; then
 		[ "$accel" != kvm ] || die "--lines: the plugin needs TCG (under KVM qemu sees no access): --accel tcg or mttcg"
 		plugin_arg=$(lines_arg "$opt_out")
@@ -815,6 +830,13 @@ export PATH='$perf_dir/bin':\$PATH"
 		mkdir -p "$st/run/lab/vm/kmods"
 		cp "$kmods"/*.ko "$kmods/order" "$st/run/lab/vm/kmods/"
 	fi
+	# The lab's module, where the lab in the guest looks for it.
+	if [ -n "$opt_kmod" ]; then
+		kmd=$st/run/lab/build/kmod/$(cat "$(dirname "$opt_kmod")/release")
+		mkdir -p "$kmd"
+		cp "$opt_kmod" "$kmd/kmem_bench.ko"
+		[ ! -f "$(dirname "$opt_kmod")/built.txt" ] || cp "$(dirname "$opt_kmod")/built.txt" "$kmd/"
+	fi
 	if [ -n "$opt_shell" ] && [ "$opt_lines_window" = command ]; then
 		# The plugin's window open around the user's command, by the lab
 		# in the guest (c2c window: opened, CMD run, closed, its status).
@@ -856,6 +878,8 @@ export PATH='$perf_dir/bin':\$PATH"
 		echo "kernel_dir=$kd"
 		echo "initramfs=$img"
 		echo "accel=$accel"
+		[ -z "$opt_icount" ] || echo "icount=shift=0 (1 ns of guest time = 1 instruction)"
+		[ -z "$opt_kmod" ] || echo "kmod=$(head -n1 "$(dirname "$opt_kmod")/built.txt" 2>/dev/null || echo "$opt_kmod")"
 		echo "cpus=$opt_cpus"
 		if [ "$opt_sockets" != 0 ]; then
 			echo "sockets=$opt_sockets"

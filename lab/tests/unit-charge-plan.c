@@ -6,12 +6,17 @@
  * counts, cgroups and CPUs of each mode, what the plan rewrites (stock's K
  * and duration, sock's cgroup per worker, --size to whole pages), and that
  * every refusal is the one line the command prints after "charge: ".
+ * kmem: the seed's module where the host has one (its loop, one file per
+ * worker, the unaccounted side in the worker's memcg), else the stand-in
+ * (the unaccounted side in the root memcg).
  * The mounts are the recorded ones of tests/data/statread/.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include "drivers/charge/kmod.h"
+#include "drivers/charge/loops.h"
 #include "drivers/charge/plan.h"
 #include "tests/tap.h"
 #include "util/fileio.h"
@@ -396,6 +401,72 @@ static void refusals(const struct charge_host *h)
 	refused(&c, &bad, "hwloc: cannot load the topology", "a host whose topology cannot be read");
 }
 
+/* kmem: the module where the host has one, the stand-in where not. */
+static void kmem_module(const struct charge_host *h)
+{
+	struct charge_host m = *h;
+	struct charge_config c;
+	struct charge_plan p;
+	char err[512];
+
+	m.kmod_found = 1;
+	strcpy(m.kmod_path, "/lab/build/kmod/6.1.0-57-amd64/kmem_bench.ko");
+	strcpy(m.kmod_built, "linux-headers-6.1.0-57-amd64, linux-kbuild-6.1 6.1.192-3 (bookworm)");
+	c = config("kmem");
+	c.tasks = 2;
+	is_int(plan(&p, &c, &m, err, sizeof(err)), 0, "kmem with a module is planned (%s)", err);
+	ok(p.kmod && p.loop == &loop_kmod && !strcmp(p.kmod_path, m.kmod_path),
+	   "the module's loop runs, from the module the host has");
+	ok(p.use_cg && p.ncg == 1 && p.fds == CHARGE_BASE_FDS + 1,
+	   "accounted: the workers in a memcg, each with one /proc file open (%lld fds)", p.fds);
+	charge_plan_free(&p);
+	c.unaccounted = true;
+	is_int(plan(&p, &c, &m, err, sizeof(err)), 0, "kmem --unaccounted with a module is planned (%s)", err);
+	ok(p.kmod && p.use_cg && p.ncg == 1, "the module's unaccounted side: its plain cache, the workers still in "
+	   "their memcg (as the seed's task was)");
+	charge_plan_free(&p);
+
+	/* No module: the stand-in, whose unaccounted side is the root memcg. */
+	m.kmod_found = 0;
+	m.kmod_path[0] = m.kmod_built[0] = '\0';
+	strcpy(m.kmod_why, "no kmem_bench module for kernel 6.18.44: no headers (no /lib/modules/6.18.44/build)");
+	is_int(plan(&p, &c, &m, err, sizeof(err)), 0, "kmem --unaccounted without a module is planned (%s)", err);
+	ok(!p.kmod && p.loop == &loop_kmem && !p.use_cg && p.ncg == 0 && p.memcgs == 0 &&
+	   !strcmp(p.kmod_why, m.kmod_why), "the stand-in's unaccounted side: the root memcg, and why no module");
+	charge_plan_free(&p);
+	c.unaccounted = false;
+	is_int(plan(&p, &c, &m, err, sizeof(err)), 0, "kmem without a module is planned (%s)", err);
+	ok(!p.kmod && p.loop == &loop_kmem && p.use_cg && p.fds == CHARGE_BASE_FDS + 512,
+	   "the stand-in's accounted side: close()/open() in a memcg, 512 descriptors (%lld fds)", p.fds);
+	charge_plan_free(&p);
+
+	c.unaccounted = true;
+	c.limit = 1 << 30;
+	refused(&c, &m, "--unaccounted runs the stand-in's workers in the root memcg (no kmem_bench module for kernel "
+		"6.18.44: no headers (no /lib/modules/6.18.44/build)): --limit and --hierarchy need cgroups of the "
+		"run's own", "--unaccounted --limit with the stand-in");
+	m.kmod_found = -1;
+	strcpy(m.kmod_why, "cannot read it: No such file or directory");
+	c = config("kmem");
+	c.module = "/nope.ko";
+	refused(&c, &m, "--module '/nope.ko': cannot read it: No such file or directory", "a --module that is not there");
+	m.kmod_found = 0;
+	strcpy(m.kmod_why, "--module none");
+	c = config("kmem");
+	c.module = "none";
+	c.batch = 100;
+	refused(&c, &m, "--object-size and --batch are the module's: --module none runs the close()/open() stand-in",
+		"--batch with --module none");
+	m.kmod_found = 1;
+	c = config("kmem");
+	c.object_size = 8192;
+	refused(&c, &m, "--object-size 8192: want 8 to 4096 bytes (the module's caches)", "an object too large");
+	c = config("anon");
+	c.unaccounted = true;
+	refused(&c, &m, "--module, --unaccounted, --object-size and --batch are for --mode kmem", "--unaccounted "
+		"with --mode anon");
+}
+
 int main(void)
 {
 	struct charge_host v1, v2;
@@ -406,6 +477,7 @@ int main(void)
 	smt256_v2(&v2);
 	without_stock(&v1);
 	refusals(&v1);
+	kmem_module(&v1);
 	charge_host_free(&v1);
 	charge_host_free(&v2);
 	return tap_done();

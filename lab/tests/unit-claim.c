@@ -155,6 +155,8 @@ int main(void)
 		"unknown key 'valeu'", "an unknown key");
 	refused("[claim a]\npublished = p\nquantity = metric:-:m\nvalue = 1 s\nreaders = 251\n" TAIL, 5,
 		"readers and tree go together", "readers without its tree");
+	refused("[claim a]\npublished = p\nquantity = metric:-:m\nvalue = 1 s\nworkload = charge workload\n" TAIL, 5,
+		"want a meta.json path (e.g. charge.workload)", "a workload that is no meta.json path");
 	refused("[claim a]\npublished = p\nquantity = metric:-:m\nvalue = 1 s\nwithin = 0.5x\n" TAIL, 5,
 		"a factor > 1", "a factor below 1");
 	refused("[claim a]\npublished = p\nquantity = metric:-:m\nvalue = 1 s\nexpect = same\n" TAIL, 5,

@@ -210,6 +210,21 @@ static void test_guest(void)
 	   strstr(ft, "measured      charge.kmem.total 1000 ops/s"), "and why; a driver run alone has no phase name");
 	free(ft);
 	free(text);
+	/* Under -icount the guest's clock counts instructions. */
+	{
+		char *ic = make_dir("icount", "{\"name\":\"kmem-overhead\",\"status\":\"complete\","
+				    "\"vm\":{\"accel\":\"tcg\",\"kernel_spec\":\"6.1\",\"icount\":\"shift=0\"}}",
+				    "-\t0\tcharge.kmem.total\t1000\tops/s\thigher\n");
+
+		text = summary_of(ic);
+		ft = flat(text);
+		ok(strstr(ft, "NOT MEASURED  time: a qemu guest (kernel 6.1) under TCG with -icount, whose clock counts "
+			  "instructions: its times and rates are guest instruction counts") != NULL,
+		   "an -icount guest: its times are instruction counts, not time");
+		free(ft);
+		free(text);
+		free(ic);
+	}
 	/* The report.txt the guest wrote, before vm marked its meta.json. */
 	put_file(dir, "report.txt", "memcg-lab report: (as the guest wrote it)\n");
 	ok(report_rewrite(dir) == 0, "report_rewrite of a guest's results");

@@ -642,6 +642,54 @@ static void lines_ops(void)
 	free(b);
 }
 
+/* workload = charge.workload: what the run's driver did, beside the
+ * verdict (the seed's module, or a stand-in and why); an -icount guest's
+ * times are instruction counts, and its gate says so. */
+static void workloads(void)
+{
+	const char *claim = EXP "[claim w]\npublished = p\nquantity = metric:-:overhead\nvalue = 2.42 ratio\n"
+		"timing = yes\nworkload = charge.workload\n" TAIL
+		"[claim ab]\npublished = p\nquantity = metric:-:overhead\nbase = 3.87 ratio\npatched = 2.42 ratio\n"
+		"timing = yes\nworkload = charge.workload\n" TAIL;
+	const char *m = "-\t0\toverhead\t1.3\tratio\t-\n-\t1\toverhead\t1.4\tratio\t-\n";
+	struct verdicts vs;
+	const struct verdict *v;
+	char *stand, *mod, *old, *ic;
+
+	stand = mkrun("w-stand", META("\"stock_slots\":7", ",\"charge\":{\"workload\":\"stand-in: close()/open() "
+		      "of /dev/null: a stand-in for the seed's module (no headers)\"}"), claim, m);
+	mod = mkrun("w-mod", META("\"stock_slots\":7", ",\"charge\":{\"workload\":\"the seed's module: "
+		    "kmem_bench\"}"), claim, m);
+	old = mkrun("w-old", META("\"stock_slots\":7", ""), claim, m);
+	ic = mkrun("w-icount", META("\"stock_slots\":7", ",\"vm\":{\"accel\":\"tcg\",\"kernel_spec\":\"6.1\","
+		   "\"icount\":\"shift=0\"},\"charge\":{\"workload\":\"the seed's module: kmem_bench\"}"), claim, m);
+	verdicts_of_dir(&vs, stand);
+	ok(has_note(of(&vs, "w", 0), "workload: stand-in: close()/open() of /dev/null: a stand-in for the seed's module"),
+	   "a stand-in run: its verdict says so");
+	verdicts_free(&vs);
+	verdicts_of_dir(&vs, old);
+	ok(has_note(of(&vs, "w", 0), "workload: not said"), "a run from before the workload: said, not guessed");
+	verdicts_free(&vs);
+	verdicts_of_pair(&vs, stand, mod);
+	v = of(&vs, "ab", 0);
+	ok(v && has_note(v, "workload: A stand-in: close()/open()") && has_note(v, "; B the seed's module"),
+	   "a pair of a stand-in and the module: each side's workload");
+	verdicts_free(&vs);
+	verdicts_of_pair(&vs, mod, mod);
+	v = of(&vs, "ab", 0);
+	ok(v && has_note(v, "workload: the seed's module: kmem_bench") && !has_note(v, "; B "),
+	   "a pair on the same workload: said once");
+	verdicts_free(&vs);
+	verdicts_of_dir(&vs, ic);
+	ok(is(&vs, "w", VERDICT_NOT_MEASURABLE, "TCG with -icount: a qemu guest (kernel 6.1) whose clock counts "
+	      "instructions"), "an -icount guest: times are instruction counts, not judged as the seed's time");
+	verdicts_free(&vs);
+	free(stand);
+	free(mod);
+	free(old);
+	free(ic);
+}
+
 int main(void)
 {
 	if (!mkdtemp(base))
@@ -652,6 +700,7 @@ int main(void)
 	layouts();
 	lines();
 	lines_ops();
+	workloads();
 	if (tap_rm_rf(base))
 		tap_diag("could not remove %s", base);
 	return tap_done();

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/vfs.h>
 #include <unistd.h>
+#include "drivers/charge/kmod.h"
 #include "drivers/charge/plan.h"
 #include "kernel/btf.h"
 #include "util/nofile.h"
@@ -52,6 +53,9 @@ void charge_host_probe(struct charge_host *h, const struct charge_config *c)
 	h->meminfo_ok = meminfo_read(&h->mem) == 0;
 	if (c->mode && (!strcmp(c->mode, "stock") || !strcmp(c->mode, "objstock")))
 		charge_host_stock_slots(h);
+	if (c->mode && !strcmp(c->mode, "kmem"))
+		h->kmod_found = kmod_resolve(c->module, h->kmod_path, sizeof(h->kmod_path), h->kmod_built,
+					     sizeof(h->kmod_built), h->kmod_why, sizeof(h->kmod_why));
 	if (c->mode && !strcmp(c->mode, "file")) {
 		if (statfs(c->tmpfs, &s) < 0)
 			h->tmpfs_errno = errno;

@@ -18,6 +18,8 @@ struct charge_opts {
 	size_t size;		/* anon, file: bytes each worker charges per pass */
 	bool populate;		/* anon: MADV_POPULATE_WRITE instead of touching */
 	int objects;		/* kmem: objects each worker keeps allocated */
+	bool kmod_accounted;	/* kmem with the module: its SLAB_ACCOUNT cache, else the plain one */
+	long kmod_batch;	/* kmem with the module: alloc/free pairs per write() */
 	size_t msg;		/* sock: bytes per sendfile() */
 	const char *tmpfs;	/* file: a directory on tmpfs */
 	int stock_pages;	/* stock: pages per pass (one charge batch) */

@@ -26,7 +26,11 @@ static const struct options_cmd charge_cmd = {
 "Modes:\n"
 "  anon    page faults on private anonymous memory, dropped with MADV_DONTNEED\n"
 "  file    tmpfs page cache: fallocate() of the pages, then a hole punch\n"
-"  kmem    close()+open() of /dev/null: a struct file from the 'filp' slab cache\n"
+"  kmem    the seed's module (lab/kmod/kmem_bench.c): kmem_cache_alloc()+free()\n"
+"          of a 64-byte object on a SLAB_ACCOUNT cache in the worker's memcg\n"
+"          (--unaccounted: on a plain cache), where the lab built it for this\n"
+"          kernel (make kmod; vm --kmod); elsewhere close()+open() of /dev/null\n"
+"          (a struct file from the 'filp' cache): a stand-in, and said so\n"
 "  sock    loopback TCP, sendfile() of --msg-size messages to a receiver of\n"
 "          its own; client and receiver in the worker's cgroup (netperf\n"
 "          TCP_SENDFILE's shape); rates in Mbps\n"
@@ -106,6 +110,11 @@ static void objects_opt(const struct lab_option *opt, const char *v)
 	*(long *)opt->value = option_int(opt, v, 1, 1 << 20);
 }
 
+static void batch_opt(const struct lab_option *opt, const char *v)
+{
+	*(long *)opt->value = option_int(opt, v, 1, 1000000000);
+}
+
 /*
  * The one table, writing into o: with help, its --help text on help;
  * else argv scanned by it (options_scan's 0, 1 or -1, *first its optind).
@@ -139,8 +148,17 @@ static int with_table(struct charge_config *o, int argc, char **argv, int *first
 			     size_opt),
 		OPT_FLAG(0, "populate", &o->populate, "anon: fault the pages in with MADV_POPULATE_WRITE (the "
 			 "kernel's fault path without the user-mode exception)"),
-		OPT_CALLBACK(0, "objects", &o->objects, "N", "512", "kmem: descriptors each worker keeps open",
-			     objects_opt),
+		OPT_CALLBACK(0, "objects", &o->objects, "N", "512", "kmem, the stand-in: descriptors each worker "
+			     "keeps open", objects_opt),
+		OPT_STRING(0, "module", &o->module, "auto|none|PATH", "auto", "kmem: the kmem_bench module; auto: "
+			   "build/kmod/<release>/kmem_bench.ko where the lab built it for this kernel, else the "
+			   "close()/open() stand-in; none: the stand-in"),
+		OPT_FLAG(0, "unaccounted", &o->unaccounted, "kmem: the unaccounted side (the module's plain cache, "
+			 "workers still in their memcgs; the stand-in's workers in the root memcg)"),
+		OPT_CALLBACK(0, "object-size", &o->object_size, "SIZE", "64", "kmem, the module: bytes per object "
+			     "(8 to 4096)", size_opt),
+		OPT_CALLBACK(0, "batch", &o->batch, "N", "10000", "kmem, the module: alloc/free pairs per write()",
+			     batch_opt),
 		OPT_CALLBACK(0, "msg-size", &o->msg, "SIZE", "10K", "sock: bytes per sendfile()", size_opt),
 		OPT_CALLBACK(0, "tcp-limit", &o->tcp_limit, "SIZE", NULL, "sock, cgroup v1: "
 			     "memory.kmem.tcp.limit_in_bytes of each cgroup; without it v1 does not charge sockets "

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "drivers/charge/plan.h"
+#include "drivers/charge/kmod.h"
 #include "drivers/charge/loops.h"
 #include "drivers/charge/stock.h"
 #include "util/err.h"
@@ -21,7 +22,7 @@ void charge_config_defaults(struct charge_config *c)
 	*c = (struct charge_config){ .tasks = 1, .cgroups = 1, .depth = 1, .limit = -1, .tcp_limit = -1,
 				     .duration = 5, .warmup = 1, .stop_on_death = true, .size = 1 << 20,
 				     .msg = 10240, .objects = 512, .tmpfs = "/dev/shm", .stock_rounds = 3,
-				     .stock_cpus = 1 };
+				     .stock_cpus = 1, .object_size = KMOD_DEFAULT_SIZE, .batch = KMOD_DEFAULT_BATCH };
 }
 
 /* "--opt 'value': why", the shape of every refusal of an option's value. */
@@ -105,6 +106,47 @@ static int plan_stock(struct charge_plan *p, const struct charge_host *h, char *
 		o->stock_max = STOCK_MAX_K;
 	p->nsteps = 1;
 	p->steps[0] = o->stock_max;
+	return 0;
+}
+
+/*
+ * kmem: the seed's module where the lab has one for this kernel (kmod.h),
+ * else the close()/open() stand-in.  The unaccounted side is the module's
+ * plain cache, with the workers in their memcgs as the seed's task was;
+ * the stand-in has no uncharged struct file, so there it is the root memcg.
+ */
+static int plan_kmem(struct charge_plan *p, const struct charge_host *h, char *err, size_t errlen)
+{
+	struct charge_config *o = &p->cfg;
+	bool kmem = !strcmp(o->mode, "kmem");
+
+	if (!kmem) {
+		if (o->module || o->unaccounted || o->object_size != KMOD_DEFAULT_SIZE || o->batch != KMOD_DEFAULT_BATCH)
+			return set_err(err, errlen, "--module, --unaccounted, --object-size and --batch are for --mode kmem");
+		return 0;
+	}
+	if (h->kmod_found < 0)
+		return refuse(err, errlen, "--module", o->module, "%s", h->kmod_why);
+	if (o->object_size < 8 || o->object_size > 4096)
+		return set_err(err, errlen, "--object-size %lld: want 8 to 4096 bytes (the module's caches)", o->object_size);
+	if (o->module && !strcmp(o->module, "none") &&
+	    (o->object_size != KMOD_DEFAULT_SIZE || o->batch != KMOD_DEFAULT_BATCH))
+		return set_err(err, errlen, "--object-size and --batch are the module's: --module none runs the "
+			       "close()/open() stand-in");
+	p->kmod = h->kmod_found > 0;
+	snprintf(p->kmod_path, sizeof(p->kmod_path), "%s", h->kmod_path);
+	snprintf(p->kmod_built, sizeof(p->kmod_built), "%s", h->kmod_built);
+	snprintf(p->kmod_why, sizeof(p->kmod_why), "%s", h->kmod_why);
+	if (p->kmod) {
+		p->loop = &loop_kmod;
+		return 0;
+	}
+	if (o->unaccounted) {
+		if (o->limit >= 0 || o->hierarchy_set)
+			return set_err(err, errlen, "--unaccounted runs the stand-in's workers in the root memcg (%s): "
+				       "--limit and --hierarchy need cgroups of the run's own", p->kmod_why);
+		o->cgroups = 0;
+	}
 	return 0;
 }
 
@@ -219,10 +261,11 @@ static int plan_workload(struct charge_plan *p, const struct charge_host *h, cha
 		return set_err(err, errlen, "--msg-size %lld: want 1 byte to 64M", o->msg);
 	/* Threads: a process per cgroup (one with --cgroups 0) holds its workers. */
 	per_process = o->threads ? (maxn + hosts - 1) / hosts : 1;
-	/* kmem keeps --objects open; a sock pair a listener, both ends and
-	 * the memfd it sends from (drivers/charge/sock.c). */
-	p->fds = CHARGE_BASE_FDS + per_process * (!strcmp(o->mode, "kmem") ? o->objects : sock ? 4 : 0);
-	if (!strcmp(o->mode, "kmem") && h->nofile_max >= 0 && p->fds > h->nofile_max)
+	/* kmem keeps --objects open (with the module: one /proc file); a
+	 * sock pair a listener, both ends and the memfd it sends from
+	 * (drivers/charge/sock.c). */
+	p->fds = CHARGE_BASE_FDS + per_process * (p->kmod ? 1 : !strcmp(o->mode, "kmem") ? o->objects : sock ? 4 : 0);
+	if (!strcmp(o->mode, "kmem") && !p->kmod && h->nofile_max >= 0 && p->fds > h->nofile_max)
 		return set_err(err, errlen, "--objects %ld: %ld descriptors per process, over RLIMIT_NOFILE (%lu)",
 			       o->objects, o->objects * per_process, (unsigned long)h->nofile_max);
 	if (plan_memory(p, h, err, errlen))
@@ -273,7 +316,7 @@ int charge_plan(struct charge_plan *p, const struct charge_config *c, const stru
 		p->steps[0] = (int)o->tasks;
 		p->step_names[0] = NULL;
 	}
-	if (plan_cgroups(p, h, err, errlen))
+	if (plan_kmem(p, h, err, errlen) || plan_cgroups(p, h, err, errlen))
 		return -1;
 	return plan_workload(p, h, err, errlen);
 }

@@ -47,6 +47,11 @@ struct charge_config {
 	bool stop_on_death;
 	long long size, msg;
 	long objects;
+	const char *module;		/* kmem: auto (NULL), none, or a kmem_bench.ko path */
+	bool unaccounted;		/* kmem: the unaccounted side (the module's plain cache;
+					 * the stand-in's root memcg) */
+	long long object_size;		/* kmem with the module: bytes per object */
+	long batch;			/* kmem with the module: loops per write() */
 	const char *tmpfs;
 	int stock_max, stock_rounds;	/* stock_max 0: from the slots */
 	int stock_cpus;			/* stock modes: CPUs each taking turns over the same K memcgs */
@@ -77,6 +82,10 @@ struct charge_host {
 	 * objcg slots, 0 where unknown, with what BTF showed. */
 	int stock_slots, obj_stock_slots;
 	char stock_evidence[KF_EVIDENCE], obj_stock_evidence[KF_EVIDENCE];
+	/* kmem mode: the module for this kernel (kmod_resolve: 1 found, 0 the
+	 * stand-in with why, -1 a --module path that cannot be read). */
+	int kmod_found;
+	char kmod_path[4096], kmod_built[512], kmod_why[512];
 	/* file mode: the --tmpfs directory (statfs errno, or 0 and whether tmpfs). */
 	int tmpfs_errno;
 	bool tmpfs_is_tmpfs;
@@ -93,6 +102,10 @@ void charge_host_free(struct charge_host *h);
 struct charge_plan {
 	struct charge_config cfg;	/* the request, with every default and rewrite applied */
 	const struct hloop *loop;	/* the mode's loop (drivers/charge/loops.h) */
+	/* kmem: the seed's module (kmod.h) at kmod_path, built against
+	 * kmod_built; else the close()/open() stand-in, for kmod_why. */
+	bool kmod;
+	char kmod_path[4096], kmod_built[512], kmod_why[512];
 	bool stock;			/* stock or objstock: K memcgs on one CPU */
 	bool use_cg;			/* false: --cgroups 0, the root memcg */
 	struct cg_env env;

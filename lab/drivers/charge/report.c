@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "drivers/charge/report.h"
+#include "drivers/charge/kmod.h"
 #include "drivers/charge/loops.h"
 #include "util/err.h"
 #include "util/humanize.h"
@@ -84,7 +85,7 @@ static void socket_counter(FILE *f, const struct charge_plan *pl, const struct e
 
 void charge_report_step(FILE *f, const struct charge_plan *pl, const struct placement *p,
 			const struct harness_result *r, const struct evidence *ev, const int *cpu, int tasks,
-			const char *level)
+			const char *level, const struct charge_kmod_window *km)
 {
 	const struct charge_config *o = &pl->cfg;
 	const struct hloop *l = pl->loop;
@@ -163,17 +164,30 @@ void charge_report_step(FILE *f, const struct charge_plan *pl, const struct plac
 	}
 	if (!strcmp(o->mode, "sock"))
 		socket_counter(f, pl, ev);
-	if (!strcmp(o->mode, "kmem"))
+	if (!strcmp(o->mode, "kmem") && pl->kmod) {
+		fprintf(f, "  module: %s%s%s%s; %lld-byte objects from its %s cache, %ld per write()\n", pl->kmod_path,
+			pl->kmod_built[0] ? " (built against " : "", pl->kmod_built, pl->kmod_built[0] ? ")" : "",
+			o->object_size, o->unaccounted ? "plain ('kmem_bench_unaccounted')" :
+			"SLAB_ACCOUNT ('kmem_bench_accounted')", o->batch);
+		if (km && km->ok && km->loops)
+			fprintf(f, "  in the kernel: %llu alloc+free pairs in %.3f s, %.1f ns each (the module's "
+				"ktime_get_ns() around each write's loop, start barrier to window end)\n",
+				(unsigned long long)km->loops, km->ns / 1e9, (double)km->ns / (double)km->loops);
+		else
+			fprintf(f, "  in the kernel: the module's counters could not be read\n");
+	} else if (!strcmp(o->mode, "kmem")) {
+		fprintf(f, "  " KMOD_STANDIN " (%s)\n", pl->kmod_why);
 		fprintf(f, "  slab cache: '%s' (struct file, SLAB_ACCOUNT); %ld objects held per worker; v1 shows "
 			"kmem charges in memory.kmem.usage_in_bytes (its memory.stat has no slab lines), v2 in "
 			"memory.stat slab_unreclaimable\n", KMEM_SLAB_CACHE, o->objects);
+	}
 	if (r->cut_short)
 		fprintf(f, "  run cut short: %s\n", r->stop_reason);
 	free(cg_ops);
 }
 
 void charge_report_metrics(FILE *mf, const struct charge_plan *pl, const char *step, int repeat,
-			   const struct harness_result *r)
+			   const struct harness_result *r, const struct charge_kmod_window *km)
 {
 	const struct charge_config *o = &pl->cfg;
 	const struct hloop *l = pl->loop;
@@ -192,6 +206,11 @@ void charge_report_metrics(FILE *mf, const struct charge_plan *pl, const char *s
 		     "lower");
 	snprintf(m, sizeof(m), "charge.%s.machine_idle", o->mode);
 	metrics_emit(mf, step, repeat, m, r->cpu_idle, "%", "-");
+	/* The module's own clock per alloc+free pair (no syscall in it). */
+	if (km && km->ok && km->loops) {
+		snprintf(m, sizeof(m), "charge.%s.loop_ns", o->mode);
+		metrics_emit(mf, step, repeat, m, (double)km->ns / (double)km->loops, "ns", "lower");
+	}
 }
 
 json_object *charge_report_config(const struct charge_plan *pl, const struct placement *p)
@@ -227,8 +246,24 @@ json_object *charge_report_config(const struct charge_plan *pl, const struct pla
 		json_object_object_add(j, "fault", json_object_new_string(o->populate ? "MADV_POPULATE_WRITE" :
 									     "user-mode touch"));
 	if (!strcmp(o->mode, "kmem")) {
-		json_object_object_add(j, "objects", json_object_new_int((int)o->objects));
-		json_object_object_add(j, "slab_cache", json_object_new_string(KMEM_SLAB_CACHE));
+		char w[1024];
+
+		charge_report_workload(w, sizeof(w), pl);
+		json_object_object_add(j, "workload", json_object_new_string(w));
+		if (pl->kmod) {
+			json_object *m = json_object_new_object();
+
+			json_object_object_add(m, "path", json_object_new_string(pl->kmod_path));
+			json_object_object_add(m, "built", json_object_new_string(pl->kmod_built));
+			json_object_object_add(m, "object_bytes", json_object_new_int64(o->object_size));
+			json_object_object_add(m, "cache", json_object_new_string(o->unaccounted ? "unaccounted" :
+										    "accounted"));
+			json_object_object_add(m, "batch", json_object_new_int64(o->batch));
+			json_object_object_add(j, "module", m);
+		} else {
+			json_object_object_add(j, "objects", json_object_new_int((int)o->objects));
+			json_object_object_add(j, "slab_cache", json_object_new_string(KMEM_SLAB_CACHE));
+		}
 	}
 	if (!strcmp(o->mode, "sock")) {
 		json_object_object_add(j, "msg_bytes", json_object_new_int64(o->msg));
@@ -240,6 +275,17 @@ json_object *charge_report_config(const struct charge_plan *pl, const struct pla
 	if (!strcmp(o->mode, "file"))
 		json_object_object_add(j, "tmpfs", json_object_new_string(o->tmpfs));
 	return j;
+}
+
+void charge_report_workload(char *buf, size_t n, const struct charge_plan *pl)
+{
+	/* What it was built against is charge.module.built: the workload
+	 * string stays the same across kernels, for a pair's verdict. */
+	if (pl->kmod)
+		snprintf(buf, n, "the seed's module: kmem_bench's kmem_cache_alloc()+kmem_cache_free() loop, "
+			 "%lld-byte objects", pl->cfg.object_size);
+	else
+		snprintf(buf, n, "stand-in: " KMOD_STANDIN " (%s)", pl->kmod_why);
 }
 
 void charge_report_emit(const char *text)
@@ -410,6 +456,12 @@ void charge_report_valid(FILE *f, const struct charge_plan *pl)
 	fprintf(f, "charge: valid: %s, %s%d %s, %d cgroup%s (%s), %d s after %d s warm-up\n", o->mode,
 		o->steps ? "steps up to " : "", pl->steps[pl->nsteps - 1], o->threads ? "threads" : "processes",
 		pl->ncg, pl->ncg == 1 ? "" : "s", cg_version(pl), o->duration, o->warmup);
+	if (!strcmp(o->mode, "kmem")) {
+		char w[1024];
+
+		charge_report_workload(w, sizeof(w), pl);
+		fprintf(f, "  %s\n", w);
+	}
 }
 
 struct charge_step_row charge_report_step_row(const struct charge_plan *pl, const struct harness_result *r,

@@ -22,11 +22,22 @@ struct results;
 /* One line for --validate: what would run. */
 void charge_report_valid(FILE *f, const struct charge_plan *p);
 
+/* kmem with the module: its counters over a step, from the start barrier
+ * to the window's end (loops run and their ns, by its own clock). */
+struct charge_kmod_window {
+	bool ok;
+	uint64_t loops, ns;
+};
+
 /* One step: n workers of placement pc (NULL: the root memcg) on cpu[], with
- * the kernel's counters ev (NULL: none), level the topology step's name. */
+ * the kernel's counters ev (NULL: none), level the topology step's name,
+ * km the module's counters (NULL: not the module). */
 void charge_report_step(FILE *f, const struct charge_plan *p, const struct placement *pc,
 			const struct harness_result *r, const struct evidence *ev, const int *cpu, int n,
-			const char *level);
+			const char *level, const struct charge_kmod_window *km);
+/* kmem: what the run's workload is, for meta.json and the verdicts: the
+ * seed's module (and what it was built against) or the stand-in (and why). */
+void charge_report_workload(char *buf, size_t n, const struct charge_plan *p);
 
 /* A topology step's line of the closing table (rates in the loop's unit). */
 struct charge_step_row {
@@ -59,7 +70,7 @@ void charge_report_stock(FILE *f, const struct charge_plan *p, const struct char
 json_object *charge_report_config(const struct charge_plan *p, const struct placement *pc);
 /* A step's rows of metrics.tsv (mf NULL: none). */
 void charge_report_metrics(FILE *mf, const struct charge_plan *p, const char *step, int repeat,
-			   const struct harness_result *r);
+			   const struct harness_result *r, const struct charge_kmod_window *km);
 /* data/stock.tsv or data/objstock.tsv with its header, a row per K, and the
  * sweep's entry in meta.json (under the mode's name). */
 FILE *charge_report_stock_tsv(struct results *res, const struct charge_plan *p);

@@ -15,6 +15,7 @@
 #include "drivers/charge/report.h"
 #include "drivers/charge/run.h"
 #include "drivers/charge/evidence.h"
+#include "drivers/charge/kmod.h"
 #include "drivers/harness.h"
 #include "drivers/charge/loops.h"
 #include "drivers/placement.h"
@@ -35,6 +36,8 @@ struct run_ctx {
 	int rounds;
 	long page;
 	struct stock_holders holders;
+	const char *kmod_cache;		/* kmem with the module: its /proc file's name */
+	struct kmod_counts k0, k1;	/* its counters at the start barrier and the window's end */
 };
 
 static int hook_enter(void *arg, int idx, char *err, size_t errlen)
@@ -58,6 +61,8 @@ static void hook_before(void *arg)
 
 	if (x->ev)
 		evidence_before(x->ev);
+	if (x->kmod_cache)
+		kmod_read(x->kmod_cache, &x->k0);
 }
 
 static void hook_window_end(void *arg)
@@ -66,6 +71,8 @@ static void hook_window_end(void *arg)
 
 	if (x->ev)
 		evidence_after(x->ev);
+	if (x->kmod_cache)
+		kmod_read(x->kmod_cache, &x->k1);
 	if (x->stock)
 		stock_holders_measure(x->stock, x->env, x->root, x->rounds, x->page, &x->holders);
 }
@@ -92,6 +99,7 @@ static struct charge_opts loop_opts(const struct charge_plan *pl)
 	return (struct charge_opts){
 		.page = (size_t)pl->page, .size = (size_t)o->size, .populate = o->populate, .objects = (int)o->objects,
 		.msg = (size_t)o->msg, .tmpfs = o->tmpfs, .stock_pages = CHARGE_BATCH_PAGES,
+		.kmod_accounted = !o->unaccounted, .kmod_batch = o->batch,
 	};
 }
 
@@ -136,6 +144,8 @@ static int run_modes(const struct charge_plan *pl, struct results *res)
 	} else {
 		x.env = &pl->env;	/* the root memcg */
 	}
+	if (pl->kmod)
+		x.kmod_cache = o->unaccounted ? "unaccounted" : "accounted";
 	if (res)
 		results_meta_set(res, "charge", charge_report_config(pl, pl->use_cg ? &p : NULL));
 	charge_outputs_open(&out, res);
@@ -143,6 +153,7 @@ static int run_modes(const struct charge_plan *pl, struct results *res)
 		int n = pl->steps[s];
 		struct harness_cfg hc;
 		struct harness_result r;
+		struct charge_kmod_window km = { 0 };
 		char *text = NULL, stepbuf[64], prefix[160];
 		const char *step = step_tag(res, o->steps, n, stepbuf, sizeof(stepbuf));
 		size_t len;
@@ -161,11 +172,13 @@ static int run_modes(const struct charge_plan *pl, struct results *res)
 				break;
 			die("charge: %s", err);
 		}
+		if (x.kmod_cache && x.k0.ok && x.k1.ok && x.k1.loops >= x.k0.loops)
+			km = (struct charge_kmod_window){ true, x.k1.loops - x.k0.loops, x.k1.ns - x.k0.ns };
 		f = open_memstream(&text, &len);
 		if (s)
 			fputc('\n', f);
 		charge_report_step(f, pl, pl->use_cg ? &p : NULL, &r, pl->use_cg ? &ev : NULL, cpu, n,
-				   pl->step_names[s]);
+				   pl->step_names[s], pl->kmod ? &km : NULL);
 		fclose(f);
 		charge_report_emit(text);
 		fputs(text, summary);
@@ -184,7 +197,7 @@ static int run_modes(const struct charge_plan *pl, struct results *res)
 				evidence_write_tsv(&ev, ops, out.cgroups, s ? NULL : "step\t", prefix);
 				free(ops);
 			}
-			charge_report_metrics(out.metrics, pl, step, res->repeat, &r);
+			charge_report_metrics(out.metrics, pl, step, res->repeat, &r, pl->kmod ? &km : NULL);
 			results_log(res, "charge %s %s: %.6g %s", o->mode, step, r.total_rate * pl->loop->rate_scale,
 				    pl->loop->rate_unit);
 		}
@@ -340,10 +353,27 @@ int charge_run(const struct charge_plan *p, struct results *res)
 {
 	/* kmem keeps --objects open, sock four per pair: the plan checked
 	 * p->fds against what the limit can be raised to. */
-	int e = nofile_raise(p->fds);
+	int e = nofile_raise(p->fds), ret;
+	bool loaded = false;
+	char err[1024];
 
 	if (e)
 		die("charge: cannot raise RLIMIT_NOFILE to the %lld files a worker process keeps open: %s",
 		    p->fds, strerror(-e));
-	return p->stock ? run_stock(p, res) : run_modes(p, res);
+	if (!strcmp(p->cfg.mode, "kmem") && !p->kmod) {
+		/* One line, once a run: the seed's module is not what runs. */
+		char what[768];
+
+		snprintf(what, sizeof(what), "%s: the kmem mode runs " KMOD_STANDIN, p->kmod_why);
+		if (res)
+			results_skip(res, "the seed's kmem_bench module", what);
+		else
+			note("charge: %s", what);
+	}
+	if (p->kmod && kmod_load(p->kmod_path, (unsigned int)p->cfg.object_size, &loaded, err, sizeof(err)))
+		die("charge: --module: %s", err);
+	ret = p->stock ? run_stock(p, res) : run_modes(p, res);
+	if (loaded)
+		kmod_unload();
+	return ret;
 }
