@@ -853,6 +853,10 @@ export PATH='$perf_dir/bin':\$PATH"
 	fi
 	{
 		echo "export MEMCG_LAB_ROOT=/lab MEMCG_LAB_RESULTS=/out/results HOME=/root"
+		# What the guest runs under, for the verdicts its runs print
+		# (util/results.h RESULTS_ENV_VM_*).
+		echo "export MEMCG_LAB_VM_ACCEL=$accel"
+		[ -z "$opt_icount" ] || echo "export MEMCG_LAB_VM_ICOUNT='shift=0 (1 ns of guest time = 1 instruction)'"
 		printf '%s\n' "$envs"
 	} > "$st/run/lab/vm/env"
 	(cd "$st/run" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$st/run.cpio.gz"

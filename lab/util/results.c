@@ -243,6 +243,23 @@ struct results *results_create(const char *name, const char *base, int argc, cha
 	if (commit[0])
 		json_object_object_add(r->meta, "lab_commit", json_object_new_string(commit));
 	json_object_object_add(r->meta, "tools", tool_versions());
+	{
+		/* Inside a guest of memcg-lab vm (vm.sh sets these in the guest's
+		 * environment): the run knows its accelerator from the start, so
+		 * the verdicts it prints as it ends already say what TCG timing
+		 * is; the host adds the rest of the "vm" facts when the guest's
+		 * results come back. */
+		const char *accel = getenv(RESULTS_ENV_VM_ACCEL), *icount = getenv(RESULTS_ENV_VM_ICOUNT);
+
+		if (accel && *accel) {
+			json_object *vm = json_object_new_object();
+
+			json_object_object_add(vm, "accel", json_object_new_string(accel));
+			if (icount && *icount)
+				json_object_object_add(vm, "icount", json_object_new_string(icount));
+			json_object_object_add(r->meta, "vm", vm);
+		}
+	}
 	meta_write(r);
 	write_reproduce(r, argc, argv, -1, NULL);
 	free(git);

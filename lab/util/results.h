@@ -38,6 +38,10 @@ struct results {
 #define RESULTS_ENV_DIR "MEMCG_LAB_RESULTS_DIR"
 #define RESULTS_ENV_STEP "MEMCG_LAB_STEP"
 #define RESULTS_ENV_REPEAT "MEMCG_LAB_REPEAT"
+/* In a guest of memcg-lab vm: qemu's accelerator (tcg, mttcg, kvm) and,
+ * under -icount, what the guest's clock counts (lab/scripts/vm.sh). */
+#define RESULTS_ENV_VM_ACCEL "MEMCG_LAB_VM_ACCEL"
+#define RESULTS_ENV_VM_ICOUNT "MEMCG_LAB_VM_ICOUNT"
 
 /*
  * Creates the directory (below base, default "results" in the lab's root
