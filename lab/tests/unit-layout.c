@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "layout/layout_eval.h"
 #include "layout/layout_rules.h"
 #include "layout/layout.h"
 #include "kernel/btf.h"
