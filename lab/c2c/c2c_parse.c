@@ -275,33 +275,6 @@ static void parse_header(struct parser *p, struct header *h, enum table tab, con
 		warn_at(p, p->lineno, "Pareto header has no Offset column");
 }
 
-static bool is_cl_header(const struct tok *t, int n)
-{
-	bool idx = false, addr = false;
-
-	for (int i = 0; i < n; i++) {
-		if (t[i].len == 5 && !strncmp(t[i].s, "Index", 5))
-			idx = true;
-		if ((t[i].len == 7 && !strncmp(t[i].s, "Address", 7)) ||
-		    (t[i].len == 9 && !strncmp(t[i].s, "Cacheline", 9)))
-			addr = true;
-	}
-	return idx && addr;
-}
-
-static bool is_pareto_header(const struct tok *t, int n)
-{
-	bool num = false, off = false;
-
-	for (int i = 0; i < n; i++) {
-		if (t[i].len == 3 && !strncmp(t[i].s, "Num", 3))
-			num = true;
-		if (t[i].len == 6 && !strncmp(t[i].s, "Offset", 6))
-			off = true;
-	}
-	return num && off;
-}
-
 /* Header columns for a Pareto block printed without its header (excerpts). */
 static void infer_add(struct header *h, const char *group, const char *name)
 {
@@ -841,11 +814,11 @@ static void handle_hash(struct parser *p, const char *s)
 		return;
 	}
 	n = c2c_tokenize(s + 1, t, MAX_TOKS, NULL);
-	if (is_cl_header(t, n)) {
+	if (c2c_is_cl_header(t, n)) {
 		parse_header(p, &p->tab, TAB_CL, s, p->have_prev_hash ? p->prev_hash : NULL);
 		p->sect = S_TABLE;
 		p->tables = true;
-	} else if (is_pareto_header(t, n)) {
+	} else if (c2c_is_pareto_header(t, n)) {
 		parse_header(p, &p->par, TAB_PARETO, s, p->have_prev_hash ? p->prev_hash : NULL);
 		p->sect = S_PARETO;
 		p->blk = B_NONE;

@@ -75,6 +75,34 @@ int c2c_split_cells(const char *s, struct seg *out, int max)
 	return n;
 }
 
+/* A table's name row, known by its column names wherever it stands. */
+bool c2c_is_cl_header(const struct tok *t, int n)
+{
+	bool idx = false, addr = false;
+
+	for (int i = 0; i < n; i++) {
+		if (t[i].len == 5 && !strncmp(t[i].s, "Index", 5))
+			idx = true;
+		if ((t[i].len == 7 && !strncmp(t[i].s, "Address", 7)) ||
+		    (t[i].len == 9 && !strncmp(t[i].s, "Cacheline", 9)))
+			addr = true;
+	}
+	return idx && addr;
+}
+
+bool c2c_is_pareto_header(const struct tok *t, int n)
+{
+	bool num = false, off = false;
+
+	for (int i = 0; i < n; i++) {
+		if (t[i].len == 3 && !strncmp(t[i].s, "Num", 3))
+			num = true;
+		if (t[i].len == 6 && !strncmp(t[i].s, "Offset", 6))
+			off = true;
+	}
+	return num && off;
+}
+
 /* ---------------------------------------------------------------- */
 /* Column rules: a header cell to its key                            */
 

@@ -42,6 +42,10 @@ void c2c_clean_label(char *dst, size_t n, const char *s, size_t len);
 int c2c_split_cells(const char *s, struct seg *out, int max);
 /* Whether a group label holds word (case-insensitive). */
 bool c2c_group_has(const char *group, const char *word);
+/* Whether a line's tokens are the name row of the cacheline table (Index
+ * and Address or Cacheline) or of a Pareto block (Num and Offset). */
+bool c2c_is_cl_header(const struct tok *t, int n);
+bool c2c_is_pareto_header(const struct tok *t, int n);
 
 /* The key of a header cell of the cacheline table (share_of: what a share
  * column is of) or of the Pareto table; KEY_UNKNOWN for none.  taken: the
