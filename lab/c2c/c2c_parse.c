@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf c2c report --stdio parser.  See c2c_parse.h for the contract and
- * lab/README section 2 for the rules the samples force.
+ * perf c2c report --stdio parser: the section state machine and the rows
+ * it reads, one concern (a little over 1,000 lines as such).  See
+ * c2c_parse.h for the contract and lab/README section 2 for the rules the
+ * samples force.  Which column is which, per perf version, is
+ * c2c_parse_cols.c; the TSVs of a parsed report, c2c_parse_dir.c.
  *
  * Lines are classified after dropping the excerpt prefix (mail quotes, TABs,
  * spaces): banner ('='), dash separator ('-', optionally after '#'), '#'
@@ -15,51 +18,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include "util/outfile.h"
 #include "util/strfmt.h"
 #include "c2c/c2c_parse.h"
+#include "c2c/c2c_parse_cols.h"
 #include "util/err.h"
-#include "util/fileio.h"
 
-const char *const c2c_cl_key_names[CL_NKEYS] = {
-	"index", "address", "node", "pa_cnt", "share_of", "share_pct",
-	"hitm_total", "hitm_lcl", "hitm_rmt",
-	"peer_total", "peer_lcl", "peer_rmt",
-	"records", "loads", "stores", "st_l1hit", "st_l1miss", "st_na",
-	"ld_fb", "ld_l1", "ld_l2", "ld_lclhit", "ld_lclhitm",
-	"ld_rmthit", "ld_rmthitm", "dram_lcl", "dram_rmt", "llc_ld_miss",
-	"extra",
-};
-
-const char *const c2c_off_key_names[OFF_NKEYS] = {
-	"cacheline", "cacheline_address", "offset", "data_address",
-	"node", "pa_cnt", "pid", "tid", "comm", "code_address",
-	"hitm_rmt_pct", "hitm_lcl_pct", "peer_rmt_pct", "peer_lcl_pct",
-	"peer_pct", "st_l1hit_pct", "st_l1miss_pct", "st_na_pct",
-	"cycles_rmt", "cycles_lcl", "cycles_load", "cycles_peer",
-	"records", "cpu_cnt", "symbol_type", "symbol", "object",
-	"source", "node_info", "extra",
-};
-
-/* ---------------------------------------------------------------- */
-/* Column headers                                                    */
-
-enum ctype { T_ANY, T_INT, T_PCT, T_HEX, T_NODE, T_TIDCOMM, T_TEXT };
-
-#define MAX_COLS 64
-#define KEY_NUM (-2)		/* the Pareto "Num" column */
-#define KEY_UNKNOWN (-1)
-
-struct col {
-	char name[48];
-	char group[48];
-	int key;
-	enum ctype type;
-	int end;		/* column of the header text's last character */
-};
-
+/* The two name rows of a table (their columns: c2c_parse_cols.h). */
 struct header {
 	int n;
 	struct col c[MAX_COLS];
@@ -72,268 +36,6 @@ struct header {
 };
 
 enum table { TAB_CL, TAB_PARETO };
-
-/* Collapses runs of spaces and strips dashes: "------- Load Hitm -------" -> "Load Hitm". */
-static void clean_label(char *dst, size_t n, const char *s, size_t len)
-{
-	size_t o = 0;
-	bool space = false;
-
-	while (len && (*s == '-' || *s == ' ')) {
-		s++;
-		len--;
-	}
-	while (len && (s[len - 1] == '-' || s[len - 1] == ' '))
-		len--;
-	for (size_t i = 0; i < len && o + 1 < n; i++) {
-		if (s[i] == ' ') {
-			space = true;
-			continue;
-		}
-		if (space && o)
-			dst[o++] = ' ';
-		space = false;
-		if (o + 1 < n)
-			dst[o++] = s[i];
-	}
-	dst[o] = '\0';
-}
-
-struct seg {
-	int start, end;		/* [start, end) */
-};
-
-/* Splits a header line into cells separated by two or more spaces. */
-static int split_cells(const char *s, struct seg *out, int max)
-{
-	int n = 0, i = 0, len = (int)strlen(s);
-
-	while (i < len && n < max) {
-		int st, en;
-
-		while (i < len && s[i] == ' ')
-			i++;
-		if (i >= len)
-			break;
-		st = i;
-		for (;;) {
-			while (i < len && s[i] != ' ')
-				i++;
-			/* A single space inside a cell ("PA cnt", "L1 Hit"). */
-			if (i + 1 < len && s[i] == ' ' && s[i + 1] != ' ') {
-				i++;
-				continue;
-			}
-			break;
-		}
-		en = i;
-		out[n].start = st;
-		out[n].end = en;
-		n++;
-	}
-	return n;
-}
-
-static bool ieq(const char *a, const char *b)
-{
-	return !strcasecmp(a, b);
-}
-
-static bool group_has(const char *group, const char *word)
-{
-	return strcasestr(group, word) != NULL;
-}
-
-/*
- * Which key a header column gets, from its name and the group label above
- * it.  The rules are tried in order; the first that matches and whose key
- * no earlier column took wins, so a repeated column name (the v1 RFC's two
- * "Snoop Peer") falls through to the next rule that fits.
- */
-enum gmatch { G_ANY, G_IS, G_HAS };
-
-struct col_rule {
-	enum gmatch gm;
-	const char *group;
-	const char *names;	/* "A|B": any of them, case-insensitive */
-	int key;
-	const char *share_of;	/* CL_SHARE_PCT: what the share is of */
-	const char *group_not;	/* a group holding this word does not match */
-	bool prefix;		/* the names are prefixes ("Node" of "Node{cpus ...}") */
-	bool after_text;	/* only among the text columns */
-};
-
-#define ANY(n, k) { .gm = G_ANY, .names = n, .key = k }
-#define IS(g, n, k) { .gm = G_IS, .group = g, .names = n, .key = k }
-#define HAS(g, n, k) { .gm = G_HAS, .group = g, .names = n, .key = k }
-#define SHARE(g, n, of) { .gm = G_IS, .group = g, .names = n, .key = CL_SHARE_PCT, .share_of = of }
-#define LLC_HIT(n, k) { .gm = G_HAS, .group = "LLC Load Hit", .names = n, .key = k, .group_not = "Hitm" }
-#define NODE_INFO(after) { .gm = G_ANY, .names = "Node", .key = OFF_NODE_INFO, .prefix = true, .after_text = after }
-
-static bool name_in(const char *n, const char *names, bool prefix)
-{
-	for (const char *s = names; *s;) {
-		size_t len = strcspn(s, "|");
-
-		if (!strncasecmp(n, s, len) && (prefix || !n[len]))
-			return true;
-		s += len;
-		if (*s)
-			s++;
-	}
-	return false;
-}
-
-static bool rule_matches(const struct col_rule *r, const struct col *c, bool after_text)
-{
-	if (r->after_text && !after_text)
-		return false;
-	if (r->gm == G_IS && !ieq(c->group, r->group))
-		return false;
-	if (r->gm == G_HAS && !group_has(c->group, r->group))
-		return false;
-	if (r->group_not && group_has(c->group, r->group_not))
-		return false;
-	return name_in(c->name, r->names, r->prefix);
-}
-
-static int map_col(const struct col_rule *rules, size_t nrules, const struct col *c, const bool *taken,
-		   bool after_text, const char **share_of)
-{
-	for (size_t i = 0; i < nrules; i++) {
-		const struct col_rule *r = &rules[i];
-
-		if (!rule_matches(r, c, after_text) || (r->key >= 0 && taken[r->key]))
-			continue;
-		if (r->share_of)
-			*share_of = r->share_of;
-		return r->key;
-	}
-	return KEY_UNKNOWN;
-}
-
-/* The Shared Data Cache Line Table. */
-static const struct col_rule cl_rules[] = {
-	ANY("Index", CL_INDEX),
-	ANY("Address|Cacheline", CL_ADDRESS),
-	ANY("Node", CL_NODE),
-	ANY("PA cnt", CL_PA_CNT),
-	SHARE("Tot", "Hitm", "tot_hitm"),
-	SHARE("Rmt", "Hitm", "rmt_hitm"),
-	SHARE("Lcl", "Hitm", "lcl_hitm"),
-	SHARE("Peer", "Snoop", "peer"),
-	SHARE("Snoop", "Peer", "peer"),
-	/* The v1 RFC's second "Snoop Peer" column is a count. */
-	IS("Peer", "Snoop", CL_PEER_TOTAL),
-	IS("Snoop", "Peer", CL_PEER_TOTAL),
-	HAS("Load Hitm", "Total", CL_HITM_TOTAL),
-	HAS("Load Hitm", "LclHitm|Lcl", CL_HITM_LCL),
-	HAS("Load Hitm", "RmtHitm|Rmt", CL_HITM_RMT),
-	HAS("Load Peer", "Total", CL_PEER_TOTAL),
-	HAS("Load Peer", "Local", CL_PEER_LCL),
-	HAS("Load Peer", "Remote", CL_PEER_RMT),
-	IS("Total", "records", CL_RECORDS),
-	IS("Total", "Loads", CL_LOADS),
-	IS("Total", "Stores", CL_STORES),
-	IS("Stores", "Total", CL_STORES),
-	IS("Stores", "L1Hit", CL_ST_L1HIT),
-	IS("Stores", "L1Miss", CL_ST_L1MISS),
-	IS("Stores", "N/A|Anylvl", CL_ST_NA),
-	HAS("Store Reference", "Total", CL_STORES),
-	HAS("Store Reference", "L1Hit", CL_ST_L1HIT),
-	HAS("Store Reference", "L1Miss", CL_ST_L1MISS),
-	HAS("Store Reference", "N/A|Anylvl", CL_ST_NA),
-	HAS("Core Load Hit", "FB", CL_LD_FB),
-	HAS("Core Load Hit", "L1", CL_LD_L1),
-	HAS("Core Load Hit", "L2", CL_LD_L2),
-	LLC_HIT("LclHit|Llc", CL_LD_LCLHIT),
-	LLC_HIT("LclHitm", CL_LD_LCLHITM),
-	LLC_HIT("Rmt", CL_LD_RMTHIT),	/* 2016 layout: remote clean hits */
-	HAS("RMT Load Hit", "RmtHit", CL_LD_RMTHIT),
-	HAS("RMT Load Hit", "RmtHitm", CL_LD_RMTHITM),
-	HAS("Load Dram", "Lcl", CL_DRAM_LCL),
-	HAS("Load Dram", "Rmt", CL_DRAM_RMT),
-	ANY("Ld Miss", CL_LLC_LD_MISS),
-};
-
-/* The Pareto table of each cacheline's offsets. */
-static const struct col_rule pareto_rules[] = {
-	NODE_INFO(true),	/* "Node" among the text columns is node info */
-	ANY("Num", KEY_NUM),
-	IS("HITM", "Rmt|RmtHitm", OFF_HITM_RMT_PCT),
-	IS("HITM", "Lcl|LclHitm", OFF_HITM_LCL_PCT),
-	IS("Peer Snoop", "Rmt", OFF_PEER_RMT_PCT),
-	IS("Peer Snoop", "Lcl", OFF_PEER_LCL_PCT),
-	IS("Snoop", "Peer", OFF_PEER_PCT),
-	IS("Store Refs", "L1 Hit", OFF_ST_L1HIT_PCT),
-	IS("Store Refs", "L1 Miss", OFF_ST_L1MISS_PCT),
-	IS("Store Refs", "N/A|Any Lvl", OFF_ST_NA_PCT),
-	ANY("Offset", OFF_OFFSET),
-	ANY("Node", OFF_NODE),
-	ANY("PA cnt", OFF_PA_CNT),
-	ANY("Pid", OFF_PID),
-	ANY("Tid", OFF_TID),
-	ANY("Code address", OFF_CODE_ADDRESS),
-	IS("cycles", "rmt hitm|rmt peer", OFF_CYCLES_RMT),
-	IS("cycles", "lcl hitm|lcl peer", OFF_CYCLES_LCL),
-	IS("cycles", "load", OFF_CYCLES_LOAD),
-	IS("cycles", "peer", OFF_CYCLES_PEER),
-	ANY("records", OFF_RECORDS),
-	ANY("cnt", OFF_CPU_CNT),
-	ANY("Symbol", OFF_SYMBOL),
-	ANY("Object", OFF_OBJECT),
-	ANY("Source:Line", OFF_SOURCE),
-	NODE_INFO(false),
-};
-
-#undef ANY
-#undef IS
-#undef HAS
-#undef SHARE
-#undef LLC_HIT
-#undef NODE_INFO
-
-static int map_cl_col(const struct col *c, const bool *taken, const char **share_of)
-{
-	return map_col(cl_rules, sizeof(cl_rules) / sizeof(cl_rules[0]), c, taken, false, share_of);
-}
-
-static int map_pareto_col(const struct col *c, const bool *taken, bool after_text)
-{
-	const char *unused;
-
-	return map_col(pareto_rules, sizeof(pareto_rules) / sizeof(pareto_rules[0]), c, taken, after_text,
-		       &unused);
-}
-
-static enum ctype cl_type(int key)
-{
-	switch (key) {
-	case CL_ADDRESS: return T_HEX;
-	case CL_NODE: return T_NODE;
-	case CL_SHARE_PCT: return T_PCT;
-	case KEY_UNKNOWN: return T_ANY;
-	default: return T_INT;
-	}
-}
-
-static enum ctype off_type(int key)
-{
-	switch (key) {
-	case KEY_NUM: return T_INT;
-	case OFF_HITM_RMT_PCT: case OFF_HITM_LCL_PCT: case OFF_PEER_RMT_PCT:
-	case OFF_PEER_LCL_PCT: case OFF_PEER_PCT: case OFF_ST_L1HIT_PCT:
-	case OFF_ST_L1MISS_PCT: case OFF_ST_NA_PCT:
-		return T_PCT;
-	case OFF_OFFSET: case OFF_CODE_ADDRESS: return T_HEX;
-	case OFF_NODE: return T_NODE;
-	case OFF_TID: return T_TIDCOMM;
-	case OFF_SYMBOL: case OFF_OBJECT: case OFF_SOURCE: case OFF_NODE_INFO:
-		return T_TEXT;
-	case KEY_UNKNOWN: return T_ANY;
-	default: return T_INT;
-	}
-}
 
 /* ---------------------------------------------------------------- */
 /* Parser state                                                      */
@@ -405,108 +107,6 @@ static const char *excerpt(const char *s, char *buf, size_t n)
 }
 
 /* ---------------------------------------------------------------- */
-/* Tokens and value checks                                           */
-
-struct tok {
-	const char *s;
-	int len;
-};
-
-#define MAX_TOKS 96
-
-static int tokenize(const char *s, struct tok *t, int max, const char **stop)
-{
-	int n = 0;
-
-	for (;;) {
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s || n == max)
-			break;
-		t[n].s = s;
-		while (*s && *s != ' ' && *s != '\t')
-			s++;
-		t[n].len = (int)(s - t[n].s);
-		n++;
-	}
-	if (stop)
-		*stop = s;
-	return n;
-}
-
-static bool is_hex(const char *s, int len)
-{
-	if (len < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
-		return false;
-	for (int i = 2; i < len; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return false;
-	return true;
-}
-
-static bool is_number(const char *s, int len)
-{
-	char buf[64], *end;
-
-	if (len <= 0 || len >= (int)sizeof(buf))
-		return false;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	if (!strcasecmp(buf, "-nan") || !strcasecmp(buf, "nan"))
-		return true;
-	strtod(buf, &end);
-	return end != buf && !*end;
-}
-
-static bool is_node(const char *s, int len)
-{
-	if (len == 3 && !strncmp(s, "N/A", 3))
-		return true;
-	if (len <= 0)
-		return false;
-	for (int i = 0; i < len; i++)
-		if (!isdigit((unsigned char)s[i]) && s[i] != '-' && s[i] != ',')
-			return false;
-	return isdigit((unsigned char)s[0]);
-}
-
-/* "[k]", "[.]", "[u]", "[g]", "[H]": where an offset row's text columns start. */
-static bool is_symbol_mark(const struct tok *k)
-{
-	return k->len == 3 && k->s[0] == '[' && k->s[2] == ']';
-}
-
-static bool tok_is(enum ctype t, const struct tok *k)
-{
-	switch (t) {
-	case T_INT: return str_is_digits(k->s, k->len);
-	case T_PCT: return k->len > 1 && k->s[k->len - 1] == '%' && is_number(k->s, k->len - 1);
-	case T_HEX: return is_hex(k->s, k->len);
-	case T_NODE: return is_node(k->s, k->len);
-	case T_TIDCOMM: {
-		int i = 0;
-
-		while (i < k->len && isdigit((unsigned char)k->s[i]))
-			i++;
-		return i > 0 && (i == k->len || k->s[i] == ':');
-	}
-	default: return k->len > 0;
-	}
-}
-
-static const char *type_name(enum ctype t)
-{
-	switch (t) {
-	case T_INT: return "a count";
-	case T_PCT: return "a percentage";
-	case T_HEX: return "a hex address";
-	case T_NODE: return "a node (N, N-M or N/A)";
-	case T_TIDCOMM: return "tid:comm";
-	default: return "a value";
-	}
-}
-
-/* ---------------------------------------------------------------- */
 /* Report storage                                                    */
 
 static void add_stat(struct parser *p, const char *section, const char *key, const char *value)
@@ -542,7 +142,7 @@ static void add_stat(struct parser *p, const char *section, const char *key, con
 			 * (": memory", the samples perf synthesized) */
 			r->vendor = c2c_vendor_of_event(s->value);
 		}
-	} else if (!is_number(s->value, (int)strlen(s->value))) {
+	} else if (!c2c_is_number(s->value, (int)strlen(s->value))) {
 		char ex[80];
 
 		warn_at(p, p->lineno, "statistic '%s' has a value that is not a number: '%s'",
@@ -613,11 +213,11 @@ static void parse_header(struct parser *p, struct header *h, enum table tab, con
 	memset(h, 0, sizeof(*h));
 	snprintf(nbuf, sizeof(nbuf), "%s", names);
 	nbuf[0] = ' ';		/* the leading '#' */
-	nn = split_cells(nbuf, ns, MAX_COLS);
+	nn = c2c_split_cells(nbuf, ns, MAX_COLS);
 	if (groups) {
 		snprintf(gbuf, sizeof(gbuf), "%s", groups);
 		gbuf[0] = ' ';
-		ng = split_cells(gbuf, gs, MAX_COLS);
+		ng = c2c_split_cells(gbuf, gs, MAX_COLS);
 	}
 	h->line = p->lineno;
 	h->offset_col = -1;
@@ -628,7 +228,7 @@ static void parse_header(struct parser *p, struct header *h, enum table tab, con
 		int cs = i ? ns[i - 1].end + 1 : 0, ce = ns[i].end;
 		int best = 0;
 
-		clean_label(c->name, sizeof(c->name), nbuf + ns[i].start, ns[i].end - ns[i].start);
+		c2c_clean_label(c->name, sizeof(c->name), nbuf + ns[i].start, ns[i].end - ns[i].start);
 		c->end = ce;
 		for (int j = 0; j < ng; j++) {
 			int lo = gs[j].start > cs ? gs[j].start : cs;
@@ -636,18 +236,18 @@ static void parse_header(struct parser *p, struct header *h, enum table tab, con
 
 			if (hi - lo > best) {
 				best = hi - lo;
-				clean_label(c->group, sizeof(c->group), gbuf + gs[j].start,
+				c2c_clean_label(c->group, sizeof(c->group), gbuf + gs[j].start,
 					    gs[j].end - gs[j].start);
 			}
 		}
 		if (tab == TAB_CL) {
-			c->key = map_cl_col(c, taken, &p->share_of);
-			c->type = cl_type(c->key);
-			if (group_has(c->group, "Double-Cacheline"))
+			c->key = c2c_map_cl_col(c, taken, &p->share_of);
+			c->type = c2c_cl_type(c->key);
+			if (c2c_group_has(c->group, "Double-Cacheline"))
 				p->r->double_cl = true;
 		} else {
-			c->key = map_pareto_col(c, taken, after_text);
-			c->type = off_type(c->key);
+			c->key = c2c_map_pareto_col(c, taken, after_text);
+			c->type = c2c_off_type(c->key);
 			if (c->type == T_TEXT && !after_text) {
 				after_text = true;
 				h->first_text = i;
@@ -675,33 +275,6 @@ static void parse_header(struct parser *p, struct header *h, enum table tab, con
 		warn_at(p, p->lineno, "Pareto header has no Offset column");
 }
 
-static bool is_cl_header(const struct tok *t, int n)
-{
-	bool idx = false, addr = false;
-
-	for (int i = 0; i < n; i++) {
-		if (t[i].len == 5 && !strncmp(t[i].s, "Index", 5))
-			idx = true;
-		if ((t[i].len == 7 && !strncmp(t[i].s, "Address", 7)) ||
-		    (t[i].len == 9 && !strncmp(t[i].s, "Cacheline", 9)))
-			addr = true;
-	}
-	return idx && addr;
-}
-
-static bool is_pareto_header(const struct tok *t, int n)
-{
-	bool num = false, off = false;
-
-	for (int i = 0; i < n; i++) {
-		if (t[i].len == 3 && !strncmp(t[i].s, "Num", 3))
-			num = true;
-		if (t[i].len == 6 && !strncmp(t[i].s, "Offset", 6))
-			off = true;
-	}
-	return num && off;
-}
-
 /* Header columns for a Pareto block printed without its header (excerpts). */
 static void infer_add(struct header *h, const char *group, const char *name)
 {
@@ -721,8 +294,8 @@ static void infer_add(struct header *h, const char *group, const char *name)
 	}
 	snprintf(c->group, sizeof(c->group), "%s", group);
 	snprintf(c->name, sizeof(c->name), "%s", name);
-	c->key = map_pareto_col(c, taken, after_text);
-	c->type = off_type(c->key);
+	c->key = c2c_map_pareto_col(c, taken, after_text);
+	c->type = c2c_off_type(c->key);
 	if (c->key == OFF_OFFSET)
 		h->offset_col = h->n;
 	if (!after_text)
@@ -774,14 +347,14 @@ static void infer_pareto_rows(struct parser *p, const struct tok *t, int n)
 	int mid = 0, after = 0;
 
 	/* offset, then tokens up to the code address, then counts up to "[x]" */
-	if (i >= n || !is_hex(t[i].s, t[i].len)) {
+	if (i >= n || !c2c_is_hex(t[i].s, t[i].len)) {
 		warn_at(p, p->lineno, "offset row without a column header does not have an offset after "
 			"%d percentages; its values are kept in the extra column", i);
 		h->stage = 2;
 		return;
 	}
 	infer_add(h, "Data address", "Offset");
-	for (int j = i + 1; j < n && !is_hex(t[j].s, t[j].len); j++)
+	for (int j = i + 1; j < n && !c2c_is_hex(t[j].s, t[j].len); j++)
 		mid++;
 	if (mid == 1) {
 		infer_add(h, "", "Pid");
@@ -823,7 +396,7 @@ static void parse_cl_row(struct parser *p, const char *line)
 	struct c2c_report *r = p->r;
 	struct header *h = &p->tab;
 	struct tok t[MAX_TOKS];
-	int n = tokenize(line, t, MAX_TOKS, NULL), i;
+	int n = c2c_tokenize(line, t, MAX_TOKS, NULL), i;
 	struct c2c_cacheline *cl;
 	char ex[80];
 
@@ -843,9 +416,9 @@ static void parse_cl_row(struct parser *p, const char *line)
 	for (i = 0; i < n && i < h->n; i++) {
 		const struct col *c = &h->c[i];
 
-		if (!tok_is(c->type, &t[i])) {
+		if (!c2c_tok_is(c->type, &t[i])) {
 			warn_at(p, p->lineno, "column '%s' should be %s, found '%.*s'; the rest of the row is skipped",
-				c->name, type_name(c->type), t[i].len, t[i].s);
+				c->name, c2c_type_name(c->type), t[i].len, t[i].s);
 			break;
 		}
 		if (c->key < 0) {
@@ -889,7 +462,7 @@ static void parse_summary(struct parser *p, const char *line)
 {
 	struct c2c_report *r = p->r;
 	struct tok t[MAX_TOKS];
-	int n = tokenize(line, t, MAX_TOKS, NULL), ncounts;
+	int n = c2c_tokenize(line, t, MAX_TOKS, NULL), ncounts;
 	struct header *h = &p->par;
 	struct c2c_cacheline *cl;
 	int index;
@@ -901,7 +474,7 @@ static void parse_summary(struct parser *p, const char *line)
 		p->cur = NULL;
 		return;
 	}
-	if (n < 2 || !str_is_digits(t[0].s, t[0].len) || !is_hex(t[n - 1].s, t[n - 1].len)) {
+	if (n < 2 || !str_is_digits(t[0].s, t[0].len) || !c2c_is_hex(t[n - 1].s, t[n - 1].len)) {
 		warn_at(p, p->lineno, "expected a cacheline summary (Num ... address), found '%s'; block skipped",
 			excerpt(line, ex, sizeof(ex)));
 		p->cur = NULL;
@@ -1089,7 +662,7 @@ static void parse_offset_row(struct parser *p, const char *line)
 			excerpt(line, ex, sizeof(ex)));
 		return;
 	}
-	n = tokenize(line, t, MAX_TOKS, NULL);
+	n = c2c_tokenize(line, t, MAX_TOKS, NULL);
 	if (h->valid && h->stage == 1) {
 		if (p->partial) {
 			warn_at(p, p->lineno, "the report is cut off in the first row of a block without a "
@@ -1099,7 +672,7 @@ static void parse_offset_row(struct parser *p, const char *line)
 		infer_pareto_rows(p, t, n);
 	}
 	nnum = 0;
-	while (nnum < n && !is_symbol_mark(&t[nnum]))
+	while (nnum < n && !c2c_is_symbol_mark(&t[nnum]))
 		nnum++;
 	if (p->partial)
 		trim_cut_row(p, t, &n, &nnum);
@@ -1116,9 +689,9 @@ static void parse_offset_row(struct parser *p, const char *line)
 	for (ci = 1; ci < h->first_text && ti < nnum; ci++, ti++) {
 		const struct col *c = &h->c[ci];
 
-		if (!tok_is(c->type, &t[ti])) {
+		if (!c2c_tok_is(c->type, &t[ti])) {
 			warn_at(p, p->lineno, "column '%s' should be %s, found '%.*s'; the rest of the row is skipped",
-				c->name, type_name(c->type), t[ti].len, t[ti].s);
+				c->name, c2c_type_name(c->type), t[ti].len, t[ti].s);
 			store_offset(p, &o);
 			return;
 		}
@@ -1240,12 +813,12 @@ static void handle_hash(struct parser *p, const char *s)
 		p->have_prev_hash = false;
 		return;
 	}
-	n = tokenize(s + 1, t, MAX_TOKS, NULL);
-	if (is_cl_header(t, n)) {
+	n = c2c_tokenize(s + 1, t, MAX_TOKS, NULL);
+	if (c2c_is_cl_header(t, n)) {
 		parse_header(p, &p->tab, TAB_CL, s, p->have_prev_hash ? p->prev_hash : NULL);
 		p->sect = S_TABLE;
 		p->tables = true;
-	} else if (is_pareto_header(t, n)) {
+	} else if (c2c_is_pareto_header(t, n)) {
 		parse_header(p, &p->par, TAB_PARETO, s, p->have_prev_hash ? p->prev_hash : NULL);
 		p->sect = S_PARETO;
 		p->blk = B_NONE;
@@ -1449,173 +1022,7 @@ bool c2c_num(const char *cell, double *out)
 	return end != cell && !*end;
 }
 
-/* ---------------------------------------------------------------- */
-/* TSV                                                               */
-
-static void put_cell(FILE *f, const char *s)
-{
-	if (!s)
-		return;
-	for (; *s; s++)
-		fputc(*s == '\t' || *s == '\n' ? ' ' : *s, f);
-}
-
-static void put_row(FILE *f, const char *const *v, int n)
-{
-	for (int i = 0; i < n; i++) {
-		if (i)
-			fputc('\t', f);
-		put_cell(f, v[i]);
-	}
-	fputc('\n', f);
-}
-
-void c2c_write_stats_tsv(const struct c2c_report *r, FILE *f)
-{
-	fputs("section\tkey\tvalue\tunit\n", f);
-	for (size_t i = 0; i < r->nstats; i++) {
-		const struct c2c_stat *s = &r->stats[i];
-		const char *v[] = { s->section, s->key, s->value, s->unit };
-
-		put_row(f, v, 4);
-	}
-}
-
-void c2c_write_cachelines_tsv(const struct c2c_report *r, FILE *f)
-{
-	put_row(f, c2c_cl_key_names, CL_NKEYS);
-	for (size_t i = 0; i < r->ncls; i++)
-		put_row(f, r->cls[i].v, CL_NKEYS);
-}
-
-void c2c_write_offsets_header(FILE *f)
-{
-	put_row(f, c2c_off_key_names, OFF_NKEYS);
-}
-
-void c2c_write_offset_row(const struct c2c_offset *o, FILE *f)
-{
-	put_row(f, o->v, OFF_NKEYS);
-}
-
-void c2c_write_warnings_tsv(const struct c2c_report *r, FILE *f)
-{
-	fputs("line\twarning\n", f);
-	for (size_t i = 0; i < r->nwarns; i++) {
-		fprintf(f, "%d\t", r->warns[i].line);
-		put_cell(f, r->warns[i].msg);
-		fputc('\n', f);
-	}
-}
-
-void c2c_print_warnings(const struct c2c_report *r)
-{
-	for (size_t i = 0; i < r->nwarns; i++)
-		warnx_lab("%s:%d: %s", r->name, r->warns[i].line, r->warns[i].msg);
-}
-
 bool c2c_report_is_empty(const struct c2c_report *r)
 {
 	return !r->nstats && !r->ncls && !r->noffs_seen;
-}
-
-/* Checked (util/outfile.h): a file that cannot be opened fails at close_in. */
-static FILE *open_in(const char *dir, const char *file, char *err, size_t errlen)
-{
-	char path[4096];
-
-	(void)err;
-	(void)errlen;
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	return outfile_open(path, "w");
-}
-
-static int close_in(FILE *f, const char *dir, const char *file, char *err, size_t errlen)
-{
-	if (outfile_close(f)) {
-		snprintf(err, errlen, "%s/%s: cannot write: %s", dir, file, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-static void offset_to_tsv(const struct c2c_offset *o, void *arg)
-{
-	c2c_write_offset_row(o, arg);
-}
-
-/* What a failed parse wrote goes: offsets.tsv, and the directory if it made it. */
-static void undo_dir(const char *dir, bool made)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/offsets.tsv", dir);
-	unlink(path);
-	if (made)
-		rmdir(dir);
-}
-
-int c2c_parse_to_dir(const char *path, const char *dir, struct c2c_report *r, char *err, size_t errlen)
-{
-	static const char *const names[] = { "stats.tsv", "cachelines.tsv", "warnings.tsv" };
-	FILE *in = strcmp(path, "-") ? fopen(path, "re") : stdin, *f;
-	struct stat st;
-	bool made;
-	int e;
-
-	memset(r, 0, sizeof(*r));
-	/* The input first: a missing report leaves no empty outputs behind. */
-	if (!in) {
-		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-		return -1;
-	}
-	if (!fstat(fileno(in), &st) && S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s: a directory, not a perf c2c report", path);
-		goto fail_in;
-	}
-	made = !path_exists(dir);
-	e = mkdir_p(dir, 0755);
-	if (e < 0) {
-		snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(-e));
-		goto fail_in;
-	}
-	f = open_in(dir, "offsets.tsv", err, errlen);
-	if (!f)
-		goto fail_in;
-	c2c_write_offsets_header(f);
-	if (c2c_parse_file(r, in, path, offset_to_tsv, f) < 0) {
-		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-		outfile_close(f);
-		undo_dir(dir, made);
-		goto fail_in;
-	}
-	if (in != stdin)
-		fclose(in);
-	if (close_in(f, dir, "offsets.tsv", err, errlen) < 0)
-		return -1;
-	/* Not a report: nothing of it stays (no offsets.tsv with a header only). */
-	if (c2c_report_is_empty(r)) {
-		snprintf(err, errlen, "%s: no perf c2c report found (expected the output of "
-			 "`perf c2c report --stdio`)", path);
-		undo_dir(dir, made);
-		return -1;
-	}
-	for (int i = 0; i < 3; i++) {
-		f = open_in(dir, names[i], err, errlen);
-		if (!f)
-			return -1;
-		if (i == 0)
-			c2c_write_stats_tsv(r, f);
-		else if (i == 1)
-			c2c_write_cachelines_tsv(r, f);
-		else
-			c2c_write_warnings_tsv(r, f);
-		if (close_in(f, dir, names[i], err, errlen) < 0)
-			return -1;
-	}
-	return 0;
-fail_in:
-	if (in != stdin)
-		fclose(in);
-	return -1;
 }

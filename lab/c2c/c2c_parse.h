@@ -27,33 +27,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "c2c/c2c_parse_keys.h"
 #include "c2c/c2c_vendor.h"
 #include "util/arena.h"
 
-/* Cacheline (Shared Data table + Pareto summary) cells, in TSV order. */
-enum c2c_cl_key {
-	CL_INDEX, CL_ADDRESS, CL_NODE, CL_PA_CNT, CL_SHARE_OF, CL_SHARE_PCT,
-	CL_HITM_TOTAL, CL_HITM_LCL, CL_HITM_RMT,
-	CL_PEER_TOTAL, CL_PEER_LCL, CL_PEER_RMT,
-	CL_RECORDS, CL_LOADS, CL_STORES, CL_ST_L1HIT, CL_ST_L1MISS, CL_ST_NA,
-	CL_LD_FB, CL_LD_L1, CL_LD_L2, CL_LD_LCLHIT, CL_LD_LCLHITM,
-	CL_LD_RMTHIT, CL_LD_RMTHITM, CL_DRAM_LCL, CL_DRAM_RMT, CL_LLC_LD_MISS,
-	CL_EXTRA,
-	CL_NKEYS
-};
-
-/* Pareto offset-row cells, in TSV order. */
-enum c2c_off_key {
-	OFF_CACHELINE, OFF_CACHELINE_ADDRESS, OFF_OFFSET, OFF_DATA_ADDRESS,
-	OFF_NODE, OFF_PA_CNT, OFF_PID, OFF_TID, OFF_COMM, OFF_CODE_ADDRESS,
-	OFF_HITM_RMT_PCT, OFF_HITM_LCL_PCT, OFF_PEER_RMT_PCT, OFF_PEER_LCL_PCT,
-	OFF_PEER_PCT, OFF_ST_L1HIT_PCT, OFF_ST_L1MISS_PCT, OFF_ST_NA_PCT,
-	OFF_CYCLES_RMT, OFF_CYCLES_LCL, OFF_CYCLES_LOAD, OFF_CYCLES_PEER,
-	OFF_RECORDS, OFF_CPU_CNT, OFF_SYMBOL_TYPE, OFF_SYMBOL, OFF_OBJECT,
-	OFF_SOURCE, OFF_NODE_INFO, OFF_EXTRA,
-	OFF_NKEYS
-};
-
+/* The keys' names: the TSVs' header rows (c2c_parse_dir.c). */
 extern const char *const c2c_cl_key_names[CL_NKEYS];
 extern const char *const c2c_off_key_names[OFF_NKEYS];
 
@@ -122,7 +100,7 @@ void c2c_report_free(struct c2c_report *r);
 /* Numeric value of a cell (strtod; '%' already stripped); false if absent or not a number. */
 bool c2c_num(const char *cell, double *out);
 
-/* TSV writers (header row first). */
+/* TSV writers, header row first (c2c_parse_dir.c). */
 void c2c_write_stats_tsv(const struct c2c_report *r, FILE *f);
 void c2c_write_cachelines_tsv(const struct c2c_report *r, FILE *f);
 void c2c_write_offsets_header(FILE *f);
@@ -144,8 +122,9 @@ bool c2c_stat_num(const struct c2c_report *r, const char *key, double *out);
 bool c2c_report_is_empty(const struct c2c_report *r);
 /*
  * Parses path into dir/{stats,cachelines,offsets,warnings}.tsv (offsets
- * streamed, so memory stays flat); r keeps stats and cachelines.  Returns 0,
- * or -1 with a one-line reason in err (I/O error, or no c2c content at all).
+ * streamed, so memory stays flat; c2c_parse_dir.c); r keeps stats and
+ * cachelines.  Returns 0, or -1 with a one-line reason in err (I/O error,
+ * or no c2c content at all).
  */
 int c2c_parse_to_dir(const char *path, const char *dir, struct c2c_report *r, char *err, size_t errlen);
 

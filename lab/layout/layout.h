@@ -3,7 +3,7 @@
  * The cacheline layout of the memcg structs, as one model that three
  * sources fill: a kernel's BTF (through kernel/btf.h), or a capture
  * directory written earlier (fields.tsv, structs.tsv, meta.tsv).  The
- * checker (layout_rules.h) and the diff work on this model only, so a
+ * checker (layout_eval.h) and the diff work on this model only, so a
  * capture can be diffed against a BTF and vice versa.
  *
  * Fields are the members of a struct, as pahole lists them, plus the

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "layout/layout.h"
+#include "layout/layout_eval.h"
 #include "layout/layout_rules.h"
 #include "util/err.h"
 #include "util/strfmt.h"

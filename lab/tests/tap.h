@@ -106,12 +106,13 @@ static inline int tap_done(void)
 struct tap_case {
 	const char *name;
 	void (*fn)(void);
+	int line;	/* the order they run in: the compiler lays the section out in any */
 };
 
 #define TEST(name)                                                                                              \
 	static void tap_case_fn_##name(void);                                                                  \
 	static const struct tap_case tap_case_##name __attribute__((used, section("tap_cases"), aligned(8))) = \
-		{ #name, tap_case_fn_##name };                                                                   \
+		{ #name, tap_case_fn_##name, __LINE__ };                                                         \
 	static void tap_case_fn_##name(void)
 
 /* The linker's bounds of the cases' section (none when a file has none). */
@@ -136,17 +137,28 @@ static inline bool tap_case_wanted(const char *name, int argc, char **argv, bool
 	return !*any_filter || want;
 }
 
+static inline int tap_case_cmp(const void *a, const void *b)
+{
+	return (*(const struct tap_case *const *)a)->line - (*(const struct tap_case *const *)b)->line;
+}
+
 /* Runs the cases (see TEST above); the exit status of a TAP program. */
 static inline int tap_main(int argc, char **argv)
 {
-	const struct tap_case *c, *end = __stop_tap_cases;
+	static const struct tap_case *cases[1024];
+	const struct tap_case *c;
+	size_t n = 0;
 	int ran = 0;
 	bool filter = false;
 
+	/* GCC lays a file's cases out last first: sort them by line. */
+	for (c = __start_tap_cases; c && c < __stop_tap_cases && n < sizeof(cases) / sizeof(cases[0]); c++)
+		cases[n++] = c;
+	qsort(cases, n, sizeof(cases[0]), tap_case_cmp);
 	for (int i = 1; i < argc; i += 2) {
 		if (!strcmp(argv[i], "-l")) {
-			for (c = __start_tap_cases; c && c < end; c++)
-				printf("%s\n", c->name);
+			for (size_t k = 0; k < n; k++)
+				printf("%s\n", cases[k]->name);
 			return 0;
 		}
 		if (strcmp(argv[i], "-t") || i + 1 >= argc) {
@@ -159,9 +171,11 @@ static inline int tap_main(int argc, char **argv)
 		fprintf(stderr, "%s: mmap: cannot share the counts with the cases\n", argv[0]);
 		return 2;
 	}
-	for (c = __start_tap_cases; c && c < end; c++) {
+	for (size_t k = 0; k < n; k++) {
 		pid_t pid;
 		int st;
+
+		c = cases[k];
 
 		if (!tap_case_wanted(c->name, argc, argv, &filter))
 			continue;

@@ -66,7 +66,7 @@ static const char spe_list[] =
 	"ldlat-loads  arm_spe_0/ts_enable=1,pa_enable=1,load_filter=1,store_filter=0,min_latency=30/: available\n"
 	"ldlat-stores arm_spe_0/ts_enable=1,pa_enable=1,load_filter=0,store_filter=1/: available\n";
 
-static void check_decide(void)
+TEST(caps_decide_per_vendor)
 {
 	struct c2c_caps c;
 
@@ -146,10 +146,11 @@ static bool any_memory_pmu(void)
 	return path_exists(p);
 }
 
-static void check_this_machine(void)
+TEST(caps_this_machine)
 {
 	struct c2c_caps c;
 
+	cleanup_init();	/* the lab's own undo, as a lab command runs perf */
 	c2c_caps_detect(&c);
 	tap_diag("this machine: %s", c.line);
 	if (!any_memory_pmu()) {
@@ -162,7 +163,7 @@ static void check_this_machine(void)
 	}
 }
 
-static void check_window(void)
+TEST(steady_state_window)
 {
 	struct c2c_opts o;
 	struct c2c_window w;
@@ -193,7 +194,7 @@ static bool has_args(char **argv, const char *a, const char *b)
 	return false;
 }
 
-static void check_argv(void)
+TEST(record_argv)
 {
 	struct c2c_caps intel, amd, arm;
 	struct c2c_opts o;
@@ -262,7 +263,7 @@ static const char fake_perf[] =
 	"*) exit 1 ;;\n"
 	"esac\n";
 
-static void check_collector(void)
+TEST(collector_replays_report)
 {
 	struct c2c_caps caps;
 	struct c2c_objects objs = { 0 };
@@ -274,6 +275,7 @@ static void check_collector(void)
 	long long rate0 = -1, rate1 = -1;
 	bool root = geteuid() == 0, bound;
 
+	cleanup_init();	/* this case's own: the rate's undo step is its process's */
 	c2c_caps_for_pmu(&caps, c2c_pmu_by_name("intel"), "perf version 6.1.187");
 	caps.double_cl = true;
 	touch("perf", fake_perf);
@@ -358,18 +360,15 @@ out:
 	free(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int rc;
+
 	snprintf(tmp, sizeof(tmp), "/tmp/memcg-lab-c2c-test-XXXXXX");
 	if (!mkdtemp(tmp))
 		return 1;
-	cleanup_init();
-	check_decide();
-	check_this_machine();
-	check_window();
-	check_argv();
-	check_collector();
+	rc = tap_main(argc, argv);
 	if (tap_rm_rf(tmp))
 		tap_diag("could not remove %s", tmp);
-	return tap_done();
+	return rc;
 }

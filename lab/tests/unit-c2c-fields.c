@@ -115,7 +115,7 @@ static void check_spans(const struct kbtf *k, const char *type, const struct spa
 	}
 }
 
-static void check_layouts(void)
+TEST(field_names_618_and_61)
 {
 	struct kbtf k;
 	char err[256];
@@ -156,7 +156,7 @@ static void check_layouts(void)
  * union.  Where the version is unknown they are "swap|memsw.X"; on v1 the
  * very byte that is swap.X on v2 is memsw.X, at the same offset and size.
  */
-static void check_unions(void)
+TEST(union_by_cgroup_version)
 {
 	static const char *const releases[] = { "5.10.262", "6.1.192", "6.12.117", "6.16.12", "6.18.44",
 						"7.1.13", "7.2.12", "7.3.4-rt" };
@@ -272,7 +272,7 @@ static const struct c2c_attr_row *row_at(const struct c2c_attr_row *rows, size_t
 	return NULL;
 }
 
-static void check_pipeline(void)
+TEST(report_to_field_map)
 {
 	struct kbtf k;
 	struct c2c_objects objs = { 0 };
@@ -396,7 +396,7 @@ static char *write_tmp(const char *dir, const char *name, const char *text)
  * would: written and read back, an older four-column file (unknown), a
  * mixed or wrong version refused with file and line.
  */
-static void check_objects_cgroup(void)
+TEST(objects_tsv_cgroup_version)
 {
 	char dir[] = "/tmp/memcg-lab-fields-XXXXXX", err[512], *out = NULL, *p;
 	struct c2c_objects objs = { 0 }, back = { 0 };
@@ -445,11 +445,7 @@ static void check_objects_cgroup(void)
 	tap_rm_rf(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	check_layouts();
-	check_unions();
-	check_pipeline();
-	check_objects_cgroup();
-	return tap_done();
+	return tap_main(argc, argv);
 }

@@ -94,7 +94,7 @@ static const char *stat_value(const struct c2c_report *r, const char *section, c
 	return "";
 }
 
-static void check_known_values(void)
+TEST(known_values)
 {
 	struct c2c_report r;
 
@@ -164,7 +164,7 @@ static void check_known_values(void)
 }
 
 /* Every line prefixed (mail quote or markdown TAB): same numbers. */
-static void check_prefixes(void)
+TEST(quoted_excerpts_same_numbers)
 {
 	static const char *const prefixes[] = { "> ", "\t", "  ", "> > " };
 
@@ -212,7 +212,7 @@ static bool is_text_key(int k)
  * A report cut off at any byte: every cell it yields equals the full
  * report's cell (text may be a prefix, with a warning); nothing crashes.
  */
-static void check_truncation(void)
+TEST(truncated_report_no_new_numbers)
 {
 	for (size_t s = 0; s < NSAMPLES; s++) {
 		char *t = sample_text(samples[s]);
@@ -309,7 +309,7 @@ static char *insert_column(const char *text, const char *name_prefix, const char
 	return m;
 }
 
-static void check_bad_input(void)
+TEST(bad_input)
 {
 	struct c2c_report r;
 	char *t = sample_text("07-falsesharing583-intel-tid-coalesce"), *m;
@@ -380,7 +380,7 @@ static void count_row(const struct c2c_offset *o, void *arg)
 	streamed += o->cl != NULL;
 }
 
-static void check_streaming(void)
+TEST(streaming_callback)
 {
 	struct c2c_report r;
 	FILE *f = fopen(SAMPLES "06-joemario-example-report-2016-intel.txt", "r");
@@ -392,12 +392,7 @@ static void check_streaming(void)
 	c2c_report_free(&r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	check_known_values();
-	check_prefixes();
-	check_truncation();
-	check_bad_input();
-	check_streaming();
-	return tap_done();
+	return tap_main(argc, argv);
 }

@@ -69,7 +69,7 @@ static long long arg_after(const char *line, const char *w)
 }
 
 /* The done-when of issue 30, item by item. */
-static void done_when(void)
+TEST(issue30_done_when)
 {
 	char why[400], *l;
 	struct c2c_rate r;
@@ -92,7 +92,7 @@ static void done_when(void)
 	   r.bytes_s / 1e6, r.why);
 }
 
-static void per_pmu(void)
+TEST(record_line_per_pmu)
 {
 	static const struct {
 		const char *pmu;
@@ -128,7 +128,7 @@ static void per_pmu(void)
 	}
 }
 
-static void rates(void)
+TEST(sampling_rates)
 {
 	const struct c2c_pmu *intel = c2c_pmu_by_name("intel"), *spe = c2c_pmu_by_name("arm-n1");
 	struct c2c_rate r;
@@ -149,7 +149,7 @@ static void rates(void)
 	   r.period);
 }
 
-static void decoding(void)
+TEST(spe_decoding_by_perf_version)
 {
 	static const struct {
 		const char *pmu, *perf;
@@ -177,7 +177,7 @@ static void decoding(void)
 	}
 }
 
-static void detection(void)
+TEST(arm_core_detection)
 {
 	static const struct {
 		unsigned midr;
@@ -200,12 +200,7 @@ static void detection(void)
 	   !c2c_pmu_detect("/nonexistent", "", 0, 0), "Intel by vendor; nothing known: none");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	done_when();
-	per_pmu();
-	rates();
-	decoding();
-	detection();
-	return tap_done();
+	return tap_main(argc, argv);
 }

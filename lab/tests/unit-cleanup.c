@@ -279,21 +279,14 @@ static void body_env(int ready)
 	exit(cleanup_stop_bound());
 }
 
-int main(void)
+/* SIGTERM, then SIGTERM 50 ms later, to the process alone. */
+TEST(second_signal_while_child_stops)
 {
 	struct proc p;
 	double t0, took;
 	char *m, *e, *c;
 	int st;
 
-	snprintf(dir, sizeof(dir), "/tmp/memcg-lab-unit-cleanup.XXXXXX");
-	if (!mkdtemp(dir))
-		tap_skip_all("cannot make a temporary directory");
-	snprintf(marks, sizeof(marks), "%s/marks", dir);
-	snprintf(errs, sizeof(errs), "%s/stderr", dir);
-	snprintf(child_log, sizeof(child_log), "%s/child", dir);
-
-	/* 1: SIGTERM, SIGTERM 50 ms later, to the process alone. */
 	start(&p, body_child_at_stake);
 	wait_ready(&p);
 	t0 = now_s();
@@ -309,8 +302,16 @@ int main(void)
 	ok(count(e, "SIGTERM again: ignored while this process stops its children") == 1 && count(e, "\n") == 1,
 	   "the second is noted in one line: %.*s", (int)strcspn(e, "\n"), e);
 	free(m), free(e), free(c);
+}
 
-	/* 2: nothing at stake any more: the second signal ends it now. */
+/* Nothing at stake any more: the second signal ends it now. */
+TEST(second_signal_with_nothing_at_stake)
+{
+	struct proc p;
+	double t0, took;
+	char *m;
+	int st;
+
 	start(&p, body_post_processing);
 	wait_ready(&p);
 	t0 = now_s();
@@ -323,8 +324,15 @@ int main(void)
 	   "with nothing at stake a second signal ends a long report at once, by that signal (%.1f s)", took);
 	ok(!strcmp(m, "results "), "after the undo steps (%s)", m);
 	free(m);
+}
 
-	/* 3: a command that does not poll, signalled in a hold. */
+/* A command that does not poll, signalled in a hold. */
+TEST(signal_in_a_hold)
+{
+	struct proc p;
+	char *m;
+	int st;
+
 	start(&p, body_hold);
 	wait_ready(&p);
 	kill(p.pid, SIGTERM);
@@ -333,8 +341,15 @@ int main(void)
 	ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "a signal in a hold still ends a command that does not poll");
 	ok(!strcmp(m, "made removed "), "but only at the release, so the object made meanwhile is undone (%s)", m);
 	free(m);
+}
 
-	/* 4: a signal in the middle of cleanup_pop's undo step. */
+/* A signal in the middle of cleanup_pop's undo step. */
+TEST(signal_during_pop)
+{
+	struct proc p;
+	char *m;
+	int st;
+
 	start(&p, body_pop);
 	wait_ready(&p);
 	usleep(100000);
@@ -346,8 +361,16 @@ int main(void)
 	ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "a signal during cleanup_pop's step ends the process after it");
 	ok(!strcmp(m, "slow-start slow-end other "), "the step is not cut short, the rest is undone (%s)", m);
 	free(m);
+}
 
-	/* 5: the bound. */
+/* The bound: a process stuck after the first signal gives up. */
+TEST(stop_bound_gives_up)
+{
+	struct proc p;
+	double t0, took;
+	char *m, *e;
+	int st;
+
 	start(&p, body_bound);
 	wait_ready(&p);
 	t0 = now_s();
@@ -366,15 +389,28 @@ int main(void)
 	   strstr(e, "memcg-lab: gave") ? strstr(e, "memcg-lab: gave") : e);
 	ok(!m[0], "without running the undo steps it gave up on (%s)", m);
 	free(e), free(m);
+}
 
-	/* 6: the child's signal before its detach. */
+/* The child's signal before its detach. */
+TEST(child_signalled_before_detach)
+{
+	struct proc p;
+	char *c;
+
 	start(&p, body_early_child);
-	st = finish(&p, NULL, 0);
+	finish(&p, NULL, 0);
 	c = slurp(child_log);
 	ok(!strcmp(c, "15"), "a child that got SIGTERM before its detach dies of it there (%s)", c);
 	free(c);
+}
 
-	/* 7: the bound handed to lab processes started from this one. */
+/* The bound handed to lab processes started from this one. */
+TEST(bound_handed_to_children)
+{
+	struct proc p;
+	char *c;
+	int st;
+
 	unsetenv(CLEANUP_STOP_ENV);
 	start(&p, body_env);
 	st = finish(&p, NULL, 0);
@@ -389,10 +425,22 @@ int main(void)
 	ok(WEXITSTATUS(st) == 3 && !strcmp(c, "2"), "MEMCG_LAB_STOP_TIMEOUT=3: 3 s, %s s for its children", c);
 	free(c);
 	unsetenv(CLEANUP_STOP_ENV);
+}
 
+int main(int argc, char **argv)
+{
+	int rc;
+
+	snprintf(dir, sizeof(dir), "/tmp/memcg-lab-unit-cleanup.XXXXXX");
+	if (!mkdtemp(dir))
+		tap_skip_all("cannot make a temporary directory");
+	snprintf(marks, sizeof(marks), "%s/marks", dir);
+	snprintf(errs, sizeof(errs), "%s/stderr", dir);
+	snprintf(child_log, sizeof(child_log), "%s/child", dir);
+	rc = tap_main(argc, argv);
 	unlink(marks);
 	unlink(errs);
 	unlink(child_log);
 	rmdir(dir);
-	return tap_done();
+	return rc;
 }

@@ -7,7 +7,7 @@
 #include "util/expfile.h"
 #include "util/humanize.h"
 
-static void numbers(void)
+TEST(counts_and_rates)
 {
 	long l = 0;
 	char buf[64];
@@ -22,7 +22,7 @@ static void numbers(void)
 	ok(!strcmp(buf, "987"), "small rates print as they are (%s)", buf);
 }
 
-static void cpulists(void)
+TEST(cpu_lists)
 {
 	int cpus[16], n;
 	char err[128];
@@ -46,7 +46,7 @@ static void cpulists(void)
 	ok(cpus_online(&set, NULL) == 0 && CPU_COUNT(&set) >= 1, "the online CPUs are read");
 }
 
-static void steps(void)
+TEST(topology_steps)
 {
 	/* A 2-socket box: 2 nodes x 16 cores x 2 threads, one L3 per 8 cores. */
 	struct topo big = { .npu = 64, .smt = 2, .llc = 16, .node = 32, .llc_name = "L3" };
@@ -87,10 +87,7 @@ static void steps(void)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	numbers();
-	cpulists();
-	steps();
-	return tap_done();
+	return tap_main(argc, argv);
 }

@@ -91,60 +91,74 @@ static size_t gzip_member(const char *raw, size_t n, unsigned char *out, size_t 
 	return n;
 }
 
-int main(void)
+/* zstd as the zstd CLI writes it: libzstd's encoder with the content checksum. */
+static size_t zstd_frame(const char *raw, size_t n, unsigned char *out, size_t cap)
 {
-	char err[512], *raw, *got = NULL;
-	size_t nraw, cap, n1, n2;
-	unsigned char *buf;
-	uint64_t n;
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	size_t r;
 
-	raw = read_text(RAW, &nraw);
-	if (!raw)
-		tap_skip_all(RAW " is not built (make)");
-	if (!mkdtemp(dir))
-		tap_skip_all("mkdtemp failed");
-	cap = nraw + nraw / 2 + 4096;
-	buf = malloc(2 * cap);
+	ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+	r = ZSTD_compress2(c, out, cap, raw, n);
+	ZSTD_freeCCtx(c);
+	return r;
+}
 
-	/* The magic bytes, never the name. */
+/* The raw BTF (read in main()), and the room its compressed copies take. */
+static char *raw;
+static size_t nraw, cap;
+
+/* The magic bytes, never the name. */
+TEST(kind_from_magic)
+{
 	ok(z_kind((const unsigned char *)"\xfd" "7zXZ\0\0", 6) == Z_XZ &&
 	   z_kind((const unsigned char *)"\x1f\x8b\x08", 3) == Z_GZIP &&
 	   z_kind((const unsigned char *)"\x28\xb5\x2f\xfd", 4) == Z_ZSTD &&
 	   z_kind((const unsigned char *)raw, nraw) == Z_NONE && z_kind((const unsigned char *)"\x1f", 1) == Z_NONE,
 	   "xz, gzip and zstd told by their magic; raw BTF and a short file are none");
+}
 
-	/* xz: the committed fixture, as the xz CLI made it. */
-	{
-		size_t nxz;
-		char *xz = read_text(XZ, &nxz);
+/* xz: the committed fixture, as the xz CLI made it. */
+TEST(xz_fixture_cut_bound_and_two_streams)
+{
+	char err[512], *got = NULL;
+	size_t nxz;
+	char *xz = read_text(XZ, &nxz);
+	uint64_t n;
 
-		ok(xz && !put("k.btf.xz", xz, nxz), "the xz fixture copied");
-		ok(!unpack("k.btf.xz", 1ULL << 30, &got, &n, err, sizeof(err)) && n == nraw && !memcmp(got, raw, nraw),
-		   "xz: the fixture decompresses to the %zu bytes xz -dc gave (%s)", nraw, err);
-		drop(&got);
-		/* Cut off mid-stream: said, never a short BTF. */
-		ok(xz && !put("cut.xz", xz, nxz / 2) && unpack("cut.xz", 1ULL << 30, &got, &n, err, sizeof(err)) &&
-		   strstr(err, "cut.xz: the xz data ends before its stream does (cut off"), "xz cut off: %s", err);
-		drop(&got);
-		/* A stream past the bound stops at it. */
-		ok(unpack("k.btf.xz", 100000, &got, &n, err, sizeof(err)) && strstr(err, "k.btf.xz: xz data that "
-		   "decompresses to more than 97.7 KiB: not a BTF or vmlinux"), "xz past the bound: %s", err);
-		drop(&got);
-		/* Two streams back to back (xz files concatenate). */
-		if (xz) {
-			char *two = malloc(2 * nxz);
+	ok(xz && !put("k.btf.xz", xz, nxz), "the xz fixture copied");
+	ok(!unpack("k.btf.xz", 1ULL << 30, &got, &n, err, sizeof(err)) && n == nraw && !memcmp(got, raw, nraw),
+	   "xz: the fixture decompresses to the %zu bytes xz -dc gave (%s)", nraw, err);
+	drop(&got);
+	/* Cut off mid-stream: said, never a short BTF. */
+	ok(xz && !put("cut.xz", xz, nxz / 2) && unpack("cut.xz", 1ULL << 30, &got, &n, err, sizeof(err)) &&
+	   strstr(err, "cut.xz: the xz data ends before its stream does (cut off"), "xz cut off: %s", err);
+	drop(&got);
+	/* A stream past the bound stops at it. */
+	ok(unpack("k.btf.xz", 100000, &got, &n, err, sizeof(err)) && strstr(err, "k.btf.xz: xz data that "
+	   "decompresses to more than 97.7 KiB: not a BTF or vmlinux"), "xz past the bound: %s", err);
+	drop(&got);
+	/* Two streams back to back (xz files concatenate). */
+	if (xz) {
+		char *two = malloc(2 * nxz);
 
-			memcpy(two, xz, nxz);
-			memcpy(two + nxz, xz, nxz);
-			ok(!put("two.xz", two, 2 * nxz) && !unpack("two.xz", 1ULL << 30, &got, &n, err, sizeof(err)) &&
-			   n == 2 * nraw && !memcmp(got + nraw, raw, nraw), "xz: two streams, both decompressed (%s)", err);
-			drop(&got);
-			free(two);
-		}
-		free(xz);
+		memcpy(two, xz, nxz);
+		memcpy(two + nxz, xz, nxz);
+		ok(!put("two.xz", two, 2 * nxz) && !unpack("two.xz", 1ULL << 30, &got, &n, err, sizeof(err)) &&
+		   n == 2 * nraw && !memcmp(got + nraw, raw, nraw), "xz: two streams, both decompressed (%s)", err);
+		drop(&got);
+		free(two);
 	}
+	free(xz);
+}
 
-	/* gzip: zlib's encoder, two members. */
+/* gzip: zlib's encoder, two members. */
+TEST(gzip_members_cut_and_damaged)
+{
+	char err[512], *got = NULL;
+	unsigned char *buf = malloc(2 * cap);
+	size_t n1, n2;
+	uint64_t n;
+
 	n1 = gzip_member(raw, nraw, buf, cap);
 	n2 = gzip_member(raw, nraw, buf + n1, cap);
 	ok(n1 > 18 && !put("k.gz", buf, n1) && !unpack("k.gz", 1ULL << 30, &got, &n, err, sizeof(err)) && n == nraw &&
@@ -161,16 +175,18 @@ int main(void)
 	ok(!put("bad.gz", buf, n1) && unpack("bad.gz", 1ULL << 30, &got, &n, err, sizeof(err)) &&
 	   strstr(err, "bad.gz: gzip: "), "gzip damaged: %s", err);
 	drop(&got);
+	free(buf);
+}
 
-	/* zstd: libzstd's encoder with the content checksum the zstd CLI
-	 * writes, two frames. */
-	{
-		ZSTD_CCtx *c = ZSTD_createCCtx();
+/* zstd: libzstd's encoder with the content checksum the zstd CLI writes,
+ * two frames. */
+TEST(zstd_frames_cut_and_damaged)
+{
+	char err[512], *got = NULL;
+	unsigned char *buf = malloc(2 * cap);
+	size_t n1 = zstd_frame(raw, nraw, buf, 2 * cap);
+	uint64_t n;
 
-		ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
-		n1 = ZSTD_compress2(c, buf, 2 * cap, raw, nraw);
-		ZSTD_freeCCtx(c);
-	}
 	ok(!ZSTD_isError(n1) && !put("k.zst", buf, n1) && !unpack("k.zst", 1ULL << 30, &got, &n, err, sizeof(err)) &&
 	   n == nraw && !memcmp(got, raw, nraw), "zstd: the BTF back, byte for byte (%s)", err);
 	drop(&got);
@@ -188,41 +204,48 @@ int main(void)
 	ok(!put("bad.zst", buf, n1) && unpack("bad.zst", 1ULL << 30, &got, &n, err, sizeof(err)) &&
 	   strstr(err, "bad.zst: zstd: "), "zstd damaged: %s", err);
 	drop(&got);
+	free(buf);
+}
 
-	/* --btf of each: the same types as the raw file, the compression named,
-	 * the release still read from the name, no file left in $TMPDIR. */
+/* --btf of each: the same types as the raw file, the compression named,
+ * the release still read from the name, no file left in $TMPDIR.  The
+ * compressed files are main()'s (compressed_files()). */
+TEST(kbtf_open_compressed)
+{
+	static const char *const files[] = { "k.btf.xz", "k.gz", "k.zst" };
+	static const char *const kinds[] = { "xz", "gzip", "zstd" };
+	unsigned char *buf = malloc(2 * cap);
+	char err[512];
+	struct kbtf k, r;
+	size_t n1;
+
 	setenv("TMPDIR", dir, 1);
-	{
-		static const char *const files[] = { "k.btf.xz", "k.gz", "k.zst" };
-		static const char *const kinds[] = { "xz", "gzip", "zstd" };
-		struct kbtf k, r;
+	ok(!kbtf_open(&r, RAW, NULL, err, sizeof(err)), "the raw BTF opens");
+	for (int i = 0; i < 3; i++) {
+		int rc = kbtf_open(&k, path_of(files[i]), NULL, err, sizeof(err));
 
-		ok(!kbtf_open(&r, RAW, NULL, err, sizeof(err)), "the raw BTF opens");
-		for (int i = 0; i < 3; i++) {
-			int rc = kbtf_open(&k, path_of(files[i]), NULL, err, sizeof(err));
-
-			ok(!rc && k.source == KBTF_RAW && k.compression && !strcmp(k.compression, kinds[i]) &&
-			   kbtf_find_struct(&k, "mem_cgroup") == kbtf_find_struct(&r, "mem_cgroup") &&
-			   kbtf_type_size(&k, kbtf_find_struct(&k, "mem_cgroup")) ==
-			   kbtf_type_size(&r, kbtf_find_struct(&r, "mem_cgroup")),
-			   "kbtf_open %s: raw BTF, %s named, struct mem_cgroup as in the raw file (%s)", files[i],
-			   kinds[i], rc ? err : "");
-			if (!rc)
-				kbtf_close(&k);
-		}
-		kbtf_close(&r);
-		ok(kbtf_open(&k, path_of("cut.zst"), NULL, err, sizeof(err)) && strstr(err, "cut.zst: the zstd data ends") &&
-		   k.zfd < 0 && !k.read_path, "kbtf_open of a cut-off .zst: one line, its copy closed (%s)", err);
-		kbtf_close(&k);
-		ok(!kbtf_open(&k, path_of("k.btf.xz"), NULL, err, sizeof(err)) && !k.release,
-		   "k.btf.xz: no release in the name, none invented");
-		kbtf_close(&k);
-		n1 = ZSTD_compress(buf, 2 * cap, raw, nraw, 1);
-		ok(!ZSTD_isError(n1) && !put("vmlinux-6.1.192.btf.zst", buf, n1) &&
-		   !kbtf_open(&k, path_of("vmlinux-6.1.192.btf.zst"), NULL, err, sizeof(err)) && k.release &&
-		   !strcmp(k.release, "6.1.192"), "vmlinux-6.1.192.btf.zst: release 6.1.192 from the name");
-		kbtf_close(&k);
+		ok(!rc && k.source == KBTF_RAW && k.compression && !strcmp(k.compression, kinds[i]) &&
+		   kbtf_find_struct(&k, "mem_cgroup") == kbtf_find_struct(&r, "mem_cgroup") &&
+		   kbtf_type_size(&k, kbtf_find_struct(&k, "mem_cgroup")) ==
+		   kbtf_type_size(&r, kbtf_find_struct(&r, "mem_cgroup")),
+		   "kbtf_open %s: raw BTF, %s named, struct mem_cgroup as in the raw file (%s)", files[i],
+		   kinds[i], rc ? err : "");
+		if (!rc)
+			kbtf_close(&k);
 	}
+	kbtf_close(&r);
+	ok(kbtf_open(&k, path_of("cut.zst"), NULL, err, sizeof(err)) && strstr(err, "cut.zst: the zstd data ends") &&
+	   k.zfd < 0 && !k.read_path, "kbtf_open of a cut-off .zst: one line, its copy closed (%s)", err);
+	kbtf_close(&k);
+	ok(!kbtf_open(&k, path_of("k.btf.xz"), NULL, err, sizeof(err)) && !k.release,
+	   "k.btf.xz: no release in the name, none invented");
+	kbtf_close(&k);
+	n1 = ZSTD_compress(buf, 2 * cap, raw, nraw, 1);
+	ok(!ZSTD_isError(n1) && !put("vmlinux-6.1.192.btf.zst", buf, n1) &&
+	   !kbtf_open(&k, path_of("vmlinux-6.1.192.btf.zst"), NULL, err, sizeof(err)) && k.release &&
+	   !strcmp(k.release, "6.1.192"), "vmlinux-6.1.192.btf.zst: release 6.1.192 from the name");
+	kbtf_close(&k);
+	free(buf);
 	{
 		DIR *d = opendir(dir);
 		struct dirent *e;
@@ -234,8 +257,39 @@ int main(void)
 			closedir(d);
 		is_int(left, 0, "no decompressed copy left in $TMPDIR");
 	}
+}
+
+/* The compressed copies kbtf_open_compressed opens (the other cases write
+ * and check their own): k.btf.xz, k.gz, k.zst and cut.zst; 0 when written. */
+static int compressed_files(void)
+{
+	unsigned char *buf = malloc(2 * cap);
+	size_t nxz, n1;
+	char *xz = read_text(XZ, &nxz);
+	int rc = !xz || put("k.btf.xz", xz, nxz);
+
+	rc |= put("k.gz", buf, gzip_member(raw, nraw, buf, cap));
+	n1 = zstd_frame(raw, nraw, buf, 2 * cap);
+	rc |= ZSTD_isError(n1) || put("k.zst", buf, n1) || put("cut.zst", buf, n1 - 100);
+	free(xz);
 	free(buf);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	raw = read_text(RAW, &nraw);
+	if (!raw)
+		tap_skip_all(RAW " is not built (make)");
+	if (!mkdtemp(dir))
+		tap_skip_all("mkdtemp failed");
+	cap = nraw + nraw / 2 + 4096;
+	if (compressed_files())
+		tap_diag("the compressed copies of %s could not all be written in %s", RAW, dir);
+	rc = tap_main(argc, argv);
 	free(raw);
 	tap_rm_rf(dir);
-	return tap_done();
+	return rc;
 }

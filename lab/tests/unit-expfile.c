@@ -19,13 +19,10 @@ static int parse_text(const char *text, struct expfile *x, char *err, size_t n)
 	return r;
 }
 
-int main(void)
+TEST(entries_lines_and_overrides)
 {
 	struct expfile x;
 	char err[512];
-	unsigned long long u;
-	long v[64];
-	bool b;
 
 	ok(!parse_text("# a comment\n[experiment]\nname = x ; inline\n\n[driver]\nmode = anon\n", &x, err, sizeof(err)),
 	   "a small file parses");
@@ -37,6 +34,12 @@ int main(void)
 	ok(expfile_override(&x, "nodot=1", err, sizeof(err)) == -1 && strstr(err, "section.key=value"),
 	   "a malformed override is refused");
 	expfile_free(&x);
+}
+
+TEST(errors_at_file_line)
+{
+	struct expfile x;
+	char err[512];
 
 	ok(parse_text("[a]\nb = 1\njunk\n", &x, err, sizeof(err)) == -1 && strstr(err, "t.exp:3:"),
 	   "a line that is not key = value: file:line (%s)", err);
@@ -66,6 +69,11 @@ int main(void)
 		expfile_free(&x);
 		free(text);
 	}
+}
+
+TEST(durations)
+{
+	unsigned long long u;
 
 	ok(!parse_duration_ns("100ms", &u) && u == 100000000ull, "100ms");
 	ok(!parse_duration_ns("2m", &u) && u == 120000000000ull, "2m");
@@ -75,11 +83,29 @@ int main(void)
 	/* Regressions (fuzz-expfile): huge and NaN values used to overflow the cast. */
 	ok(parse_duration_ns("5555555555555555555555555555555555555555555", &u) == -1, "a huge duration is refused");
 	ok(parse_duration_ns("nan", &u) == -1 && parse_duration_ns("inf", &u) == -1, "NaN and inf are refused");
+}
+
+TEST(sizes)
+{
+	unsigned long long u;
+
 	ok(parse_bytes("1e30G", &u) == -1, "a huge size is refused");
 	ok(!parse_bytes("512M", &u) && u == 512ull << 20, "512M");
 	ok(!parse_bytes("64KiB", &u) && u == 64ull << 10, "64KiB");
 	ok(parse_bytes("12Q", &u) == -1, "an unknown size suffix is refused");
+}
+
+TEST(booleans)
+{
+	bool b;
+
 	ok(!parse_bool("Yes", &b) && b && !parse_bool("off", &b) && !b && parse_bool("maybe", &b) == -1, "booleans");
+}
+
+TEST(int_lists)
+{
+	long v[64];
+
 	is_int(parse_int_list("6..36:6", v, 64), 6, "6..36:6 is six values");
 	ok(v[0] == 6 && v[5] == 36, "first 6, last 36");
 	is_int(parse_int_list("1, 2,4", v, 64), 3, "a list with spaces");
@@ -89,5 +115,9 @@ int main(void)
 	/* Regression (fuzz): a huge step overflowed v += step. */
 	is_int(parse_int_list("2..4:99999999999999999999", v, 64), 1, "a step past the end gives the start only");
 	is_int(parse_int_list("-3,1", v, 64), -1, "negative values are refused");
-	return tap_done();
+}
+
+int main(int argc, char **argv)
+{
+	return tap_main(argc, argv);
 }

@@ -123,7 +123,7 @@ static struct harness_cfg base_cfg(const struct tcfg *tc, int n)
 	};
 }
 
-static void test_contract(void)
+TEST(contract)
 {
 	int p[2], cgs[3] = { 0, 1, 1 };
 	struct tcfg tc = { SPIN, -1, -1 };
@@ -136,6 +136,7 @@ static void test_contract(void)
 	bool apart = true;
 	int rc;
 
+	cleanup_init();
 	if (pipe(p) < 0)
 		exit(1);
 	tc.report_fd = p[1];
@@ -179,7 +180,7 @@ static void test_contract(void)
 
 /* Threads grouped by cgroup whatever the order: interleaved, and the
  * caller's own cgroup (-1) as a group of its own. */
-static void test_threads_interleaved(void)
+TEST(threads_interleaved)
 {
 	int cgs[6] = { 1, -1, 0, 1, -1, 0 };
 	struct tcfg tc = { NAP, -1, -1 };
@@ -189,6 +190,7 @@ static void test_threads_interleaved(void)
 	int rc;
 	bool same = true, apart;
 
+	cleanup_init();
 	c.threads = true;
 	c.worker_cgroup = cgs;
 	rc = harness_run(&c, &r, err, sizeof(err));
@@ -204,7 +206,7 @@ static void test_threads_interleaved(void)
 	ok(no_children_left(), "no worker process left");
 }
 
-static void test_barrier_threads(void)
+TEST(barrier_threads)
 {
 	int p[2], cgs[4] = { 0, 0, 1, 1 };
 	struct tcfg tc = { NAP, -1, -1 };
@@ -215,6 +217,7 @@ static void test_barrier_threads(void)
 	long long first = LLONG_MAX, last = 0;
 	int rc, got = 0;
 
+	cleanup_init();
 	if (pipe(p) < 0)
 		exit(1);
 	tc.report_fd = p[1];
@@ -271,7 +274,7 @@ static void test_death(bool stop)
 	harness_result_free(&r);
 }
 
-static void test_failures(void)
+TEST(failing_and_hung_workers)
 {
 	struct tcfg tc = { FAIL_SETUP, 1, -1 };
 	struct harness_cfg c = base_cfg(&tc, 3);
@@ -280,6 +283,7 @@ static void test_failures(void)
 	int rc;
 	long long t0;
 
+	cleanup_init();
 	rc = harness_run(&c, &r, err, sizeof(err));
 	ok(rc < 0 && strstr(err, "worker 1") && strstr(err, "test setup refuses"),
 	   "a failed setup stops the run before it starts, naming the worker (%s)", err);
@@ -304,14 +308,20 @@ static void test_failures(void)
 	ok(no_children_left(), "no worker process left");
 }
 
-int main(void)
+TEST(dying_worker_run_continues)
 {
 	cleanup_init();
-	test_contract();
-	test_barrier_threads();
-	test_threads_interleaved();
 	test_death(false);
+}
+
+TEST(dying_worker_stops_run)
+{
+	cleanup_init();
 	test_death(true);
-	test_failures();
-	return tap_done();
+}
+
+/* Each case takes the lab's undo (cleanup_init) as its own process's, as a lab command does. */
+int main(int argc, char **argv)
+{
+	return tap_main(argc, argv);
 }

@@ -4,7 +4,7 @@
 #include "report/hist_summary.h"
 #include "tests/tap.h"
 
-int main(void)
+TEST(empty_histogram)
 {
 	static struct hist h;
 	struct hist_summary s;
@@ -13,7 +13,14 @@ int main(void)
 	hist_summarize(&h, &s);
 	ok(s.count == 0 && s.p50 == 0 && s.max == 0 && hist_summary_over_pct(&s, 0) == 0,
 	   "empty histogram: all zero, no division by zero");
+}
 
+TEST(percentiles_and_shares_over)
+{
+	static struct hist h;
+	struct hist_summary s;
+
+	hist_init(&h);
 	/* 1000 reads: 900 at 30 us, 80 at 5 ms, 15 at 50 ms, 5 at 2 s. */
 	for (int i = 0; i < 900; i++)
 		hist_record(&h, 30000);
@@ -35,5 +42,9 @@ int main(void)
 	is_int(s.over[1], 20, "20 reads over 10 ms");
 	is_int(s.over[2], 5, "5 reads over 1 s");
 	ok(hist_summary_over_pct(&s, 2) == 0.5, "0.5%% of reads over 1 s");
-	return tap_done();
+}
+
+int main(int argc, char **argv)
+{
+	return tap_main(argc, argv);
 }

@@ -187,32 +187,11 @@ static void host_mount(void)
 		tap_diag("mount %s: %s", target, strerror(errno));
 }
 
-int main(int argc, char **argv)
+/* In this process: mount, journal, unmount. */
+TEST(mount_journal_unmount_in_process)
 {
-	char dir[] = "/tmp/unit-hostmount.XXXXXX", err[512], *out;
-	struct run a, b;
-	int n;
+	char err[512];
 
-	if (argc == 4 && (!strcmp(argv[1], "run") || !strcmp(argv[1], "runns"))) {
-		snprintf(target, sizeof(target), "%s", argv[2]);
-		snprintf(state, sizeof(state), "%s", argv[3]);
-		return run_main(argv[1]);
-	}
-	if (geteuid() != 0)
-		tap_skip_all("needs root (it mounts tracefs, in a mount namespace of its own)");
-	if (private_ns())
-		tap_skip_all("cannot make a private mount namespace (unshare/mount refused here)");
-	if (!mkdtemp(dir)) {
-		printf("Bail out! mkdtemp: %s\n", strerror(errno));
-		return 1;
-	}
-	snprintf(target, sizeof(target), "%s/t", dir);
-	snprintf(state, sizeof(state), "%s/state", dir);
-	mkdir_p(target, 0700);
-	mkdir_p(state, 0700);
-	setenv("MEMCG_LAB_STATE_DIR", state, 1);
-
-	/* In this process: mount, journal, unmount. */
 	ok(hoststate_mount("tracefs", target, err, sizeof(err)) == 1 && mounted(),
 	   "hoststate_mount mounts tracefs where none is");
 	is_int(journal_entries(), 1, "the journal holds the mount");
@@ -225,8 +204,15 @@ int main(int argc, char **argv)
 	   !strcmp(err, "cannot mount tracefs at /nonexistent/t: No such file or directory"),
 	   "a refused mount: one line naming the mount point and the errno (%s)", err);
 	is_int(journal_entries(), 0, "and nothing journaled");
+}
 
-	/* A tracefs someone else mounted is used and never unmounted. */
+/* A tracefs someone else mounted is used and never unmounted. */
+TEST(foreign_mount_never_unmounted)
+{
+	char err[512], *out;
+	struct run a;
+	int n;
+
 	host_mount();
 	ok(hoststate_mount("tracefs", target, err, sizeof(err)) == 0 && journal_entries() == 0,
 	   "a mount the lab did not make: 0, nothing journaled");
@@ -238,13 +224,25 @@ int main(int argc, char **argv)
 	ok(n == 0 && mounted(), "nor does cleanup --force unmount it");
 	free(out);
 	umount(target);
+}
 
-	/* SIGTERM: the run's undo steps unmount. */
+/* SIGTERM: the run's undo steps unmount. */
+TEST(sigterm_unmounts)
+{
+	struct run a;
+
 	ok(run_start(&a, "run") == 0 && a.got == 1 && mounted(), "a run mounts tracefs");
 	run_end(&a, SIGTERM);
 	ok(!mounted() && journal_entries() == 0, "after SIGTERM it is unmounted, the journal empty");
+}
 
-	/* A live run is left alone without force; with force it is unmounted. */
+/* A live run is left alone without force; with force it is unmounted. */
+TEST(live_run_left_without_force)
+{
+	char *out;
+	struct run a;
+	int n;
+
 	run_start(&a, "run");
 	out = stale(false, false, &n);
 	ok(n == 0 && mounted(), "cleanup leaves a live run's mount");
@@ -254,8 +252,15 @@ int main(int argc, char **argv)
 	   "cleanup --force unmounts it: %s", strtok(out, "\n"));
 	free(out);
 	run_end(&a, SIGTERM);
+}
 
-	/* SIGKILL: the journal survives, cleanup unmounts from it. */
+/* SIGKILL: the journal survives, cleanup unmounts from it. */
+TEST(sigkill_journal_cleanup_unmounts)
+{
+	char *out;
+	struct run a;
+	int n;
+
 	run_start(&a, "run");
 	run_end(&a, SIGKILL);
 	ok(mounted() && journal_entries() == 1, "after SIGKILL tracefs stays mounted, journaled");
@@ -268,8 +273,13 @@ int main(int argc, char **argv)
 	   "cleanup unmounts it: %s", strtok(out, "\n"));
 	free(out);
 	is_int(journal_entries(), 0, "and the dead run's journal is gone");
+}
 
-	/* Overlapping runs share the mount: the last one to end unmounts. */
+/* Overlapping runs share the mount: the last one to end unmounts. */
+TEST(overlapping_runs_share_mount)
+{
+	struct run a, b;
+
 	run_start(&a, "run");
 	run_start(&b, "run");
 	ok(a.got == 1 && b.got == 1 && journal_entries() == 2,
@@ -278,8 +288,11 @@ int main(int argc, char **argv)
 	ok(mounted(), "the first run ends while the second still runs: tracefs stays mounted");
 	run_end(&b, SIGTERM);
 	ok(!mounted() && journal_entries() == 0, "the second ends: unmounted");
+}
 
-	/* Runs that start at the same moment mount once, not stacked. */
+/* Runs that start at the same moment mount once, not stacked. */
+TEST(simultaneous_runs_mount_once)
+{
 	for (int round = 0; round < 20; round++) {
 		struct run many[4];
 		int got = 0, stacked;
@@ -301,8 +314,15 @@ int main(int argc, char **argv)
 		if (round == 19)
 			ok(1, "4 runs started at once, 20 times: one mount each time, unmounted by the last");
 	}
+}
 
-	/* A stale owner next to a live one. */
+/* A stale owner next to a live one. */
+TEST(stale_owner_next_to_live_one)
+{
+	char *out;
+	struct run a, b;
+	int n;
+
 	run_start(&a, "run");
 	run_start(&b, "run");
 	run_end(&a, SIGKILL);
@@ -312,8 +332,15 @@ int main(int argc, char **argv)
 	free(out);
 	run_end(&b, SIGTERM);
 	ok(!mounted() && journal_entries() == 0, "and the live one unmounts it at its end");
+}
 
-	/* A run after a killed one whose mount is still there takes it over. */
+/* A run after a killed one whose mount is still there takes it over. */
+TEST(new_run_adopts_killed_runs_mount)
+{
+	char *out;
+	struct run a, b;
+	int n;
+
 	run_start(&a, "run");
 	run_end(&a, SIGKILL);
 	run_start(&b, "run");
@@ -324,8 +351,15 @@ int main(int argc, char **argv)
 	ok(n == 0 && strstr(out, "not mounted any more") && journal_entries() == 0,
 	   "cleanup then drops the killed run's journal: %s", strtok(out, "\n"));
 	free(out);
+}
 
-	/* The mount replaced after the owner died: not the lab's, kept. */
+/* The mount replaced after the owner died: not the lab's, kept. */
+TEST(replaced_mount_kept)
+{
+	char *out;
+	struct run a;
+	int n;
+
 	run_start(&a, "run");
 	run_end(&a, SIGKILL);
 	umount(target);
@@ -335,8 +369,15 @@ int main(int argc, char **argv)
 	   "a tracefs mounted anew after the run died is someone else's: left mounted");
 	free(out);
 	umount(target);
+}
 
-	/* A run killed in a mount namespace of its own that still lives. */
+/* A run killed in a mount namespace of its own that still lives. */
+TEST(killed_in_live_namespace)
+{
+	char *out;
+	struct run a;
+	int n;
+
 	if (run_start(&a, "runns") == 0 && a.got == 1) {
 		pid_t holder = a.holder;
 
@@ -352,36 +393,65 @@ int main(int argc, char **argv)
 	} else {
 		ok(0, "a run in a mount namespace of its own mounts tracefs");
 	}
+}
 
-	/* A run killed in a namespace nobody uses any more. */
-	{
-		pid_t pid;
-		int st;
+/* A run killed in a namespace nobody uses any more. */
+TEST(killed_in_gone_namespace)
+{
+	char *out;
+	pid_t pid;
+	int st, n;
 
-		fflush(NULL);
-		pid = fork();
-		if (pid == 0) {
-			struct run c;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		struct run c;
 
-			if (private_ns() || run_start(&c, "run") || c.got != 1)
-				_exit(1);
-			run_end(&c, SIGKILL);
-			_exit(0);
-		}
-		waitpid(pid, &st, 0);
-		out = stale(false, false, &n);
-		ok(WIFEXITED(st) && !WEXITSTATUS(st) && journal_entries() == 0 &&
-		   strstr(out, "mount namespace mnt:[") && strstr(out, "is gone"),
-		   "a journal from a mount namespace that is gone is dropped: %s", strtok(out, "\n"));
-		free(out);
+		if (private_ns() || run_start(&c, "run") || c.got != 1)
+			_exit(1);
+		run_end(&c, SIGKILL);
+		_exit(0);
 	}
+	waitpid(pid, &st, 0);
+	out = stale(false, false, &n);
+	ok(WIFEXITED(st) && !WEXITSTATUS(st) && journal_entries() == 0 &&
+	   strstr(out, "mount namespace mnt:[") && strstr(out, "is gone"),
+	   "a journal from a mount namespace that is gone is dropped: %s", strtok(out, "\n"));
+	free(out);
+}
 
+int main(int argc, char **argv)
+{
+	char dir[] = "/tmp/unit-hostmount.XXXXXX", lock[300];
+	int rc;
+
+	if (argc == 4 && (!strcmp(argv[1], "run") || !strcmp(argv[1], "runns"))) {
+		snprintf(target, sizeof(target), "%s", argv[2]);
+		snprintf(state, sizeof(state), "%s", argv[3]);
+		return run_main(argv[1]);
+	}
+	if (geteuid() != 0)
+		tap_skip_all("needs root (it mounts tracefs, in a mount namespace of its own)");
+	if (private_ns())
+		tap_skip_all("cannot make a private mount namespace (unshare/mount refused here)");
+	if (!mkdtemp(dir)) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	snprintf(target, sizeof(target), "%s/t", dir);
+	snprintf(state, sizeof(state), "%s/state", dir);
+	mkdir_p(target, 0700);
+	mkdir_p(state, 0700);
+	setenv("MEMCG_LAB_STATE_DIR", state, 1);
+	/* Each case starts from no tracefs at target and an empty journal,
+	 * and leaves them so. */
+	rc = tap_main(argc, argv);
 	rmdir(target);
 	/* The journal's lock file stays by design (util/hoststate.c): the
 	 * test's own copy goes with its directory. */
-	snprintf(err, sizeof(err), "%s/.mounts.lock", state);
-	unlink(err);
+	snprintf(lock, sizeof(lock), "%s/.mounts.lock", state);
+	unlink(lock);
 	rmdir(state);
 	rmdir(dir);
-	return tap_done();
+	return rc;
 }

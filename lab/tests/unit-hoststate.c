@@ -20,7 +20,7 @@
 #include "util/hoststate_stale.h"
 #include "util/run.h"
 
-static char setting[256];
+static char dir[] = "/tmp/unit-hoststate.XXXXXX", setting[256];
 
 static int run_main(const char *path, const char *value)
 {
@@ -104,23 +104,11 @@ static int journal_entries(const char *dir)
 	return n;
 }
 
-int main(int argc, char **argv)
+/* In this process: set, journal, restore. */
+TEST(set_journal_restore_in_process)
 {
-	char dir[] = "/tmp/unit-hoststate.XXXXXX", err[512], *out;
-	struct run a, b;
-	int n;
+	char err[512];
 
-	if (argc == 4 && !strcmp(argv[1], "run"))
-		return run_main(argv[2], argv[3]);
-	if (!mkdtemp(dir)) {
-		printf("Bail out! mkdtemp: %s\n", strerror(errno));
-		return 1;
-	}
-	setenv("MEMCG_LAB_STATE_DIR", dir, 1);
-	snprintf(setting, sizeof(setting), "%s/setting", dir);
-	write_file_atomic(setting, "100\n", 4);
-
-	/* In this process: set, journal, restore. */
 	ok(hoststate_set(setting, "200", err, sizeof(err)) == 0 && !strcmp(value(), "200"),
 	   "hoststate_set writes the new value");
 	is_int(journal_entries(dir), 2, "the journal holds the original (one entry besides the setting)");
@@ -129,13 +117,25 @@ int main(int argc, char **argv)
 	is_int(journal_entries(dir), 1, "the journal entry is gone");
 	ok(hoststate_set("/nonexistent/knob", "1", err, sizeof(err)) == -1 && strstr(err, "/nonexistent/knob"),
 	   "a missing setting: one line naming it (%s)", err);
+}
 
-	/* SIGTERM: the run's undo steps restore. */
+/* SIGTERM: the run's undo steps restore. */
+TEST(sigterm_restores)
+{
+	struct run a;
+
 	ok(run_start(&a, "300") == 0 && !strcmp(value(), "300"), "a run sets 300");
 	run_end(&a, SIGTERM);
 	ok(!strcmp(value(), "100"), "after SIGTERM the setting is back to 100");
+}
 
-	/* A live run is left alone without force; with force it is restored. */
+/* A live run is left alone without force; with force it is restored. */
+TEST(live_run_left_without_force)
+{
+	struct run a;
+	char *out;
+	int n;
+
 	run_start(&a, "400");
 	out = stale(false, false, &n);
 	ok(n == 0 && !strcmp(value(), "400"), "cleanup leaves a live run's setting (400)");
@@ -145,8 +145,15 @@ int main(int argc, char **argv)
 	   "cleanup --force restores it: %s", strtok(out, "\n"));
 	free(out);
 	run_end(&a, SIGTERM);
+}
 
-	/* SIGKILL: the journal survives, cleanup restores from it. */
+/* SIGKILL: the journal survives, cleanup restores from it. */
+TEST(sigkill_journal_cleanup_restores)
+{
+	struct run a;
+	char *out;
+	int n;
+
 	run_start(&a, "500");
 	run_end(&a, SIGKILL);
 	ok(!strcmp(value(), "500"), "after SIGKILL the setting stays 500");
@@ -159,14 +166,27 @@ int main(int argc, char **argv)
 	   strstr(out, "gone"), "cleanup restores 100: %s", strtok(out, "\n"));
 	free(out);
 	is_int(journal_entries(dir), 1, "and the dead run's journal is gone");
+}
 
-	/* Overlapping runs: the last one to end restores the true original. */
+/* Overlapping runs: the last one to end restores the true original. */
+TEST(overlapping_runs_keep_original)
+{
+	struct run a, b;
+
 	run_start(&a, "600");
 	run_start(&b, "700");
 	run_end(&a, SIGTERM);
 	ok(!strcmp(value(), "700"), "the first run ends while the second still runs: 700 stays");
 	run_end(&b, SIGTERM);
 	ok(!strcmp(value(), "100"), "the second ends: back to the host's 100, not the first run's 600");
+}
+
+/* A dead run's entry next to a live run that holds the same setting. */
+TEST(dead_run_dropped_next_to_live_one)
+{
+	struct run a, b;
+	char *out;
+	int n;
 
 	run_start(&a, "800");
 	run_start(&b, "900");
@@ -177,8 +197,24 @@ int main(int argc, char **argv)
 	free(out);
 	run_end(&b, SIGTERM);
 	ok(!strcmp(value(), "100"), "and the live one restores the host's 100 at its end");
+}
 
+int main(int argc, char **argv)
+{
+	int rc;
+
+	if (argc == 4 && !strcmp(argv[1], "run"))
+		return run_main(argv[2], argv[3]);
+	if (!mkdtemp(dir)) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	setenv("MEMCG_LAB_STATE_DIR", dir, 1);
+	snprintf(setting, sizeof(setting), "%s/setting", dir);
+	/* Each case starts from the host's 100 and an empty journal, and leaves them so. */
+	write_file_atomic(setting, "100\n", 4);
+	rc = tap_main(argc, argv);
 	unlink(setting);
 	rmdir(dir);
-	return tap_done();
+	return rc;
 }

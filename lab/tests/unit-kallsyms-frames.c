@@ -173,7 +173,7 @@ static void caller_of(const struct ksyms *s, const struct stack *st, char *buf, 
 		snprintf(buf, n, "none");
 }
 
-static void lab_kernel(void)
+TEST(lab_kernel_frames)
 {
 	static struct stack st[MAX_STACKS];
 	struct ksyms s, before;
@@ -254,7 +254,7 @@ static void lab_kernel(void)
 	btf__free(btf);
 }
 
-static void debian_kernel(void)
+TEST(debian_kernel_frames)
 {
 	static struct stack st[MAX_STACKS];
 	struct ksyms s;
@@ -289,8 +289,22 @@ static void debian_kernel(void)
 	ksyms_free(&s);
 }
 
+/* The trampolines' keys of other kernels, and names that are no trampoline. */
+TEST(bpf_trampoline_keys)
+{
+	uint32_t obj, id;
+	struct ksym k = { .name = "bpf_trampoline_4295025299", .module = "bpf" };
+
+	ok(ksyms_bpf_trampoline(&k, &obj, &id) && obj == 1 && id == 58003,
+	   "an older kernel's key (no bit 31, object 1) decodes too");
+	k.name = "bpf_trampoline_30064771115";	/* 7 << 32 | 43: a trampoline on BPF program 7 */
+	ok(!ksyms_bpf_trampoline(&k, &obj, &id), "a trampoline on a BPF program names no vmlinux function");
+	k.name = "bpf_prog_85ba68da89a43450_func_enter_fe";
+	ok(!ksyms_bpf_trampoline(&k, &obj, &id), "a BPF program is no trampoline");
+}
+
 /* As root: a BPF program loaded here, named with its JIT length. */
-static void live_bpf(void)
+TEST(live_bpf_extent)
 {
 	struct bpf_insn prog[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
@@ -338,19 +352,7 @@ static void live_bpf(void)
 	close(fd);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	uint32_t obj, id;
-	struct ksym k = { .name = "bpf_trampoline_4295025299", .module = "bpf" };
-
-	lab_kernel();
-	debian_kernel();
-	ok(ksyms_bpf_trampoline(&k, &obj, &id) && obj == 1 && id == 58003,
-	   "an older kernel's key (no bit 31, object 1) decodes too");
-	k.name = "bpf_trampoline_30064771115";	/* 7 << 32 | 43: a trampoline on BPF program 7 */
-	ok(!ksyms_bpf_trampoline(&k, &obj, &id), "a trampoline on a BPF program names no vmlinux function");
-	k.name = "bpf_prog_85ba68da89a43450_func_enter_fe";
-	ok(!ksyms_bpf_trampoline(&k, &obj, &id), "a BPF program is no trampoline");
-	live_bpf();
-	return tap_done();
+	return tap_main(argc, argv);
 }

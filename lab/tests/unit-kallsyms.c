@@ -16,7 +16,7 @@ static const char text[] =
 	"ffffffff82a0c120 b stats_user_flush_mutex\n"
 	"ffffffffc0100000 t mod_fn\t[some_module]\n";
 
-int main(void)
+TEST(excerpt_lookups_and_format)
 {
 	struct ksyms s;
 	const struct ksym *k;
@@ -38,41 +38,66 @@ int main(void)
 	k = ksyms_find(&s, "mod_fn");
 	ok(k && k->module && !strcmp(k->module, "some_module"), "module symbols keep their module");
 	ksyms_free(&s);
+}
 
-	/* Regression (fuzz-kallsyms): empty input used to call qsort(NULL, 0). */
+/* Regression (fuzz-kallsyms): empty input used to call qsort(NULL, 0). */
+TEST(empty_text)
+{
+	struct ksyms s;
+	char err[256];
+
 	ok(!ksyms_parse(&s, "", "empty", err, sizeof(err)) && s.n == 0, "empty text: zero symbols");
 	ok(!ksyms_find(&s, "x") && !ksyms_lookup(&s, 1, NULL), "lookups on no symbols find nothing");
 	ksyms_free(&s);
+}
+
+TEST(malformed_line_refused)
+{
+	struct ksyms s;
+	char err[256];
 
 	ok(ksyms_parse(&s, "ffffffff81000000 T ok\nnot a symbol line\n", "bad", err, sizeof(err)) == -1 &&
 	   strstr(err, "bad:2:"), "a malformed line is refused with file:line (%s)", err);
+}
 
-	/* Lines off the usual shape take the general parse and mean the same. */
-	{
-		char odd[700];
-		size_t k = (size_t)snprintf(odd, sizeof(odd), "ffffffff81000000 T  spaced\n"
-					    "ffffffff81000010 t crlf\r\n"
-					    "ffffffff81000020 t modfn\t[mod]\n"
-					    "0xffffffff81000030 D prefixed\n"
-					    "ffffffff81000040 T ");
-		for (int i = 0; i < 300; i++)
-			odd[k++] = 'x';
-		snprintf(odd + k, sizeof(odd) - k, "\n");
-		err[0] = '\0';
-		ok(!ksyms_parse(&s, odd, "odd", err, sizeof(err)) && s.n == 5, "odd but valid lines: 5 symbols%s",
-		   err);
-		ok(ksyms_find(&s, "spaced") && ksyms_find(&s, "crlf") &&
-		   ksyms_find(&s, "modfn") && !strcmp(ksyms_find(&s, "modfn")->module, "mod") &&
-		   ksyms_find(&s, "prefixed") && ksyms_find(&s, "prefixed")->addr == 0xffffffff81000030ull,
-		   "two spaces, CR LF, a module and a 0x address read as sscanf reads them");
-		k = ksyms_lookup(&s, 0xffffffff81000040ull, NULL) ?
-		    strlen(ksyms_lookup(&s, 0xffffffff81000040ull, NULL)->name) : 0;
-		is_int(k, 255, "a name over 255 bytes is cut at 255");
-		ksyms_free(&s);
-	}
+/* Lines off the usual shape take the general parse and mean the same. */
+TEST(odd_but_valid_lines)
+{
+	struct ksyms s;
+	char err[256], odd[700];
+	size_t k = (size_t)snprintf(odd, sizeof(odd), "ffffffff81000000 T  spaced\n"
+				    "ffffffff81000010 t crlf\r\n"
+				    "ffffffff81000020 t modfn\t[mod]\n"
+				    "0xffffffff81000030 D prefixed\n"
+				    "ffffffff81000040 T ");
+
+	for (int i = 0; i < 300; i++)
+		odd[k++] = 'x';
+	snprintf(odd + k, sizeof(odd) - k, "\n");
+	err[0] = '\0';
+	ok(!ksyms_parse(&s, odd, "odd", err, sizeof(err)) && s.n == 5, "odd but valid lines: 5 symbols%s",
+	   err);
+	ok(ksyms_find(&s, "spaced") && ksyms_find(&s, "crlf") &&
+	   ksyms_find(&s, "modfn") && !strcmp(ksyms_find(&s, "modfn")->module, "mod") &&
+	   ksyms_find(&s, "prefixed") && ksyms_find(&s, "prefixed")->addr == 0xffffffff81000030ull,
+	   "two spaces, CR LF, a module and a 0x address read as sscanf reads them");
+	k = ksyms_lookup(&s, 0xffffffff81000040ull, NULL) ?
+	    strlen(ksyms_lookup(&s, 0xffffffff81000040ull, NULL)->name) : 0;
+	is_int(k, 255, "a name over 255 bytes is cut at 255");
+	ksyms_free(&s);
+}
+
+TEST(zeroed_addresses_non_root)
+{
+	struct ksyms s;
+	char err[256];
 
 	ok(!ksyms_parse(&s, "0000000000000000 T a\n0000000000000000 T b\n", "nonroot", err, sizeof(err)) &&
 	   !s.have_addrs && ksyms_find(&s, "b"), "zeroed addresses (non-root): names kept, no addresses");
 	ksyms_free(&s);
-	return tap_done();
+}
+
+int main(int argc, char **argv)
+{
+	return tap_main(argc, argv);
 }

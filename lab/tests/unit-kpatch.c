@@ -32,7 +32,7 @@ static char *put(const char *name, const char *text)
 	return p;
 }
 
-static void subjects(void)
+TEST(patch_subject)
 {
 	char s[256];
 
@@ -43,7 +43,7 @@ static void subjects(void)
 	ok(!s[0], "a bare diff has no subject (its body is not a mail header)");
 }
 
-static void sets(void)
+TEST(patch_sets)
 {
 	struct kpatch_set s;
 	char err[512];
@@ -69,10 +69,10 @@ static void sets(void)
 	free(empty);
 }
 
-static void checks(void)
+TEST(patch_applies_or_names_hunk)
 {
 	struct kpatch_set s;
-	char err[512], *t, *twice, *tree;
+	char err[512] = "", *t, *twice, *tree;
 
 	if (!program_on_path("patch")) {
 		tap_skip("patch checks", "patch(1) is not installed (Debian package patch)");
@@ -132,7 +132,7 @@ static void checks(void)
 	free(t);
 }
 
-static void failures(void)
+TEST(first_failed_hunk)
 {
 	char out[256];
 
@@ -145,15 +145,14 @@ static void failures(void)
 	ok(!out[0], "no failure: nothing named");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int rc;
+
 	snprintf(tmp, sizeof(tmp), "/tmp/memcg-lab-kpatch-test-XXXXXX");
 	if (!mkdtemp(tmp))
 		return 1;
-	subjects();
-	sets();
-	checks();
-	failures();
+	rc = tap_main(argc, argv);
 	tap_rm_rf(tmp);
-	return tap_done();
+	return rc;
 }

@@ -17,12 +17,16 @@ static double num(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : NAN;
 }
 
-int main(void)
+TEST(nothing_recorded_no_cost)
+{
+	tap_ok(labcost_json() == NULL, "nothing recorded: no cost object");
+}
+
+TEST(parts_add_up_and_median_second)
 {
 	const double calm[] = { 0.001, 0.0012, 0.5, 0.0011 }, odd[] = { 0.002, 0.004, 0.003 };
-	json_object *o = labcost_json();
+	json_object *o;
 
-	tap_ok(o == NULL, "nothing recorded: no cost object");
 	labcost_add(LABCOST_CGROUP_SETUP, 0.25);
 	labcost_add(LABCOST_SPAWN, 0.5);
 	labcost_add(LABCOST_REAP, 0.125);
@@ -47,5 +51,9 @@ int main(void)
 	tap_ok(num(o, "workers_max") == 16, "workers_max is the largest window's (%g)", num(o, "workers_max"));
 	tap_ok(num(o, "peak_rss_kb") > 0, "peak_rss_kb from getrusage (%g)", num(o, "peak_rss_kb"));
 	json_object_put(o);
-	return tap_done();
+}
+
+int main(int argc, char **argv)
+{
+	return tap_main(argc, argv);
 }

@@ -81,7 +81,7 @@ static void truth(const char *mode, uint64_t min)
 }
 
 /* A kernel window of charge: the rows add up to what the meta lines say. */
-static void kernel_window(void)
+TEST(kernel_window_sums)
 {
 	const char *path = DIR "charge-7.3.tsv";
 	char err[256];
@@ -125,7 +125,7 @@ static void kernel_window(void)
 
 /* A guest run with windows=each (charge-5.10/, trimmed to 60 lines): each
  * line row says its window, the window row its number. */
-static void each_window(void)
+TEST(windows_each_numbered)
 {
 	const char *path = DIR "charge-5.10/lines/lines.tsv";
 	char err[256];
@@ -148,11 +148,17 @@ static void each_window(void)
 	lines_file_free(&f);
 }
 
-int main(void)
+TEST(truth_under_tcg)
 {
-	each_window();
 	truth("tcg", 50);
+}
+
+TEST(truth_under_mttcg)
+{
 	truth("mttcg", 100);
-	kernel_window();
-	return tap_done();
+}
+
+int main(int argc, char **argv)
+{
+	return tap_main(argc, argv);
 }

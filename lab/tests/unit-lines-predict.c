@@ -143,7 +143,7 @@ static uint64_t total_events(const struct lr_result *res)
 
 static const char *const AB[] = { "a", "b" };
 
-static void packed_padded(void)
+TEST(packed_against_padded)
 {
 	struct ll_layout packed, padded;
 	struct lines_trace_objs objs = { 0 };
@@ -203,7 +203,7 @@ static void packed_padded(void)
 	lines_layout_free(&padded);
 }
 
-static void line_128(void)
+TEST(line_128_pairs)
 {
 	struct ll_layout apart, far;
 	struct lines_trace_objs objs = { 0 };
@@ -264,7 +264,7 @@ static void line_128(void)
 }
 
 /* The recorded replay against the model fed the same sequence itself. */
-static void same_model(void)
+TEST(recorded_layout_same_counts)
 {
 	static const char *const N3[] = { "a", "b", "c" };
 	struct ll_layout l;
@@ -321,7 +321,7 @@ static void same_model(void)
 	lines_layout_free(&l);
 }
 
-static void not_replayed(void)
+TEST(not_replayed_named)
 {
 	struct ll_layout packed, only_a, apart;
 	struct lines_trace_objs objs = { 0 };
@@ -380,7 +380,7 @@ static uint64_t off_of(const struct ll_layout *l, const char *f)
 	return i < 0 ? UINT64_MAX : lines_layout_off(l, (size_t)i);
 }
 
-static void btf_remap(void)
+TEST(btf_remap_by_field_name)
 {
 	struct kbtf k510, k61;
 	struct ll_layout m510, m61;
@@ -458,7 +458,7 @@ static int edit(struct ll_layout *l, const char *spec, char *err, size_t n)
 	return rc;
 }
 
-static void edits(void)
+TEST(layout_edits)
 {
 	struct kbtf k;
 	struct ll_layout pc, x, mc, emb;
@@ -569,7 +569,7 @@ static void edits(void)
 }
 
 /* Every fixture's structs laid out again from their first member: unchanged. */
-static void relayout_identity(void)
+TEST(relayout_identity)
 {
 	static const char *const rels[] = { "5.10.262", "6.1.192", "6.12.117", "6.16.12", "6.18.44", "7.1.13", "7.2.12",
 					    "7.3.4-rt" };
@@ -618,14 +618,7 @@ static void relayout_identity(void)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	packed_padded();
-	line_128();
-	same_model();
-	not_replayed();
-	btf_remap();
-	edits();
-	relayout_identity();
-	return tap_done();
+	return tap_main(argc, argv);
 }

@@ -85,7 +85,7 @@ static const char *open_err(const char *name)
 	return err;
 }
 
-static void test_records(void)
+TEST(records_in_order)
 {
 	struct lines_trace t;
 	const struct lines_trace_rec *r;
@@ -124,7 +124,7 @@ static void test_records(void)
 	lines_trace_close(&t);
 }
 
-static void test_full(void)
+TEST(full_trace_dropped)
 {
 	struct lines_trace t;
 	char err[512], note[256];
@@ -141,7 +141,7 @@ static void test_full(void)
 	lines_trace_close(&t);
 }
 
-static void test_refusals(void)
+TEST(refusals_one_line)
 {
 	unsigned char *b;
 	size_t n;
@@ -217,7 +217,7 @@ static void test_refusals(void)
 	ok(strstr(e, "absent.bin: cannot open"), "a missing file: %s", e);
 }
 
-static void test_objects(void)
+TEST(record_objects)
 {
 	const char *objs = "window\tlabel\ttype\taddress\tsize\tsource\n"
 			   "0\tmemcg:/c1\tmem_cgroup\t0xffff888000100000\t4096\tbpf\n"
@@ -268,16 +268,15 @@ static void test_objects(void)
 	lines_trace_objs_free(&o);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int rc;
+
 	if (!mkdtemp(dir)) {
 		printf("Bail out! mkdtemp\n");
 		return 1;
 	}
-	test_records();
-	test_full();
-	test_refusals();
-	test_objects();
+	rc = tap_main(argc, argv);
 	tap_rm_rf(dir);
-	return tap_done();
+	return rc;
 }

@@ -69,7 +69,7 @@ static const struct expect *expect_of(const char *name)
 }
 
 /* Every sample file: parsed, and the tables and rows the file shows. */
-static void every_sample(void)
+TEST(every_sample_parses)
 {
 	DIR *d = opendir(SAMPLES);
 	struct dirent *de;
@@ -119,7 +119,7 @@ static struct lockcon_text_table *load(const char *name, size_t *nt)
 	return t;
 }
 
-static void values(void)
+TEST(known_values)
 {
 	struct lockcon_text_table *t;
 	size_t nt;
@@ -196,7 +196,7 @@ static void values(void)
 
 /* perf 7.3's outputs (real, sample 20) and the owner section of -o -v
  * (perf 6.15+, samples 21 text and 22 CSV): owner rows keep their role. */
-static void perf73(void)
+TEST(perf73_owner_rows)
 {
 	struct lockcon_text_table *t;
 	size_t nt;
@@ -248,7 +248,7 @@ static void perf73(void)
 	lockcon_text_free(t, nt);
 }
 
-static void csv(void)
+TEST(csv_output)
 {
 	char err[512];
 	struct lockcon_text_table *t;
@@ -273,7 +273,7 @@ static void csv(void)
 }
 
 /* perf's own strings come back from the parsed nanoseconds. */
-static void format(void)
+TEST(perf_time_format)
 {
 	static const struct {
 		uint64_t ns;
@@ -297,7 +297,7 @@ static void format(void)
 	ok(lockcon_text_parse_time("12", "xs", &ns) < 0, "an unknown unit is refused");
 }
 
-static void bad_input(void)
+TEST(bad_input)
 {
 	char err[512];
 	struct lockcon_text_table *t;
@@ -316,13 +316,7 @@ static void bad_input(void)
 	   strstr(err, "bad.csv:2"), "a bad CSV number: file:line");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	every_sample();
-	values();
-	perf73();
-	csv();
-	format();
-	bad_input();
-	return tap_done();
+	return tap_main(argc, argv);
 }

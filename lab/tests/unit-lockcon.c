@@ -47,26 +47,25 @@ static struct lockcon_entry *entry(struct lockcon *lc, uint64_t key)
 	return u64map_get(&lc->entries, key);
 }
 
-int main(void)
-{
-	struct psyms ps;
-	struct lockcon lc;
-	char err[256], name[128];
-	/* slowpath, _raw_spin_lock, helper are skipped (3), schedule is a lock
-	 * function, caller_a is the caller. */
-	uint64_t chain1[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
-			      0xffffffff81003020, 0xffffffff81001040, U, 0x7f0000001000 };
-	uint64_t chain1_end[] = { K, 0xffffffff81005020, 0xffffffff81004020, 0xffffffff81006010,
-				  0xffffffff81003020, 0xffffffff81001040, U, 0x7f0000001000 };
-	/* The same kernel part, a user address differing only above bit 32. */
-	uint64_t chain2[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
-			      0xffffffff81003020, 0xffffffff81001040, U, 0x7f1100001000 };
-	uint64_t chain3[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
-			      0xffffffff81002010 };
-	uint64_t id1, id2;
+/* kallsyms above as perf reads it (main() parses it). */
+static struct psyms ps;
 
-	if (perf_symbols_parse(&ps, xstrdup(kallsyms), "test-kallsyms", err, sizeof(err)))
-		tap_skip_all(err);
+/* slowpath, _raw_spin_lock, helper are skipped (3), schedule is a lock
+ * function, caller_a is the caller. */
+static uint64_t chain1[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
+			     0xffffffff81003020, 0xffffffff81001040, U, 0x7f0000001000 };
+static uint64_t chain1_end[] = { K, 0xffffffff81005020, 0xffffffff81004020, 0xffffffff81006010,
+				 0xffffffff81003020, 0xffffffff81001040, U, 0x7f0000001000 };
+/* The same kernel part, a user address differing only above bit 32. */
+static uint64_t chain2[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
+			     0xffffffff81003020, 0xffffffff81001040, U, 0x7f1100001000 };
+static uint64_t chain3[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
+			     0xffffffff81002010 };
+
+TEST(perf_symbol_rules)
+{
+	char name[128];
+
 	ok(ps.have_lock_ranges, "lock text ranges from the section markers");
 	ok(perf_symbols_format(&ps, 0xffffffff81002010, name, sizeof(name)) && !strcmp(name, "__pfx_caller_b_alias+0x10"),
 	   "of two symbols at one address the later one names it (perf's fixup order)");
@@ -74,6 +73,13 @@ int main(void)
 	   "rodata symbols are not perf symbols");
 	ok(perf_symbols_is_lock_function(&ps, 0xffffffff81003020) && perf_symbols_is_lock_function(&ps, 0xffffffff81004020) &&
 	   !perf_symbols_is_lock_function(&ps, 0xffffffff81005010), "sched and lock text are lock functions");
+}
+
+TEST(caller_and_chain_keys)
+{
+	struct lockcon lc;
+	char name[128];
+	uint64_t id1, id2;
 
 	lockcon_init(&lc, LOCKCON_BY_CALLER, &ps);
 	ok(lockcon_caller(&lc, chain1, 8, name, sizeof(name)) && !strcmp(name, "caller_a+0x40"),
@@ -83,27 +89,44 @@ int main(void)
 	ok(id1 == id2, "chains differing above bit 32 of a frame share a key (perf hashes to u32)");
 	ok(id1 == lockcon_chain_id(&lc, chain1_end, 8), "the end's chain differs only in skipped frames: same key");
 	ok(lockcon_chain_id(&lc, chain3, 5) != id1, "a different caller: another key");
-	{
-		/* chain1 with one more user frame after the inlined address. */
-		uint64_t longer[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
-				      0xffffffff81003020, 0xffffffff81001040, U, 0x7f0000001000, 0x7f0000002000 };
-		uint64_t no_user[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
-				       0xffffffff81003020, 0xffffffff81001040 };
-		uint64_t plain = lockcon_chain_id(&lc, longer, 9);
+	lockcon_free(&lc);
+}
 
-		lc.user_nodes = two_nodes_at_1000;
-		ok(lockcon_chain_id(&lc, chain1, 8) == lockcon_chain_id(&lc, no_user, 6) &&
-		   lockcon_chain_id(&lc, chain1, 8) != id1,
-		   "an address that is two nodes (one inlined level) drops out of the key (hashed twice)");
-		lc.max_stack = 7;
-		ok(lockcon_chain_id(&lc, longer, 9) != lockcon_chain_id(&lc, no_user, 6),
-		   "--max-stack counts addresses, not nodes: the 7th address stays in the key");
-		lc.user_nodes = NULL;
-		ok(lockcon_chain_id(&lc, longer, 9) == plain && plain != lockcon_chain_id(&lc, no_user, 6),
-		   "without inline frames the user addresses count once each");
-		lc.max_stack = 8;
-	}
+TEST(inline_user_frames_in_key)
+{
+	/* chain1 with one more user frame after the inlined address. */
+	uint64_t longer[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
+			      0xffffffff81003020, 0xffffffff81001040, U, 0x7f0000001000, 0x7f0000002000 };
+	uint64_t no_user[] = { K, 0xffffffff81005010, 0xffffffff81004020, 0xffffffff81006010,
+			       0xffffffff81003020, 0xffffffff81001040 };
+	struct lockcon lc;
+	uint64_t plain, id1;
 
+	lockcon_init(&lc, LOCKCON_BY_CALLER, &ps);
+	id1 = lockcon_chain_id(&lc, chain1, 8);
+	plain = lockcon_chain_id(&lc, longer, 9);
+	lc.user_nodes = two_nodes_at_1000;
+	ok(lockcon_chain_id(&lc, chain1, 8) == lockcon_chain_id(&lc, no_user, 6) &&
+	   lockcon_chain_id(&lc, chain1, 8) != id1,
+	   "an address that is two nodes (one inlined level) drops out of the key (hashed twice)");
+	lc.max_stack = 7;
+	ok(lockcon_chain_id(&lc, longer, 9) != lockcon_chain_id(&lc, no_user, 6),
+	   "--max-stack counts addresses, not nodes: the 7th address stays in the key");
+	lc.user_nodes = NULL;
+	ok(lockcon_chain_id(&lc, longer, 9) == plain && plain != lockcon_chain_id(&lc, no_user, 6),
+	   "without inline frames the user addresses count once each");
+	lockcon_free(&lc);
+}
+
+/* The caller view's state machine: nested begins, ends without begins,
+ * waits credited to the end's call chain. */
+TEST(caller_view_begins_and_ends)
+{
+	struct lockcon lc;
+	uint64_t id1;
+
+	lockcon_init(&lc, LOCKCON_BY_CALLER, &ps);
+	id1 = lockcon_chain_id(&lc, chain1, 8);
 	/* begin, nested begin, end: one contention, the first begin's time. */
 	lockcon_begin(&lc, 10, 1000, 0xaaaa, 1, chain1, 8);
 	lockcon_begin(&lc, 10, 1500, 0xaaaa, 1, chain1, 8);
@@ -129,8 +152,12 @@ int main(void)
 		free(v);
 	}
 	lockcon_free(&lc);
+}
 
-	/* Thread and lock views. */
+TEST(thread_view_waits)
+{
+	struct lockcon lc;
+
 	lockcon_init(&lc, LOCKCON_BY_THREAD, &ps);
 	lockcon_begin(&lc, 7, 100, 0x1, 32, NULL, 0);
 	lockcon_begin(&lc, 8, 100, 0x1, 32, NULL, 0);
@@ -155,50 +182,70 @@ int main(void)
 	lockcon_end(&lc, 13, 2000, 0x5, NULL, 0);
 	ok(entry(&lc, 13)->wait_total == 1000, "but a mutex's spin-then-sleep begins are one wait");
 	lockcon_free(&lc);
+}
+
+TEST(lock_view_static_symbols)
+{
+	struct lockcon lc;
+
 	lockcon_init(&lc, LOCKCON_BY_LOCK, &ps);
 	lockcon_begin(&lc, 7, 100, 0xffffffff81008000, 1, NULL, 0);
 	lockcon_end(&lc, 7, 200, 0xffffffff81008000, NULL, 0);
 	ok(!strcmp(entry(&lc, 0xffffffff81008000)->name, "jiffies_lock"), "lock view: static locks by symbol");
 	lockcon_free(&lc);
-	/* Bounded state: a live tracer drops finished pairs. */
+}
+
+/* Bounded state: a live tracer drops finished pairs. */
+TEST(live_tracer_drops_finished_pairs)
+{
+	struct lockcon lc;
+	size_t pairs = 0, i = 0;
+	void *v;
+
 	lockcon_init(&lc, LOCKCON_BY_LOCK, &ps);
 	lc.keep_acquired = false;
-	for (int i = 0; i < 1000; i++) {
-		lockcon_begin(&lc, 100 + i, 1000, 0x5000 + i, 1, NULL, 0);
-		lockcon_end(&lc, 100 + i, 1010, 0x5000 + i, NULL, 0);
+	for (int k = 0; k < 1000; k++) {
+		lockcon_begin(&lc, 100 + k, 1000, 0x5000 + k, 1, NULL, 0);
+		lockcon_end(&lc, 100 + k, 1010, 0x5000 + k, NULL, 0);
 	}
-	{
-		size_t pairs = 0, i = 0;
-		void *v;
-
-		while (u64map_next(&lc.threads, &i, NULL, &v))
-			pairs += *(uint32_t *)v;
-		is_int(pairs, 0, "without keep_acquired no finished pair stays in memory");
-	}
+	while (u64map_next(&lc.threads, &i, NULL, &v))
+		pairs += *(uint32_t *)v;
+	is_int(pairs, 0, "without keep_acquired no finished pair stays in memory");
 	lockcon_free(&lc);
-	perf_symbols_free(&ps);
+}
 
-	/* A marker that loses to a later symbol at its address disables the
-	 * lock-function test, as in perf. */
-	if (!perf_symbols_parse(&ps, xstrdup("ffffffff81003000 T __sched_text_start\n"
-				      "ffffffff81003000 T schedule\n"
-				      "ffffffff81003800 T __sched_text_end\n"), "k2", err, sizeof(err)))
-		ok(!ps.have_lock_ranges, "a shadowed __sched_text_start turns the lock-function test off");
-	perf_symbols_free(&ps);
-	{
-		/* Thread names as perf lock contention -t prints them. */
-		struct lockcon_file f;
-		char buf[32];
+/* A marker that loses to a later symbol at its address disables the
+ * lock-function test, as in perf. */
+TEST(shadowed_sched_marker)
+{
+	struct psyms ps2;
+	char err[256];
 
-		memset(&f, 0, sizeof(f));
-		u64map_init(&f.comms);
-		ok(!strcmp(lockcon_comm(&f, 0, buf, sizeof(buf)), "swapper") &&
-		   !strcmp(lockcon_comm(&f, (uint32_t)-1, buf, sizeof(buf)), "Unknown") &&
-		   !strcmp(lockcon_comm(&f, 4242, buf, sizeof(buf)), ":4242"),
-		   "thread names: tid 0 swapper, tid -1 Unknown (a sample without a task), else :tid");
-		u64map_free(&f.comms);
-	}
-	/* perf's default --stack-skip by the version in the file's header. */
+	if (!perf_symbols_parse(&ps2, xstrdup("ffffffff81003000 T __sched_text_start\n"
+				       "ffffffff81003000 T schedule\n"
+				       "ffffffff81003800 T __sched_text_end\n"), "k2", err, sizeof(err)))
+		ok(!ps2.have_lock_ranges, "a shadowed __sched_text_start turns the lock-function test off");
+	perf_symbols_free(&ps2);
+}
+
+/* Thread names as perf lock contention -t prints them. */
+TEST(thread_names)
+{
+	struct lockcon_file f;
+	char buf[32];
+
+	memset(&f, 0, sizeof(f));
+	u64map_init(&f.comms);
+	ok(!strcmp(lockcon_comm(&f, 0, buf, sizeof(buf)), "swapper") &&
+	   !strcmp(lockcon_comm(&f, (uint32_t)-1, buf, sizeof(buf)), "Unknown") &&
+	   !strcmp(lockcon_comm(&f, 4242, buf, sizeof(buf)), ":4242"),
+	   "thread names: tid 0 swapper, tid -1 Unknown (a sample without a task), else :tid");
+	u64map_free(&f.comms);
+}
+
+/* perf's default --stack-skip by the version in the file's header. */
+TEST(stack_skip_by_perf_version)
+{
 	ok(lockcon_stack_skip_of("6.1.187") == 3 && lockcon_stack_skip_of("5.19.0") == 3 &&
 	   lockcon_stack_skip_of("6.1.rc4.gabcdef") == 3, "perf before 6.2 skips 3 frames");
 	ok(lockcon_stack_skip_of("6.2.0") == 4 && lockcon_stack_skip_of("6.12.48") == 4 &&
@@ -207,5 +254,16 @@ int main(void)
 	ok(lockcon_stack_skip_of(NULL) == -1 && lockcon_stack_skip_of("") == -1 &&
 	   lockcon_stack_skip_of("perf") == -1 && lockcon_stack_skip_of("7") == -1,
 	   "no version, or not MAJOR.MINOR: unknown");
-	return tap_done();
+}
+
+int main(int argc, char **argv)
+{
+	char err[256];
+	int rc;
+
+	if (perf_symbols_parse(&ps, xstrdup(kallsyms), "test-kallsyms", err, sizeof(err)))
+		tap_skip_all(err);
+	rc = tap_main(argc, argv);
+	perf_symbols_free(&ps);
+	return rc;
 }

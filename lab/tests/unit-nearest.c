@@ -14,14 +14,18 @@
 #include "tests/tap.h"
 #include "util/nearest.h"
 
-int main(void)
+TEST(edit_distance)
 {
-	char buf[1024], dir[] = "/tmp/memcg-lab-unit-nearest.XXXXXX", p[256];
-
 	is_int(edit_distance("stock-slot.exp", "stock-slots.exp"), 1, "one letter missing: 1");
 	is_int(edit_distance("stock-sltos.exp", "stock-slots.exp"), 1, "two neighbours swapped: 1");
 	is_int(edit_distance("kitten", "sitting"), 3, "kitten -> sitting: 3");
 	is_int(edit_distance("", "abc"), 3, "from nothing: the length");
+}
+
+/* The lab's own experiments/ and layouts/. */
+TEST(names_from_lab_directories)
+{
+	char buf[1024];
 
 	ok(!nearest_names("experiments/stock-slot.exp", buf, sizeof(buf)) &&
 	   !strcmp(buf, "experiments/stock-slots.exp"), "experiments/stock-slot.exp: %s", buf);
@@ -34,10 +38,16 @@ int main(void)
 	   "experiments/lines.exp (a stem): %s", buf);
 	ok(nearest_names("experiments/zzzzzzzz.exp", buf, sizeof(buf)) && !buf[0], "a name far from all: none");
 	ok(nearest_names("no-such-dir/x.exp", buf, sizeof(buf)) && !buf[0], "a missing directory: none");
+}
+
+/* A directory made here: at most three, the nearest first. */
+TEST(names_from_temp_dir)
+{
+	char buf[1024], dir[] = "/tmp/memcg-lab-unit-nearest.XXXXXX", p[256];
 
 	if (!mkdtemp(dir)) {
 		ok(0, "mkdtemp");
-		return tap_done();
+		return;
 	}
 	for (const char *const *f = (const char *const[]){ "abcdxy", "abcd4", "abcd2", "abce", "abcd3", ".abcd",
 							   NULL }; *f; f++) {
@@ -54,5 +64,9 @@ int main(void)
 	snprintf(p, sizeof(p), "%s/abcdxy, %s/abcd2, %s/abcd3", dir, dir, dir);
 	ok(!strcmp(buf, p), "abcdxz: abcdxy (distance 1) before abcd2 and abcd3 (2); abce (3) left out");
 	tap_rm_rf(dir);
-	return tap_done();
+}
+
+int main(int argc, char **argv)
+{
+	return tap_main(argc, argv);
 }

@@ -221,15 +221,13 @@ static void run_sub(struct child *c, const char *const *args)
 	in_child(c, sub_in_child, NULL, args);
 }
 
-int main(void)
+/* The help text, generated from the table. */
+TEST(help_text_from_table)
 {
-	struct child c;
 	char *text;
 	size_t len;
 	FILE *f;
-	int i;
 
-	/* The help text, generated from the table. */
 	f = open_memstream(&text, &len);
 	options_help(f, &demo_cmd, demo_opts);
 	fclose(f);
@@ -238,8 +236,13 @@ int main(void)
 	if (strcmp(text, demo_help))
 		tap_diag("got:\n%s", text);
 	free(text);
+}
 
-	/* Parsing into the table's values. */
+/* Parsing into the table's values. */
+TEST(parse_into_values)
+{
+	int i;
+
 	i = parse(&demo_cmd, (const char *const[]){ "demo", "FILE", "-q", "--out", "x", "--memcg", "a", "--memcg=b",
 						    "--no-color", "--level", "7", NULL });
 	tap_ok(i == 10 && d.quiet && !strcmp(d.out, "x") && !d.color && d.level == 7 && d.memcg.n == 2 &&
@@ -252,8 +255,14 @@ int main(void)
 	i = parse(&demo_cmd_plus, (const char *const[]){ "run", "-q", "cmd", "-o", "z", NULL });
 	tap_ok(i == 2 && d.quiet && !strcmp(d.out, "."), "stop_at_arg: options end at the command");
 	reset();
+}
 
-	/* --help and the one-line errors, with the lab's exit codes. */
+/* --help and the one-line errors, with the lab's exit codes. */
+TEST(help_and_one_line_errors)
+{
+	struct child c;
+
+	reset();
 	run_child(&c, &demo_cmd, (const char *const[]){ "demo", "--out", "x", "--help", NULL });
 	tap_ok(c.status == 0 && !strcmp(c.out, demo_help) && !c.err[0], "--help: the help on stdout, exit 0");
 	run_child(&c, &demo_cmd, (const char *const[]){ "demo", "-h", NULL });
@@ -277,8 +286,11 @@ int main(void)
 	run_child(&c, &demo_cmd_plus, (const char *const[]){ "run", "--nope", NULL });
 	tap_ok(c.status == EXIT_LAB_ERR && strstr(c.err, "demo run: bad option or missing value: '--nope' "
 					       "(see 'memcg-lab demo run --help')"), "the command's full name in its errors");
+}
 
-	/* Typed values and their one-line refusals. */
+/* Typed values and their one-line refusals. */
+TEST(typed_values_and_refusals)
+{
 	parse_typed((const char *const[]){ "demo", "--count", "10", "--secs", "2.5", "--every", "100ms", "--size",
 					   "64K", "--whole", "1m", NULL });
 	tap_ok(v.count == 10 && v.secs == 2.5 && v.ns == 100000000 && v.bytes == 65536 && v.whole == 60,
@@ -302,8 +314,13 @@ int main(void)
 		"4K to 1G\n");
 	refused("--whole", "1.5", "memcg-lab: demo: --whole '1.5': want whole seconds (5, 5s, 2m)\n");
 	refused("--whole", "61", "memcg-lab: demo: --whole '61': want whole seconds from 1 to 60\n");
+}
 
-	/* A parent's commands. */
+/* A parent's commands. */
+TEST(subcommands)
+{
+	struct child c;
+
 	run_sub(&c, (const char *const[]){ "demo", "report", "x", NULL });
 	tap_ok(c.status == 42, "a command runs with its own argv");
 	run_sub(&c, (const char *const[]){ "demo", "help", NULL });
@@ -316,5 +333,9 @@ int main(void)
 	tap_ok(c.status == EXIT_LAB_ERR &&
 	       !strcmp(c.err, "memcg-lab: demo: unknown subcommand 'nope' (want parse, report or caps; see "
 		       "'memcg-lab demo --help')\n"), "an unknown command: one line, exit 2");
-	return tap_done();
+}
+
+int main(int argc, char **argv)
+{
+	return tap_main(argc, argv);
 }

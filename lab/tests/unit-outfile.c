@@ -35,26 +35,38 @@ static int count_lines(const char *s)
 	return n;
 }
 
-int main(void)
+/* Made by main(): a temporary directory, a memfd for the cases' stderr
+ * and one standing for the runner's fd, and 20000 bytes to write. */
+static char dir[] = "/tmp/unit-outfile.XXXXXX", big[20000];
+static int errfd, runner, saved;	/* saved: the test's own stderr */
+
+/* The case's stderr from here on: errfd, emptied; false if it cannot be.
+ * Each case puts its stderr back at its end (a sanitizer's report). */
+static bool stderr_to_errfd(void)
 {
-	char dir[] = "/tmp/unit-outfile.XXXXXX", path[256], big[20000];
-	int errfd = memfd_create("unit-outfile-stderr", 0), runner = memfd_create("unit-outfile-runner", 0);
-	int saved = dup(2), st;
+	if (ftruncate(errfd, 0) || lseek(errfd, 0, SEEK_SET)) {
+		tap_skip("the case", "cannot empty the memfd");
+		return false;
+	}
+	dup2(errfd, 2);
+	return true;
+}
+
+/* A child started by the runner sends its failure line to the runner's fd. */
+TEST(child_tells_runner)
+{
 	FILE *f;
 	pid_t pid;
+	int st;
 
-	if (!mkdtemp(dir) || errfd < 0 || runner < 0)
-		tap_skip_all("cannot create a temporary directory or memfd");
-	memset(big, 'x', sizeof(big));
-
-	/* A child started by the runner sends its failure line to the runner's fd. */
+	if (!stderr_to_errfd())
+		return;
 	pid = fork();
 	if (!pid) {
 		char env[16];
 
 		snprintf(env, sizeof(env), "%d", runner);
 		setenv(OUTFILE_ENV_FD, env, 1);
-		dup2(errfd, 2);
 		f = outfile_open("/dev/full", "w");
 		fputs("row\n", f);
 		_exit(outfile_close(f) == 0 ? 0 : 3);
@@ -63,18 +75,26 @@ int main(void)
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == 3, "a child: the close of a full file fails");
 	ok(!strcmp(fd_text(runner), "/dev/full: cannot write: No space left on device\n"),
 	   "a child tells the runner the file and the error (got %zu bytes)", strlen(fd_text(runner)));
-	if (ftruncate(errfd, 0) || lseek(errfd, 0, SEEK_SET))
-		tap_skip_all("cannot empty the memfd");
+	dup2(saved, 2);
+}
 
-	/* A regular file cut short (here by RLIMIT_FSIZE: EFBIG, as ENOSPC on a
-	 * full disk): written "w" it is removed, appended to it stays. */
+/* A regular file cut short (here by RLIMIT_FSIZE: EFBIG, as ENOSPC on a
+ * full disk): written "w" it is removed, appended to it stays. */
+TEST(file_cut_short)
+{
+	char path[256];
+	FILE *f;
+	pid_t pid;
+	int st;
+
+	if (!stderr_to_errfd())
+		return;
 	pid = fork();
 	if (!pid) {
 		struct rlimit lim = { 4096, 4096 };
 		char p[300];
 		int st2 = 0;
 
-		dup2(errfd, 2);
 		signal(SIGXFSZ, SIG_IGN);
 		snprintf(p, sizeof(p), "%s/appended.tsv", dir);
 		f = outfile_open(p, "a");
@@ -101,10 +121,16 @@ int main(void)
 	unlink(path);
 	ok(strstr(fd_text(errfd), "appended.tsv: cannot write: File too large"), "... and its failure is named (%d lines)",
 	   count_lines(fd_text(errfd)));
-	if (ftruncate(errfd, 0) || lseek(errfd, 0, SEEK_SET))
-		tap_skip_all("cannot empty the memfd");
+	dup2(saved, 2);
+}
 
-	dup2(errfd, 2);
+TEST(good_files_exact)
+{
+	char path[256];
+	FILE *f;
+
+	if (!stderr_to_errfd())
+		return;
 	snprintf(path, sizeof(path), "%s/good.tsv", dir);
 	f = outfile_open(path, "w");
 	fprintf(f, "a\t1\n");
@@ -122,7 +148,19 @@ int main(void)
 		free(t);
 	}
 	ok(!outfile_failed() && !outfile_first_failure()[0], "no failure recorded for good files");
+	unlink(path);
+	dup2(saved, 2);
+}
 
+/* Lost writes in this process: each counted, the first named, one line
+ * said; then nothing left in the temporary directory (the last case). */
+TEST(lost_writes_counted_first_named)
+{
+	char path[256];
+	FILE *f;
+
+	if (!stderr_to_errfd())
+		return;
 	/* Buffered: the loss shows only when stdio flushes at fclose. */
 	f = outfile_open("/dev/full", "w");
 	fputs("row\n", f);
@@ -168,19 +206,30 @@ int main(void)
 	is_int(outfile_nfailures(), 6, "every failure is counted");
 	ok(!strcmp(outfile_first_failure(), "/dev/full: cannot write: No space left on device"),
 	   "the first failure stays the one reported");
-	dup2(saved, 2);
 	ok(count_lines(fd_text(errfd)) == 1 && strstr(fd_text(errfd), ": /dev/full: cannot write: No space left"),
 	   "one line on stderr for all of them (%d lines)", count_lines(fd_text(errfd)));
 
 	ok(access("/dev/full", F_OK) == 0, "a device that failed its writes is never removed");
-	snprintf(path, sizeof(path), "%s/good.tsv", dir);
-	unlink(path);
 	snprintf(path, sizeof(path), "%s/whole.txt", dir);
 	unlink(path);
 	ok(rmdir(dir) == 0, "nothing else left in the temporary directory (no temp files): %s",
 	   strerror(errno));
+	dup2(saved, 2);
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	errfd = memfd_create("unit-outfile-stderr", 0);
+	runner = memfd_create("unit-outfile-runner", 0);
+	saved = dup(2);
+	if (!mkdtemp(dir) || errfd < 0 || runner < 0)
+		tap_skip_all("cannot create a temporary directory or memfd");
+	memset(big, 'x', sizeof(big));
+	rc = tap_main(argc, argv);
 	/* Also when a check above failed: the test leaves nothing behind. */
 	if (tap_rm_rf(dir))
 		tap_diag("rm -rf %s failed", dir);
-	return tap_done();
+	return rc;
 }

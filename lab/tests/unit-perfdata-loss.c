@@ -99,7 +99,7 @@ static void refused(const char *path, const char *want, const char *what)
 		tap_diag("  got %d: %s", r, err);
 }
 
-static void known_losses(void)
+TEST(known_losses)
 {
 	struct perfdata_write_info info = { .ncpus = 2 };
 	struct perfdata_writer *w = perfdata_writer_new(&info);
@@ -153,7 +153,7 @@ static void known_losses(void)
 	free(path);
 }
 
-static void no_losses(void)
+TEST(no_losses)
 {
 	struct perfdata_write_info info = { .ncpus = 1 };
 	struct perfdata_writer *w = perfdata_writer_new(&info);
@@ -180,7 +180,7 @@ static void no_losses(void)
 	free(path);
 }
 
-static void zero_samples(void)
+TEST(zero_samples)
 {
 	uint8_t fin[8] = { 68, 0, 0, 0, 0, 0, 8, 0 };	/* FINISHED_ROUND */
 	struct perfdata_loss l;
@@ -195,7 +195,7 @@ static void zero_samples(void)
 }
 
 /* Records that straddle the reader's 1 MiB pieces. */
-static void large(void)
+TEST(large_counts)
 {
 	struct perfdata_write_info info = { .ncpus = 2 };
 	struct perfdata_writer *w = perfdata_writer_new(&info);
@@ -222,7 +222,7 @@ static void large(void)
 	free(path);
 }
 
-static void handmade_records(void)
+TEST(handmade_records)
 {
 	/* LOST {id, lost}, then AUXTRACE {size, offset, reference, idx, tid, cpu, reserved} + 16 payload
 	 * bytes holding what would be a LOST record, then LOST_SAMPLES {lost}. */
@@ -278,7 +278,7 @@ static void handmade_records(void)
 	free(path);
 }
 
-static void cut(void)
+TEST(cut_files)
 {
 	struct perfdata_write_info info = { .ncpus = 2 };
 	struct perfdata_writer *w = perfdata_writer_new(&info);
@@ -334,18 +334,15 @@ static void cut(void)
 	refused(tmp, "a perf.data directory (perf record --threads)", "a directory");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int rc;
+
 	if (!mkdtemp(tmp)) {
 		printf("Bail out! mkdtemp: %s\n", strerror(errno));
 		return 1;
 	}
-	known_losses();
-	no_losses();
-	zero_samples();
-	large();
-	handmade_records();
-	cut();
+	rc = tap_main(argc, argv);
 	tap_rm_rf(tmp);
-	return tap_done();
+	return rc;
 }

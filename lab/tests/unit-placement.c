@@ -33,7 +33,7 @@ static void put(const char *cg, const char *file, const char *text)
 	free(p);
 }
 
-static void hierarchy(void)
+TEST(hierarchy_specs)
 {
 	struct cg_env env = { .mode = CG_V2, .memory_v2 = true };
 	char err[256], dir[200];
@@ -65,7 +65,7 @@ static void hierarchy(void)
 	   "more cgroups than memcg IDs is refused (%s)", err);
 }
 
-static void pinning(void)
+TEST(pinning_orders)
 {
 	/* 2 cores x 2 threads: siblings 0/2 and 1/3 (a common Intel numbering). */
 	int compact[] = { 0, 2, 1, 3 }, spread[] = { 0, 1, 2, 3 }, cpu[6];
@@ -139,15 +139,24 @@ static void evidence(bool v2)
 	evidence_free(&e);
 }
 
-int main(void)
+TEST(evidence_cgroup_v1)
 {
+	evidence(false);
+}
+
+TEST(evidence_cgroup_v2)
+{
+	evidence(true);
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
 	if (!mkdtemp(tmp))
 		return 1;
-	hierarchy();
-	pinning();
-	evidence(false);
-	evidence(true);
+	rc = tap_main(argc, argv);
 	if (tap_rm_rf(tmp))
 		tap_diag("could not remove %s", tmp);
-	return tap_done();
+	return rc;
 }

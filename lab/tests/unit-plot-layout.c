@@ -13,7 +13,7 @@
 #include "plot/time_axis.h"
 #include "tests/tap.h"
 
-static void check_axes(void)
+TEST(time_axis_units)
 {
 	static const struct { const char *unit; double max; const char *want; double scale; } cases[] = {
 		{ "ns", 640, "ns", 1 }, { "ns", 67583, "µs", 1e-3 }, { "ns", 1e6, "ms", 1e-6 },
@@ -64,7 +64,7 @@ static void check_axes(void)
 	free(tics);
 }
 
-static void check_legends(void)
+TEST(legend_words)
 {
 	static const char *const cases[][2] = {
 		{ "leaf.total-readers=10", "leaf cgroups, total-readers=10" },
@@ -89,7 +89,7 @@ static const struct cl_struct *find(const struct cl_struct *s, int n, const char
 	return NULL;
 }
 
-static void check_map(void)
+TEST(cacheline_map_boxes)
 {
 	struct cl_struct *s;
 	char err[256], **labels, *keys;
@@ -153,7 +153,7 @@ static char *fieldmap_of(const char *text, struct fieldmap_info *fi)
  * HITMs on a "read" row, its stores on a "write" row; the map summed HITMs
  * on both and so never drew a writer (issue 30).
  */
-static void check_fieldmap(void)
+TEST(false_sharing_map_rows)
 {
 #define FM_HEAD "struct\tfield\tfield_offset\tfield_size\tstruct_line\tfunction\taccess\thitm\tpeer\tstores\trows\n"
 	/* `memcg-lab c2c lines` of lab/tests/data/lines/charge-6.1 (host perf
@@ -190,11 +190,7 @@ static void check_fieldmap(void)
 #undef FM_HEAD
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	check_axes();
-	check_legends();
-	check_map();
-	check_fieldmap();
-	return tap_done();
+	return tap_main(argc, argv);
 }

@@ -113,12 +113,104 @@ static int count_lines(const char *s)
 	return n;
 }
 
-int main(void)
+/* The run's command line: quotes, $(...) and backquotes that must reach no shell. */
+static char *argv5[] = { "memcg-lab", "run", "experiments/x.exp", "-s",
+			 "experiment.description=it's \"$(touch PWNED)\" `touch PWNED2` a b", NULL };
+/* Whether main() made the stand-in lab's git repository. */
+static bool repo_made;
+
+TEST(stand_in_lab_repository)
+{
+	ok(repo_made, "a git repository for the stand-in lab");
+}
+
+/* A clean tree: the revision recorded is this one. */
+TEST(clean_tree_runs_recorded_revision)
 {
 	char dir[512], want[2048], *out;
-	char *argv[] = { "memcg-lab", "run", "experiments/x.exp", "-s",
-			 "experiment.description=it's \"$(touch PWNED)\" `touch PWNED2` a b", NULL };
 	int st;
+
+	ok(!make_run(repo, argv5, 5, 2, dir, sizeof(dir)), "a run's results directory (%s)", dir);
+	/* The lab moves on after the run. */
+	ok(!sh("echo new > rev && git -c user.name=t -c user.email=t@x commit -qam new"), "a later commit");
+	out = run_repro(dir, NULL, &st);
+	snprintf(want, sizeof(want), "built=old\n");
+	ok(st == 0 && strstr(out, want), "reproduce.sh builds the revision that ran, not HEAD (exit %d)", st);
+	snprintf(want, sizeof(want), "arg=run\narg=%s/experiment.exp\narg=-s\narg=%s\n", dir, argv5[4]);
+	ok(strstr(out, want) != NULL, "the same words, the experiment file the run kept");
+	ok(strstr(out, "name = repro # the run's own copy") != NULL, "... which is the copy, read");
+	snprintf(want, sizeof(want), "results=%s\n", results);
+	ok(strstr(out, want) != NULL, "results beside the run's directory");
+	snprintf(want, sizeof(want), "cwd=%s\n", repo);
+	ok(strstr(out, "/memcg-lab-reproduce.") && strstr(out, "/lab\n") && !strstr(out, want),
+	   "run from a checkout of its own, not the lab's tree");
+	{
+		char *p = xasprintf("%s/PWNED", repo), *q = xasprintf("%s/PWNED", dir);
+
+		ok(!path_exists(p) && !path_exists(q) && !path_exists("PWNED"), "no word reached a shell");
+		free(p);
+		free(q);
+	}
+	if (st)
+		tap_diag("%s", out);
+	free(out);
+	ok(sh("ls -d ${TMPDIR:-/tmp}/memcg-lab-reproduce.* 2>/dev/null | grep -q .") != 0,
+	   "the checkout is removed afterwards");
+}
+
+/* Uncommitted changes when the run was made. */
+TEST(dirty_tree_refused)
+{
+	char dir[512], *out;
+	int st;
+
+	ok(!sh("echo dirty > rev") && !make_run(repo, argv5, 5, 2, dir, sizeof(dir)), "a run from a dirty tree");
+	out = run_repro(dir, NULL, &st);
+	ok(st == 2 && count_lines(out) == 1 &&
+	   strstr(out, "reproduce.sh: the run's lab tree had uncommitted changes (") &&
+	   strstr(out, "-dirty): revision ") && !strstr(out, "built="),
+	   "dirty: one line, exit 2, nothing built: %s", out);
+	free(out);
+	sh("git checkout -q rev");
+}
+
+/* A lab that is no git tree. */
+TEST(lab_without_git_tree_refused)
+{
+	char dir[512], *out, *nogit = xasprintf("%s/nogit", top);
+	int st;
+
+	mkdir(nogit, 0755);
+	ok(!make_run(nogit, argv5, 5, 2, dir, sizeof(dir)), "a run of a lab that is no git tree");
+	out = run_repro(dir, NULL, &st);
+	ok(st == 2 && count_lines(out) == 1 &&
+	   strstr(out, "reproduce.sh: the lab revision of this run is unknown (unknown: git found no revision in "),
+	   "revision unknown: one line, exit 2: %s", out);
+	free(out);
+	free(nogit);
+}
+
+/* No git where it is run. */
+TEST(no_git_on_path_refused)
+{
+	char dir[512], *out, *bin = xasprintf("%s/bin", top), *cmd;
+	int st;
+
+	mkdir(bin, 0755);
+	cmd = xasprintf("for t in sh dirname mktemp rm; do ln -s \"$(command -v $t)\" %s/$t; done", bin);
+	sh(cmd);
+	ok(!make_run(repo, argv5, 5, 2, dir, sizeof(dir)), "a run from a clean tree");
+	out = run_repro(dir, bin, &st);
+	ok(st == 2 && count_lines(out) == 1 && strstr(out, "reproduce.sh: git is not installed: cannot check "
+						      "out revision "), "no git: one line, exit 2: %s", out);
+	free(out);
+	free(cmd);
+	free(bin);
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
 
 	if (!program_on_path("git") || !program_on_path("make"))
 		tap_skip_all("needs git and make");
@@ -143,76 +235,9 @@ int main(void)
 		free(mk);
 		free(rev);
 	}
-	ok(!sh("git init -q && git -c user.name=t -c user.email=t@x add Makefile rev && "
-	       "git -c user.name=t -c user.email=t@x commit -qm old"), "a git repository for the stand-in lab");
-
-	/* A clean tree: the revision recorded is this one. */
-	ok(!make_run(repo, argv, 5, 2, dir, sizeof(dir)), "a run's results directory (%s)", dir);
-	/* The lab moves on after the run. */
-	ok(!sh("echo new > rev && git -c user.name=t -c user.email=t@x commit -qam new"), "a later commit");
-	out = run_repro(dir, NULL, &st);
-	snprintf(want, sizeof(want), "built=old\n");
-	ok(st == 0 && strstr(out, want), "reproduce.sh builds the revision that ran, not HEAD (exit %d)", st);
-	snprintf(want, sizeof(want), "arg=run\narg=%s/experiment.exp\narg=-s\narg=%s\n", dir, argv[4]);
-	ok(strstr(out, want) != NULL, "the same words, the experiment file the run kept");
-	ok(strstr(out, "name = repro # the run's own copy") != NULL, "... which is the copy, read");
-	snprintf(want, sizeof(want), "results=%s\n", results);
-	ok(strstr(out, want) != NULL, "results beside the run's directory");
-	snprintf(want, sizeof(want), "cwd=%s\n", repo);
-	ok(strstr(out, "/memcg-lab-reproduce.") && strstr(out, "/lab\n") && !strstr(out, want),
-	   "run from a checkout of its own, not the lab's tree");
-	{
-		char *p = xasprintf("%s/PWNED", repo), *q = xasprintf("%s/PWNED", dir);
-
-		ok(!path_exists(p) && !path_exists(q) && !path_exists("PWNED"), "no word reached a shell");
-		free(p);
-		free(q);
-	}
-	if (st)
-		tap_diag("%s", out);
-	free(out);
-	ok(sh("ls -d ${TMPDIR:-/tmp}/memcg-lab-reproduce.* 2>/dev/null | grep -q .") != 0,
-	   "the checkout is removed afterwards");
-
-	/* Uncommitted changes when the run was made. */
-	ok(!sh("echo dirty > rev") && !make_run(repo, argv, 5, 2, dir, sizeof(dir)), "a run from a dirty tree");
-	out = run_repro(dir, NULL, &st);
-	ok(st == 2 && count_lines(out) == 1 &&
-	   strstr(out, "reproduce.sh: the run's lab tree had uncommitted changes (") &&
-	   strstr(out, "-dirty): revision ") && !strstr(out, "built="),
-	   "dirty: one line, exit 2, nothing built: %s", out);
-	free(out);
-	sh("git checkout -q rev");
-
-	/* A lab that is no git tree. */
-	{
-		char *nogit = xasprintf("%s/nogit", top);
-
-		mkdir(nogit, 0755);
-		ok(!make_run(nogit, argv, 5, 2, dir, sizeof(dir)), "a run of a lab that is no git tree");
-		out = run_repro(dir, NULL, &st);
-		ok(st == 2 && count_lines(out) == 1 &&
-		   strstr(out, "reproduce.sh: the lab revision of this run is unknown (unknown: git found no revision in "),
-		   "revision unknown: one line, exit 2: %s", out);
-		free(out);
-		free(nogit);
-	}
-
-	/* No git where it is run. */
-	{
-		char *bin = xasprintf("%s/bin", top), *cmd;
-
-		mkdir(bin, 0755);
-		cmd = xasprintf("for t in sh dirname mktemp rm; do ln -s \"$(command -v $t)\" %s/$t; done", bin);
-		sh(cmd);
-		ok(!make_run(repo, argv, 5, 2, dir, sizeof(dir)), "a run from a clean tree");
-		out = run_repro(dir, bin, &st);
-		ok(st == 2 && count_lines(out) == 1 && strstr(out, "reproduce.sh: git is not installed: cannot check "
-							      "out revision "), "no git: one line, exit 2: %s", out);
-		free(out);
-		free(cmd);
-		free(bin);
-	}
+	repo_made = !sh("git init -q && git -c user.name=t -c user.email=t@x add Makefile rev && "
+			"git -c user.name=t -c user.email=t@x commit -qm old");
+	rc = tap_main(argc, argv);
 	tap_rm_rf(top);
-	return tap_done();
+	return rc;
 }

@@ -27,9 +27,17 @@ static const char *jstr(json_object *o, const char *key)
 	return o && json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
 }
 
-int main(void)
+/* A value for a test's description: never a NULL to printf. */
+static const char *shown(const char *s)
 {
-	char base[] = "/tmp/unit-results-unwritten.XXXXXX", *argv[] = { "memcg-lab", "test", NULL };
+	return s ? s : "(none)";
+}
+
+static char base[] = "/tmp/unit-results-unwritten.XXXXXX";
+
+TEST(lost_data_file_makes_run_incomplete)
+{
+	char *argv[] = { "memcg-lab", "test", NULL };
 	struct rlimit lim = { 64 * 1024, 64 * 1024 };
 	static char big[256 * 1024];
 	struct results *r;
@@ -37,16 +45,15 @@ int main(void)
 	char *mp, *rp, *report;
 	FILE *f;
 
-	if (access("bin/memcg-lab", X_OK))
-		tap_skip_all("bin/memcg-lab not built (run from the lab's root after make)");
-	if (!mkdtemp(base))
-		tap_skip_all("cannot create a temporary directory");
 	setenv("MEMCG_LAB_RESULTS", base, 1);
 	r = results_create("unwritten", NULL, 2, argv);
 	ok(r != NULL && !outfile_failed(), "a results directory is created");
 	signal(SIGXFSZ, SIG_IGN);
-	if (setrlimit(RLIMIT_FSIZE, &lim))
-		tap_skip_all("cannot set RLIMIT_FSIZE");
+	if (setrlimit(RLIMIT_FSIZE, &lim)) {
+		tap_skip("a data file cut short", "cannot set RLIMIT_FSIZE");
+		results_free(r);
+		return;
+	}
 
 	memset(big, 'x', sizeof(big));
 	f = results_open_data(r, "big.tsv");
@@ -73,9 +80,9 @@ int main(void)
 	}
 	meta = json_object_from_file(mp);
 	ok(meta && jstr(meta, "status") && !strcmp(jstr(meta, "status"), "incomplete"),
-	   "meta.json says incomplete, not the complete the caller asked for (%s)", jstr(meta, "status"));
+	   "meta.json says incomplete, not the complete the caller asked for (%s)", shown(jstr(meta, "status")));
 	ok(jstr(meta, "unwritten") && strstr(jstr(meta, "unwritten"), "data/big.tsv: cannot write: File too large"),
-	   "meta.json names the file and the error (%s)", jstr(meta, "unwritten"));
+	   "meta.json names the file and the error (%s)", shown(jstr(meta, "unwritten")));
 	report = read_text(rp, NULL);
 	ok(report && strstr(report, "** INCOMPLETE RUN (status: incomplete)") &&
 	   strstr(report, "** not written in full: ") && strstr(report, "big.tsv: cannot write: File too large"),
@@ -89,5 +96,18 @@ int main(void)
 	free(rp);
 	results_free(r);
 	ok(tap_rm_rf(base) == 0, "the temporary directory is removed");
-	return tap_done();
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	if (access("bin/memcg-lab", X_OK))
+		tap_skip_all("bin/memcg-lab not built (run from the lab's root after make)");
+	if (!mkdtemp(base))
+		tap_skip_all("cannot create a temporary directory");
+	rc = tap_main(argc, argv);
+	if (tap_rm_rf(base))	/* the case removes it; this when it did not get that far */
+		tap_diag("rm -rf %s failed", base);
+	return rc;
 }

@@ -21,6 +21,9 @@
  * experiment only when it plans the next. */
 static struct experiment planned;
 static struct exp_plan plan;
+/* The fixture's host, described once in main() (host_err when it is not). */
+static struct exp_plan_host host;
+static char host_err[512];
 
 static void load(struct experiment *x, const char *path, const struct exp_plan_host *h, char *set)
 {
@@ -51,7 +54,7 @@ static void refused(const char *path, const struct exp_plan_host *h, char *set, 
 		tap_diag("  %s", err);
 }
 
-static void topology(void)
+TEST(topology_steps)
 {
 	static const int want[] = { 1, 2, 16, 32, 64, 128, 256 };
 	static const char *const levels[] = { "1 CPU", "SMT set", "L3", "node", "2 nodes", "package", "machine" };
@@ -86,6 +89,17 @@ static void topology(void)
 	   "a file that is not lstopo XML is refused (%s)", err);
 }
 
+TEST(described_host)
+{
+	if (host_err[0]) {
+		ok(0, "the fixture describes a host: %s", host_err);
+		return;
+	}
+	ok(host.model.ncpus == 256 && host.pid_max == 262144 && host.nofile_max == 1048576 &&
+	   host.memcgs_max == 65535,
+	   "described host: 256 CPUs, pid_max 262144 (1024 per CPU), open files 1048576 (root: fs.nr_open), 65535 memcg ids");
+}
+
 static const struct exp_phase_plan *phase(const char *name)
 {
 	for (int i = 0; i < plan.nph; i++)
@@ -94,10 +108,16 @@ static const struct exp_phase_plan *phase(const char *name)
 	return NULL;
 }
 
-static void shapes(const struct exp_plan_host *h)
+TEST(shipped_experiments_shapes)
 {
+	const struct exp_plan_host *h = &host;
 	const struct exp_phase_plan *pp;
 	char err[1024];
+
+	if (host_err[0]) {
+		tap_skip(__func__, "the fixture describes no host");
+		return;
+	}
 	glob_t g;
 	int all = 1;
 
@@ -212,9 +232,15 @@ static void shapes(const struct exp_plan_host *h)
 	}
 }
 
-static void limits(const struct exp_plan_host *h)
+TEST(kernel_limits_refused)
 {
+	const struct exp_plan_host *h = &host;
 	struct exp_plan_host m;
+
+	if (host_err[0]) {
+		tap_skip(__func__, "the fixture describes no host");
+		return;
+	}
 
 	m = *h, m.pid_max = 2615;
 	refused("experiments/stock-netperf.exp", &m, NULL, "step tasks=36: 74 tasks needed, over kernel.pid_max 2615 "
@@ -255,12 +281,17 @@ static void limits(const struct exp_plan_host *h)
 
 /* On a small box [small] replaces the [driver] values of the file, but not
  * one the user gave on the command line (-s driver.KEY=V). */
-static void overrides(const struct exp_plan_host *big)
+TEST(small_values_and_overrides)
 {
-	struct exp_plan_host h = *big;
+	struct exp_plan_host h = host;
 	struct experiment x;
 	char **av, *joined;
 	int ac;
+
+	if (host_err[0]) {
+		tap_skip(__func__, "the fixture describes no host");
+		return;
+	}
 
 	h.model.ncpus = 2;
 	load(&x, "experiments/stock-slots.exp", &h, "driver.duration=7");
@@ -278,22 +309,14 @@ static void overrides(const struct exp_plan_host *big)
 	expfile_free(&x.f);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	struct exp_plan_host h;
-	char err[512];
+	int rc;
 
-	topology();
-	if (exp_plan_host_describe(&h, FIXTURE, err, sizeof(err))) {
-		ok(0, "the fixture describes a host: %s", err);
-		return tap_done();
-	}
-	ok(h.model.ncpus == 256 && h.pid_max == 262144 && h.nofile_max == 1048576 && h.memcgs_max == 65535,
-	   "described host: 256 CPUs, pid_max 262144 (1024 per CPU), open files 1048576 (root: fs.nr_open), 65535 memcg ids");
-	shapes(&h);
-	limits(&h);
-	overrides(&h);
-	expfile_free(&planned.f);
-	exp_plan_host_free(&h);
-	return tap_done();
+	if (exp_plan_host_describe(&host, FIXTURE, host_err, sizeof(host_err)) && !host_err[0])
+		snprintf(host_err, sizeof(host_err), "failed, no reason given");
+	rc = tap_main(argc, argv);
+	if (!host_err[0])
+		exp_plan_host_free(&host);
+	return rc;
 }

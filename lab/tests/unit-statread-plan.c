@@ -60,23 +60,27 @@ static void refused(const struct statread_config *c, const struct cg_env *env,
 	statread_plan_free(&p);
 }
 
-int main(void)
-{
-	struct cg_env v1 = env_from(FIX "mounts-v1-hybrid"), v2 = env_from(FIX "mounts-v2");
-	struct cg_env none = env_from(FIX "mounts-none");
-	struct statread_host h = big_host();
-	struct statread_config c;
-	struct statread_plan p;
-	char err[512];
+/* The recorded mounts (main() reads them): memory on v1, on v2, none. */
+static struct cg_env v1, v2, none;
 
-	/* Hierarchy versions from the recorded mounts. */
+/* Hierarchy versions from the recorded mounts. */
+TEST(hierarchy_versions_from_mounts)
+{
 	ok(v1.mode != CG_NONE && !v1.memory_v2 && !strcmp(v1.memory_root, "/sys/fs/cgroup/memory"),
 	   "v1 fixture: memory on v1 at /sys/fs/cgroup/memory");
 	ok(v2.memory_v2 && !strcmp(v2.memory_root, "/sys/fs/cgroup"),
 	   "v2 fixture: memory on the unified hierarchy at /sys/fs/cgroup");
 	ok(none.mode == CG_NONE, "no-cgroup fixture: no memory controller");
+}
 
-	/* The reference shape on a 256-CPU machine, unscaled. */
+/* The reference shape on a 256-CPU machine, unscaled. */
+TEST(reference_shape_256_cpus)
+{
+	struct statread_host h = big_host();
+	struct statread_config c;
+	struct statread_plan p;
+	char err[512];
+
 	statread_config_defaults(&c);
 	is_int(statread_plan(&p, &c, &v1, &h, err, sizeof(err)), 0, "reference plan is accepted");
 	is_int(p.cfg.top * 100 + p.cfg.children * 10 + p.cfg.allocators, 50 * 100 + 5 * 10 + 10,
@@ -95,8 +99,17 @@ int main(void)
 	ok(!strcmp(p.limit_file, "memory.limit_in_bytes") && !strcmp(p.hit_limit_file, "memory.failcnt") &&
 	   !strcmp(p.oom_file, "memory.oom_control"), "v1 control files");
 	statread_plan_free(&p);
+}
 
-	/* The same on v2: other files, same tree. */
+/* The same on v2: other files, same tree. */
+TEST(v2_files_same_tree)
+{
+	struct statread_host h = big_host();
+	struct statread_config c;
+	struct statread_plan p;
+	char err[512];
+
+	statread_config_defaults(&c);
 	is_int(statread_plan(&p, &c, &v2, &h, err, sizeof(err)), 0, "v2 plan is accepted");
 	ok(p.v2 && !strcmp(p.limit_file, "memory.max") && !strcmp(p.hit_limit_file, "memory.events") &&
 	   !strcmp(p.hit_limit_key, "max") && !strcmp(p.oom_file, "memory.events") &&
@@ -119,8 +132,17 @@ int main(void)
 		free(out);
 	}
 	statread_plan_free(&p);
+}
 
-	/* Host root and numa_stat on v2. */
+/* Host root and numa_stat on v2. */
+TEST(host_root_numa_stat_v2)
+{
+	struct statread_host h = big_host();
+	struct statread_config c;
+	struct statread_plan p;
+	char err[512];
+
+	statread_config_defaults(&c);
 	c.host_root = true;
 	c.file_mask = (1u << SR_STAT) | (1u << SR_NUMA_STAT);
 	statread_plan(&p, &c, &v2, &h, err, sizeof(err));
@@ -137,8 +159,16 @@ int main(void)
 		free(out);
 	}
 	statread_plan_free(&p);
+}
 
-	/* Scaled down on a small machine, and said so. */
+/* Scaled down on a small machine, and said so. */
+TEST(scaled_down_on_small_machine)
+{
+	struct statread_host h = big_host();
+	struct statread_config c;
+	struct statread_plan p;
+	char err[512];
+
 	statread_config_defaults(&c);
 	h.ncpus = 2;
 	is_int(statread_plan(&p, &c, &v1, &h, err, sizeof(err)), 0, "2 CPUs: accepted");
@@ -160,9 +190,16 @@ int main(void)
 	ok(p.cfg.children == 5 && p.cfg.allocators == 10 && p.nleaves >= 55 && p.nleaves <= 65,
 	   "64 CPUs: about one leaf per CPU, 5 per top, 10 allocators (%d leaves)", p.nleaves);
 	statread_plan_free(&p);
-	h = big_host();
+}
 
-	/* Readers: a total spread round robin, and level selection. */
+/* Readers: a total spread round robin, and level selection. */
+TEST(readers_spread_and_levels)
+{
+	struct statread_host h = big_host();
+	struct statread_config c;
+	struct statread_plan p;
+	char err[512];
+
 	statread_config_defaults(&c);
 	c.top = 2;
 	c.children = 3;
@@ -178,8 +215,15 @@ int main(void)
 	statread_plan(&p, &c, &v1, &h, err, sizeof(err));
 	ok(p.nreaders == 12 && p.readers_at[SR_LEAF] == 12, "--levels leaf --readers 2: 12 leaf readers");
 	statread_plan_free(&p);
+}
 
-	/* Bad input. */
+TEST(bad_input_refused)
+{
+	struct statread_host h = big_host();
+	struct statread_config c;
+	struct statread_plan p;
+	char err[512];
+
 	statread_config_defaults(&c);
 	c.interval_ns = 0;
 	refused(&c, &v1, &h, "--interval must be longer than 0", "interval of zero");
@@ -254,5 +298,12 @@ int main(void)
 	statread_config_defaults(&c);
 	c.duration_ns = 0;
 	refused(&c, &v1, &h, "--duration", "zero duration");
-	return tap_done();
+}
+
+int main(int argc, char **argv)
+{
+	v1 = env_from(FIX "mounts-v1-hybrid");
+	v2 = env_from(FIX "mounts-v2");
+	none = env_from(FIX "mounts-none");
+	return tap_main(argc, argv);
 }

@@ -32,7 +32,7 @@ static const char *words_of(const double *a, size_t na, const double *b, size_t 
  * row: 175410 and 116869); three repeats each with no real change; and a
  * change Welch's t finds (the 20% shift above: p < 0.001).
  */
-static void changes(void)
+TEST(change_words_only_with_a_test)
 {
 	const double a1[] = { 175410 }, b1[] = { 116869 };
 	const double a3[] = { 175410, 121000, 150200 }, b3[] = { 116869, 168000, 149100 };
@@ -64,11 +64,12 @@ static void changes(void)
 	ok(!strcmp(stats_sd_pct(&s3, sd, sizeof(sd)), "18.3%"), "three runs' sd%% (%s)", sd);
 }
 
-int main(void)
+/* A: mean 10, sample variance 1; B: mean 12, sample variance 4. */
+static const double a[] = { 9, 10, 11 };
+static const double b[] = { 10, 12, 14 };
+
+TEST(mean_stddev_and_welch_by_hand)
 {
-	/* A: mean 10, sample variance 1; B: mean 12, sample variance 4. */
-	const double a[] = { 9, 10, 11 };
-	const double b[] = { 10, 12, 14 };
 	struct sample_stats sa, sb;
 	struct welch w;
 
@@ -85,12 +86,22 @@ int main(void)
 	ok(close_to(w.t, 1.549193338, 1e-8), "Welch t = 1.549193 (got %.9f)", w.t);
 	ok(close_to(w.df, 2.941176471, 1e-8), "Welch df = 2.941176 (got %.9f)", w.df);
 	ok(close_to(w.p, 0.22088, 2e-4), "two-sided p = 0.2209 (got %.5f)", w.p);
+}
 
-	/* Student t tails: t=2.228 with df=10 is the 5%% two-sided critical value. */
+/* Student t tails: t=2.228 with df=10 is the 5% two-sided critical value. */
+TEST(student_t_tails)
+{
 	ok(close_to(student_t_p2(2.228138852, 10), 0.05, 1e-6), "t(10) critical value gives p = 0.05");
 	ok(close_to(student_t_p2(0, 5), 1, 1e-12), "t = 0 gives p = 1");
 	ok(close_to(student_t_p2(-3.182446305, 3), 0.05, 1e-6), "negative t: t(3) critical value gives p = 0.05");
+}
 
+TEST(welch_clear_shift_and_one_run)
+{
+	struct sample_stats sb;
+	struct welch w;
+
+	sample_stats(b, 3, &sb);
 	{
 		const double x[] = { 100, 101, 99, 100 }, y[] = { 120, 121, 119, 120 };
 		struct sample_stats sx, sy;
@@ -108,7 +119,14 @@ int main(void)
 		welch_test(&s1, &sb, &w);
 		ok(!w.valid && isnan(w.t) && isnan(w.df) && isnan(w.p), "one run: no test; t, df and p are NaN, not 0 and 1");
 	}
-	changes();
+}
+
+TEST(harmonic_mean)
+{
 	ok(close_to(hmean(b, 3), 3 / (1.0 / 10 + 1.0 / 12 + 1.0 / 14), 1e-12), "harmonic mean");
-	return tap_done();
+}
+
+int main(int argc, char **argv)
+{
+	return tap_main(argc, argv);
 }

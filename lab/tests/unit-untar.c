@@ -26,6 +26,9 @@
 #include "util/untar.h"
 
 static char tmp[] = "/tmp/unit-untar.XXXXXX";
+/* A file beside the destinations that no case may touch, and a member
+ * name longer than a ustar name field (main() writes both). */
+static char canary[300], longname[200];
 
 /* ---- building archives ---------------------------------------------------- */
 
@@ -238,23 +241,13 @@ static char *content(const char *rel)
 	return read_text(p, NULL);
 }
 
-int main(void)
+/* A guest's results as busybox tar writes them. */
+TEST(guest_results_extracted)
 {
-	char longname[200], canary[300], link[500];
 	struct tar t = { 0 };
-	char *s;
+	char *s, link[500];
 	int n;
 
-	if (!mkdtemp(tmp)) {
-		printf("Bail out! mkdtemp: %s\n", strerror(errno));
-		return 1;
-	}
-	snprintf(canary, sizeof(canary), "%s/canary", tmp);
-	write_file_atomic(canary, "canary\n", 7);
-
-	/* A guest's results as busybox tar writes them. */
-	snprintf(longname, sizeof(longname), "./results/%s/meta.json",
-		 "2025-01-01-000000-a-results-directory-name-far-longer-than-the-hundred-bytes-of-a-ustar-name-field");
 	add(&t, "./", '5', NULL, NULL);
 	add(&t, "./output.txt", '0', NULL, "hello from the guest\n");
 	add(&t, "./results/", '5', NULL, NULL);
@@ -290,8 +283,13 @@ int main(void)
 	s = content("vm.env");
 	ok(s && !strcmp(s, "host\n"), "the host's own file is left as it was");
 	free(s);
+}
 
-	/* Names. */
+/* Names. */
+TEST(hostile_names_refused)
+{
+	struct tar t = { 0 };
+
 	add(&t, "./output.txt", '0', NULL, "fine\n");
 	add(&t, "/etc/evil", '0', NULL, "x\n");
 	end(&t);
@@ -309,8 +307,13 @@ int main(void)
 	add(&t, "./bad\nname/../x", '0', NULL, "x\n");
 	end(&t);
 	refused(&t, "member './bad\\x0aname/../x': a '..' component", "a newline in a refused name is shown as \\x0a");
+}
 
-	/* Links. */
+/* Links. */
+TEST(hostile_links_refused)
+{
+	struct tar t = { 0 };
+
 	add(&t, "./results/etc", '2', "/etc", NULL);
 	end(&t);
 	refused(&t, "member './results/etc': a symbolic link to an absolute path ('/etc')", "a link to /etc");
@@ -337,8 +340,15 @@ int main(void)
 	end(&t);
 	refused(&t, "member './hard': a hard link to 'later', not a file the archive extracts before it",
 		"a hard link to a file not extracted yet");
+}
 
-	/* Kinds. */
+/* Kinds. */
+TEST(member_kinds)
+{
+	struct tar t = { 0 };
+	char *s, link[500];
+	int n;
+
 	add(&t, "./null", '3', NULL, NULL);
 	end(&t);
 	refused(&t, "member './null': a character device", "a character device");
@@ -370,8 +380,15 @@ int main(void)
 	snprintf(link, sizeof(link), "%s/vol", dest);
 	ok(n == 0 && s && !strcmp(s, "f\n") && access(link, F_OK), "a volume label makes nothing (%s)", said_line());
 	free(s);
+}
 
-	/* Twice, and the host's own. */
+/* Twice, and the host's own. */
+TEST(name_twice_and_hosts_own_file)
+{
+	struct tar t = { 0 };
+	char *s;
+	int n;
+
 	add(&t, "./x", '0', NULL, "1\n");
 	add(&t, "./x", '0', NULL, "2\n");
 	end(&t);
@@ -386,8 +403,14 @@ int main(void)
 	ok(n == 1 && said("member './meta.json': the directory holds 'meta.json' already") && s && !strcmp(s, "host\n"),
 	   "a member named like the host's own file is refused, the file kept (%s)", said_line());
 	free(s);
+}
 
-	/* Damage. */
+/* Damage. */
+TEST(damaged_archives_refused)
+{
+	struct tar t = { 0 };
+	int n;
+
 	add(&t, "./f", '0', NULL, "data\n");
 	end(&t);
 	t.b[0] ^= 1;
@@ -415,9 +438,15 @@ int main(void)
 		fclose(f);
 		ok(n == 1 && lines(out) == 1 && said("plain: not a gzip stream"), "not a gzip stream: one line (%s)", said_line());
 	}
+}
 
-	/* The real tools: busybox's tar (the guest's) and GNU tar, on a tree
-	 * with a long name, a link inside, and then a FIFO and a link out. */
+/* The real tools: busybox's tar (the guest's) and GNU tar, on a tree
+ * with a long name, a link inside, and then a FIFO and a link out. */
+TEST(real_tars_busybox_and_gnu)
+{
+	char *s;
+	int n;
+
 	for (int i = 0; i < 2; i++) {
 		const char *tool = i ? "tar" : "busybox tar";
 		char src[400], deep[700], file[800], tgz[400];
@@ -455,55 +484,75 @@ int main(void)
 		   said("member './results/etc': a symbolic link to an absolute path ('/etc')") && entries(dest) == 0,
 		   "%s's FIFO and link out are refused, nothing extracted (%s)", tool, said_line());
 	}
+}
 
-	/* GNU tar's sparse file (-S: a hole, then data), in its 'S' header
-	 * and in pax's GNU.sparse records; and a pax name in UTF-8, which
-	 * libarchive reads under the lab's C locale with a warning. */
-	{
-		char src[400], tgz[400], file[800];
-		int fd;
+/* GNU tar's sparse file (-S: a hole, then data), in its 'S' header
+ * and in pax's GNU.sparse records; and a pax name in UTF-8, which
+ * libarchive reads under the lab's C locale with a warning. */
+TEST(gnu_sparse_and_utf8_pax_name)
+{
+	char src[400], tgz[400], file[800], *s;
+	int n, fd;
 
-		snprintf(src, sizeof(src), "%s/src", tmp);
-		snprintf(tgz, sizeof(tgz), "%s/payload.tgz", tmp);
-		fd = open(tmp, O_RDONLY | O_DIRECTORY);
-		lab_rmtree_at(fd, "src");
-		close(fd);
-		mkdir(src, 0755);
-		snprintf(file, sizeof(file), "%s/sparse", src);
-		fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		n = fd < 0 || pwrite(fd, "data", 4, 1 << 20) != 4;
-		close(fd);
-		for (int pax = 0; pax < 2; pax++) {
-			free(run_capture_argv((const char *const[]){ "tar", "-S", pax ? "--format=pax" : "--format=gnu",
-								     "-C", src, "-czf", tgz, ".", NULL },
-					      RUN_STDERR_MERGE, NULL));
-			n = run_untar(tgz);
-			ok(n == 1 && said("member './sparse': a sparse file (a kind this reader does not extract)") &&
-			   entries(dest) == 0, "GNU tar's sparse file (%s) is refused (%s)", pax ? "pax" : "'S'",
-			   said_line());
-		}
-		unlink(file);
-		snprintf(file, sizeof(file), "%s/caf\xc3\xa9", src);
-		write_file_atomic(file, "utf-8\n", 6);
-		setenv("LC_ALL", "C.UTF-8", 1);
-		free(run_capture_argv((const char *const[]){ "tar", "--format=pax", "-C", src, "-czf", tgz, ".", NULL },
+	snprintf(src, sizeof(src), "%s/src", tmp);
+	snprintf(tgz, sizeof(tgz), "%s/payload.tgz", tmp);
+	fd = open(tmp, O_RDONLY | O_DIRECTORY);
+	lab_rmtree_at(fd, "src");
+	close(fd);
+	mkdir(src, 0755);
+	snprintf(file, sizeof(file), "%s/sparse", src);
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	n = fd < 0 || pwrite(fd, "data", 4, 1 << 20) != 4;
+	close(fd);
+	for (int pax = 0; pax < 2; pax++) {
+		free(run_capture_argv((const char *const[]){ "tar", "-S", pax ? "--format=pax" : "--format=gnu",
+							     "-C", src, "-czf", tgz, ".", NULL },
 				      RUN_STDERR_MERGE, NULL));
-		unsetenv("LC_ALL");
 		n = run_untar(tgz);
-		s = content("caf\xc3\xa9");
-		ok(n == 0 && s && !strcmp(s, "utf-8\n"), "a pax name in UTF-8 keeps its bytes (%s)", said_line());
-		free(s);
+		ok(n == 1 && said("member './sparse': a sparse file (a kind this reader does not extract)") &&
+		   entries(dest) == 0, "GNU tar's sparse file (%s) is refused (%s)", pax ? "pax" : "'S'",
+		   said_line());
 	}
+	unlink(file);
+	snprintf(file, sizeof(file), "%s/caf\xc3\xa9", src);
+	write_file_atomic(file, "utf-8\n", 6);
+	setenv("LC_ALL", "C.UTF-8", 1);
+	free(run_capture_argv((const char *const[]){ "tar", "--format=pax", "-C", src, "-czf", tgz, ".", NULL },
+			      RUN_STDERR_MERGE, NULL));
+	unsetenv("LC_ALL");
+	n = run_untar(tgz);
+	s = content("caf\xc3\xa9");
+	ok(n == 0 && s && !strcmp(s, "utf-8\n"), "a pax name in UTF-8 keeps its bytes (%s)", said_line());
+	free(s);
+}
 
-	s = read_text(canary, NULL);
+/* Last: what every case before left outside its destination. */
+TEST(nothing_outside_destination_touched)
+{
+	char *s = read_text(canary, NULL);
+
 	ok(s && !strcmp(s, "canary\n"), "nothing outside the destination was touched");
 	free(s);
-	free(out);
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	if (!mkdtemp(tmp)) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	snprintf(canary, sizeof(canary), "%s/canary", tmp);
+	write_file_atomic(canary, "canary\n", 7);
+	snprintf(longname, sizeof(longname), "./results/%s/meta.json",
+		 "2025-01-01-000000-a-results-directory-name-far-longer-than-the-hundred-bytes-of-a-ustar-name-field");
+	rc = tap_main(argc, argv);
 	{
 		int fd = open("/tmp", O_RDONLY | O_DIRECTORY);
 
 		lab_rmtree_at(fd, tmp + 5);
 		close(fd);
 	}
-	return tap_done();
+	return rc;
 }

@@ -69,16 +69,14 @@ static int mapping_of(uint64_t addr, uint64_t *start, uint64_t *end, uint64_t *p
 	return found;
 }
 
-int main(void)
-{
-	uint64_t start, end, pgoff, in = (uintptr_t)inner_marker, pl = (uintptr_t)plain_marker;
-	struct user_inlines *u = uinl_new();
-	char path[512];
+/* The file mapping of this test's code, found by main(). */
+static uint64_t start, end, pgoff, in, pl;
+static char path[512];
 
-	outer_fn(1);
-	plain_fn(2);
-	if (!mapping_of(in, &start, &end, &pgoff, path, sizeof(path)))
-		tap_skip_all("the test's own code is in no file mapping of /proc/self/maps");
+TEST(inline_nodes_of_own_code)
+{
+	struct user_inlines *u = uinl_new();
+
 	uinl_mmap(u, 100, start, end - start, pgoff, path);
 	ok(uinl_nodes(u, 100, in) == 3, "an address inside two nested inlined functions: 3 nodes (got %d)",
 	   uinl_nodes(u, 100, in));
@@ -86,6 +84,15 @@ int main(void)
 	   uinl_nodes(u, 100, pl));
 	ok(uinl_nodes(u, 101, in) == 1, "a process without mappings: 1 node");
 	ok(uinl_nodes(u, 100, 16) == 1, "an address outside every mapping: 1 node");
+	uinl_free(u);
+}
+
+/* Mappings are per process. */
+TEST(mappings_per_process)
+{
+	struct user_inlines *u = uinl_new();
+
+	uinl_mmap(u, 100, start, end - start, pgoff, path);
 	uinl_mmap(u, 102, start, end - start, pgoff, path);
 	ok(uinl_nodes(u, 102, in) == 3, "another process with the same mapping: 3 nodes");
 	/* A new mapping over the middle of the old one: the rest stays. */
@@ -94,5 +101,15 @@ int main(void)
 	   "a mapping over part of another replaces only that part");
 	ok(uinl_nodes(u, 102, in) == 3, "... and not the other process's");
 	uinl_free(u);
-	return tap_done();
+}
+
+int main(int argc, char **argv)
+{
+	in = (uintptr_t)inner_marker;
+	pl = (uintptr_t)plain_marker;
+	outer_fn(1);
+	plain_fn(2);
+	if (!mapping_of(in, &start, &end, &pgoff, path, sizeof(path)))
+		tap_skip_all("the test's own code is in no file mapping of /proc/self/maps");
+	return tap_main(argc, argv);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "layout/layout_eval.h"
 #include "layout/layout_rules.h"
 #include "layout/layout.h"
 

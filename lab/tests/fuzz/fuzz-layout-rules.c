@@ -5,6 +5,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include "layout/layout_eval.h"
 #include "layout/layout_rules.h"
 #include "layout/layout.h"
 
