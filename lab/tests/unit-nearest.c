@@ -66,6 +66,23 @@ TEST(names_from_temp_dir)
 	tap_rm_rf(dir);
 }
 
+/* Among a list (the commands, for `memcg-lab help NAME`). */
+TEST(names_from_list)
+{
+	const char *const cmds[] = { "ab", "c2c", "charge", "cleanup", "compare", "layout", "lines", "lock", NULL };
+	char buf[256];
+
+	ok(!nearest_of("chrage", cmds, buf, sizeof(buf)) && !strcmp(buf, "charge"), "chrage: %s", buf);
+	ok(!nearest_of("line", cmds, buf, sizeof(buf)) && !strcmp(buf, "lines"), "line (a prefix): %s", buf);
+	ok(!nearest_of("lokc", cmds, buf, sizeof(buf)) && !strcmp(buf, "lock"), "lokc (a swap): %s", buf);
+	ok(!nearest_of("lo", cmds, buf, sizeof(buf)) && !strcmp(buf, "ab, lock"),
+	   "lo: ab and lock (distance 2 both) by name: %s", buf);
+	ok(!nearest_of("comp", cmds, buf, sizeof(buf)) && !strcmp(buf, "compare"), "comp (a prefix): %s", buf);
+	ok(nearest_of("zzzzzzzz", cmds, buf, sizeof(buf)) && !buf[0], "a name far from all: none");
+	ok(nearest_of("charge", cmds, buf, sizeof(buf)) && !buf[0], "the name itself is not its own neighbour");
+	ok(nearest_of("", cmds, buf, sizeof(buf)) && !buf[0], "an empty name: none");
+}
+
 int main(int argc, char **argv)
 {
 	return tap_main(argc, argv);

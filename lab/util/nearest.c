@@ -50,14 +50,73 @@ struct cand {
 	int dist;
 };
 
+/* The three nearest names to base offered so far (nearest_offer). */
+struct nearest {
+	const char *base;
+	const char *ext;	/* base's extension, or NULL */
+	size_t stem;		/* base's length less its extension */
+	int limit;
+	struct cand best[3];
+	int nbest;
+};
+
+static void nearest_start(struct nearest *nr, const char *base)
+{
+	memset(nr, 0, sizeof(*nr));
+	nr->base = base;
+	nr->ext = strrchr(base, '.');
+	if (nr->ext == base)
+		nr->ext = NULL;
+	nr->stem = nr->ext ? (size_t)(nr->ext - base) : 0;
+	nr->limit = (int)strlen(base) / 3;
+	if (nr->limit < 2)
+		nr->limit = 2;
+}
+
+static void nearest_offer(struct nearest *nr, const char *name)
+{
+	const char *base = nr->base, *ext = nr->ext;
+	size_t lb = strlen(base);
+	int dist;
+	bool prefix;
+
+	if (!strcmp(name, base) || strlen(name) > NAME_MAX_LEN)
+		return;
+	dist = edit_distance(base, name);
+	/* "6.12" for "6.12.117", "lines.exp" for "lines-charge.exp":
+	 * what was typed (less a shared extension) begins the name. */
+	prefix = lb >= 3 && !strncmp(name, base, lb);
+	if (!prefix && ext && nr->stem >= 3 && strlen(name) > lb && !strcmp(name + strlen(name) - strlen(ext), ext))
+		prefix = !strncmp(name, base, nr->stem);
+	if (dist > nr->limit && !prefix)
+		return;
+	/* Kept sorted by distance, then name; the three nearest. */
+	for (int i = 0; i <= nr->nbest && i < 3; i++) {
+		if (i < nr->nbest &&
+		    (nr->best[i].dist < dist || (nr->best[i].dist == dist && strcmp(nr->best[i].name, name) < 0)))
+			continue;
+		memmove(&nr->best[i + 1], &nr->best[i], (size_t)((nr->nbest < 3 ? nr->nbest : 2) - i) * sizeof(nr->best[0]));
+		snprintf(nr->best[i].name, sizeof(nr->best[i].name), "%s", name);
+		nr->best[i].dist = dist;
+		if (nr->nbest < 3)
+			nr->nbest++;
+		break;
+	}
+}
+
+/* The names found, each after prefix (prefix_len bytes of it), into buf. */
+static int nearest_finish(const struct nearest *nr, const char *prefix, int prefix_len, char *buf, size_t n)
+{
+	for (int i = 0; i < nr->nbest; i++)
+		str_appendf(buf, n, "%s%.*s%s", i ? ", " : "", prefix_len, prefix, nr->best[i].name);
+	return nr->nbest ? 0 : -1;
+}
+
 int nearest_names(const char *path, char *buf, size_t n)
 {
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	char dir[4096];
-	struct cand best[3];
-	int nbest = 0, limit;
-	const char *ext;
-	size_t stem;
+	struct nearest nr;
 	struct dirent *e;
 	DIR *d;
 
@@ -70,45 +129,25 @@ int nearest_names(const char *path, char *buf, size_t n)
 		snprintf(dir, sizeof(dir), ".");
 	if (!*base || strlen(base) > NAME_MAX_LEN || !(d = opendir(dir)))
 		return -1;
-	ext = strrchr(base, '.');
-	if (ext == base)
-		ext = NULL;
-	stem = ext ? (size_t)(ext - base) : 0;
-	limit = (int)strlen(base) / 3;
-	if (limit < 2)
-		limit = 2;
+	nearest_start(&nr, base);
 	while ((e = readdir(d))) {
-		size_t lb = strlen(base);
-		int dist;
-		bool prefix;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, base) ||
-		    (e->d_name[0] == '.' && base[0] != '.'))
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || (e->d_name[0] == '.' && base[0] != '.'))
 			continue;
-		dist = edit_distance(base, e->d_name);
-		/* "6.12" for "6.12.117", "lines.exp" for "lines-charge.exp":
-		 * what was typed (less a shared extension) begins the name. */
-		prefix = lb >= 3 && !strncmp(e->d_name, base, lb);
-		if (!prefix && ext && stem >= 3 && strlen(e->d_name) > lb &&
-		    !strcmp(e->d_name + strlen(e->d_name) - strlen(ext), ext))
-			prefix = !strncmp(e->d_name, base, stem);
-		if (dist > limit && !prefix)
-			continue;
-		/* Kept sorted by distance, then name; the three nearest. */
-		for (int i = 0; i <= nbest && i < 3; i++) {
-			if (i < nbest && (best[i].dist < dist ||
-					  (best[i].dist == dist && strcmp(best[i].name, e->d_name) < 0)))
-				continue;
-			memmove(&best[i + 1], &best[i], (size_t)((nbest < 3 ? nbest : 2) - i) * sizeof(best[0]));
-			snprintf(best[i].name, sizeof(best[i].name), "%s", e->d_name);
-			best[i].dist = dist;
-			if (nbest < 3)
-				nbest++;
-			break;
-		}
+		nearest_offer(&nr, e->d_name);
 	}
 	closedir(d);
-	for (int i = 0; i < nbest; i++)
-		str_appendf(buf, n, "%s%.*s%s", i ? ", " : "", slash ? (int)(slash - path + 1) : 0, path, best[i].name);
-	return nbest ? 0 : -1;
+	return nearest_finish(&nr, path, slash ? (int)(slash - path + 1) : 0, buf, n);
+}
+
+int nearest_of(const char *name, const char *const names[], char *buf, size_t n)
+{
+	struct nearest nr;
+
+	buf[0] = '\0';
+	if (!*name || strlen(name) > NAME_MAX_LEN)
+		return -1;
+	nearest_start(&nr, name);
+	for (size_t i = 0; names[i]; i++)
+		nearest_offer(&nr, names[i]);
+	return nearest_finish(&nr, "", 0, buf, n);
 }
