@@ -86,7 +86,7 @@ FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-r
 FUZZ_SECONDS ?= 60
 
 .PHONY: all build deps test unit asan fuzz fuzz-smoke killtest run bench clean help vmtest scaletest linestest lab-kernel plugin \
-	distcheck FORCE kmod
+	distcheck FORCE kmod man
 .DEFAULT_GOAL := all
 # Keep objects make would treat as intermediate (tests and fuzz targets).
 .SECONDARY:
@@ -95,7 +95,7 @@ all:
 	@$(DEPS_SH) ensure build
 	@$(MAKE) --no-print-directory build
 
-build: bin/memcg-lab $(TEST_BINS) $(TOOL_BINS) $(BENCH_BINS) $(BTF_FILES) plugin
+build: bin/memcg-lab $(TEST_BINS) $(TOOL_BINS) $(BENCH_BINS) $(BTF_FILES) plugin man
 
 help:
 	@echo "make          build bin/memcg-lab (installs missing build packages as root)"
@@ -113,6 +113,7 @@ help:
 	@echo "make distcheck  a clone of HEAD through make deps, build and unit in chroots of other"
 	@echo "              Debian suites ($(DISTCHECK_SUITES); cached under /var/cache/memcg-lab)"
 	@echo "make deps     install every Debian package the lab uses"
+	@echo "make man      the manual pages: doc/*.txt into build/man/man1/ (memcg-lab help CMD shows one)"
 	@echo "make clean    remove bin/ and build/"
 
 deps:
@@ -172,6 +173,28 @@ plugin:
 		rm -f $(PLUGIN) build/lines-plugin.err; \
 		echo "memcg-lab: the lines plugin is not built: $$(cat build/lines-plugin.missing)" >&2; \
 	fi
+
+# The manual: doc/memcg-lab-NAME.txt (AsciiDoc, as perf's Documentation/) into
+# build/man/man1/memcg-lab-NAME.1 by asciidoctor's manpage backend, which
+# `memcg-lab help NAME` opens (man -l).  A page asciidoctor warns about fails
+# the build.  Without asciidoctor one line says so, the rest builds, and help
+# prints the .txt instead.
+MAN_TXT   := $(wildcard doc/memcg-lab*.txt)
+MAN_PAGES := $(MAN_TXT:doc/%.txt=build/man/man1/%.1)
+man:
+	$(Q)if command -v asciidoctor >/dev/null 2>&1; then \
+		$(MAKE) -s --no-print-directory $(MAN_PAGES); \
+	else \
+		rm -f $(MAN_PAGES); \
+		echo "memcg-lab: the man pages are not built: asciidoctor is missing (apt-get install asciidoctor;" \
+			"memcg-lab help prints doc/*.txt instead)" >&2; \
+	fi
+
+build/man/man1/%.1: doc/%.txt
+	@mkdir -p $(dir $@)
+	$(quiet) MAN $<
+	$(Q)asciidoctor -b manpage -d manpage --failure-level=WARN -a mansource=memcg-lab \
+		-a manmanual='memcg-lab Manual' -o $@.tmp $< && mv $@.tmp $@
 
 # What the plugin was built against, as a string it writes in its output.
 build/lines-plugin-qemu.h: $(QEMU_PLUGIN_INC)/source

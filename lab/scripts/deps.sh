@@ -24,8 +24,10 @@ set -eu
 
 # clang compiles the lab's BPF programs (lab/bpf/*.bpf.c) into the binary.
 # liblzma, zlib and libzstd: a compressed --btf/--vmlinux (xz, gzip, zstd).
+# asciidoctor builds the manual pages (doc/*.txt; make man).
 build_pkgs="gcc make pkg-config libbpf-dev libtracefs-dev libtraceevent-dev
-libinih-dev libjson-c-dev libhwloc-dev libelf-dev libdw-dev zlib1g-dev liblzma-dev libzstd-dev libarchive-dev xz-utils clang"
+libinih-dev libjson-c-dev libhwloc-dev libelf-dev libdw-dev zlib1g-dev liblzma-dev libzstd-dev libarchive-dev xz-utils clang
+asciidoctor"
 # pahole reads and converts layouts; perf records c2c/lock data; gnuplot plots.
 run_pkgs="dwarves linux-perf gnuplot-nox"
 # prove runs the TAP tests (perl); clang and its runtimes (libclang-rt-dev:
