@@ -1,13 +1,14 @@
 #!/bin/bash
-# The README's bad-input table, row by row: every example is run (in a
-# directory with the fixtures the examples name) and must print its
-# message on stderr (one line; "..." stands for anything) and exit with the
-# status given.  Rows that name another test are checked to be covered
-# there.  So the table cannot drift from what the lab does.
+# The bad-input page (doc/memcg-lab-bad-input.txt, `memcg-lab help
+# bad-input`), entry by entry: every example is run (in a directory with the
+# fixtures the examples name) and must print its message on stderr (one
+# line; "..." stands for anything) and exit with the status given.  Entries
+# that name another test are checked to be covered there.  So the page
+# cannot drift from what the lab does.
 set -u
 . "$(dirname "$0")/lib/tap.sh"
 
-README=$PWD/README.md
+PAGE=$PWD/doc/memcg-lab-bad-input.txt
 F=$T/fx
 mkdir -p "$F"
 cd "$F" || exit 1
@@ -55,18 +56,32 @@ PATH=$(dirname "$LAB"):$PATH
 # "..." in the table stands for anything; everything else is literal.
 to_regex() { printf '%s' "$1" | sed -e 's/[][\.*^$(){}+?|/]/\\&/g' -e 's/\\\.\\\.\\\./.*/g'; }
 
-rows=$(awk '/^## Bad input/ { on = 1; next } on && /^## / { exit } on && /^\| [a-z]/ { print }' "$README")
-[ -n "$rows" ] || { ok false "the README has a bad-input table"; done_testing; exit 0; }
-while IFS= read -r row; do
-	kind=$(echo "$row" | awk -F' [|] ' '{ print $1 }' | sed 's/^| //')
-	example=$(echo "$row" | awk -F' [|] ' '{ print $2 }')
-	msg=$(echo "$row" | awk -F' [|] ' '{ print $3 }' | sed 's/^`//; s/`$//')
-	want=$(echo "$row" | awk -F' [|] ' '{ print $4 }' | tr -dc '0-9')
-	cmd=$(echo "$example" | sed -n 's/.*`\(memcg-lab [^`]*\)`.*/\1/p')
+# The page's BAD INPUT section: each entry a term ("KIND::") and a listing
+# of three lines: the example ("$ memcg-lab ...", after a condition such as
+# "(non-root) ", or "(tested in FILE)"), the message, "exit N".  One row per
+# entry, its fields apart by US (\037: read keeps an empty one): kind,
+# example, message, status, the lines listed.
+rows=$(awk -v OFS='\037' '
+	$0 == "BAD INPUT" { on = 1; next }
+	!on { next }
+	/^-+$/ && prev ~ /^[A-Z][A-Z ]*$/ { exit }
+	/^----$/ { if (inl) print kind, l[1], l[2], l[3], n; inl = !inl; n = 0; prev = $0; next }
+	inl { l[++n] = $0 }
+	!inl && /::$/ { kind = substr($0, 1, length($0) - 2) }
+	{ prev = $0 }' "$PAGE")
+[ -n "$rows" ] || { ok false "doc/memcg-lab-bad-input.txt has a BAD INPUT section"; done_testing; exit 0; }
+while IFS=$'\037' read -r kind example msg status nlines; do
+	if [ "$nlines" != 3 ] || ! [[ $status =~ ^exit\ [0-9]+$ ]]; then
+		ok false "$kind: an entry of three lines (example, message, exit N), not $nlines"
+		continue
+	fi
+	want=${status#exit }
+	cmd=$(echo "$example" | sed -n 's/^\(([^)]*) \)\{0,1\}\$ \(memcg-lab .*\)$/\2/p')
 	case $example in
-	"(tested in"*)
-		file=$(echo "$example" | sed -n 's/.*`\([^`]*\)`.*/\1/p')
-		ok '[ -f "$OLDPWD/lab/tests/$file" ] && grep -qF -- "$msg" "$OLDPWD/lab/tests/$file"' \
+	"(tested in "*)
+		file=${example#(tested in }; file=${file%)}
+		msg=${msg#...}; msg=${msg%...}
+		ok '[ -n "$msg" ] && [ -f "$OLDPWD/lab/tests/$file" ] && grep -qF -- "$msg" "$OLDPWD/lab/tests/$file"' \
 			"$kind: covered by $file"
 		continue ;;
 	"(no swap)"*)
@@ -97,12 +112,16 @@ while IFS= read -r row; do
 		pre="env MEMCG_LAB_RESULTS=$F/full" ;;
 	*) pre="" ;;
 	esac
+	[ -n "$cmd" ] || { ok false "$kind: an example '\$ memcg-lab ...' ($example)"; continue; }
 	err=$($pre $LAB ${cmd#memcg-lab } 2>&1 >/dev/null); st=$?
 	case $example in "(full disk)"* | "(read-only results)"*) umount "$F/full" ;; esac
-	re="^memcg-lab: $(to_regex "$msg")\$"
+	re="^$(to_regex "$msg")\$"
 	ok '[ "$st" = "$want" ] && [ "$(printf "%s\n" "$err" | grep -c .)" = 1 ] && printf "%s\n" "$err" | grep -Eq -- "$re"' \
 		"$kind: exit $want and one line ($err)"
 done <<< "$rows"
+# Every entry was read: as many rows as the section has terms.
+terms=$(awk '$0 == "BAD INPUT" { on = 1; next } on && /^[A-Z][A-Z ]*$/ { exit } on && /^[^ \t].*::$/ { n++ } END { print n + 0 }' "$PAGE")
+ok '[ "$terms" = "$(printf "%s\n" "$rows" | grep -c .)" ]' "every entry of the page read ($terms)"
 # Refused input is refused before anything is made: no results directory.
 made=$(ls "$MEMCG_LAB_RESULTS" 2>/dev/null | tr '\n' ' ')
 ok '[ -z "$made" ]' "no row left a results directory behind (${made:-none})"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The lab's command line as a user first meets it: help (and help --help),
-# --version, help and the README agreeing with what the lab does (the
-# charge modes, the BTF fixtures), a missing experiment or layout naming
+# --version, help, the README and the manual pages agreeing with what the
+# lab does (the charge modes, the BTF fixtures), a missing experiment or layout naming
 # the nearest names, and run --validate without root (it validates; it
 # places no worker).  Nothing here makes a cgroup.
 set -u
@@ -14,7 +14,7 @@ for h in help --help -h "help --help" "help -h"; do
 		"memcg-lab $h: the command list, exit 0"
 done
 out=$($LAB help nosuch 2>&1); st=$?
-ok '[ $st = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "unknown command .nosuch."' \
+ok '[ $st = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "unknown command or topic .nosuch."' \
 	"help of an unknown command: one line, exit 2"
 
 # --version: git describe of the tree it was built from (build/version.h).
@@ -31,28 +31,33 @@ else
 	skip "--version names a revision of this repository" "not a git tree"
 fi
 
-# help and README say what the lab does: every charge mode the driver takes.
+# help and charge's page say what the lab does: every charge mode the driver
+# takes, in help's summary and as an entry ("`MODE`::") of the page's MODES.
 modes=$($LAB charge --mode nosuch 2>&1 | sed -n 's/.*unknown mode (want one of \(.*\))$/\1/p' | tr -d ',')
 summary=$($LAB help | sed -n '/^  charge /,/^  [a-z]/p' | tr '\n' ' ')
-readme_modes=$(awk '/^### charge:/ { on = 1 } on && /^Modes:/ { m = 1 } m { print } m && /^$/ { exit }' README.md |
-	tr '\n' ' ')
+page_modes=$(awk '$0 == "MODES" { on = 1; next } on && /^[A-Z][A-Z ]*$/ { exit } on && /^`[a-z]+`::$/ { print }' \
+	doc/memcg-lab-charge.txt | tr '\n' ' ')
 ok '[ -n "$modes" ]' "charge names its modes: $modes"
 for m in $modes; do
-	ok 'echo "$summary" | grep -qw -- "$m" && echo "$readme_modes" | grep -q "\`$m\`"' \
-		"charge mode $m: in help's summary and in the README's Modes"
+	ok 'echo "$summary" | grep -qw -- "$m" && echo "$page_modes" | grep -q "\`$m\`::"' \
+		"charge mode $m: in help's summary and in doc/memcg-lab-charge.txt's MODES"
 done
+ok '[ "$(echo "$page_modes" | wc -w)" = "$(echo "$modes" | wc -w)" ]' \
+	"charge's page has as many modes as the driver ($page_modes)"
 
-# The README counts the BTF fixtures the tests read.
+# The README and the tests' page count the BTF fixtures the tests read.
 nbtf=$(ls lab/tests/data/btf/*.btf.xz | wc -l)
 words=(zero one two three four five six seven eight nine ten eleven twelve)
-ok '[ "$(grep -c "the BTF of ${words[$nbtf]} Debian/upstream" README.md)" = 2 ] &&
-	[ "$(grep -Eo "the BTF of [a-z]+ Debian" README.md | sort -u)" = "the BTF of ${words[$nbtf]} Debian" ]' \
-	"README: the BTF of ${words[$nbtf]} kernels, as lab/tests/data/btf/ holds ($nbtf)"
-for f in lab/tests/data/btf/*.btf.xz; do
-	k=$(basename "$f" .btf.xz); k=${k#vmlinux-}; line=${k%.*}; line=${line%-rt}
-	[ "${k%-rt}" != "$k" ] && line=$line-rt
-	ok 'tr "\n" " " < README.md | grep -Eq "the BTF of [a-z]+ Debian/upstream +kernels \([^)]*\<$line\>"' \
-		"README names the $k fixture ($line)"
+for doc in README.md doc/memcg-lab-tests.txt; do
+	ok '[ "$(grep -c "the BTF of ${words[$nbtf]} Debian/upstream" "$doc")" = 1 ] &&
+		[ "$(grep -Eo "the BTF of [a-z]+ Debian" "$doc" | sort -u)" = "the BTF of ${words[$nbtf]} Debian" ]' \
+		"$doc: the BTF of ${words[$nbtf]} kernels, as lab/tests/data/btf/ holds ($nbtf)"
+	for f in lab/tests/data/btf/*.btf.xz; do
+		k=$(basename "$f" .btf.xz); k=${k#vmlinux-}; line=${k%.*}; line=${line%-rt}
+		[ "${k%-rt}" != "$k" ] && line=$line-rt
+		ok 'tr "\n" " " < "$doc" | grep -Eq "the BTF of [a-z]+ Debian/upstream +kernels \([^)]*\<$line\>"' \
+			"$doc names the $k fixture ($line)"
+	done
 done
 
 # A missing experiment or layout names the nearest names.
