@@ -65,6 +65,10 @@ static void host_make(struct charge_host *h, const char *topo_spec, const char *
 	h->tmpfs_is_tmpfs = true;
 }
 
+/* The two hosts the cases plan on, made by main(): this lab's 2-CPU
+ * cgroup v1 build VM and a 256-CPU SMT cgroup v2 box. */
+static struct charge_host host_v1, host_v2;
+
 /* argv-like options after --mode, applied to the defaults. */
 static struct charge_config config(const char *mode)
 {
@@ -96,8 +100,9 @@ static void refused(const struct charge_config *c, const struct charge_host *h, 
 	charge_plan_free(&p);
 }
 
-static void two_cpus_v1(const struct charge_host *h)
+TEST(two_cpus_v1)
 {
+	const struct charge_host *h = &host_v1;
 	struct charge_config c = config("anon");
 	struct charge_plan p;
 	char err[1024];
@@ -197,8 +202,9 @@ static void two_cpus_v1(const struct charge_host *h)
 	charge_plan_free(&p);
 }
 
-static void smt256_v2(const struct charge_host *h)
+TEST(smt256_v2)
 {
+	const struct charge_host *h = &host_v2;
 	static const int want[] = { 1, 2, 32, 64, 128, 256 };
 	struct charge_config c = config("sock");
 	struct charge_plan p;
@@ -250,8 +256,9 @@ static void smt256_v2(const struct charge_host *h)
 }
 
 /* Kernels without the multi-memcg stock, or whose BTF cannot be read. */
-static void without_stock(const struct charge_host *base)
+TEST(without_stock)
 {
+	const struct charge_host *base = &host_v1;
 	struct charge_host h = *base;
 	struct charge_config c = config("stock");
 	struct charge_plan p;
@@ -276,8 +283,9 @@ static void without_stock(const struct charge_host *base)
 	charge_plan_free(&p);
 }
 
-static void refusals(const struct charge_host *h)
+TEST(refusals)
 {
+	const struct charge_host *h = &host_v1;
 	struct charge_config c;
 	struct charge_host bad;
 
@@ -404,8 +412,9 @@ static void refusals(const struct charge_host *h)
 }
 
 /* kmem: the module where the host has one, the stand-in where not. */
-static void kmem_module(const struct charge_host *h)
+TEST(kmem_module)
 {
+	const struct charge_host *h = &host_v1;
 	struct charge_host m = *h;
 	struct charge_config c;
 	struct charge_plan p;
@@ -504,8 +513,9 @@ static void config_is(const struct charge_config *c, const struct charge_host *h
 #define OP_SOCK "sendfile() messages over loopback TCP to a receiver in the same cgroup (socket memory charged " \
 	"on both ends)"
 
-static void report_config(const struct charge_host *v1, const struct charge_host *v2)
+TEST(report_config)
 {
+	const struct charge_host *v1 = &host_v1, *v2 = &host_v2;
 	struct charge_host m = *v1;
 	struct charge_config c;
 
@@ -568,19 +578,14 @@ static void report_config(const struct charge_host *v1, const struct charge_host
 	config_is(&c, v1, true, "\"on_death\":\"stop\"}", "objstock: the common entries alone");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	struct charge_host v1, v2;
+	int rc;
 
-	host_make(&v1, "core:2 pu:1", MOUNTS "mounts-v1-hybrid");
-	host_make(&v2, SMT256, MOUNTS "mounts-v2");
-	two_cpus_v1(&v1);
-	smt256_v2(&v2);
-	without_stock(&v1);
-	refusals(&v1);
-	kmem_module(&v1);
-	report_config(&v1, &v2);
-	charge_host_free(&v1);
-	charge_host_free(&v2);
-	return tap_done();
+	host_make(&host_v1, "core:2 pu:1", MOUNTS "mounts-v1-hybrid");
+	host_make(&host_v2, SMT256, MOUNTS "mounts-v2");
+	rc = tap_main(argc, argv);
+	charge_host_free(&host_v1);
+	charge_host_free(&host_v2);
+	return rc;
 }
