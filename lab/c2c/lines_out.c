@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "c2c/c2c_parse_dir.h"
+#include "c2c/c2c.h"
+#include "c2c/c2c_report_pass.h"
 #include "c2c/lines_guest.h"
 #include "c2c/lines_out.h"
 #include "c2c/lines_perf.h"
@@ -127,27 +128,27 @@ static void set_objects(const struct out_ctx *x, const char *label, struct c2c_o
 	}
 }
 
-/* perf c2c report of dir/perf.data into dir/c2c.txt, and the lab's
- * attribution of it into dir/c2c/. */
+/* perf c2c report of dir/perf.data into dir/c2c.txt (one streamed pass,
+ * c2c/c2c_report_pass.h: --no-source unless asked, a time limit), and the
+ * lab's parse and attribution of it into dir/c2c/. */
 static int c2c_of(const struct out_ctx *x, const char *dir, const char *label, char *err, size_t errlen)
 {
 	char *data = xasprintf("%s/perf.data", dir), *txt = xasprintf("%s/c2c.txt", dir);
-	char *log = xasprintf("%s/c2c.log", dir), *sub = xasprintf("%s/c2c", dir), why[512];
+	char *log = xasprintf("%s/c2c.log", dir), *sub = xasprintf("%s/c2c", dir);
+	const char *extra[] = { "--buildid-dir", x->buildid, NULL };
+	struct c2c_report_pass pass = { .perf = x->o->perf, .data = data, .txt = txt, .log = log,
+					.source = x->o->source, .show_all = true,
+					.timeout_s = x->o->report_timeout_s > 0 ? x->o->report_timeout_s :
+						     C2C_REPORT_TIMEOUT_DEFAULT,
+					.extra = x->buildid ? extra : NULL };
 	struct c2c_objects objs = { 0 };
 	struct c2c_report r;
+	bool timed_out;
 	int rc = -1;
 
-	if (lines_perf_report(x->o->perf, x->buildid, data, txt, log, err, errlen) < 0)
+	if (c2c_report_pass_run(&pass, &r, &timed_out, err, errlen) < 0 ||
+	    c2c_report_write_dir(&r, sub, err, errlen) < 0)
 		goto out;
-	if (c2c_parse_to_dir(txt, sub, &r, why, sizeof(why)) < 0) {
-		set_err(err, errlen, "%s", why);
-		goto out;
-	}
-	c2c_report_free(&r);
-	if (c2c_parse_path(&r, txt, NULL, NULL) < 0) {
-		set_err(err, errlen, "%s: cannot read: %s", txt, strerror(errno));
-		goto out;
-	}
 	set_objects(x, label, &objs);
 	{
 		size_t n;
@@ -166,8 +167,8 @@ static int c2c_of(const struct out_ctx *x, const char *dir, const char *label, c
 		free(p);
 		free(rows);
 	}
-	c2c_report_free(&r);
 out:
+	c2c_report_free(&r);
 	c2c_objects_free(&objs);
 	free(data);
 	free(txt);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* An ELF symbol file of a kernel from its kallsyms (perf/symfile.h). */
 #include <elf.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -53,13 +54,28 @@ static size_t text_symbols(const char *text, struct ksym_line **out, uint64_t *s
 	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		unsigned long long a;
 		char type;
-		int off = 0;
-		const char *name, *end;
+		const char *name, *end, *p = l;
 		size_t len;
 
-		if (sscanf(l, "%llx %c %n", &a, &type, &off) != 2 || !off)
+		/* "ADDR TYPE NAME": by hand, within the line (sscanf measures the
+		 * whole rest of the text first: quadratic over a kallsyms). */
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!isxdigit((unsigned char)*p))
 			continue;
-		name = l + off;
+		a = strtoull(p, (char **)&end, 16);
+		if (*end != ' ' && *end != '\t')
+			continue;
+		for (p = end; *p == ' ' || *p == '\t'; p++)
+			;
+		if (!*p || *p == '\n' || (p[1] != ' ' && p[1] != '\t'))
+			continue;
+		type = *p++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '\n')
+			continue;
+		name = p;
 		end = name + strcspn(name, " \t\n");
 		len = (size_t)(end - name);
 		/* A module's symbol: "name\t[module]". */
