@@ -290,6 +290,23 @@ static int lines_move_in(const char *dir, char *err, size_t errlen)
 			errno == EEXIST ? " (the guest sent one: refused)" : "");
 		goto out;
 	}
+	/* The access trace (--trace), as lines.tsv. */
+	if (!faccessat(dfd, "plugin-lines.tsv.trace", F_OK, AT_SYMLINK_NOFOLLOW) &&
+	    renameat2(dfd, "plugin-lines.tsv.trace", lfd, "trace.bin", RENAME_NOREPLACE)) {
+		set_err(err, errlen, "%s/lines/trace.bin: %s%s", dir, strerror(errno),
+			errno == EEXIST ? " (the guest sent one: refused)" : "");
+		goto out;
+	}
+	/* The kernel's BTF vm.sh took from the vmlinux it booted; a guest
+	 * that sent its own (a vmlinux without .BTF) is the one kept. */
+	if (!faccessat(dfd, "plugin-vmlinux.btf", F_OK, AT_SYMLINK_NOFOLLOW) &&
+	    renameat2(dfd, "plugin-vmlinux.btf", lfd, "vmlinux.btf", RENAME_NOREPLACE)) {
+		if (errno != EEXIST) {
+			set_err(err, errlen, "%s/lines/vmlinux.btf: %s", dir, strerror(errno));
+			goto out;
+		}
+		unlinkat(dfd, "plugin-vmlinux.btf", 0);
+	}
 	rc = 0;
 out:
 	if (lfd >= 0)

@@ -816,6 +816,18 @@ export PATH='$perf_dir/bin':\$PATH"
 		done
 		printf '%s\n' "$line" > "$st/run/lab/vm/cmd"
 	fi
+	# --lines: the kernel's BTF from the vmlinux it boots, where that has
+	# a .BTF section (Debian's and the lab's do), beside the plugin's
+	# file (memcg-lab vm moves it to lines/vmlinux.btf): the guest then
+	# sends none of its 5 MB through the serial port.
+	if [ -n "$opt_lines" ] && command -v objcopy >/dev/null &&
+		objcopy -O binary --only-section=.BTF "$kd/vmlinux" "$opt_out/plugin-vmlinux.btf" 2>/dev/null &&
+		[ -s "$opt_out/plugin-vmlinux.btf" ]; then
+		envs="$envs
+export MEMCG_LAB_LINES_BTF=host"
+	else
+		rm -f "$opt_out/plugin-vmlinux.btf"
+	fi
 	{
 		echo "export MEMCG_LAB_ROOT=/lab MEMCG_LAB_RESULTS=/out/results HOME=/root"
 		printf '%s\n' "$envs"
