@@ -530,6 +530,61 @@ static void roundtrip(void)
 	lines_file_free(&lf);
 }
 
+/* The window rows' guest instructions (the plugin's counts): the total,
+ * per vCPU where given, "-" where nobody counted; windows past the 64th
+ * add up in the last row; read back by the parser, by column name. */
+static void window_insns(void)
+{
+	for (int each = 0; each < 2; each++) {
+		FILE *es = each ? tmpfile() : NULL;
+		struct lines_config c = { .lines = 1024, .ext_lines = 4, .vcpus = 4, .each = es };
+		char err[256], *buf = NULL;
+		size_t len = 0;
+		struct lines_model *m = lines_model_new(&c, err, sizeof(err));
+		const uint64_t per[4] = { 10, 20, 30, 40 };
+		struct lines_file lf;
+		FILE *f;
+
+		if (!ok(m, "a model (%s)", each ? "each" : "sum"))
+			return;
+		ok(lines_model_window_index(m) == -1, "no window open: index -1");
+		lines_model_window(m, 0, true);
+		ok(lines_model_window_index(m) == 0, "the first window: index 0");
+		lines_model_window_insns(m, 1000, NULL, 4);
+		lines_model_window(m, 0, false);
+		lines_model_window(m, 0, true);
+		ok(lines_model_window_index(m) == 1, "the second: index 1");
+		lines_model_window_insns(m, 100, per, 4);
+		lines_model_window(m, 0, false);
+		lines_model_window(m, 0, true);	/* nobody counts this one */
+		lines_model_window(m, 0, false);
+		f = open_memstream(&buf, &len);
+		lines_write_begin(f);
+		lines_model_write(m, f, 10, NULL);
+		fclose(f);
+		if (!ok(lines_parse_text("insns", buf, len, &lf, err, sizeof(err)) == 0 && lf.nwindows == 3,
+			"%s: three window rows read back", each ? "each" : "sum")) {
+			tap_diag("%s", err);
+			free(buf);
+			lines_model_free(m);
+			continue;
+		}
+		ok(lf.windows[0].insns_counted && lf.windows[0].insns == 1000 && !lf.windows[0].insns_per_vcpu,
+		   "window 0: 1000 instructions, the total only");
+		ok(lf.windows[1].insns_counted && lf.windows[1].insns == 100 && lf.windows[1].insns_per_vcpu &&
+			   lf.windows[1].insns_vcpu[0] == 10 && lf.windows[1].insns_vcpu[3] == 40,
+		   "window 1: 100, and 10,20,30,40 per vCPU");
+		ok(!lf.windows[2].insns_counted, "window 2: not counted ('-'), never a 0");
+		ok(strstr(buf, "\tinsns\tinsns_vcpu\n") && strstr(buf, "\t100\t10,20,30,40\n") && strstr(buf, "\t-\t-\n"),
+		   "the file's columns: insns, insns_vcpu");
+		lines_file_free(&lf);
+		free(buf);
+		lines_model_free(m);
+		if (es)
+			fclose(es);
+	}
+}
+
 int main(void)
 {
 	interleavings();
@@ -540,5 +595,6 @@ int main(void)
 	each_window();
 	threads();
 	roundtrip();
+	window_insns();
 	return tap_done();
 }
