@@ -558,6 +558,10 @@ int lines_session_open(const struct lines_window_info *w)
 		for (size_t i = 0; i < w->nranges; i++)
 			lines_detail_announce(w->ranges[i].addr, w->ranges[i].size);
 		t_announce = mono_s();
+		/* Every vCPU instrumented first (a flush of qemu's translations,
+		 * which lets the other vCPUs run under single-threaded TCG):
+		 * then nothing runs between the counters' read and the opening. */
+		lines_window_prepare();
 		/* The operations from here: read last, so that the window opens
 		 * right after (the difference at the closing is the window's). */
 		counting.index = -1;
