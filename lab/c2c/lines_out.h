@@ -37,6 +37,7 @@
  * stands for several events (its PERIOD), as a sampling PMU's would. */
 #define LINES_PERF_MAX_SAMPLES 200000
 #define LINES_OPS_OUT "ops.tsv"
+#define LINES_INSNS_OUT "insns.tsv"
 
 /* The one-line reason a plugin status is not ok (table sizes, what was
  * dropped), or NULL when it is ok. */

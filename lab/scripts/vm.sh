@@ -624,8 +624,18 @@ lines_arg() {	# outdir
 	# by the labels the guest's lab gave them (lines/<label>/).
 	each=",windows=each"
 	case ,$opt_lines_opts, in *,windows=*) each="" ;; esac
-	echo "$plugin,out=$1/plugin-lines.tsv,qemu=${ver:-unknown}$each${opt_lines_opts:+,$opt_lines_opts}"
+	# --insns: the instructions alone; --trace: the access trace, capped
+	# (c2c/lines_trace.h's default unless OPTS give trace=N).
+	extra=""
+	[ -z "$opt_insns" ] || extra="$extra,mode=insns"
+	if [ -n "$opt_trace" ]; then
+		case ,$opt_lines_opts, in *,trace=*) ;; *) extra="$extra,trace=$trace_default" ;; esac
+	fi
+	echo "$plugin,out=$1/plugin-lines.tsv,qemu=${ver:-unknown}$each$extra${opt_lines_opts:+,$opt_lines_opts}"
 }
+
+# c2c/lines_trace.h's LINES_TRACE_DEFAULT_RECORDS (24 bytes each).
+trace_default=16777216
 
 # 0 ok, 10 no marker, 11 panic, 12 timeout, 13 qemu refused or failed (its
 # reason in $qemu_msg); the guest's rc in $guest_rc.
@@ -716,6 +726,7 @@ cmd_run() {
 	opt_out="" opt_tmp="" opt_binary="" opt_kernel="" opt_kdir="" opt_suite="" opt_cpus="" opt_mem=""
 	opt_timeout="" opt_add="" opt_append="" opt_console="" opt_shell="" envs="" opt_accel="" opt_perf=""
 	opt_nodes=0 opt_sockets=0 opt_threads=1 opt_lines="" opt_lines_opts="" plugin_arg=""
+	opt_insns="" opt_trace="" opt_trace_structs=""
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--out) opt_out=$2; shift ;;
@@ -739,6 +750,9 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		--console) opt_console=1 ;;
 		--lines) opt_lines=1 ;;
 		--lines-opts) opt_lines=1 opt_lines_opts=$2; shift ;;
+		--insns) opt_lines=1 opt_insns=1 ;;
+		--trace) opt_lines=1 opt_trace=1 ;;
+		--trace-struct) opt_lines=1 opt_trace_structs="$opt_trace_structs${opt_trace_structs:+,}$2"; shift ;;
 		--shell) opt_shell=$2; shift ;;
 		--) shift; break ;;
 		*) die "run: unknown option '$1'" ;;
@@ -761,10 +775,23 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 	if [ -n "$opt_lines" ]; then
 		[ "$accel" != kvm ] || die "--lines: the plugin needs TCG (under KVM qemu sees no access): --accel tcg or mttcg"
 		plugin_arg=$(lines_arg "$opt_out")
+		# The trace's size, said before it is written: the cap the
+		# plugin got, in records and bytes.
+		if [ -n "$opt_trace" ]; then
+			cap=$(echo ",$plugin_arg," | sed -n 's/.*,trace=\([0-9]*\),.*/\1/p' | tail -n1)
+			note "--trace: at most ${cap:-?} records of 24 bytes ($(( ${cap:-0} * 24 / 1048576 )) MiB) into lines/trace.bin; a full one is said (lab/c2c/README: a 2 s charge window takes about 1.5 M records, 36 MiB)"
+		fi
 		# The lab in the guest opens the windows and says what they hold
 		# (lab/c2c/lines_session.h); /init adds the kernel's symbols.
 		envs="$envs
 export MEMCG_LAB_LINES_DIR=/out/lines"
+		# Counting instructions alone, the lab finds no objects (they
+		# would name nothing); --trace-struct: more objects, by type.
+		[ -z "$opt_insns" ] || envs="$envs
+export MEMCG_LAB_LINES_COLLECT=insns"
+		[ -z "$opt_trace_structs" ] || envs="$envs
+export MEMCG_LAB_LINES_STRUCTS=$opt_trace_structs"
+		case $opt_trace_structs in *[!A-Za-z0-9_,@]*) die "--trace-struct: '$opt_trace_structs' is not a list of NAME or NAME@SYMBOL" ;; esac
 	fi
 	# --perf VERSION: Debian's perf of that version with its own loader and
 	# libraries (perf-runtime.sh), first on the guest's PATH as "perf".

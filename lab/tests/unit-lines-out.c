@@ -23,6 +23,7 @@
 #include "perf/perfdata.h"
 #include "report/claim.h"
 #include "report/lines_fields.h"
+#include "util/metrics.h"
 #include "tests/tap.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -510,6 +511,87 @@ static void window_ops(void)
 	free(d);
 }
 
+/* A file's text with one line replaced (the fixture's window row). */
+static void replace_line(const char *path, const char *prefix, const char *line)
+{
+	char *t = read_text(path, NULL), *at = t ? strstr(t, prefix) : NULL, *out;
+
+	if (!at) {
+		printf("Bail out! %s: no line %s\n", path, prefix);
+		exit(1);
+	}
+	out = xasprintf("%.*s%s%s", (int)(at - t), t, line, strchr(at, '\n'));
+	put_file(path, out);
+	free(out);
+	free(t);
+}
+
+/* The guest instructions per operation: ops.tsv's insns columns, insns.tsv
+ * per window, and <driver>.<mode>.insns_per_op in the guest run's metrics
+ * at the window's step (once, however often c2c lines runs); a window the
+ * plugin did not count has "-", never a 0. */
+static void insns_per_op(void)
+{
+	char *d = fixture("charge-5.10", "5.10.262"), err[1024], *p, *t;
+	const char *lt;
+
+	p = xasprintf("%s/lines/lines.tsv", d);
+	replace_line(p, "#fields\twindow\t", "#fields\twindow\tindex\twindows\topen\taccesses\tload_hitm\t"
+		     "store_hitm\tstore_inval\tfalse\ttrue\tinsns\tinsns_vcpu");
+	replace_line(p, "window\t0\t", "window\t0\t1\t0\t9243097\t1711\t52\t1696\t803\t2656\t123456789\t-");
+	replace_line(p, "# status\t", "# insns_counted\ttotal\n# status\tok");
+	free(p);
+	p = xasprintf("%s/lines/window-ops.tsv", d);
+	put_file(p, "window\tops\tunit\n0\t5000\tfaults\n");
+	free(p);
+	p = xasprintf("%s/results/run1/data", d);
+	mkdir_p(p, 0755);
+	free(p);
+	p = xasprintf("%s/results/run1/" METRICS_FILE, d);
+	put_file(p, METRICS_HEADER "tasks=4\t0\tcharge.anon.total\t25000\tops/s\thigher\n"
+		    "-\t0\truntime.charge_batch\t64\tpages\t-\n");
+	ok(convert(d, err, sizeof(err)) == 0, "a window with its instructions converts (%s)", err);
+	ok(convert(d, err, sizeof(err)) == 0, "and converts again (%s)", err);
+	free(p);
+	p = xasprintf("%s/lines/ops.tsv", d);
+	t = read_text(p, NULL);
+	ok(t && strstr(t, "windows\tcounted\tops\tunit\tinsns_windows\tinsns\tinsns_per_op\n1\t1\t5000\tfaults\t1\t"
+			  "123456789\t24691.4\n"), "ops.tsv: 123456789 instructions over 5000 faults, 24691.4 a fault");
+	free(t);
+	free(p);
+	p = xasprintf("%s/lines/tasks=4/insns.tsv", d);
+	t = read_text(p, NULL);
+	ok(t && strstr(t, "# guest instructions: exact (single-threaded TCG); a proxy for time that leaves out cache "
+			  "misses\n") && strstr(t, "\n0\ttasks=4\t0\t5000\tfaults\t123456789\t24691.4\t-\n"),
+	   "tasks=4/insns.tsv: the window's row, the count's words");
+	free(t);
+	free(p);
+	p = xasprintf("%s/results/run1/" METRICS_FILE, d);
+	t = read_text(p, NULL);
+	lt = t ? strstr(t, "tasks=4\t0\tcharge.anon.insns_per_op\t24691.35") : NULL;
+	ok(lt && strstr(lt, "\tinsns/op\tlower\n") && !strstr(strchr(lt, '\n'), "insns_per_op"),
+	   "the run's metrics: charge.anon.insns_per_op at tasks=4, once after two conversions");
+	free(t);
+	free(p);
+	/* Not counted: "-", and no metric. */
+	p = xasprintf("%s/lines/lines.tsv", d);
+	replace_line(p, "window\t0\t", "window\t0\t1\t0\t9243097\t1711\t52\t1696\t803\t2656\t-\t-");
+	free(p);
+	p = xasprintf("%s/results/run1/" METRICS_FILE, d);
+	put_file(p, METRICS_HEADER "tasks=4\t0\tcharge.anon.total\t25000\tops/s\thigher\n");
+	ok(convert(d, err, sizeof(err)) == 0, "a window without instructions converts (%s)", err);
+	t = read_text(p, NULL);
+	ok(t && !strstr(t, "insns_per_op"), "no insns_per_op metric where none was counted");
+	free(t);
+	free(p);
+	p = xasprintf("%s/lines/ops.tsv", d);
+	t = read_text(p, NULL);
+	ok(t && strstr(t, "\n1\t1\t5000\tfaults\t0\t-\t-\n"), "ops.tsv: insns '-', never 0");
+	free(t);
+	free(p);
+	free(d);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp)) {
@@ -522,6 +604,7 @@ int main(void)
 	harness_slots();
 	refusals();
 	window_ops();
+	insns_per_op();
 	tap_rm_rf(tmp);
 	return tap_done();
 }
