@@ -10,6 +10,7 @@
 #include "c2c/lines_out.h"
 #include "c2c/lines_perf.h"
 #include "c2c/lines_table.h"
+#include "c2c/lines_trace_read.h"
 #include "util/err.h"
 #include "util/metrics.h"
 #include "util/rawdir.h"
@@ -426,6 +427,42 @@ static void insns_metrics(const struct out_ctx *x)
 	free(runs);
 }
 
+/*
+ * lines/trace.bin (vm --trace), checked as its readers will read it: a bad
+ * one fails the run in one line; a full one is said; its size per window,
+ * said.
+ */
+static int trace_check(const struct out_ctx *x, char *err, size_t errlen)
+{
+	char *p = xasprintf("%s/trace.bin", x->lines_dir), note_[512];
+	struct lines_trace t;
+	const struct lines_trace_rec *r;
+	uint64_t windows = 0, last = UINT64_MAX;
+
+	if (!path_exists(p)) {
+		free(p);
+		return 0;
+	}
+	if (lines_trace_open(&t, p, err, errlen) < 0) {
+		free(p);
+		return -1;
+	}
+	while ((r = lines_trace_next(&t)))
+		if (r->window != last) {
+			windows++;
+			last = r->window;
+		}
+	if (lines_trace_full(&t, note_, sizeof(note_)))
+		note("lines: %s", note_);
+	if (!x->o->quiet)
+		note("lines: %s: %llu records (%.1f MiB) in %llu windows, about %llu a window", p,
+		     (unsigned long long)t.hdr.nrecords, t.hdr.nrecords * 24.0 / 1048576, (unsigned long long)windows,
+		     (unsigned long long)(windows ? t.hdr.nrecords / windows : 0));
+	lines_trace_close(&t);
+	free(p);
+	return 0;
+}
+
 int lines_out(const struct lines_out_opts *o, char *err, size_t errlen)
 {
 	struct out_ctx x = { .o = o };
@@ -483,6 +520,8 @@ int lines_out(const struct lines_out_opts *o, char *err, size_t errlen)
 			goto out_g;
 	}
 	insns_metrics(&x);
+	if (trace_check(&x, err, errlen) < 0)
+		goto out_g;
 	rc = 0;
 out_g:
 	lines_guest_free(&x.g);

@@ -8,6 +8,7 @@
  *   c2c record ... -- CMD     a steady-state c2c window around a command
  *   c2c lines DIR             a vm --lines run as fields, perf.data, c2c.txt
  *   c2c losses PERF.DATA      what a recording lost or throttled
+ *   c2c trace TRACE           the lines plugin's access trace, summed up or dumped
  *
  * Each is cmd_c2c_<sub>() in cmd/c2c_<sub>.c.
  */
@@ -15,7 +16,7 @@
 #include "util/options.h"
 
 static const char c2c_usage[] =
-	"usage: memcg-lab c2c <caps|parse|report|record|lines|losses> [options]\n"
+	"usage: memcg-lab c2c <caps|parse|report|record|lines|losses|trace> [options]\n"
 	"\n"
 	"  caps                       whether perf c2c can record here (one line; exit 0\n"
 	"                             either way, 1 with --require when it cannot)\n"
@@ -29,6 +30,9 @@ static const char c2c_usage[] =
 	"                             perf c2c report (vm runs it itself)\n"
 	"  losses PERF.DATA [--tsv]   samples, lost records (LOST, LOST_SAMPLES), throttling\n"
 	"                             and lost AUX data of a recording: one line, or TSV\n"
+	"  trace TRACE [--objects DIR] [--dump N]\n"
+	"                             the lines plugin's access trace (vm --lines --trace):\n"
+	"                             per window and object type, or its first N records\n"
 	"\n"
 	"memcg-lab c2c <sub> --help for each.\n";
 
@@ -42,6 +46,7 @@ int cmd_c2c(int argc, char **argv)
 		{ "record", cmd_c2c_record },
 		{ "lines", cmd_c2c_lines },
 		{ "losses", cmd_c2c_losses },
+		{ "trace", cmd_c2c_trace },
 		{ NULL, NULL },
 	};
 

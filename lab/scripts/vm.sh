@@ -8,6 +8,7 @@
 #             --mem MB --timeout S --accel A [--add PATH]... [--env K=V]...
 #             [--perf VERSION (Debian's perf, lab/scripts/perf-runtime.sh)]
 #             [--append ARGS] [--console] [--lines [--lines-opts OPTS]]
+#             [--insns] [--trace] [--trace-struct NAME[@SYMBOL]]...
 #             (--shell CMD | -- LAB-ARGS...)
 #   The guest's settings have no defaults here: memcg-lab vm (lab/cmd/vm.c)
 #   holds them and passes each one.  --tmp is an empty private directory
@@ -46,8 +47,14 @@
 # are its NAME=VALUE options, comma-separated (out= is set here; windows=each
 # unless OPTS say otherwise).  The guest gets MEMCG_LAB_LINES_DIR=/out/lines:
 # the lab there opens the windows and writes what they hold, /init adds the
-# kernel's kallsyms, BTF and notes; memcg-lab vm checks the plugin's status
-# and turns it all into lines/fields.tsv, perf.data and c2c.txt.
+# kernel's code symbols and notes (and its BTF, unless this script took it
+# from the vmlinux it boots: DIR/plugin-vmlinux.btf); memcg-lab vm checks
+# the plugin's status and turns it all into lines/fields.tsv, perf.data and
+# c2c.txt.  --insns: the plugin counts the instructions alone (mode=insns),
+# under single-threaded TCG on a guest clock that counts instructions
+# (-icount); --trace: the access trace too (DIR/plugin-lines.tsv.trace,
+# moved to lines/trace.bin); --trace-struct: more objects, by type
+# (MEMCG_LAB_LINES_STRUCTS in the guest).
 # Exit status: the guest command's, or 2 with one line on stderr when the
 # guest could not run it (no qemu, no apt, unknown package, a panic, a hang).
 set -eu
