@@ -237,6 +237,39 @@ static void add_named_structs(struct c2c_objects *o, const struct kbtf *k, const
 	free(copy);
 }
 
+/*
+ * The kernel's code symbols for the host (/init sends DIR/kallsyms: perf
+ * names the plugin's code addresses by them), written here, before the
+ * first window, while the guest's code still runs uninstrumented (on qemu
+ * 7.2 it stays instrumented after it, and reading /proc/kallsyms then
+ * takes ~2.5x as long); /init writes it only where nobody did.
+ */
+static void save_kallsyms(void)
+{
+	char *p = session_path("kallsyms"), *tmp = xasprintf("%s.tmp", p), line[512];
+	FILE *in, *out;
+	bool ok = true;
+
+	if (path_exists(p) || !(in = fopen("/proc/kallsyms", "re"))) {
+		free(tmp);
+		free(p);
+		return;
+	}
+	out = fopen(tmp, "we");
+	while (out && fgets(line, sizeof(line), in)) {
+		const char *t = strchr(line, ' ');
+
+		/* "ADDR TYPE NAME[\t[MOD]]": t, T, w, W (what vm-init.sh keeps) */
+		if (t && t[1] && strchr("tTwW", t[1]) && t[2] == ' ')
+			ok &= fputs(line, out) != EOF;
+	}
+	fclose(in);
+	if (!out || fclose(out) || !ok || rename(tmp, p))
+		unlink(tmp);
+	free(tmp);
+	free(p);
+}
+
 const struct c2c_objects *lines_session_objects(pid_t owner)
 {
 	struct cg_env cg;
@@ -277,6 +310,7 @@ const struct c2c_objects *lines_session_objects(pid_t owner)
 	kbtf_close(&k);
 	if (owner == getpid())
 		publish_objects(&cache.objs);
+	save_kallsyms();
 	return &cache.objs;
 }
 
