@@ -794,7 +794,7 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		# plugin got, in records and bytes.
 		if [ -n "$opt_trace" ]; then
 			cap=$(echo ",$plugin_arg," | sed -n 's/.*,trace=\([0-9]*\),.*/\1/p' | tail -n1)
-			note "--trace: at most ${cap:-?} records of 24 bytes ($(( ${cap:-0} * 24 / 1048576 )) MiB) into lines/trace.bin; a full one is said (lab/c2c/README: a 2 s charge window takes about 1.5 M records, 36 MiB)"
+			note "--trace: at most ${cap:-?} records of 24 bytes ($(( ${cap:-0} * 24 / 1048576 )) MiB) into lines/trace.bin; a full one is said (lab/c2c/README: a 1.2 s window of 4 charging tasks took ~100 K records, 2-3 MiB)"
 		fi
 		# The lab in the guest opens the windows and says what they hold
 		# (lab/c2c/lines_session.h); /init adds the kernel's symbols.
