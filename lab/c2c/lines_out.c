@@ -455,7 +455,7 @@ static int trace_check(const struct out_ctx *x, char *err, size_t errlen)
 	if (lines_trace_full(&t, note_, sizeof(note_)))
 		note("lines: %s", note_);
 	if (!x->o->quiet)
-		note("lines: %s: %llu records (%.1f MiB) in %llu windows, about %llu a window", p,
+		note("lines: %s: %llu records (%.1f MiB), %llu window(s), about %llu a window", p,
 		     (unsigned long long)t.hdr.nrecords, t.hdr.nrecords * 24.0 / 1048576, (unsigned long long)windows,
 		     (unsigned long long)(windows ? t.hdr.nrecords / windows : 0));
 	lines_trace_close(&t);
