@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "c2c/c2c.h"
+#include "c2c/lines_ksyms.h"
 #include "c2c/lines_session.h"
 #include "c2c/lines_window.h"
 #include "kernel/btf.h"
@@ -238,17 +239,18 @@ static void add_named_structs(struct c2c_objects *o, const struct kbtf *k, const
 }
 
 /*
- * The kernel's code symbols for the host (/init sends DIR/kallsyms: perf
- * names the plugin's code addresses by them), written here, before the
- * first window, while the guest's code still runs uninstrumented (on qemu
- * 7.2 it stays instrumented after it, and reading /proc/kallsyms then
- * takes ~2.5x as long); /init writes it only where nobody did.
+ * The kernel's code symbols for the host (perf names the plugin's code
+ * addresses by them), written here, before the first window, while the
+ * guest's code still runs uninstrumented (on qemu 7.2 it stays
+ * instrumented after it, and reading /proc/kallsyms then takes ~2.5x as
+ * long), delta-encoded (c2c/lines_ksyms.h: the payload a quarter
+ * smaller); /init sends the plain code symbols where nobody did.
  */
 static void save_kallsyms(void)
 {
-	char *p = session_path("kallsyms"), *tmp = xasprintf("%s.tmp", p), line[512];
+	char *p = session_path("kallsyms.delta"), *tmp = xasprintf("%s.tmp", p), line[512];
 	FILE *in, *out;
-	bool ok = true;
+	uint64_t prev = 0;
 
 	if (path_exists(p) || !(in = fopen("/proc/kallsyms", "re"))) {
 		free(tmp);
@@ -256,15 +258,12 @@ static void save_kallsyms(void)
 		return;
 	}
 	out = fopen(tmp, "we");
-	while (out && fgets(line, sizeof(line), in)) {
-		const char *t = strchr(line, ' ');
-
-		/* "ADDR TYPE NAME[\t[MOD]]": t, T, w, W (what vm-init.sh keeps) */
-		if (t && t[1] && strchr("tTwW", t[1]) && t[2] == ' ')
-			ok &= fputs(line, out) != EOF;
-	}
+	if (out)
+		fputs(LINES_KSYMS_DELTA_HEADER, out);
+	while (out && fgets(line, sizeof(line), in))
+		lines_ksyms_encode_line(line, &prev, out);
 	fclose(in);
-	if (!out || fclose(out) || !ok || rename(tmp, p))
+	if (!out || ferror(out) | fclose(out) || rename(tmp, p))
 		unlink(tmp);
 	free(tmp);
 	free(p);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "c2c/lines_ksyms.h"
 #include "c2c/lines_out.h"
 #include "c2c/lines_parse.h"
 #include "perf/perfdata.h"
@@ -592,6 +593,39 @@ static void insns_per_op(void)
 	free(d);
 }
 
+/* A guest that sent its code symbols delta-encoded (c2c/lines_ksyms.h):
+ * lines/kallsyms is decoded from them, the code symbols exactly. */
+static void ksyms_delta(void)
+{
+	char *d = fixture("charge-6.1", "6.1.192"), err[1024], line[512], *want = NULL, *got;
+	char *k = xasprintf("%s/lines/kallsyms", d), *kd = xasprintf("%s/lines/kallsyms.delta", d);
+	FILE *in = fopen(k, "r"), *out = fopen(kd, "w"), *w;
+	size_t wlen = 0;
+	uint64_t prev = 0;
+
+	w = open_memstream(&want, &wlen);
+	fputs(LINES_KSYMS_DELTA_HEADER, out);
+	while (fgets(line, sizeof(line), in))
+		if (lines_ksyms_encode_line(line, &prev, out))
+			fputs(line, w);
+	fclose(in);
+	fclose(out);
+	fclose(w);
+	unlink(k);
+	ok(convert(d, err, sizeof(err)) == 0, "a guest's kallsyms.delta converts (%s)", err);
+	got = read_text(k, NULL);
+	ok(got && !strcmp(got, want), "lines/kallsyms decoded from it: its code symbols exactly");
+	free(got);
+	put_file(kd, "no header\n");
+	unlink(k);
+	ok(convert(d, err, sizeof(err)) < 0 && strstr(err, "kallsyms.delta:1: not a memcg-lab kallsyms-delta 1 file"),
+	   "a broken one: %s", err);
+	free(want);
+	free(k);
+	free(kd);
+	free(d);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp)) {
@@ -605,6 +639,7 @@ int main(void)
 	refusals();
 	window_ops();
 	insns_per_op();
+	ksyms_delta();
 	tap_rm_rf(tmp);
 	return tap_done();
 }
