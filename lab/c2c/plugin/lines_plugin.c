@@ -12,7 +12,7 @@
  * wherever they are translated.  Outside the windows nothing else is
  * instrumented; a prepare (or an opening) has qemu flush its translations
  * (qemu_plugin_reset, whose callback registers ours again), and from then
- * on, until a closing flushes them again, the instructions in scope (the
+ * on (until a closing flushes them again: plugin API 4 on) the instructions in scope (the
  * guest kernel's, by default) get a memory callback and every block an
  * inline count of its instructions.  Inside the window the access's
  * physical address comes from qemu's TLB and goes to the model, and, with
@@ -263,16 +263,18 @@ static void reinstalled(qemu_plugin_id_t id)
 }
 
 /*
- * Back to uninstrumented code at a closing only where qemu clears a vCPU's
- * armed memory callbacks when it leaves a block (qemu 8.0 on; API 2 is
- * 9.0): qemu 7.2 leaves them armed after a fault or an interrupt (see
- * mem_cb), and a flush frees what they point to, so that the next access
- * qemu makes for the vCPU (an interrupt frame's push) reads freed memory
- * and aborts.  On 7.2 the first prepare is the only flush (nothing was
- * armed before it): the boot and all before the first window run
- * uninstrumented, the rest instrumented as before.
+ * Back to uninstrumented code at a closing only from plugin API 4 (qemu
+ * 9.2): qemu 7.2 leaves a vCPU's memory callbacks armed after a fault or
+ * an interrupt (see mem_cb), and a flush frees what they point to, so that
+ * the next access qemu makes for the vCPU (an interrupt frame's push)
+ * reads freed memory and aborts (seen here); later qemus clear them when a
+ * block ends, and qemu_plugin_reset itself was fixed in 9.1.2 and 9.2
+ * ("plugins: fix qemu_plugin_reset").  Untested here (this host runs 7.2).
+ * Before API 4 the first prepare is the only flush (nothing was armed
+ * before it): the boot and all before the first window run uninstrumented,
+ * the rest instrumented as before.
  */
-#if QEMU_PLUGIN_VERSION >= 2
+#if QEMU_PLUGIN_VERSION >= 4
 #define UNINSTRUMENT 1
 #else
 #define UNINSTRUMENT 0
