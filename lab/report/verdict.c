@@ -21,6 +21,7 @@
 #include "kernel/btf.h"
 #include "kernel/features.h"
 #include "layout/layout.h"
+#include "report/insns_note.h"
 #include "report/claim.h"
 #include "report/report_summary.h"
 #include "report/stats.h"
@@ -547,6 +548,8 @@ static void judge_claim_one(struct verdict *v, const struct claim *c, struct sid
 	verdict_kind_of(v);
 	if (c->note)
 		add_note(v, "%s", c->note);
+	if (insns_metric(c->metric))
+		add_note(v, "%s", INSNS_WORDS);
 }
 
 static void judge_claim_pair(struct verdict *v, const struct claim *c, struct side *a, struct side *b)
@@ -608,6 +611,8 @@ static void judge_claim_pair(struct verdict *v, const struct claim *c, struct si
 	verdict_kind_of(v);
 	if (c->note)
 		add_note(v, "%s", c->note);
+	if (insns_metric(c->metric))
+		add_note(v, "%s", INSNS_WORDS);
 }
 
 /* ---- the other side of an A/B measured on one kernel ---- */

@@ -64,6 +64,12 @@ static void wrap(FILE *out, int indent, int labelw, const char *label, const cha
 			cut = avail;
 			while (cut > 0 && p[cut] != ' ')
 				cut--;
+			/* A word longer than the room (a quantity's fields,
+			 * "page_counter.max+parent+..."): after its last '+'
+			 * that fits, else whole. */
+			for (size_t c = avail; !cut && c > 0; c--)
+				if (p[c - 1] == '+')
+					cut = c;
 			if (!cut)
 				cut = strcspn(p, " ");
 		}
