@@ -40,6 +40,8 @@ char **c2c_report_pass_argv(const struct c2c_report_pass *p)
 		a[n++] = xstrdup("--no-source");
 	if (p->double_cl)
 		a[n++] = xstrdup("--double-cl");
+	if (p->show_all)
+		a[n++] = xstrdup("--show-all");
 	return a;
 }
 

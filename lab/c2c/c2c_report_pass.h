@@ -21,6 +21,7 @@ struct c2c_report_pass {
 	const char *log;	/* perf's stderr */
 	bool double_cl;		/* --double-cl */
 	bool source;		/* the Source:Line column (else --no-source) */
+	bool show_all;		/* --show-all: every line with a HITM (the lines plugin's exact counts) */
 	double timeout_s;	/* > 0: perf is killed past it */
 	const char *const *extra;	/* more perf arguments before `c2c` (--buildid-dir DIR), NULL-ended */
 };

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "c2c/field_at.h"
+#include "c2c/lines_ksyms.h"
 #include "c2c/lines_guest.h"
 #include "c2c/lines_session.h"
 #include "c2c/lines_tsv.h"
@@ -190,6 +191,37 @@ static void load_build_id(struct lines_guest *g, const char *dir)
 	free(p);
 }
 
+/* lines/kallsyms from the guest's delta-encoded lines/kallsyms.delta
+ * (c2c/lines_ksyms.h), where it sent that; 0, or -1 with err. */
+static int decode_kallsyms(const char *dir, char *err, size_t errlen)
+{
+	char *p = xasprintf("%s/lines/kallsyms", dir), *dp = xasprintf("%s.delta", p), *text = NULL, *plain = NULL;
+	size_t n = 0;
+	int rc = 0, e;
+
+	if (path_exists(p) || !path_exists(dp))
+		goto out;
+	text = read_text(dp, NULL);
+	if (!text) {
+		rc = set_err(err, errlen, "%s: cannot read: %s", dp, strerror(errno));
+		goto out;
+	}
+	plain = lines_ksyms_decode(dp, text, &n, err, errlen);
+	if (!plain) {
+		rc = -1;
+		goto out;
+	}
+	e = write_file_atomic(p, plain, n);
+	if (e < 0)
+		rc = set_err(err, errlen, "%s: cannot write: %s", p, strerror(-e));
+out:
+	free(plain);
+	free(text);
+	free(dp);
+	free(p);
+	return rc;
+}
+
 /* _text of the guest's kallsyms, and the guest kernel's release. */
 static void load_kallsyms(struct lines_guest *g, const char *dir)
 {
@@ -249,6 +281,8 @@ int lines_guest_load(struct lines_guest *g, const char *dir, char *err, size_t e
 	}
 	free(btf);
 	load_build_id(g, dir);
+	if (decode_kallsyms(dir, err, errlen) < 0)
+		return -1;
 	load_kallsyms(g, dir);
 	if (load_windows(g, dir, err, errlen) || load_ops(g, dir, err, errlen) || load_objects(g, dir, err, errlen) ||
 	    load_ranges(g, dir, err, errlen))

@@ -80,6 +80,8 @@ struct lines_model {
 	unsigned nrows;
 	struct lines_window_row rows[LINES_WINDOWS];
 	struct lines_totals at_open;
+	/* The open window's instructions, from lines_model_window_insns(). */
+	struct lines_window_row insns;
 };
 
 /* A counter of this vCPU's own: plain add, but read by others (relaxed). */
@@ -243,6 +245,40 @@ static void row_add(struct lines_window_row *r, const struct lines_totals *now, 
 	r->true_sharing += now->true_sharing - then->true_sharing;
 }
 
+/* Instructions of a window (from) added to a row. */
+static void insns_add(struct lines_window_row *r, const struct lines_window_row *from)
+{
+	if (!from->insns_counted)
+		return;
+	r->insns_per_vcpu = (r->insns_counted ? r->insns_per_vcpu : true) && from->insns_per_vcpu;
+	r->insns_counted = true;
+	r->insns += from->insns;
+	for (unsigned v = 0; v < LINES_MAX_VCPUS; v++)
+		r->insns_vcpu[v] += from->insns_vcpu[v];
+}
+
+void lines_model_window_insns(struct lines_model *m, uint64_t total, const uint64_t *per_vcpu, unsigned n)
+{
+	pthread_mutex_lock(&m->win_mu);
+	memset(&m->insns, 0, sizeof(m->insns));
+	m->insns.insns_counted = true;
+	m->insns.insns = total;
+	m->insns.insns_per_vcpu = per_vcpu != NULL;
+	for (unsigned v = 0; per_vcpu && v < n && v < LINES_MAX_VCPUS; v++)
+		m->insns.insns_vcpu[v] = per_vcpu[v];
+	pthread_mutex_unlock(&m->win_mu);
+}
+
+int64_t lines_model_window_index(struct lines_model *m)
+{
+	int64_t i;
+
+	pthread_mutex_lock(&m->win_mu);
+	i = lines_model_counting(m) ? (int64_t)m->started - 1 : -1;
+	pthread_mutex_unlock(&m->win_mu);
+	return i;
+}
+
 static void lock_stripes(struct lines_model *m)
 {
 	if (m->locked)
@@ -287,6 +323,7 @@ void lines_model_window(struct lines_model *m, unsigned vcpu, bool open)
 				memset(m->ext, 0, (size_t)ext_in_use(m) * sizeof(*m->ext));
 				__atomic_store_n(&m->ext_next, 0, __ATOMIC_RELAXED);
 			}
+			memset(&m->insns, 0, sizeof(m->insns));
 			if (m->nrows < LINES_WINDOWS) {
 				m->nrows++;
 				m->rows[m->nrows - 1].index = m->started;
@@ -307,9 +344,11 @@ void lines_model_window(struct lines_model *m, unsigned vcpu, bool open)
 				lock_stripes(m);
 			sum_totals(m, &now);
 			row_add(&m->rows[m->nrows - 1], &now, &m->at_open);
+			insns_add(&m->rows[m->nrows - 1], &m->insns);
 			m->rows[m->nrows - 1].open = false;
 			if (m->each) {
 				row_add(&one, &now, &m->at_open);
+				insns_add(&one, &m->insns);
 				if (write_block(m, m->each, &one, m->each_top, true, &m->each_lines,
 						&m->each_with_events) || ferror(m->each))
 					m->each_failed = true;
@@ -716,6 +755,7 @@ static unsigned windows_locked(struct lines_model *m, struct lines_window_row *r
 
 		sum_totals(m, &now);
 		row_add(&rows[n - 1], &now, m->always ? &zero : &m->at_open);
+		insns_add(&rows[n - 1], &m->insns);
 	}
 	return n;
 }
@@ -789,11 +829,22 @@ static void put_counts(FILE *f, const struct lines_counts *c)
 #define COUNT_COLS "loads\tstores\tload_hitm\tstore_hitm\tstore_inval\tfalse\ttrue"
 #define U(x) ((unsigned long long)(x))
 
-static void put_window_row(FILE *f, const struct lines_window_row *r)
+static void put_window_row(FILE *f, const struct lines_window_row *r, unsigned vcpus)
 {
-	fprintf(f, "window\t%llu\t%llu\t%d\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\n", U(r->index), U(r->windows),
+	fprintf(f, "window\t%llu\t%llu\t%d\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu", U(r->index), U(r->windows),
 		r->open, U(r->accesses), U(r->load_hitm), U(r->store_hitm), U(r->store_inval),
 		U(r->false_sharing), U(r->true_sharing));
+	/* insns: "-" where nobody counted; insns_vcpu: per vCPU, "-" with the total only. */
+	if (!r->insns_counted) {
+		fputs("\t-\t-\n", f);
+		return;
+	}
+	fprintf(f, "\t%llu\t", U(r->insns));
+	if (!r->insns_per_vcpu)
+		fputc('-', f);
+	for (unsigned v = 0; r->insns_per_vcpu && v < vcpus; v++)
+		fprintf(f, "%s%llu", v ? "," : "", U(r->insns_vcpu[v]));
+	fputc('\n', f);
 }
 
 /*
@@ -811,7 +862,7 @@ static int write_block(struct lines_model *m, FILE *f, const struct lines_window
 	char win[24] = "-";
 
 	if (row) {
-		put_window_row(f, row);
+		put_window_row(f, row, m->vcpus);
 		if (window_col)
 			snprintf(win, sizeof(win), "%llu", U(row->index));
 	}
@@ -959,7 +1010,8 @@ int lines_model_write(struct lines_model *m, FILE *f, unsigned top, const char *
 	lines_write_meta(f, "lines_with_events", "%llu", U(with_events));
 	lines_write_meta(f, "lines_written", "%llu", U(nlines));
 	lines_write_meta(f, "status", "%s", *status ? status : "ok");
-	fprintf(f, "#fields\twindow\tindex\twindows\topen\taccesses\tload_hitm\tstore_hitm\tstore_inval\tfalse\ttrue\n");
+	fprintf(f, "#fields\twindow\tindex\twindows\topen\taccesses\tload_hitm\tstore_hitm\tstore_inval\tfalse\ttrue"
+		"\tinsns\tinsns_vcpu\n");
 	fprintf(f, "#fields\tline\tpaddr\tvaddr\twin_loads\twin_stores\t" COUNT_COLS
 		"\tother_shape_accesses\tother_shape_events\tother_site_accesses\tother_site_events\twindow\n");
 	fprintf(f, "#fields\tshape\tpaddr\toff\tsize\t" COUNT_COLS "\tother_mask\n");
@@ -979,6 +1031,7 @@ int lines_model_write(struct lines_model *m, FILE *f, unsigned top, const char *
 				memset(&one, 0, sizeof(one));
 				sum_totals(m, &now);
 				row_add(&one, &now, &m->at_open);
+				insns_add(&one, &m->insns);
 				one.open = true;
 			}
 			one.index = m->started - 1;
@@ -989,7 +1042,7 @@ int lines_model_write(struct lines_model *m, FILE *f, unsigned top, const char *
 		uint64_t ignore = 0, ignore2 = 0;
 
 		for (unsigned r = 0; r < nrows; r++)
-			put_window_row(f, &rows[r]);
+			put_window_row(f, &rows[r], m->vcpus);
 		rc |= write_block(m, f, NULL, top, false, &ignore, &ignore2);
 	}
 	/* Without its end a reader knows the file is not whole. */

@@ -163,6 +163,12 @@ struct lines_window_row {
 	uint64_t accesses, load_hitm, store_hitm, store_inval, false_sharing, true_sharing;
 	uint64_t windows;	/* how many windows this row holds (1, or more in the last row) */
 	bool open;		/* still open when read */
+	/* The guest instructions the vCPUs ran in it (lines_model_window_insns):
+	 * insns_counted false when nobody counted them ("-" in the file);
+	 * insns_per_vcpu false when only the total is known (qemu 7.2). */
+	bool insns_counted, insns_per_vcpu;
+	uint64_t insns;
+	uint64_t insns_vcpu[LINES_MAX_VCPUS];
 };
 
 enum lines_skip { LINES_SKIP_IO, LINES_SKIP_NO_PADDR };
@@ -184,6 +190,15 @@ static inline bool lines_model_counting(const struct lines_model *m)
 
 /* Opens or closes the window (vcpu: the one that said so). */
 void lines_model_window(struct lines_model *m, unsigned vcpu, bool open);
+/* The open window's number (as its row's index), or -1 when it is closed. */
+int64_t lines_model_window_index(struct lines_model *m);
+/*
+ * The instructions the vCPUs ran in the open window (the caller counts
+ * them: the plugin's inline counters), given just before it closes (or
+ * before the model is written with a window still open): added to its
+ * row.  per_vcpu: n counts, one per vCPU, or NULL (the total only).
+ */
+void lines_model_window_insns(struct lines_model *m, uint64_t total, const uint64_t *per_vcpu, unsigned n);
 /* An access's flags: a store (else a load); its line wants a detail record
  * from its first access on (the objects the lab names fields of), not only
  * from its first sharing event. */

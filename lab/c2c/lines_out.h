@@ -14,7 +14,8 @@
  *                (window-ops.tsv) and their sum and unit: what a claim
  *                divides the transfers by ("- -" where none was counted)
  *   perf.data    the events as memory samples (perf/perfdata_write.h)
- *   c2c.txt      the real `perf c2c report --stdio` of it
+ *   c2c.txt      the real `perf c2c report --stdio` of it (--no-source unless
+ *                asked: c2c/c2c_report_pass.h)
  *   c2c/         the lab's parse and field attribution of c2c.txt
  *                (objects.tsv there: the run's objects, for c2c report --objects)
  *   buildid/     the guest kernel's kallsyms under its build ID, which perf
@@ -36,6 +37,7 @@
  * stands for several events (its PERIOD), as a sampling PMU's would. */
 #define LINES_PERF_MAX_SAMPLES 200000
 #define LINES_OPS_OUT "ops.tsv"
+#define LINES_INSNS_OUT "insns.tsv"
 
 /* The one-line reason a plugin status is not ok (table sizes, what was
  * dropped), or NULL when it is ok. */
@@ -45,6 +47,8 @@ struct lines_out_opts {
 	const char *dir;	/* the vm results directory: DIR/lines/ */
 	const char *perf;	/* the perf that writes c2c.txt ("perf"); NULL: no c2c.txt */
 	bool quiet;		/* no notes on stderr */
+	bool source;		/* Source:Line in c2c.txt (addr2line over the guest's vmlinux: slow) */
+	double report_timeout_s;	/* perf c2c report's limit (0: C2C_REPORT_TIMEOUT_DEFAULT) */
 };
 
 /* 0, or -1 with one line in err. */

@@ -27,11 +27,15 @@ static const char *const need[R_KINDS][MAX_COLS] = {
 };
 
 /* Columns a row may have (a later writer's): -1 in opt_col when absent. */
-enum { OPT_LINE_WINDOW, OPT_COLS };
+enum { OPT_LINE_WINDOW, OPT_WINDOW_INSNS, OPT_WINDOW_INSNS_VCPU, OPT_COLS };
 static const struct {
 	enum row_kind kind;
 	const char *name;
-} optional[OPT_COLS] = { [OPT_LINE_WINDOW] = { R_LINE, "window" } };
+} optional[OPT_COLS] = {
+	[OPT_LINE_WINDOW] = { R_LINE, "window" },
+	[OPT_WINDOW_INSNS] = { R_WINDOW, "insns" },
+	[OPT_WINDOW_INSNS_VCPU] = { R_WINDOW, "insns_vcpu" },
+};
 
 struct parser {
 	const char *name;
@@ -177,6 +181,36 @@ struct caps {
 	size_t meta, windows, lines, shapes, sites;
 };
 
+/* The optional insns and insns_vcpu columns ("-": not counted). */
+static int window_insns(struct parser *p, struct lines_window_row *w)
+{
+	int ic = p->opt_col[OPT_WINDOW_INSNS], vc = p->opt_col[OPT_WINDOW_INSNS_VCPU];
+	const char *s;
+	unsigned n = 0;
+
+	if (ic < 0 || ic >= p->nfields || !strcmp(p->fields[ic], "-"))
+		return 0;
+	if (parse_u64(p->fields[ic], &w->insns))
+		return perr(p, "insns", "'%s' is not a number", p->fields[ic]);
+	w->insns_counted = true;
+	if (vc < 0 || vc >= p->nfields || !strcmp(p->fields[vc], "-"))
+		return 0;
+	for (s = p->fields[vc]; *s; n++) {
+		char num[24];
+		size_t len = strcspn(s, ",");
+
+		if (n >= LINES_MAX_VCPUS || !len || len >= sizeof(num))
+			return perr(p, "insns_vcpu", "'%s' is not a count per vCPU, comma-separated", p->fields[vc]);
+		memcpy(num, s, len);
+		num[len] = '\0';
+		if (parse_u64(num, &w->insns_vcpu[n]))
+			return perr(p, "insns_vcpu", "'%s' is not a count per vCPU, comma-separated", p->fields[vc]);
+		s += len + (s[len] == ',');
+	}
+	w->insns_per_vcpu = n > 0;
+	return 0;
+}
+
 static int window_row(struct parser *p, struct lines_file *f, struct caps *cap)
 {
 	struct lines_window_row *w;
@@ -190,7 +224,7 @@ static int window_row(struct parser *p, struct lines_file *f, struct caps *cap)
 	*w = (struct lines_window_row){ .index = v[0], .windows = v[1], .open = v[2] != 0, .accesses = v[3], .load_hitm = v[4],
 					.store_hitm = v[5], .store_inval = v[6], .false_sharing = v[7],
 					.true_sharing = v[8] };
-	return 0;
+	return window_insns(p, w);
 }
 
 static int line_row(struct parser *p, struct lines_file *f, struct caps *cap)

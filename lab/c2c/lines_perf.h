@@ -47,10 +47,4 @@ int lines_perf_write(const struct lines_perf_sel *s, const char *path, size_t *n
  * kallsyms or build ID (perf then names no kernel code), -1 with err. */
 int lines_perf_buildid(const struct lines_guest *g, const char *dir, char *err, size_t errlen);
 
-/* `perf [--buildid-dir B] c2c report -i DATA --stdio -NN -c pid,tid,iaddr
- * --full-symbols` into txt (stderr into log); 0, or -1 with perf's last
- * line in err. */
-int lines_perf_report(const char *perf, const char *buildid_dir, const char *data, const char *txt,
-		      const char *log, char *err, size_t errlen);
-
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The guest's side of vm --lines (c2c/lines_session.h). */
+#include <bpf/btf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -11,10 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 #include "c2c/c2c.h"
+#include "c2c/lines_ksyms.h"
 #include "c2c/lines_session.h"
 #include "c2c/lines_window.h"
 #include "kernel/btf.h"
 #include "kernel/cgroup.h"
+#include "kernel/kallsyms.h"
+#include "kernel/kread.h"
+#include "kernel/memcg_addr.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/owner.h"
@@ -122,6 +127,148 @@ static bool published_objects(pid_t owner, struct c2c_objects *o)
 	return true;
 }
 
+/* One object, unless the run's objects hold it already (the stocks). */
+static void add_one(struct c2c_objects *o, const struct kbtf *k, const char *type, uint64_t addr, const char *label,
+		    const char *source)
+{
+	char err[300];
+
+	for (size_t i = 0; i < o->n; i++)
+		if (o->v[i].base == addr && !strcmp(o->v[i].type, type))
+			return;
+	if (c2c_objects_add(o, k, type, addr, label, source, err, sizeof(err)) < 0)
+		note_line(err, NULL);
+}
+
+/* The instances of struct name the kernel's BTF knows as variables: every
+ * per-CPU one (each CPU's copy), and the globals where its BTF has their
+ * VARs (pahole writes them for per-CPU variables only, unless the kernel
+ * was built with global_var); how many it found. */
+static int add_struct_vars(struct c2c_objects *o, const struct kbtf *k, struct kread *kr, const struct ksyms *syms,
+			   const char *name)
+{
+	int found = 0, n = (int)btf__type_cnt(k->btf), ncpus = possible_cpus();
+	char err[300], label[300], source[300];
+
+	for (int id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(k->btf, id), *rt;
+		const char *var;
+
+		if (!btf_is_var(t))
+			continue;
+		rt = btf__type_by_id(k->btf, kbtf_resolve(k, t->type));
+		if (!rt || !btf_is_struct(rt) || strcmp(btf__name_by_offset(k->btf, rt->name_off), name))
+			continue;
+		var = btf__name_by_offset(k->btf, t->name_off);
+		if (kbtf_has_datasec_var(k, ".data..percpu", var)) {
+			uint64_t *addrs = xcalloc(ncpus, sizeof(*addrs));
+
+			if (percpu_var_addrs(kr, syms, var, addrs, ncpus, err, sizeof(err)) < 0) {
+				note_line(err, NULL);
+			} else {
+				snprintf(source, sizeof(source), "--trace-struct %s: per-CPU %s (kallsyms + __per_cpu_offset)",
+					 name, var);
+				for (int cpu = 0; cpu < ncpus; cpu++) {
+					snprintf(label, sizeof(label), "%s cpu%d", var, cpu);
+					add_one(o, k, name, addrs[cpu], label, source);
+				}
+				found++;
+			}
+			free(addrs);
+		} else {
+			const struct ksym *sym = ksyms_find(syms, var);
+
+			if (sym && sym->addr) {
+				snprintf(source, sizeof(source), "--trace-struct %s: global %s (kallsyms)", name, var);
+				add_one(o, k, name, sym->addr, var, source);
+				found++;
+			}
+		}
+	}
+	return found;
+}
+
+/*
+ * MEMCG_LAB_LINES_STRUCTS (vm --trace-struct): "NAME,NAME@SYMBOL,...":
+ * NAME, every per-CPU variable (and global with a BTF VAR) of type
+ * struct NAME; NAME@SYMBOL, the global SYMBOL as a struct NAME.  Instances
+ * that are no variable (inside a memcg, allocated) cannot be found by
+ * type: said, once per name.
+ */
+static void add_named_structs(struct c2c_objects *o, const struct kbtf *k, const char *list)
+{
+	char *copy = xstrdup(list), *save = NULL, err[300];
+	struct kread kr;
+	struct ksyms syms;
+	bool have_kr = kread_open(&kr, err, sizeof(err)) == 0, have_syms;
+
+	if (!have_kr)
+		note("lines: --trace-struct: per-CPU variables cannot be read: %s", err);
+	have_syms = ksyms_load(&syms, NULL, err, sizeof(err)) == 0;
+	if (!have_syms)
+		note("lines: --trace-struct: no kallsyms: %s", err);
+	for (char *tok = strtok_r(copy, ",", &save); tok && have_syms; tok = strtok_r(NULL, ",", &save)) {
+		char *at = strchr(tok, '@');
+
+		if (at) {
+			const struct ksym *sym;
+
+			*at++ = '\0';
+			sym = ksyms_find(&syms, at);
+			if (kbtf_find_struct(k, tok) < 0)
+				note("lines: --trace-struct %s@%s: this kernel's BTF has no struct %s", tok, at, tok);
+			else if (!sym || !sym->addr)
+				note("lines: --trace-struct %s@%s: no symbol %s in kallsyms", tok, at, at);
+			else
+				add_one(o, k, tok, sym->addr, at, "--trace-struct: kallsyms");
+			continue;
+		}
+		if (kbtf_find_struct(k, tok) < 0)
+			note("lines: --trace-struct %s: this kernel's BTF has no struct %s", tok, tok);
+		else if (!have_kr || add_struct_vars(o, k, &kr, &syms, tok) == 0)
+			note("lines: --trace-struct %s: no per-CPU or global variable of type struct %s in this kernel's "
+			     "BTF (it holds per-CPU variables, globals only where pahole wrote them: give %s@SYMBOL "
+			     "for a global; instances inside other objects or allocated cannot be found by type)",
+			     tok, tok, tok);
+	}
+	if (have_syms)
+		ksyms_free(&syms);
+	if (have_kr)
+		kread_close(&kr);
+	free(copy);
+}
+
+/*
+ * The kernel's code symbols for the host (perf names the plugin's code
+ * addresses by them), written here, before the first window, while the
+ * guest's code still runs uninstrumented (on qemu 7.2 it stays
+ * instrumented after it, and reading /proc/kallsyms then takes ~2.5x as
+ * long), delta-encoded (c2c/lines_ksyms.h: the payload a quarter
+ * smaller); /init sends the plain code symbols where nobody did.
+ */
+static void save_kallsyms(void)
+{
+	char *p = session_path("kallsyms.delta"), *tmp = xasprintf("%s.tmp", p), line[512];
+	FILE *in, *out;
+	uint64_t prev = 0;
+
+	if (path_exists(p) || !(in = fopen("/proc/kallsyms", "re"))) {
+		free(tmp);
+		free(p);
+		return;
+	}
+	out = fopen(tmp, "we");
+	if (out)
+		fputs(LINES_KSYMS_DELTA_HEADER, out);
+	while (out && fgets(line, sizeof(line), in))
+		lines_ksyms_encode_line(line, &prev, out);
+	fclose(in);
+	if (!out || ferror(out) | fclose(out) || rename(tmp, p))
+		unlink(tmp);
+	free(tmp);
+	free(p);
+}
+
 const struct c2c_objects *lines_session_objects(pid_t owner)
 {
 	struct cg_env cg;
@@ -135,6 +282,9 @@ const struct c2c_objects *lines_session_objects(pid_t owner)
 	memset(&cache.objs, 0, sizeof(cache.objs));
 	cache.valid = true;
 	cache.owner = owner;
+	/* vm --insns: instructions only; objects would name nothing. */
+	if (getenv("MEMCG_LAB_LINES_COLLECT") && !strcmp(getenv("MEMCG_LAB_LINES_COLLECT"), "insns"))
+		return &cache.objs;
 	if (owner != getpid()) {
 		if (published_objects(owner, &cache.objs))
 			return &cache.objs;
@@ -151,12 +301,15 @@ const struct c2c_objects *lines_session_objects(pid_t owner)
 		c2c_run_memcgs(cg.memory_root, name, &dirs, &n);
 	}
 	c2c_find_objects(&cache.objs, &k, (const char *const *)dirs, n, note_line, NULL);
+	if (getenv("MEMCG_LAB_LINES_STRUCTS") && *getenv("MEMCG_LAB_LINES_STRUCTS"))
+		add_named_structs(&cache.objs, &k, getenv("MEMCG_LAB_LINES_STRUCTS"));
 	for (int i = 0; i < n; i++)
 		free(dirs[i]);
 	free(dirs);
 	kbtf_close(&k);
 	if (owner == getpid())
 		publish_objects(&cache.objs);
+	save_kallsyms();
 	return &cache.objs;
 }
 
@@ -558,6 +711,10 @@ int lines_session_open(const struct lines_window_info *w)
 		for (size_t i = 0; i < w->nranges; i++)
 			lines_detail_announce(w->ranges[i].addr, w->ranges[i].size);
 		t_announce = mono_s();
+		/* Every vCPU instrumented first (a flush of qemu's translations,
+		 * which lets the other vCPUs run under single-threaded TCG):
+		 * then nothing runs between the counters' read and the opening. */
+		lines_window_prepare();
 		/* The operations from here: read last, so that the window opens
 		 * right after (the difference at the closing is the window's). */
 		counting.index = -1;

@@ -71,9 +71,9 @@ const char *lines_trace_status_name(uint32_t status);
 /* An object (or range of the lab's own memory) a window announced. */
 struct lines_trace_obj {
 	uint32_t window;	/* the plugin's window number (as lines_trace_rec.window) */
-	char *label;		/* "memcg:lab-1234-5/c1", "cpu0"; ranges: "-" */
+	char *label;		/* "memcg cg-0", "memcg (root)", "memcg_stock cpu0"; ranges: "-" */
 	char *type;		/* the BTF struct ("mem_cgroup", "memcg_stock_pcp"); ranges: their name ("hslot") */
-	char *source;		/* how the guest found it ("bpf", "percpu", ...); ranges: "-" */
+	char *source;		/* how the guest found it (window-objects.tsv's source); ranges: "-" */
 	uint64_t base, size;	/* [base, base + size) */
 	uint64_t stride;	/* objects: size; ranges: one element per stride bytes */
 	bool range;		/* from window-ranges.tsv */

@@ -27,6 +27,20 @@
 #define LINES_WINDOW_OPEN_DISP 0x314f4e4cu
 #define LINES_WINDOW_CLOSE_DISP 0x304f4e4cu
 /*
+ * "LNP1": prepare.  Outside its windows the plugin leaves the guest's code
+ * uninstrumented (a memory callback on every access costs the kernel ~2.5x
+ * even when it returns at once); this NOP has it instrument everything from
+ * now on, which takes a flush of qemu's translations, done when this vCPU
+ * leaves its block (the jump after the NOP ends it) and before it runs
+ * another instruction (under single-threaded TCG, after the other vCPUs'
+ * turns).  So the instructions after lines_window_prepare() run
+ * instrumented on every vCPU, and an opening after it counts from its
+ * first instruction.  lines_window_open() prepares first; a program that
+ * reads counters just before opening (lines_session.c) prepares before
+ * reading them, so that no vCPU runs between the read and the opening.
+ */
+#define LINES_WINDOW_PREPARE_DISP 0x31504e4cu
+/*
  * A range of guest memory to follow in detail from the next window on
  * (the plugin's detail=, from inside the guest, for objects whose address
  * is known only at run time: a memcg the lab made, the per-CPU stocks):
@@ -39,14 +53,23 @@
 #define LINES_DETAIL_INSNS 4
 
 #if defined(__x86_64__) || defined(__i386__)
+/* Each NOP is followed by a jump to the next instruction, which ends qemu's
+ * translation block there: the plugin's flush (above) comes before this
+ * vCPU runs anything after it. */
+static inline void lines_window_prepare(void)
+{
+	__asm__ __volatile__(".byte 0x0f, 0x1f, 0x80, 0x4c, 0x4e, 0x50, 0x31\n\tjmp 1f\n1:" ::: "memory");
+}
+
 static inline void lines_window_open(void)
 {
-	__asm__ __volatile__(".byte 0x0f, 0x1f, 0x80, 0x4c, 0x4e, 0x4f, 0x31" ::: "memory");
+	lines_window_prepare();
+	__asm__ __volatile__(".byte 0x0f, 0x1f, 0x80, 0x4c, 0x4e, 0x4f, 0x31\n\tjmp 1f\n1:" ::: "memory");
 }
 
 static inline void lines_window_close(void)
 {
-	__asm__ __volatile__(".byte 0x0f, 0x1f, 0x80, 0x4c, 0x4e, 0x4f, 0x30" ::: "memory");
+	__asm__ __volatile__(".byte 0x0f, 0x1f, 0x80, 0x4c, 0x4e, 0x4f, 0x30\n\tjmp 1f\n1:" ::: "memory");
 }
 
 static inline void lines_nop_disp(uint8_t *p, uint32_t disp)
@@ -76,6 +99,10 @@ static inline int lines_detail_announce(uint64_t lo, uint64_t len)
 	return 0;
 }
 #else
+static inline void lines_window_prepare(void)
+{
+}
+
 static inline void lines_window_open(void)
 {
 }

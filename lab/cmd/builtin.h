@@ -13,6 +13,7 @@
 int cmd_c2c_caps(int argc, char **argv);
 int cmd_c2c_lines(int argc, char **argv);
 int cmd_c2c_losses(int argc, char **argv);
+int cmd_c2c_trace(int argc, char **argv);
 int cmd_c2c_parse(int argc, char **argv);
 int cmd_c2c_record(int argc, char **argv);
 int cmd_c2c_report(int argc, char **argv);

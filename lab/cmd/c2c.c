@@ -9,6 +9,7 @@
  *   c2c lines DIR             a vm --lines run as fields, perf.data, c2c.txt
  *   c2c losses PERF.DATA      what a recording lost or throttled
  *   c2c window -- CMD         the lines plugin's window open around CMD (in a guest)
+ *   c2c trace TRACE           the lines plugin's access trace, summed up or dumped
  *
  * Each is cmd_c2c_<sub>() in cmd/c2c_<sub>.c.
  */
@@ -16,7 +17,7 @@
 #include "util/options.h"
 
 static const char c2c_usage[] =
-	"usage: memcg-lab c2c <caps|parse|report|record|lines|losses|window> [options]\n"
+	"usage: memcg-lab c2c <caps|parse|report|record|lines|losses|window|trace> [options]\n"
 	"\n"
 	"  caps                       whether perf c2c can record here (one line; exit 0\n"
 	"                             either way, 1 with --require when it cannot)\n"
@@ -32,6 +33,9 @@ static const char c2c_usage[] =
 	"                             and lost AUX data of a recording: one line, or TSV\n"
 	"  window -- CMD              the lines plugin's window open around CMD, in a guest\n"
 	"                             of vm --lines (vm --lines-window command uses it)\n"
+	"  trace TRACE [--objects DIR] [--dump N]\n"
+	"                             the lines plugin's access trace (vm --lines --trace):\n"
+	"                             per window and object type, or its first N records\n"
 	"\n"
 	"memcg-lab c2c <sub> --help for each.\n";
 
@@ -46,6 +50,7 @@ int cmd_c2c(int argc, char **argv)
 		{ "lines", cmd_c2c_lines },
 		{ "losses", cmd_c2c_losses },
 		{ "window", cmd_c2c_window },
+		{ "trace", cmd_c2c_trace },
 		{ NULL, NULL },
 	};
 

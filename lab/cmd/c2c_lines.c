@@ -10,7 +10,7 @@
 static const struct options_cmd lines_cmd = {
 	.name = "c2c lines",
 	.usage =
-	"usage: memcg-lab c2c lines DIR [--perf PERF | --no-perf] [-q]\n"
+	"usage: memcg-lab c2c lines DIR [--perf PERF | --no-perf] [--source] [-q]\n"
 	"\n"
 	"DIR is a results directory of `memcg-lab vm --lines` (vm runs this itself\n"
 	"once the guest's results are in).  From DIR/lines/lines.tsv, the lines\n"
@@ -19,7 +19,8 @@ static const struct options_cmd lines_cmd = {
 	"into DIR/lines/ and, per window label, DIR/lines/<label>/:\n"
 	"  fields.tsv  per struct field: loads, stores, HITMs, false and true sharing\n"
 	"  perf.data   the events as memory samples, which real perf c2c report reads\n"
-	"  c2c.txt     perf c2c report --stdio of it, and c2c/ the lab's field names\n"
+	"  c2c.txt     perf c2c report --stdio of it (without Source:Line unless\n"
+	"              --source), and c2c/ the lab's field names\n"
 	"A plugin status other than ok (a window never opened, a full table) and a\n"
 	"guest BTF without a struct the objects need are refused (exit 2).\n"
 	"\n",
@@ -32,6 +33,8 @@ int cmd_c2c_lines(int argc, char **argv)
 	const struct lab_option opts[] = {
 		OPT_STRING(0, "perf", &o.perf, "PERF", "perf", "the perf that writes c2c.txt"),
 		OPT_FLAG(0, "no-perf", &no_perf, "no c2c.txt (fields.tsv and perf.data only)"),
+		OPT_FLAG(0, "source", &o.source, "the Source:Line column in c2c.txt (addr2line over the guest's "
+			 "vmlinux: minutes)"),
 		OPT_FLAG('q', "quiet", &o.quiet, "no notes"),
 		OPT_END(),
 	};

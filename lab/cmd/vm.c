@@ -114,6 +114,29 @@ static void lines_window_opt(const struct lab_option *opt, const char *arg)
 	lines_opt(opt, arg);
 }
 
+/* A C identifier of [start, end). */
+static bool c_ident(const char *p, const char *end)
+{
+	if (p == end || (*p >= '0' && *p <= '9'))
+		return false;
+	for (; p < end; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return true;
+}
+
+/* --trace-struct NAME or NAME@SYMBOL: C identifiers (they reach the
+ * guest's environment). */
+static void trace_struct_opt(const struct lab_option *opt, const char *arg)
+{
+	const char *at = strchr(arg, '@'), *end = arg + strlen(arg);
+
+	if (strlen(arg) > 128 || !c_ident(arg, at ? at : end) || (at && !c_ident(at + 1, end)))
+		die("vm: --trace-struct '%s': not NAME or NAME@SYMBOL (a struct's name, a global's symbol: C "
+		    "identifiers)", arg);
+	lines_opt(opt, arg);
+}
+
 static void env_opt(const struct lab_option *opt, const char *arg)
 {
 	if (!strchr(arg, '=') || arg[0] == '=')
@@ -176,7 +199,7 @@ int cmd_vm(int argc, char **argv)
 			     "lines/LABEL/ (lab/c2c/README; TCG only)", lines_opt),
 		OPT_CALLBACK(0, "lines-opts", &c, "OPTS", NULL, "--lines with the plugin's options, NAME=VALUE,... "
 			     "(scope=kernel|user|all, pc=LO-HI, detail=LO-HI, window=lab|always, windows=each|sum, "
-			     "lines=N ...)",
+			     "lines=N, trace=N ...)",
 			     lines_opts_opt),
 		OPT_CALLBACK(0, "lines-window", &c, "WHO", "lab", "--lines with the window opened by the lab in the "
 			     "guest (lab: around its drivers' measured phases) or around the --shell command "
@@ -189,6 +212,18 @@ int cmd_vm(int argc, char **argv)
 		OPT_FLAG(0, "icount", &c.icount, "qemu TCG with -icount shift=0: the guest's clock counts its "
 			 "instructions (1 ns = 1 instruction), so the times and rates the lab measures inside are "
 			 "instruction counts (single-threaded TCG, --cpus 1)"),
+		OPT_CALLBACK(0, "insns", &c, NULL, NULL, "the plugin counts the guest instructions of each window "
+			     "alone (mode=insns: no memory callback, no line followed): lines/ops.tsv and "
+			     "insns.tsv give instructions per operation (--lines counts them too, in a slowed "
+			     "guest)", lines_opt),
+		OPT_CALLBACK(0, "trace", &c, NULL, NULL, "--lines and the access trace: inside the windows, "
+			     "every access to the lines of the objects the lab names (each mem_cgroup, every CPU's "
+			     "stocks, --trace-struct types) in order, into lines/trace.bin (24 bytes a record, at "
+			     "most 16 M records unless --lines-opts trace=N)", lines_opt),
+		OPT_CALLBACK(0, "trace-struct", &c, "NAME", NULL, "--lines, and the guest's per-CPU variables "
+			     "of type struct NAME (globals too where its BTF has them; NAME@SYMBOL: the global "
+			     "SYMBOL) are objects as well: named in fields.tsv, traced with --trace; repeatable",
+			     trace_struct_opt),
 		OPT_STRING(0, "shell", &c.shell, "CMD", NULL, "run the shell command CMD in the guest instead of "
 			   "-- COMMAND"),
 		OPT_FLAG(0, "fetch", &c.fetch, "only fetch and cache the kernel; print its directory"),
@@ -228,6 +263,7 @@ int cmd_vm(int argc, char **argv)
 			options_usage_error();
 		if (c.shell && c.ncommand)
 			die("vm: give either --shell or -- COMMAND, not both");
+		guest_exp_collect(&c);
 		rc = guest_run(&c, argc, argv);
 	}
 	guest_config_free(&c);

@@ -25,6 +25,7 @@
 #include "c2c/lines_out.h"
 #include "experiment/guest.h"
 #include "util/err.h"
+#include "util/expfile.h"
 #include "util/fileio.h"
 #include "util/owned.h"
 #include "util/results.h"
@@ -290,6 +291,23 @@ static int lines_move_in(const char *dir, char *err, size_t errlen)
 			errno == EEXIST ? " (the guest sent one: refused)" : "");
 		goto out;
 	}
+	/* The access trace (--trace), as lines.tsv. */
+	if (!faccessat(dfd, "plugin-lines.tsv.trace", F_OK, AT_SYMLINK_NOFOLLOW) &&
+	    renameat2(dfd, "plugin-lines.tsv.trace", lfd, "trace.bin", RENAME_NOREPLACE)) {
+		set_err(err, errlen, "%s/lines/trace.bin: %s%s", dir, strerror(errno),
+			errno == EEXIST ? " (the guest sent one: refused)" : "");
+		goto out;
+	}
+	/* The kernel's BTF vm.sh took from the vmlinux it booted; a guest
+	 * that sent its own (a vmlinux without .BTF) is the one kept. */
+	if (!faccessat(dfd, "plugin-vmlinux.btf", F_OK, AT_SYMLINK_NOFOLLOW) &&
+	    renameat2(dfd, "plugin-vmlinux.btf", lfd, "vmlinux.btf", RENAME_NOREPLACE)) {
+		if (errno != EEXIST) {
+			set_err(err, errlen, "%s/lines/vmlinux.btf: %s", dir, strerror(errno));
+			goto out;
+		}
+		unlinkat(dfd, "plugin-vmlinux.btf", 0);
+	}
 	rc = 0;
 out:
 	if (lfd >= 0)
@@ -443,6 +461,41 @@ static void guest_lines_check(const struct guest_config *c)
 		die("vm: --lines: the plugin needs TCG (qemu under KVM runs no access through it): --accel tcg or mttcg");
 	free(so);
 	free(missing);
+}
+
+/*
+ * `vm ... -- run X.exp`: the experiment's [collect] lines_trace (with
+ * --lines: --trace) and insns (without --lines: --insns) set the plugin
+ * up on the host, before the guest runs it.  A file that does not parse
+ * is left to the runner in the guest to refuse.
+ */
+void guest_exp_collect(struct guest_config *c)
+{
+	struct expfile x;
+	char err[512];
+	bool trace = false, insns = false;
+
+	if (c->shell || c->ncommand < 2 || strcmp(c->command[0], "run"))
+		return;
+	for (int i = 1; i < c->ncommand; i++) {
+		size_t n = strlen(c->command[i]);
+
+		if (n < 5 || strcmp(c->command[i] + n - 4, ".exp") || expfile_parse(c->command[i], &x, err, sizeof(err)))
+			continue;
+		trace = !strcmp(expfile_value(&x, "collect", "lines_trace", "no"), "yes");
+		insns = !strcmp(expfile_value(&x, "collect", "insns", "no"), "yes");
+		expfile_free(&x);
+		break;
+	}
+	if (trace && c->lines) {
+		guest_pass_on(c, "trace", NULL);
+		note("vm: %s: [collect] lines_trace: the access trace too (--trace)", c->command[1]);
+	}
+	if (insns && !c->lines) {
+		c->lines = true;
+		guest_pass_on(c, "insns", NULL);
+		note("vm: %s: [collect] insns: the guest instructions per operation (--insns)", c->command[1]);
+	}
 }
 
 int guest_run(const struct guest_config *c, int argc, char **argv)

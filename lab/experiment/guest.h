@@ -66,6 +66,9 @@ int guest_list(const struct guest_config *c);
  * argv is the command line meta.json records.  The guest command's exit
  * status, or 2 when the guest could not run it.
  */
+/* `-- run X.exp`: its [collect] lines_trace and insns as --trace and
+ * --insns (before guest_run). */
+void guest_exp_collect(struct guest_config *c);
 int guest_run(const struct guest_config *c, int argc, char **argv);
 
 #endif

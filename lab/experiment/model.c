@@ -46,6 +46,10 @@ static const struct key_spec schema[] = {
 	{ "collect", "c2c_keep", V_BOOL, NULL, 0, 0, "yes or no: keep each window's perf.data" },
 	{ "collect", "c2c_source", V_BOOL, NULL, 0, 0, "yes or no: Source:Line in the report (addr2line)" },
 	{ "collect", "c2c_double_cl", V_BOOL, NULL, 0, 0, "yes or no: a second, --double-cl report" },
+	{ "collect", "lines_trace", V_BOOL, NULL, 0, 0, "yes or no: under `vm --lines`, the access trace too "
+	  "(vm --trace: lines/trace.bin)" },
+	{ "collect", "insns", V_BOOL, NULL, 0, 0, "yes or no: under `vm` without --lines, the guest instructions per "
+	  "operation (vm --insns: <driver>.<mode>.insns_per_op)" },
 	{ "plot", "enabled", V_BOOL, NULL, 0, 0, "yes or no" },
 	{ "plot", "size", V_STR, NULL, 0, 0, "WIDTHxHEIGHT" },
 	{ "plot", "headline", V_PLOTS, NULL, 0, 0, "plot names, the ones a reviewer opens first "

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* An ELF symbol file of a kernel from its kallsyms (perf/symfile.h). */
 #include <elf.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>

@@ -3,45 +3,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "report/claim.h"
 #include "util/err.h"
 #include "util/strfmt.h"
-
-/* The keys a [claim] takes; required ones say so. */
-static const struct {
-	const char *key;
-	bool required;
-	const char *what;
-} claim_keys[] = {
-	{ "published", true, "the published quantity in the seed's words" },
-	{ "quantity", true, "how the lab measures it: metric:STEP:METRIC, meta:PATH, cliff:stock|objstock, "
-			    "layout:STRUCT.size, lines:STRUCT.FIELD.COLUMN or lines-cliff:..." },
-	{ "value", false, "a number and its unit (e.g. 7 memcgs, 20..50 us, > 0 hitm)" },
-	{ "base", false, "a number and its unit (e.g. 10482.7 Mbps)" },
-	{ "patched", false, "a number and its unit (e.g. 17063.7 Mbps)" },
-	{ "change", false, "a change in % (e.g. +62.7%)" },
-	{ "machine", true, "the machine the seed measured on" },
-	{ "cpus", false, "the seed's CPU count, an integer >= 1" },
-	{ "condition", true, "the condition: clients, CPUs, tree" },
-	{ "source", true, "a commit (12+ hex digits), a Message-ID (<...@...>) or a kernel file and "
-			  "version (mm/memcontrol.c of v7.2)" },
-	{ "ab", false, "PATH: BASE -> PATCHED[; PATH: V -> V] (meta.json paths)" },
-	{ "kernel", false, "PATH: VALUE[; PATH: VALUE] (meta.json paths)" },
-	{ "kernels", false, "RELEASE -> RELEASE (captures in layouts/)" },
-	{ "within", false, "a factor > 1 (e.g. 2x)" },
-	{ "timing", false, "yes or no" },
-	{ "needs", false, "sockets-v2" },
-	{ "expect", false, "change or same" },
-	{ "readers", false, "an integer >= 1" },
-	{ "tree", false, "TOPxCHILDREN (e.g. 50x5)" },
-	{ "workload", false, "a meta.json path (e.g. charge.workload)" },
-	{ "note", false, "text" },
-};
-
-#define NKEYS (sizeof(claim_keys) / sizeof(claim_keys[0]))
 
 bool claim_section(const char *section)
 {
@@ -443,10 +411,14 @@ static int parse_quantity(struct claim *c, const char *q, char *why, size_t n)
 
 /* ---- the checks of one claim ---- */
 
+/* A [claim] section being read, and where its first fault goes. */
 struct claim_src {
 	const struct expfile *f;
 	const char *section;
 	const struct exp_entry *first;
+	const struct exp_entry **bad;	/* the entry at fault */
+	char *err;
+	size_t errlen;
 };
 
 static const struct exp_entry *entry(const struct claim_src *s, const char *key)
@@ -454,14 +426,13 @@ static const struct exp_entry *entry(const struct claim_src *s, const char *key)
 	return expfile_get(s->f, s->section, key);
 }
 
-/* Bad value of key: err and *bad set; -1. */
-static int bad_value(const struct claim_src *s, const char *key, const char *why, const struct exp_entry **bad,
-		     char *err, size_t errlen)
+/* Bad value of key: s->err and *s->bad set; -1. */
+static int bad_value(const struct claim_src *s, const char *key, const char *why)
 {
 	const struct exp_entry *e = entry(s, key);
 
-	*bad = e ? e : s->first;
-	return set_err(err, errlen, "[%s] %s = '%s': %s", s->section, key, e ? e->value : "", why);
+	*s->bad = e ? e : s->first;
+	return set_err(s->err, s->errlen, "[%s] %s = '%s': %s", s->section, key, e ? e->value : "", why);
 }
 
 static bool sampled(const struct claim *c)
@@ -487,8 +458,7 @@ static bool computed_change(const struct claim *c, int i, double *lo, double *hi
 	return true;
 }
 
-static int check_figures(struct claim *c, const struct claim_src *s, const struct exp_entry **bad, char *err,
-			 size_t errlen)
+static int check_figures(struct claim *c, const struct claim_src *s)
 {
 	const struct exp_entry *v = entry(s, "value"), *b = entry(s, "base"), *p = entry(s, "patched"),
 			       *ch = entry(s, "change");
@@ -497,22 +467,22 @@ static int check_figures(struct claim *c, const struct claim_src *s, const struc
 	int prec[CLAIM_MAX_POINTS], n;
 
 	if (v && (b || p || ch))
-		return bad_value(s, "value", "a value, or base and patched (an A/B), not both", bad, err, errlen);
+		return bad_value(s, "value", "a value, or base and patched (an A/B), not both");
 	if (!v && !b && !p && !ch) {
-		*bad = s->first;
-		return set_err(err, errlen, "[%s] needs value (one figure), or base and patched (an A/B)", s->section);
+		*s->bad = s->first;
+		return set_err(s->err, s->errlen, "[%s] needs value (one figure), or base and patched (an A/B)",
+			       s->section);
 	}
 	if (!v && (!b != !p))
-		return bad_value(s, b ? "base" : "patched", "an A/B needs both base and patched", bad, err, errlen);
+		return bad_value(s, b ? "base" : "patched", "an A/B needs both base and patched");
 	if (v) {
 		n = parse_figures(v->value, c->value, CLAIM_MAX_POINTS, c->unit, sizeof(c->unit));
 		if (n < 0)
-			return bad_value(s, "value", "want a number and its unit (e.g. 7 memcgs, 20..50 us, > 0 hitm)",
-					 bad, err, errlen);
+			return bad_value(s, "value", "want a number and its unit (e.g. 7 memcgs, 20..50 us, > 0 hitm)");
 		if (n != c->npoints) {
 			str_setf(why, sizeof(why), "%d figure%s for the quantity's %d step%s", n, n == 1 ? "" : "s",
 				 c->npoints, c->npoints == 1 ? "" : "s");
-			return bad_value(s, "value", why, bad, err, errlen);
+			return bad_value(s, "value", why);
 		}
 		return 0;
 	}
@@ -522,16 +492,15 @@ static int check_figures(struct claim *c, const struct claim_src *s, const struc
 		int np = parse_figures(p->value, c->patched, CLAIM_MAX_POINTS, unit2, sizeof(unit2));
 
 		if (nb < 0)
-			return bad_value(s, "base", "want a number and its unit (e.g. 10482.7 Mbps)", bad, err, errlen);
+			return bad_value(s, "base", "want a number and its unit (e.g. 10482.7 Mbps)");
 		if (np < 0)
-			return bad_value(s, "patched", "want a number and its unit (e.g. 17063.7 Mbps)", bad, err,
-					 errlen);
+			return bad_value(s, "patched", "want a number and its unit (e.g. 17063.7 Mbps)");
 		if (strcmp(c->unit, unit2))
-			return bad_value(s, "patched", "its unit differs from base's", bad, err, errlen);
+			return bad_value(s, "patched", "its unit differs from base's");
 		if (nb != c->npoints || np != c->npoints) {
 			str_setf(why, sizeof(why), "%d figure%s for the quantity's %d step%s", nb != c->npoints ? nb : np,
 				 (nb != c->npoints ? nb : np) == 1 ? "" : "s", c->npoints, c->npoints == 1 ? "" : "s");
-			return bad_value(s, nb != c->npoints ? "base" : "patched", why, bad, err, errlen);
+			return bad_value(s, nb != c->npoints ? "base" : "patched", why);
 		}
 		c->have_base = true;
 		c->have_change = true;
@@ -542,11 +511,11 @@ static int check_figures(struct claim *c, const struct claim_src *s, const struc
 	if (ch) {
 		n = parse_changes(ch->value, stated, prec, CLAIM_MAX_POINTS);
 		if (n < 0)
-			return bad_value(s, "change", "want changes in % (e.g. +62.7%)", bad, err, errlen);
+			return bad_value(s, "change", "want changes in % (e.g. +62.7%)");
 		if (n != c->npoints) {
 			str_setf(why, sizeof(why), "%d change%s for the quantity's %d step%s", n, n == 1 ? "" : "s",
 				 c->npoints, c->npoints == 1 ? "" : "s");
-			return bad_value(s, "change", why, bad, err, errlen);
+			return bad_value(s, "change", why);
 		}
 		for (int i = 0; i < n; i++) {
 			/* Written to its last digit, rounded or cut: within one unit of it. */
@@ -556,7 +525,7 @@ static int check_figures(struct claim *c, const struct claim_src *s, const struc
 			    fabs(c->change_lo[i] - stated[i]) >= tol) {
 				str_setf(why, sizeof(why), "%s to %s is %+.*f%%, not %+.*f%%", c->base[i].text,
 					 c->patched[i].text, prec[i] + 1, c->change_lo[i], prec[i], stated[i]);
-				return bad_value(s, "change", why, bad, err, errlen);
+				return bad_value(s, "change", why);
 			}
 			c->change_lo[i] = c->change_hi[i] = stated[i];
 		}
@@ -606,12 +575,222 @@ static void pick_rule(struct claim *c)
 	}
 }
 
+/* ---- the keys: a table that drives the parser (perf's keys[]) ---- */
+
+/*
+ * A key's parser reads its entry e (NULL where the key is absent) into c:
+ * 0, or -1 with s->err and *s->bad at the entry at fault.  Every parser
+ * runs, in the order of claim_keys[], so that a key may use what an
+ * earlier one set (the quantity's source, the figures' A/B), and the
+ * first fault in that order is the one reported.
+ */
+typedef int (*claim_parse_fn)(struct claim *c, const struct exp_entry *e, const struct claim_src *s);
+
+struct claim_key {
+	const char *key;
+	bool required;
+	const char *what;
+	claim_parse_fn parse;	/* NULL: none, or read by an earlier key's */
+	size_t text;		/* its value kept as written: the offset of a char * in struct claim; 0 none */
+};
+
+static int parse_quantity_key(struct claim *c, const struct exp_entry *e, const struct claim_src *s)
+{
+	char why[256];
+
+	if (parse_quantity(c, e->value, why, sizeof(why)))
+		return bad_value(s, "quantity", why);
+	return 0;
+}
+
+static int parse_source(struct claim *c, const struct exp_entry *e, const struct claim_src *s)
+{
+	(void)c;
+	if (!good_source(e->value))
+		return bad_value(s, "source", "want a commit (12+ hex digits), a Message-ID (<...@...>) or a kernel "
+				 "file and version (mm/memcontrol.c of v7.2)");
+	return 0;
+}
+
+static int parse_expect(struct claim *c, const struct exp_entry *e, const struct claim_src *s)
+{
+	if (e) {
+		if (strcmp(e->value, "change") && strcmp(e->value, "same"))
+			return bad_value(s, "expect", "want change or same");
+		c->expect_same = !strcmp(e->value, "same");
+	}
+	return 0;
+}
+
+/* value, or base, patched and change: check_figures() reads them together. */
+static int parse_figures_keys(struct claim *c, const struct exp_entry *e, const struct claim_src *s)
+{
+	(void)e;
+	if (check_figures(c, s))
+		return -1;
+	/* expect (read before) against what the figures made the claim. */
+	if (c->expect_same && !c->ab)
+		return bad_value(s, "expect", "same is for an A/B (base and patched)");
+	return 0;
+}
+
+/* ab (an A/B's facts) or kernel (a value's): the one its figures want. */
+static int parse_facts(struct claim *c, const struct exp_entry *e, const struct claim_src *s)
+{
+	char why[256];
+	bool ab;
+
+	if (!e)
+		return 0;
+	ab = !strcmp(e->key, "ab");
+	if (ab != c->ab)
+		return bad_value(s, e->key, ab ? "ab is for base and patched; a value takes kernel" :
+				 "kernel is for a value; an A/B takes ab");
+	if (entry(s, "ab") && entry(s, "kernel"))
+		return bad_value(s, "kernel", "ab or kernel, not both");
+	if (parse_features(e->value, ab, c->feat, &c->nfeat, why, sizeof(why)))
+		return bad_value(s, e->key, why);
+	return 0;
+}
+
+static int parse_kernels(struct claim *c, const struct exp_entry *e, const struct claim_src *s)
+{
+	const char *arrow;
+
+	if (!e)
+		return 0;
+	arrow = strstr(e->value, "->");
+	if (c->src != CQ_LAYOUT || !c->ab)
+		return bad_value(s, "kernels", "only a layout A/B names its kernels");
+	if (!arrow)
+		return bad_value(s, "kernels", "want RELEASE -> RELEASE (e.g. 5.10.262 -> 6.1.192)");
+	str_setf(c->kernel_a, sizeof(c->kernel_a), "%.*s", (int)(arrow - e->value), e->value);
+	str_setf(c->kernel_b, sizeof(c->kernel_b), "%s", arrow + 2);
+	trim(c->kernel_a);
+	trim(c->kernel_b);
+	if (!name_chars(c->kernel_a, ".-_+") || !name_chars(c->kernel_b, ".-_+"))
+		return bad_value(s, "kernels", "want RELEASE -> RELEASE (e.g. 5.10.262 -> 6.1.192)");
+	return 0;
+}
+
+static int parse_cpus(struct claim *c, const struct exp_entry *e, const struct claim_src *s)
+{
+	long cpus;
+
+	if (!e)
+		return 0;
+	if (parse_long(e->value, 1, 1 << 20, &cpus))
+		return bad_value(s, "cpus", "want an integer >= 1");
+	c->cpus = (int)cpus;
+	return 0;
+}
+
+static int parse_within(struct claim *c, const struct exp_entry *e, const struct claim_src *s)
+{
+	char *end;
+
+	c->within = 2;
+	if (!e)
+		return 0;
+	c->within = strtod(e->value, &end);
+	if (end == e->value || (strcmp(end, "x") && *end) || !(c->within > 1) || c->within > 1000)
+		return bad_value(s, "within", "want a factor > 1 (e.g. 2x)");
+	return 0;
+}
+
+static int parse_timing(struct claim *c, const struct exp_entry *e, const struct claim_src *s)
+{
+	if (e && parse_bool(e->value, &c->timing))
+		return bad_value(s, "timing", "want yes or no");
+	return 0;
+}
+
+static int parse_workload(struct claim *c, const struct exp_entry *e, const struct claim_src *s)
+{
+	if (!e)
+		return 0;
+	if (!name_chars(e->value, "._-") || strlen(e->value) >= sizeof(c->workload))
+		return bad_value(s, "workload", "want a meta.json path (e.g. charge.workload)");
+	str_setf(c->workload, sizeof(c->workload), "%s", e->value);
+	return 0;
+}
+
+static int parse_needs(struct claim *c, const struct exp_entry *e, const struct claim_src *s)
+{
+	if (!e)
+		return 0;
+	if (strcmp(e->value, "sockets-v2"))
+		return bad_value(s, "needs", "want sockets-v2");
+	c->sockets_v2 = true;
+	return 0;
+}
+
+static int parse_readers(struct claim *c, const struct exp_entry *e, const struct claim_src *s)
+{
+	long r;
+
+	if (!e)
+		return 0;
+	if (parse_long(e->value, 1, 1L << 30, &r))
+		return bad_value(s, "readers", "want an integer >= 1");
+	c->readers = (int)r;
+	return 0;
+}
+
+/* tree, and readers with it: the seed's count and its tree go together. */
+static int parse_tree(struct claim *c, const struct exp_entry *e, const struct claim_src *s)
+{
+	if (e) {
+		char extra;
+
+		if (sscanf(e->value, "%dx%d%c", &c->tree_top, &c->tree_children, &extra) != 2 || c->tree_top < 1 ||
+		    c->tree_children < 0)
+			return bad_value(s, "tree", "want TOPxCHILDREN (e.g. 50x5)");
+	}
+	if (!c->readers != !c->tree_top) {
+		*s->bad = entry(s, c->readers ? "readers" : "tree");
+		return set_err(s->err, s->errlen, "[%s] readers and tree go together (the seed's count and its tree)",
+			       s->section);
+	}
+	return 0;
+}
+
+#define TEXT(field) offsetof(struct claim, field)
+
+/* The keys a [claim] takes, in the order they are read; required ones say
+ * so (and the first missing, in this order, is the one named). */
+static const struct claim_key claim_keys[] = {
+	{ "published", true, "the published quantity in the seed's words", NULL, TEXT(published) },
+	{ "quantity", true, "how the lab measures it: metric:STEP:METRIC, meta:PATH, cliff:stock|objstock, "
+			    "layout:STRUCT.size, lines:STRUCT.FIELD.COLUMN or lines-cliff:...", parse_quantity_key, 0 },
+	{ "machine", true, "the machine the seed measured on", NULL, TEXT(machine) },
+	{ "condition", true, "the condition: clients, CPUs, tree", NULL, TEXT(condition) },
+	{ "source", true, "a commit (12+ hex digits), a Message-ID (<...@...>) or a kernel file and "
+			  "version (mm/memcontrol.c of v7.2)", parse_source, TEXT(source) },
+	{ "note", false, "text", NULL, TEXT(note) },
+	{ "expect", false, "change or same", parse_expect, 0 },
+	{ "value", false, "a number and its unit (e.g. 7 memcgs, 20..50 us, > 0 hitm)", parse_figures_keys, 0 },
+	{ "base", false, "a number and its unit (e.g. 10482.7 Mbps)", NULL, 0 },
+	{ "patched", false, "a number and its unit (e.g. 17063.7 Mbps)", NULL, 0 },
+	{ "change", false, "a change in % (e.g. +62.7%)", NULL, 0 },
+	{ "ab", false, "PATH: BASE -> PATCHED[; PATH: V -> V] (meta.json paths)", parse_facts, 0 },
+	{ "kernel", false, "PATH: VALUE[; PATH: VALUE] (meta.json paths)", parse_facts, 0 },
+	{ "kernels", false, "RELEASE -> RELEASE (captures in layouts/)", parse_kernels, 0 },
+	{ "cpus", false, "the seed's CPU count, an integer >= 1", parse_cpus, 0 },
+	{ "within", false, "a factor > 1 (e.g. 2x)", parse_within, 0 },
+	{ "timing", false, "yes or no", parse_timing, 0 },
+	{ "workload", false, "a meta.json path (e.g. charge.workload)", parse_workload, 0 },
+	{ "needs", false, "sockets-v2", parse_needs, 0 },
+	{ "readers", false, "an integer >= 1", parse_readers, 0 },
+	{ "tree", false, "TOPxCHILDREN (e.g. 50x5)", parse_tree, 0 },
+};
+
+#define NKEYS (sizeof(claim_keys) / sizeof(claim_keys[0]))
+
 static int parse_one(const struct expfile *f, const char *section, struct claim *c, const struct exp_entry **bad,
 		     char *err, size_t errlen)
 {
-	struct claim_src s = { f, section, NULL };
-	const struct exp_entry *e;
-	char why[256];
+	struct claim_src s = { f, section, NULL, bad, err, errlen };
 
 	memset(c, 0, sizeof(*c));
 	str_setf(c->section, sizeof(c->section), "%s", section);
@@ -648,105 +827,22 @@ static int parse_one(const struct expfile *f, const char *section, struct claim 
 			*bad = s.first;
 			return set_err(err, errlen, "[%s] needs %s (%s)", section, claim_keys[k].key, claim_keys[k].what);
 		}
-	if (parse_quantity(c, entry(&s, "quantity")->value, why, sizeof(why)))
-		return bad_value(&s, "quantity", why, bad, err, errlen);
-	if (!good_source(entry(&s, "source")->value))
-		return bad_value(&s, "source", "want a commit (12+ hex digits), a Message-ID (<...@...>) or a kernel "
-				 "file and version (mm/memcontrol.c of v7.2)", bad, err, errlen);
-	c->published = xstrdup(entry(&s, "published")->value);
-	c->machine = xstrdup(entry(&s, "machine")->value);
-	c->condition = xstrdup(entry(&s, "condition")->value);
-	c->source = xstrdup(entry(&s, "source")->value);
-	c->note = (e = entry(&s, "note")) ? xstrdup(e->value) : NULL;
-	if ((e = entry(&s, "expect"))) {
-		if (strcmp(e->value, "change") && strcmp(e->value, "same"))
-			return bad_value(&s, "expect", "want change or same", bad, err, errlen);
-		c->expect_same = !strcmp(e->value, "same");
-	}
-	if (check_figures(c, &s, bad, err, errlen))
-		return -1;
-	if (c->expect_same && !c->ab)
-		return bad_value(&s, "expect", "same is for an A/B (base and patched)", bad, err, errlen);
-	if ((e = entry(&s, "ab")) || (e = entry(&s, "kernel"))) {
-		bool ab = !strcmp(e->key, "ab");
+	for (const struct claim_key *k = claim_keys; k < claim_keys + NKEYS; k++) {
+		const struct exp_entry *e = entry(&s, k->key);
 
-		if (ab != c->ab)
-			return bad_value(&s, e->key, ab ? "ab is for base and patched; a value takes kernel" :
-					 "kernel is for a value; an A/B takes ab", bad, err, errlen);
-		if (entry(&s, "ab") && entry(&s, "kernel"))
-			return bad_value(&s, "kernel", "ab or kernel, not both", bad, err, errlen);
-		if (parse_features(e->value, ab, c->feat, &c->nfeat, why, sizeof(why)))
-			return bad_value(&s, e->key, why, bad, err, errlen);
-	}
-	if ((e = entry(&s, "kernels"))) {
-		const char *arrow = strstr(e->value, "->");
-
-		if (c->src != CQ_LAYOUT || !c->ab)
-			return bad_value(&s, "kernels", "only a layout A/B names its kernels", bad, err, errlen);
-		if (!arrow)
-			return bad_value(&s, "kernels", "want RELEASE -> RELEASE (e.g. 5.10.262 -> 6.1.192)", bad, err,
-					 errlen);
-		str_setf(c->kernel_a, sizeof(c->kernel_a), "%.*s", (int)(arrow - e->value), e->value);
-		str_setf(c->kernel_b, sizeof(c->kernel_b), "%s", arrow + 2);
-		trim(c->kernel_a);
-		trim(c->kernel_b);
-		if (!name_chars(c->kernel_a, ".-_+") || !name_chars(c->kernel_b, ".-_+"))
-			return bad_value(&s, "kernels", "want RELEASE -> RELEASE (e.g. 5.10.262 -> 6.1.192)", bad, err,
-					 errlen);
-	}
-	if ((e = entry(&s, "cpus"))) {
-		long cpus;
-
-		if (parse_long(e->value, 1, 1 << 20, &cpus))
-			return bad_value(&s, "cpus", "want an integer >= 1", bad, err, errlen);
-		c->cpus = (int)cpus;
-	}
-	c->within = 2;
-	if ((e = entry(&s, "within"))) {
-		char *end;
-
-		c->within = strtod(e->value, &end);
-		if (end == e->value || (strcmp(end, "x") && *end) || !(c->within > 1) || c->within > 1000)
-			return bad_value(&s, "within", "want a factor > 1 (e.g. 2x)", bad, err, errlen);
-	}
-	if ((e = entry(&s, "timing")) && parse_bool(e->value, &c->timing))
-		return bad_value(&s, "timing", "want yes or no", bad, err, errlen);
-	if ((e = entry(&s, "workload"))) {
-		if (!name_chars(e->value, "._-") || strlen(e->value) >= sizeof(c->workload))
-			return bad_value(&s, "workload", "want a meta.json path (e.g. charge.workload)", bad, err, errlen);
-		str_setf(c->workload, sizeof(c->workload), "%s", e->value);
-	}
-	if ((e = entry(&s, "needs"))) {
-		if (strcmp(e->value, "sockets-v2"))
-			return bad_value(&s, "needs", "want sockets-v2", bad, err, errlen);
-		c->sockets_v2 = true;
-	}
-	if ((e = entry(&s, "readers"))) {
-		long r;
-
-		if (parse_long(e->value, 1, 1L << 30, &r))
-			return bad_value(&s, "readers", "want an integer >= 1", bad, err, errlen);
-		c->readers = (int)r;
-	}
-	if ((e = entry(&s, "tree"))) {
-		char extra;
-
-		if (sscanf(e->value, "%dx%d%c", &c->tree_top, &c->tree_children, &extra) != 2 || c->tree_top < 1 ||
-		    c->tree_children < 0)
-			return bad_value(&s, "tree", "want TOPxCHILDREN (e.g. 50x5)", bad, err, errlen);
-	}
-	if (!c->readers != !c->tree_top) {
-		*bad = entry(&s, c->readers ? "readers" : "tree");
-		return set_err(err, errlen, "[%s] readers and tree go together (the seed's count and its tree)", section);
+		if (k->parse && k->parse(c, e, &s))
+			return -1;
+		if (k->text && e)
+			*(char **)((char *)c + k->text) = xstrdup(e->value);
 	}
 	pick_rule(c);
 	measured_unit(c);
 	if (c->rule == RULE_RATIO)
 		for (int i = 0; i < c->npoints; i++)
 			if (!(c->value[i].lo > 0))
-				return bad_value(&s, "value", "a ratio is > 0", bad, err, errlen);
+				return bad_value(&s, "value", "a ratio is > 0");
 	if ((c->rule == RULE_CHANGE || c->rule == RULE_CHANGE_EXACT) && !c->have_change)
-		return bad_value(&s, "base", "no change can be computed (a base of 0?): give change", bad, err, errlen);
+		return bad_value(&s, "base", "no change can be computed (a base of 0?): give change");
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include "report/insns_note.h"
 #include "report/compare.h"
 #include "report/labels.h"
 #include "report/lines_compare.h"
@@ -252,6 +253,7 @@ static void compare_changes(FILE *out, const struct run *a, const struct run *b,
 	static double va[MAXV], vb[MAXV];
 	size_t nkeys, only_a, only_b, runs_a = runs_of(a), runs_b = runs_of(b);
 	const char *last_step = NULL;
+	bool insns_shown = false;
 	/* The numbers' columns: 12 wide in 80 columns, 11 in a mail's 72. */
 	int wn = width >= 79 ? 12 : 11, before = 2 * wn + 2 * 5 + 11 + 4, avail = width - before - 2;
 	char line[256], why[64];
@@ -294,7 +296,9 @@ static void compare_changes(FILE *out, const struct run *a, const struct run *b,
 			snprintf(name, sizeof(name), "%s", keys[k].metric);
 		fprintf(out, "%*s %5s %11s %*s %5s", wn, ma, sda, chg, wn, mb, sdb);
 		put_name(out, name, avail, width);
+		insns_shown |= insns_metric(keys[k].metric);
 	}
+	insns_note(out, insns_shown);
 	if (only_a || only_b)
 		fprintf(out, "\n%zu metric rows only in A, %zu only in B (not compared)\n", only_a, only_b);
 	if (strcmp(a->status, "complete") || strcmp(b->status, "complete"))

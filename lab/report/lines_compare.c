@@ -293,8 +293,8 @@ void lines_compare(FILE *out, const char *dir_a, bool in_vm_a, const char *dir_b
 
 	if (!la || !lb) {
 		if (la || lb)
-			fprintf(out, "\nCacheline transfers: only %s has them (lines/fields.tsv of a guest run under vm "
-				"--lines)\n", la ? "A" : "B");
+			fprintf(out, "\nCacheline transfers: only %s has them\n  (lines/fields.tsv of a guest run under "
+				"vm --lines)\n", la ? "A" : "B");
 		goto out;
 	}
 	fprintf(out, "\nCacheline transfers (the lines plugin's exact counts of the guest runs' windows)\n");

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Verdicts (report/verdict.h): the claims of a run's experiment file
- * against what one run (or an A/B pair of runs) measured.
+ * Verdicts, judged (report/verdict.h): the claims of a run's experiment
+ * file against what one run (or an A/B pair of runs) measured.
  *
  * Each claim goes through the same steps: the reasons it cannot be
  * measured here (the gates), what the run measured of its quantity (the
- * measure), and the rule of its kind (report/claim.h: claim_rule_text).
+ * measure: verdict_measure.c), and the rule of its kind (report/claim.h:
+ * claim_rule_text).  This file holds the gates, the rules (judge_*), a
+ * claim's verdict and its notes, the command that measures an A/B's other
+ * side, and the sets (verdicts_of_dir, verdicts_of_pair); verdict_print.c
+ * prints them.
  */
 #include <dirent.h>
 #include <math.h>
@@ -17,14 +21,14 @@
 #include "kernel/btf.h"
 #include "kernel/features.h"
 #include "layout/layout.h"
+#include "report/insns_note.h"
 #include "report/claim.h"
-#include "report/lines_fields.h"
 #include "report/report_summary.h"
 #include "report/stats.h"
 #include "report/verdict.h"
+#include "report/verdict_measure.h"
 #include "util/err.h"
 #include "util/fileio.h"
-#include "util/humanize.h"
 #include "util/json_path.h"
 #include "util/metrics.h"
 #include "util/results.h"
@@ -32,513 +36,6 @@
 
 /* The lab's significance threshold (report/stats.h; compare marks p < 0.05 with '*'). */
 #define ALPHA STATS_ALPHA
-#define MAXV 256
-
-/* One results directory as the verdicts read it. */
-struct side {
-	char tag;		/* 'A', 'B'; 0 for a run alone */
-	const char *dir;
-	json_object *meta;
-	struct metrics m;
-	bool have_m;
-	char m_err[512];
-	struct layout lay;
-	int lay_state;		/* 0 not loaded, 1 loaded, -1 none (lay_err) */
-	char lay_err[512];
-};
-
-/* What a side measured of a claim's quantity at one point. */
-struct measure {
-	double v[MAXV];
-	int n;			/* 0: not measured (why) */
-	bool exact;		/* a count or size: no spread to test */
-	char from[320];		/* where it came from, when not data/metrics.tsv */
-	char why[512];
-};
-
-const char *verdict_kind_name(enum verdict_kind k)
-{
-	switch (k) {
-	case VERDICT_REPRODUCED:
-		return "reproduced";
-	case VERDICT_NOT_REPRODUCED:
-		return "not reproduced";
-	case VERDICT_NOT_MEASURABLE:
-		return "not measurable here";
-	case VERDICT_NOT_REACHED:
-		return "not reached";
-	}
-	return "?";
-}
-
-/* ---- sides ---- */
-
-static void side_open(struct side *s, const char *dir, char tag)
-{
-	char *mp = xasprintf("%s/meta.json", dir);
-
-	memset(s, 0, sizeof(*s));
-	s->tag = tag;
-	s->dir = dir;
-	s->meta = json_object_from_file(mp);
-	free(mp);
-	s->have_m = s->meta && !metrics_load(dir, &s->m, s->m_err, sizeof(s->m_err));
-}
-
-static void side_close(struct side *s)
-{
-	if (s->have_m)
-		metrics_free(&s->m);
-	if (s->lay_state == 1)
-		layout_free(&s->lay);
-	json_object_put(s->meta);
-}
-
-static const char *side_kernel(const struct side *s)
-{
-	return json_path_or(s->meta, "probe.kernel", json_path_or(s->meta, "uname", "?"));
-}
-
-/* The CPUs the run had: a guest's vCPUs, else the host's; 0 unknown. */
-static int side_cpus(const struct side *s)
-{
-	const char *v = json_path_str(s->meta, "vm.cpus");
-
-	if (!v)
-		v = json_path_str(s->meta, "probe.machine.topology.cpus");
-	return v ? atoi(v) : 0;
-}
-
-static bool side_tcg(const struct side *s)
-{
-	const char *accel = json_path_str(s->meta, "vm.accel");
-
-	return accel && strstr(accel, "tcg");
-}
-
-/* The side's layout capture (data/layout), loaded once. */
-static const struct layout *side_layout(struct side *s)
-{
-	if (!s->lay_state) {
-		char *d = xasprintf("%s/data/layout", s->dir);
-
-		if (!path_exists(d)) {
-			str_setf(s->lay_err, sizeof(s->lay_err), "no layout capture (data/layout: [collect] layout = check)");
-			s->lay_state = -1;
-		} else {
-			s->lay_state = layout_load_capture(&s->lay, d, s->lay_err, sizeof(s->lay_err)) ? -1 : 1;
-		}
-		free(d);
-	}
-	return s->lay_state == 1 ? &s->lay : NULL;
-}
-
-/* ---- measures ---- */
-
-static bool time_ns(const char *u, double *ns)
-{
-	static const struct {
-		const char *u;
-		double ns;
-	} t[] = { { "ns", 1 }, { "us", 1e3 }, { "µs", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
-
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcmp(u, t[i].u)) {
-			*ns = t[i].ns;
-			return true;
-		}
-	return false;
-}
-
-/* The factor from a metric's unit to the claim's; false when they differ in kind. */
-static bool unit_factor(const char *from, const char *to, double *f)
-{
-	double a, b;
-
-	*f = 1;
-	if (!strcmp(from, to) || ((!strcmp(from, "ratio") || !strcmp(from, "x")) &&
-				  (!strcmp(to, "ratio") || !strcmp(to, "x"))))
-		return true;
-	if (time_ns(from, &a) && time_ns(to, &b)) {
-		*f = a / b;
-		return true;
-	}
-	return false;
-}
-
-/* The steps a metric was measured at, for "not reached" lines. */
-static void steps_of(const struct metrics *m, const char *metric, char *buf, size_t n)
-{
-	int shown = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < m->n; i++) {
-		bool first = true;
-
-		if (strcmp(m->rows[i].metric, metric))
-			continue;
-		for (size_t j = 0; j < i && first; j++)
-			first = strcmp(m->rows[j].metric, metric) || strcmp(m->rows[j].step, m->rows[i].step);
-		if (first && shown++ < 8)
-			str_appendf(buf, n, "%s%s", shown > 1 ? ", " : "", m->rows[i].step);
-	}
-}
-
-static void measure_metric(const struct claim *c, const char *step, const char *metric, struct side *s,
-			   struct measure *out)
-{
-	const char *unit = NULL;
-	double f = 1;
-
-	if (!s->have_m) {
-		str_setf(out->why, sizeof(out->why), "no metrics: %s", s->meta ? s->m_err : "no meta.json");
-		return;
-	}
-	for (size_t i = 0; i < s->m.n && out->n < MAXV; i++)
-		if (!strcmp(s->m.rows[i].step, step) && !strcmp(s->m.rows[i].metric, metric)) {
-			out->v[out->n++] = s->m.rows[i].value;
-			unit = s->m.rows[i].unit;
-		}
-	if (!out->n) {
-		char at[512];
-
-		steps_of(&s->m, metric, at, sizeof(at));
-		if (at[0])
-			str_setf(out->why, sizeof(out->why), "no %s at step %s in data/metrics.tsv (measured at %s)", metric,
-				 step, at);
-		else
-			str_setf(out->why, sizeof(out->why), "the run measured no %s (data/metrics.tsv)", metric);
-		return;
-	}
-	if (c && !unit_factor(unit, c->unit, &f)) {
-		str_setf(out->why, sizeof(out->why), "the lab's %s is in %s, the claim in %s", metric, unit, c->unit);
-		out->n = 0;
-		return;
-	}
-	for (int i = 0; i < out->n; i++)
-		out->v[i] *= f;
-}
-
-static void measure_meta(const struct claim *c, struct side *s, struct measure *out)
-{
-	const char *v = json_path_str(s->meta, c->metric);
-	char *end;
-
-	out->exact = true;
-	if (!v) {
-		str_setf(out->why, sizeof(out->why), "no %s in meta.json%s", c->metric,
-			 !strncmp(c->metric, "runtime.", 8) ? " (no runtime probe: [collect] runtime_probe = yes)" : "");
-		return;
-	}
-	out->v[0] = strtod(v, &end);
-	if (end == v || *end) {
-		str_setf(out->why, sizeof(out->why), "meta.json's %s is '%s', not a number", c->metric, v);
-		return;
-	}
-	out->n = 1;
-	str_setf(out->from, sizeof(out->from), "meta.json %s", c->metric);
-}
-
-/* K of a stock step ("K=3", "phase:K=3"), or 0. */
-static int step_k(const char *step)
-{
-	const char *colon = strchr(step, ':');
-	char name[16];
-	double v;
-
-	return metrics_step_value(colon ? colon + 1 : step, name, sizeof(name), &v) && !strcmp(name, "K") && v >= 1 ?
-	       (int)v : 0;
-}
-
-/*
- * cliff:MODE, per repeat: the most memcgs holding a stock slot at once, over
- * K = 1.. memcgs taking turns on one CPU -- the height of the plateau past
- * the cliff, the stock's size.  Other tasks on the CPU can only evict, so a
- * repeat may fall short of it (the rule counts the highest repeat), never
- * exceed it.  A run whose largest K was held in full saw no cliff.
- */
-static void measure_cliff(const struct claim *c, struct side *s, struct measure *out)
-{
-	char holders[64];
-	int reps = 0, kmax = 0;
-
-	out->exact = true;
-	str_setf(holders, sizeof(holders), "%s.holders", c->mode);
-	if (!s->have_m) {
-		str_setf(out->why, sizeof(out->why), "no metrics: %s", s->meta ? s->m_err : "no meta.json");
-		return;
-	}
-	for (size_t i = 0; i < s->m.n; i++) {
-		int k = step_k(s->m.rows[i].step);
-
-		if (k && !strcmp(s->m.rows[i].metric, holders)) {
-			reps = s->m.rows[i].repeat + 1 > reps ? s->m.rows[i].repeat + 1 : reps;
-			kmax = k > kmax ? k : kmax;
-		}
-	}
-	if (!kmax) {
-		str_setf(out->why, sizeof(out->why), "the run measured no %s per K (data/metrics.tsv)", holders);
-		return;
-	}
-	for (int rep = 0; rep < reps && out->n < MAXV; rep++) {
-		double most = 0;
-
-		for (size_t i = 0; i < s->m.n; i++)
-			if (s->m.rows[i].repeat == rep && !strcmp(s->m.rows[i].metric, holders) &&
-			    step_k(s->m.rows[i].step) && s->m.rows[i].value > most)
-				most = s->m.rows[i].value;
-		out->v[out->n++] = most;
-	}
-	str_setf(out->from, sizeof(out->from), "the most memcgs holding a slot at once, %s per K = 1..%d", holders,
-		 kmax);
-	for (int i = 0; i < out->n; i++)
-		if (out->v[i] >= kmax) {
-			str_setf(out->why, sizeof(out->why), "no cliff up to K = %d: every memcg kept its slot (the run went "
-				 "no further)", kmax);
-			out->n = 0;
-			return;
-		}
-}
-
-/*
- * The layout of a kernel a claim names: its BTF (build/btf/vmlinux-RELEASE.btf,
- * from lab/tests/data/btf), else its capture in layouts/RELEASE (made from
- * that BTF).  0, or -1 with err.
- */
-static int load_release(const char *release, struct layout *lay, char *err, size_t n)
-{
-	char *btf = xasprintf("%s/build/btf/vmlinux-%s.btf", lab_root_dir(), release);
-	char *d = xasprintf("%s/layouts/%s", lab_root_dir(), release);
-	int r = -1;
-
-	if (path_exists(btf)) {
-		struct kbtf k;
-
-		if (!(r = kbtf_open(&k, btf, NULL, err, n))) {
-			layout_from_btf(lay, &k);
-			kbtf_close(&k);
-		}
-	} else if (path_exists(d)) {
-		r = layout_load_capture(lay, d, err, n);
-	} else {
-		str_setf(err, n, "kernel %s: neither build/btf/vmlinux-%s.btf nor layouts/%s", release, release, release);
-	}
-	free(btf);
-	free(d);
-	return r;
-}
-
-static void measure_layout_of(const struct claim *c, const struct layout *lay, struct measure *out)
-{
-	const struct lay_struct *st = layout_struct(lay, c->lstruct);
-
-	out->exact = true;
-	if (!st || !st->present) {
-		str_setf(out->why, sizeof(out->why), "struct %s is not in the layout of %s", c->lstruct,
-			 lay->release ? lay->release : "?");
-		return;
-	}
-	out->v[0] = c->cachelines ? (double)lay_ncachelines(st->size, lay->cacheline) : (double)st->size;
-	out->n = 1;
-	str_setf(out->from, sizeof(out->from), "%s", lay->origin ? lay->origin : "a layout capture");
-}
-
-/* Where a run's cacheline counts are: <dir>/lines/[STEP/]fields.tsv, or
- * those of the guest run it came from (<vm dir>/results/<dir>). */
-static char *lines_path(const struct side *s, const char *step)
-{
-	char *p = xasprintf("%s/lines/%s%s" LINES_FIELDS_FILE, s->dir, step ? step : "", step ? "/" : "");
-
-	if (path_exists(p) || !json_path(s->meta, "vm"))
-		return p;
-	free(p);
-	return xasprintf("%s/../../lines/%s%s" LINES_FIELDS_FILE, s->dir, step ? step : "", step ? "/" : "");
-}
-
-/* The mean of a metric at a step (the normaliser of a lines count); false with why. */
-static bool metric_mean(struct side *s, const char *step, const char *metric, double *mean, char *why, size_t n)
-{
-	struct measure m = { .n = 0 };
-	struct sample_stats st;
-
-	measure_metric(NULL, step, metric, s, &m);
-	if (!m.n) {
-		str_setf(why, n, "%s", m.why);
-		return false;
-	}
-	sample_stats(m.v, m.n, &st);
-	if (!(st.mean > 0)) {
-		str_setf(why, n, "%s at %s is %g: nothing to divide by", metric, step, st.mean);
-		return false;
-	}
-	*mean = st.mean;
-	return true;
-}
-
-/* The lines count of a claim at step (NULL: the whole run); false with why. */
-static bool lines_count(const struct claim *c, struct side *s, const char *step, double *v, char *why, size_t n)
-{
-	char *path = lines_path(s, step), err[512];
-	struct lines_fields lf;
-	int rows;
-
-	if (!path_exists(path)) {
-		str_setf(why, n, "no cacheline counts: no lines/%s%s" LINES_FIELDS_FILE " in the run%s (a run without the "
-			 "lines plugin)", step ? step : "", step ? "/" : "", json_path(s->meta, "vm") ? " nor its guest run" : "");
-		free(path);
-		return false;
-	}
-	if (lines_fields_load(path, &lf, err, sizeof(err))) {
-		str_setf(why, n, "%s", err);
-		free(path);
-		lines_fields_free(&lf);
-		return false;
-	}
-	*v = lines_fields_sum(&lf, &c->lines, &rows);
-	lines_fields_free(&lf);
-	if (!rows) {
-		str_setf(why, n, "lines/%s%s" LINES_FIELDS_FILE " has no row for %s.%s%s%s", step ? step : "",
-			 step ? "/" : "", c->lines.st, c->lines.field[0], c->lines.vs[0] ? " vs " : "", c->lines.vs);
-		free(path);
-		return false;
-	}
-	/* / ops: per operation the windows counted (lines/[STEP/]ops.tsv). */
-	if (c->lines.per_ops) {
-		double ops;
-		char unit[32];
-
-		if (!lines_ops_of(path, &ops, unit, sizeof(unit), why, n)) {
-			free(path);
-			return false;
-		}
-		*v /= ops;
-	}
-	free(path);
-	return true;
-}
-
-static void measure_lines(const struct claim *c, struct side *s, struct measure *out)
-{
-	double v, per;
-
-	out->exact = true;
-	if (!lines_count(c, s, NULL, &v, out->why, sizeof(out->why)))
-		return;
-	if (c->lines.per_metric[0]) {
-		if (!metric_mean(s, c->lines.per_step, c->lines.per_metric, &per, out->why, sizeof(out->why)))
-			return;
-		v /= per;
-	}
-	out->v[out->n++] = v;
-	str_setf(out->from, sizeof(out->from), "lines/" LINES_FIELDS_FILE "%s%s", c->lines.per_metric[0] ? " per " :
-		 c->lines.per_ops ? " per operation of its windows (ops.tsv)" : "", c->lines.per_metric);
-}
-
-/* The least rise between consecutive K that is a cliff. */
-#define LINES_CLIFF_RISE 1.5
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
-/* lines-cliff: per K, the count (per the metric at that K, or per
- * operation); the K after which it rises most, as a ratio of consecutive
- * K (each at least a hundredth of the largest, so that noise near zero is
- * no rise).  Not "where it reaches half its largest": under
- * single-threaded TCG the vCPUs take turns in slices, so the transfers per
- * charge past the cliff still grow with K (more lines change hands at each
- * switch) while the step at the stock's size stays the largest. */
-static void measure_lines_cliff(const struct claim *c, struct side *s, struct measure *out)
-{
-	double per_k[257] = { 0 }, max = 0;
-	bool have[257] = { false };
-	int kmax = 0, nk = 0;
-	char first_why[512] = "";
-
-	out->exact = true;
-	for (int k = 1; k <= 256; k++) {
-		char step[32], why[512];
-		double v, per = 1;
-
-		str_setf(step, sizeof(step), "K=%d", k);
-		if (!lines_count(c, s, step, &v, why, sizeof(why))) {
-			/* A K the run did not reach has no counts; one it did, but
-			 * that cannot be read, says why. */
-			if (!first_why[0] && !strstr(why, "no cacheline counts"))
-				str_setf(first_why, sizeof(first_why), "K=%d: %s", k, why);
-			continue;
-		}
-		if (c->lines.per_metric[0] && !metric_mean(s, step, c->lines.per_metric, &per, why, sizeof(why)))
-			continue;
-		per_k[k] = v / per;
-		have[k] = true;
-		max = per_k[k] > max ? per_k[k] : max;
-		kmax = k;
-		nk++;
-	}
-	if (nk < 2 && first_why[0]) {
-		str_setf(out->why, sizeof(out->why), "%s", first_why);
-		return;
-	}
-	if (nk < 2 || !(max > 0)) {
-		str_setf(out->why, sizeof(out->why), nk < 2 ? "cacheline counts at fewer than two K (lines/K=N/"
-			 LINES_FIELDS_FILE ")" : "no %s.%s %s at any K", c->lines.st, c->lines.field[0], c->lines.column);
-		return;
-	}
-	{
-		double floor_v = max / 100, best = 0;
-		int prev = 0, cliff = 0;
-
-		for (int k = 1; k <= kmax; k++) {
-			if (!have[k])
-				continue;
-			if (prev && per_k[k] / fmax(per_k[prev], floor_v) > best) {
-				best = per_k[k] / fmax(per_k[prev], floor_v);
-				cliff = prev;
-			}
-			prev = k;
-		}
-		/* No step anywhere: the cliff, if any, lies past the largest K. */
-		if (best < LINES_CLIFF_RISE)
-			cliff = kmax;
-		out->v[out->n++] = cliff;
-		str_setf(out->from, sizeof(out->from), "lines/K=1..%d/" LINES_FIELDS_FILE ": %s.%s %s%s%s, %s "
-			 "(x%.3g%s%d; largest value %.3g)", kmax, c->lines.st, c->lines.field[0], c->lines.column,
-			 c->lines.per_metric[0] ? " per " : c->lines.per_ops ? " per operation" : "", c->lines.per_metric,
-			 cliff < kmax ? "its largest rise between consecutive K" : "no rise of x" STR(LINES_CLIFF_RISE)
-			 " or more between consecutive K", best, cliff < kmax ? " from K = " : " at most, up to K = ",
-			 cliff, max);
-	}
-}
-
-static void measure(const struct claim *c, int point, struct side *s, struct measure *out)
-{
-	memset(out, 0, sizeof(*out));
-	switch (c->src) {
-	case CQ_METRIC:
-		measure_metric(c, c->step[point], c->metric, s, out);
-		break;
-	case CQ_META:
-		measure_meta(c, s, out);
-		break;
-	case CQ_CLIFF:
-		measure_cliff(c, s, out);
-		break;
-	case CQ_LAYOUT: {
-		const struct layout *lay = side_layout(s);
-
-		if (!lay)
-			str_setf(out->why, sizeof(out->why), "%s", s->lay_err);
-		else
-			measure_layout_of(c, lay, out);
-		break;
-	}
-	case CQ_LINES:
-		measure_lines(c, s, out);
-		break;
-	case CQ_LINES_CLIFF:
-		measure_lines_cliff(c, s, out);
-		break;
-	}
-}
 
 /* ---- gates: why a claim cannot be measured here ---- */
 
@@ -594,14 +91,14 @@ static void side_gates(const struct claim *c, struct side *s, char *why, size_t 
 	char *bypass;
 	int cpus;
 
-	if (c->timing && side_tcg(s) && json_path_str(s->meta, "vm.icount"))
+	if (c->timing && verdict_side_tcg(s) && json_path_str(s->meta, "vm.icount"))
 		add_reason(why, n, "%sTCG with -icount: a qemu guest (kernel %s) whose clock counts instructions, so its "
 			   "times are instruction counts, not the seed's time", pre,
-			   json_path_or(s->meta, "vm.kernel_spec", side_kernel(s)));
-	else if (c->timing && side_tcg(s))
+			   json_path_or(s->meta, "vm.kernel_spec", verdict_side_kernel(s)));
+	else if (c->timing && verdict_side_tcg(s))
 		add_reason(why, n, "%sTCG timing: a qemu guest (kernel %s) under %s, where times and rates mean nothing",
-			   pre, json_path_or(s->meta, "vm.kernel_spec", side_kernel(s)), json_path_or(s->meta, "vm.accel", "tcg"));
-	cpus = side_cpus(s);
+			   pre, json_path_or(s->meta, "vm.kernel_spec", verdict_side_kernel(s)), json_path_or(s->meta, "vm.accel", "tcg"));
+	cpus = verdict_side_cpus(s);
 	if (c->cpus && cpus && cpus < c->cpus)
 		add_reason(why, n, "%s%d CPU%s against the claim's %d", pre, cpus, cpus == 1 ? "" : "s", c->cpus);
 	if (c->sockets_v2 && s->have_m && (bypass = report_socket_bypass(s->meta, &s->m))) {
@@ -619,7 +116,7 @@ static void side_gates(const struct claim *c, struct side *s, char *why, size_t 
 					   "meta.json)", pre, c->feat[i].path, c->feat[i].a, c->feat[i].path);
 			else if (strcmp(v, c->feat[i].a))
 				add_reason(why, n, "%sthe claim holds on kernels with %s %s; %s has %s", pre,
-					   c->feat[i].path, c->feat[i].a, side_kernel(s), v);
+					   c->feat[i].path, c->feat[i].a, verdict_side_kernel(s), v);
 		}
 }
 
@@ -648,48 +145,6 @@ static void pair_gates(const struct claim *c, struct side *a, struct side *b, ch
 			add_reason(why, n, "%s is %s on A and %s on B; the claim is %s -> %s", f->path, va, vb, f->a, f->b);
 		}
 	}
-}
-
-/* ---- words for figures ---- */
-
-
-static void fmt_num(char *buf, size_t n, double v)
-{
-	if (fabs(v) < 1e4 && v == floor(v))
-		str_setf(buf, n, "%.0f", v);
-	else if (fabs(v) < 10)
-		str_setf(buf, n, "%.3g", v);
-	else
-		format_number(buf, n, v);
-}
-
-/* "1.84 ±19% (3 runs)", "7 (3 repeats: 7, 7, 6)", "2240" */
-static void fmt_measure(char *buf, size_t n, const struct measure *m, const char *unit)
-{
-	struct sample_stats st;
-	char mean[32], one[32];
-
-	sample_stats(m->v, m->n, &st);
-	fmt_num(mean, sizeof(mean), st.mean);
-	if (m->n == 1) {
-		str_setf(buf, n, "%s %s", mean, unit);
-		return;
-	}
-	if (m->exact && st.min == st.max) {
-		str_setf(buf, n, "%s %s, all %d repeats", mean, unit, m->n);
-		return;
-	}
-	if (m->exact) {
-		str_setf(buf, n, "%s", "");
-		for (int i = 0; i < m->n && i < 8; i++) {
-			fmt_num(one, sizeof(one), m->v[i]);
-			str_appendf(buf, n, "%s%s", i ? ", " : "", one);
-		}
-		str_appendf(buf, n, " %s (%d repeats)", unit, m->n);
-		return;
-	}
-	str_setf(buf, n, "%s %s ±%.0f%% (%d runs)", mean, unit, st.mean ? 100 * st.stddev / fabs(st.mean) : 0.0,
-		 m->n);
 }
 
 /* ---- rules ---- */
@@ -762,8 +217,8 @@ static void judge_pair(const struct claim *c, int i, const struct measure *ma, c
 
 	pair_numbers(c, ma, mb, p, &ch);
 	w = ch.w;
-	fmt_measure(va, sizeof(va), ma, c->munit);
-	fmt_measure(vb, sizeof(vb), mb, c->munit);
+	verdict_fmt_measure(va, sizeof(va), ma, c->munit);
+	verdict_fmt_measure(vb, sizeof(vb), mb, c->munit);
 	str_setf(p->measured, sizeof(p->measured), "A %s, B %s", va, vb);
 	if (c->rule == RULE_SIDES) {
 		;
@@ -853,7 +308,7 @@ static void judge_one(const struct claim *c, int i, const struct measure *m, str
 	p->a_mean = v;
 	p->a_sd = st.n >= 2 ? st.stddev : NAN;
 	p->a_n = m->n;
-	fmt_measure(p->measured, sizeof(p->measured), m, c->munit);
+	verdict_fmt_measure(p->measured, sizeof(p->measured), m, c->munit);
 	claim_rule_text(c, i, rule, sizeof(rule));
 	switch (c->rule) {
 	case RULE_RATIO: {
@@ -967,7 +422,7 @@ static void measured_anyway(const struct claim *c, const struct measure *m, stru
 
 	if (!m->n)
 		return;
-	fmt_measure(txt, sizeof(txt), m, c->munit);
+	verdict_fmt_measure(txt, sizeof(txt), m, c->munit);
 	str_setf(p->measured, sizeof(p->measured), "%s%s (not judged)", pre, txt);
 }
 
@@ -1008,14 +463,14 @@ static void judge_claim_one(struct verdict *v, const struct claim *c, struct sid
 
 			memset(&m, 0, sizeof(m));
 			memset(&mb, 0, sizeof(mb));
-			if (load_release(c->kernel_a, &la, err, sizeof(err)) == 0) {
-				measure_layout_of(c, &la, &m);
+			if (verdict_load_release(c->kernel_a, &la, err, sizeof(err)) == 0) {
+				verdict_measure_layout_of(c, &la, &m);
 				layout_free(&la);
 			} else {
 				str_setf(m.why, sizeof(m.why), "%s", err);
 			}
-			if (load_release(c->kernel_b, &lb, err, sizeof(err)) == 0) {
-				measure_layout_of(c, &lb, &mb);
+			if (verdict_load_release(c->kernel_b, &lb, err, sizeof(err)) == 0) {
+				verdict_measure_layout_of(c, &lb, &mb);
 				layout_free(&lb);
 			} else {
 				str_setf(mb.why, sizeof(mb.why), "%s", err);
@@ -1030,7 +485,7 @@ static void judge_claim_one(struct verdict *v, const struct claim *c, struct sid
 				add_note(v, "from the kernels the claim names: A %s, B %s", m.from, mb.from);
 			continue;
 		}
-		measure(c, i, s, &m);
+		verdict_measure(c, i, s, &m);
 		if (c->ab) {
 			/* One kernel: which side of the A/B it is, with its figure. */
 			char side[160] = "";
@@ -1056,7 +511,7 @@ static void judge_claim_one(struct verdict *v, const struct claim *c, struct sid
 				*(b_side ? &p->b_n : &p->a_n) = m.n;
 			}
 			p->kind = VERDICT_NOT_MEASURABLE;
-			str_setf(p->why, sizeof(p->why), "one kernel (%s) where the claim is an A/B", side_kernel(s));
+			str_setf(p->why, sizeof(p->why), "one kernel (%s) where the claim is an A/B", verdict_side_kernel(s));
 			if (c->nfeat)
 				str_appendf(p->why, sizeof(p->why), " (%s %s -> %s)", c->feat[0].path, c->feat[0].a,
 					    c->feat[0].b);
@@ -1093,6 +548,8 @@ static void judge_claim_one(struct verdict *v, const struct claim *c, struct sid
 	verdict_kind_of(v);
 	if (c->note)
 		add_note(v, "%s", c->note);
+	if (insns_metric(c->metric))
+		add_note(v, "%s", INSNS_WORDS);
 }
 
 static void judge_claim_pair(struct verdict *v, const struct claim *c, struct side *a, struct side *b)
@@ -1107,15 +564,15 @@ static void judge_claim_pair(struct verdict *v, const struct claim *c, struct si
 	workload_note(v, c, a, b);
 	if (!c->nfeat)
 		add_note(v, "sides taken as given (A base: %s, B patched: %s): the claim names no fact that tells them "
-			 "apart", side_kernel(a), side_kernel(b));
+			 "apart", verdict_side_kernel(a), verdict_side_kernel(b));
 	readers_note(v, c, b);
 	for (int i = 0; i < c->npoints; i++) {
 		struct verdict_point *p = &v->pt[i];
 		struct measure ma, mb;
 
 		point_init(p, c, i);
-		measure(c, i, a, &ma);
-		measure(c, i, b, &mb);
+		verdict_measure(c, i, a, &ma);
+		verdict_measure(c, i, b, &mb);
 		if (c->src == CQ_LAYOUT && (!ma.n || !mb.n) && c->kernel_a[0]) {
 			/* No captures in the runs: the kernels it names. */
 			char side = v->side;
@@ -1135,8 +592,8 @@ static void judge_claim_pair(struct verdict *v, const struct claim *c, struct si
 
 				/* The seed's table shows what was measured, judged or not. */
 				pair_numbers(c, &ma, &mb, p, &ch);
-				fmt_measure(fa, sizeof(fa), &ma, c->munit);
-				fmt_measure(fb, sizeof(fb), &mb, c->munit);
+				verdict_fmt_measure(fa, sizeof(fa), &ma, c->munit);
+				verdict_fmt_measure(fb, sizeof(fb), &mb, c->munit);
 				str_setf(p->measured, sizeof(p->measured), "A %s, B %s (not judged)", fa, fb);
 			}
 			continue;
@@ -1154,6 +611,8 @@ static void judge_claim_pair(struct verdict *v, const struct claim *c, struct si
 	verdict_kind_of(v);
 	if (c->note)
 		add_note(v, "%s", c->note);
+	if (insns_metric(c->metric))
+		add_note(v, "%s", INSNS_WORDS);
 }
 
 /* ---- the other side of an A/B measured on one kernel ---- */
@@ -1263,7 +722,7 @@ static char *run_command(const struct side *s)
 static void other_side(struct verdicts *vs, const struct claim *c, struct side *s)
 {
 	char facts[256] = "", line[32], rel[64], opts[32] = "", *cmd, *text;
-	int is_a = c->nfeat > 0, is_b = c->nfeat > 0, cpus = side_cpus(s);
+	int is_a = c->nfeat > 0, is_b = c->nfeat > 0, cpus = verdict_side_cpus(s);
 	bool found;
 
 	if (!c->ab || !c->nfeat || vs->nnext == VERDICTS_MAX_NEXT)
@@ -1335,7 +794,7 @@ void verdicts_of_dir(struct verdicts *vs, const char *dir)
 	struct side s;
 
 	memset(vs, 0, sizeof(*vs));
-	side_open(&s, dir, 0);
+	verdict_side_open(&s, dir, 0);
 	if (load_claims(vs, dir, s.meta)) {
 		vs->v = xcalloc(vs->claims.n, sizeof(*vs->v));
 		for (int i = 0; i < vs->claims.n; i++) {
@@ -1347,7 +806,7 @@ void verdicts_of_dir(struct verdicts *vs, const char *dir)
 				other_side(vs, c, &s);
 		}
 	}
-	side_close(&s);
+	verdict_side_close(&s);
 }
 
 void verdicts_of_pair(struct verdicts *vs, const char *a, const char *b)
@@ -1356,8 +815,8 @@ void verdicts_of_pair(struct verdicts *vs, const char *a, const char *b)
 
 	memset(vs, 0, sizeof(*vs));
 	vs->pair = true;
-	side_open(&sa, a, 'A');
-	side_open(&sb, b, 'B');
+	verdict_side_open(&sa, a, 'A');
+	verdict_side_open(&sb, b, 'B');
 	if (load_claims(vs, a, sa.meta)) {
 		vs->v = xcalloc(2 * vs->claims.n, sizeof(*vs->v));
 		for (int i = 0; i < vs->claims.n; i++) {
@@ -1374,8 +833,8 @@ void verdicts_of_pair(struct verdicts *vs, const char *a, const char *b)
 			judge_claim_one(&vs->v[vs->n++], c, &sb);
 		}
 	}
-	side_close(&sa);
-	side_close(&sb);
+	verdict_side_close(&sa);
+	verdict_side_close(&sb);
 }
 
 void verdicts_free(struct verdicts *vs)
@@ -1383,331 +842,4 @@ void verdicts_free(struct verdicts *vs)
 	claims_free(&vs->claims);
 	free(vs->v);
 	memset(vs, 0, sizeof(*vs));
-}
-
-void verdicts_count_text(const struct verdicts *vs, char *buf, size_t n)
-{
-	int count[4] = { 0 };
-	bool first = true;
-
-	buf[0] = '\0';
-	for (int i = 0; i < vs->n; i++)
-		count[vs->v[i].kind]++;
-	for (int k = 0; k < 4; k++) {
-		if (!count[k])
-			continue;
-		str_appendf(buf, n, "%s%d %s", first ? "" : ", ", count[k], verdict_kind_name(k));
-		first = false;
-	}
-}
-
-/* ---- printing ---- */
-
-/* Text wrapped to width after a label column: the label on the first line. */
-static void wrap(FILE *out, int indent, int labelw, const char *label, const char *text, int width)
-{
-	int avail = width - indent - (labelw ? labelw + 1 : 0);
-	const char *p = text;
-
-	if (avail < 20)
-		avail = 20;
-	do {
-		size_t len = strlen(p), cut = len;
-
-		if ((int)len > avail) {
-			cut = avail;
-			while (cut > 0 && p[cut] != ' ')
-				cut--;
-			if (!cut)
-				cut = strcspn(p, " ");
-		}
-		if (labelw)
-			fprintf(out, "%*s%-*s %.*s\n", indent, "", labelw, label, (int)cut, p);
-		else
-			fprintf(out, "%*s%.*s\n", indent, "", (int)cut, p);
-		label = "";
-		p += cut;
-		while (*p == ' ')
-			p++;
-	} while (*p);
-}
-
-static const char *claim_title(const struct verdict *v, char *buf, size_t n)
-{
-	if (v->side)
-		str_setf(buf, n, "%s [%c]", claim_label(v->c), v->side);
-	else
-		str_setf(buf, n, "%s", claim_label(v->c));
-	return buf;
-}
-
-/* A cell cut to w columns (bytes: the texts are ASCII but for µ and ±). */
-static void put_cell(FILE *out, const char *s, int w, bool last)
-{
-	int len = (int)strlen(s), vis = 0;
-
-	/* UTF-8 continuation bytes take no column. */
-	for (int i = 0; i < len; i++)
-		vis += ((unsigned char)s[i] & 0xc0) != 0x80;
-	if (vis <= w) {
-		fprintf(out, last ? "%s" : "%s%*s", s, last ? 0 : w - vis, "");
-	} else {
-		int cut = 0, cols = 0;
-
-		while (cut < len && cols < w - 2) {
-			cut++;
-			while (cut < len && ((unsigned char)s[cut] & 0xc0) == 0x80)
-				cut++;
-			cols++;
-		}
-		fprintf(out, "%.*s..", cut, s);
-	}
-	if (!last)
-		fputc(' ', out);
-}
-
-void verdicts_print_table(FILE *out, const struct verdicts *vs, int width)
-{
-	int wc = 17, wv = 19, wp = width >= 79 ? 14 : 13, wm = width - 2 - wc - wv - wp - 3;
-
-	if (vs->none[0]) {
-		wrap(out, 2, 0, "", vs->none, width);
-		return;
-	}
-	fprintf(out, "  ");
-	put_cell(out, "claim", wc, false);
-	put_cell(out, "verdict", wv, false);
-	put_cell(out, "published", wp, false);
-	put_cell(out, "measured", wm, true);
-	fputc('\n', out);
-	for (int i = 0; i < vs->n; i++) {
-		const struct verdict *v = &vs->v[i];
-		char title[96], pub[64], meas[96] = "";
-
-		if (v->npts == 1) {
-			str_setf(pub, sizeof(pub), "%s", v->pt[0].published);
-			const struct verdict_point *p = &v->pt[0];
-
-			if (p->a_n && p->b_n) {
-				/* An A/B: each side's figure (the cliff's highest repeat). */
-				char a[32], b[32];
-
-				fmt_num(a, sizeof(a), p->a_mean);
-				fmt_num(b, sizeof(b), p->b_mean);
-				str_setf(meas, sizeof(meas), "A %s, B %s %s", a, b, v->c->munit);
-			} else {
-				/* The figure and its spread; the test's words are below. */
-				str_setf(meas, sizeof(meas), "%.*s", (int)strcspn(p->measured, ":"),
-					 p->measured[0] ? p->measured : "-");
-			}
-		} else {
-			int count[4] = { 0 };
-
-			str_setf(pub, sizeof(pub), "%d steps", v->npts);
-			for (int k = 0; k < v->npts; k++)
-				count[v->pt[k].kind]++;
-			if (count[VERDICT_REPRODUCED] + count[VERDICT_NOT_REPRODUCED])
-				str_setf(meas, sizeof(meas), "%d of %d steps reproduced", count[VERDICT_REPRODUCED],
-					 v->npts);
-			else
-				str_setf(meas, sizeof(meas), "%d steps %s", v->npts, verdict_kind_name(v->pt[0].kind));
-		}
-		fprintf(out, "  ");
-		put_cell(out, claim_title(v, title, sizeof(title)), wc, false);
-		put_cell(out, verdict_kind_name(v->kind), wv, false);
-		put_cell(out, pub, wp, false);
-		put_cell(out, meas, wm, true);
-		fputc('\n', out);
-	}
-}
-
-void verdicts_print(FILE *out, const struct verdicts *vs, int width)
-{
-	char count[160], title[96];
-
-	if (vs->none[0]) {
-		wrap(out, 2, 0, "", vs->none, width);
-		return;
-	}
-	verdicts_count_text(vs, count, sizeof(count));
-	wrap(out, 2, 0, "", count, width);
-	fputc('\n', out);
-	verdicts_print_table(out, vs, width);
-	if (vs->nnext) {
-		fputc('\n', out);
-		verdicts_print_next(out, vs, width);
-	}
-	for (int i = 0; i < vs->n; i++) {
-		const struct verdict *v = &vs->v[i];
-		const struct claim *c = v->c;
-		char *kind = xasprintf("%s", verdict_kind_name(v->kind));
-
-		for (char *k = kind; v->kind != VERDICT_NOT_MEASURABLE && v->kind != VERDICT_NOT_REACHED && *k; k++)
-			*k = *k >= 'a' && *k <= 'z' ? *k - 32 : *k;
-		fprintf(out, "\n");
-		wrap(out, 2, 0, "", claim_title(v, title, sizeof(title)), width);
-		wrap(out, 4, 10, "verdict", kind, width);
-		free(kind);
-		{
-			char *pub = xasprintf("%s: %s", c->published, v->npts == 1 ? v->pt[0].published : "per step below");
-
-			wrap(out, 4, 10, "published", pub, width);
-			free(pub);
-		}
-		{
-			char *where = xasprintf("%s; %s; %s", c->machine, c->condition, c->source);
-
-			wrap(out, 4, 10, "seed", where, width);
-			free(where);
-		}
-		wrap(out, 4, 10, "quantity", c->quantity, width);
-		if (v->npts == 1) {
-			wrap(out, 4, 10, "measured", v->pt[0].measured[0] ? v->pt[0].measured : "-", width);
-			wrap(out, 4, 10, v->pt[0].kind == VERDICT_NOT_MEASURABLE || v->pt[0].kind == VERDICT_NOT_REACHED ?
-			     "why" : "rule", v->pt[0].why, width);
-		} else {
-			for (int k = 0; k < v->npts; k++) {
-				char *line = xasprintf("%s: %s; published %s; measured %s; %s", v->pt[k].label,
-						       verdict_kind_name(v->pt[k].kind), v->pt[k].published,
-						       v->pt[k].measured[0] ? v->pt[k].measured : "-", v->pt[k].why);
-
-				/* The reasons shared by every step are said once. */
-				if (k && !strcmp(v->pt[k].why, v->pt[0].why) && v->pt[k].kind == v->pt[0].kind &&
-				    v->pt[k].kind != VERDICT_REPRODUCED && v->pt[k].kind != VERDICT_NOT_REPRODUCED) {
-					free(line);
-					line = xasprintf("%s: %s; published %s; measured %s (as above)", v->pt[k].label,
-							 verdict_kind_name(v->pt[k].kind), v->pt[k].published,
-							 v->pt[k].measured[0] ? v->pt[k].measured : "-");
-				}
-				wrap(out, 4, 10, k ? "" : "by step", line, width);
-				free(line);
-			}
-		}
-		for (int k = 0; k < v->nnotes; k++)
-			wrap(out, 4, 10, k ? "" : "note", v->notes[k], width);
-	}
-}
-
-void verdicts_print_next(FILE *out, const struct verdicts *vs, int width)
-{
-	for (int i = 0; i < vs->nnext; i++)
-		wrap(out, 2, 5, "next:", vs->next[i], width);
-}
-
-/* A number for a table cell: "-" for NAN. */
-static void cell(char *buf, size_t n, double v)
-{
-	if (isnan(v))
-		str_setf(buf, n, "-");
-	else
-		fmt_num(buf, n, v);
-}
-
-/* One row of the seeds' table, trailing blanks dropped. */
-static void table_row(FILE *out, int sw, int w, const char *step, const char *base, const char *patched,
-		      const char *sch, const char *a, const char *b, const char *mch)
-{
-	char line[256];
-	size_t n;
-
-	str_setf(line, sizeof(line), "%*s |%*s |%*s %9s |%*s |%*s %9s", sw, step, w, base, w, patched, sch, w, a, w, b,
-		 mch);
-	for (n = strlen(line); n && line[n - 1] == ' '; n--)
-		line[n - 1] = '\0';
-	fprintf(out, "%s\n", line);
-}
-
-void verdicts_table(FILE *out, const struct verdicts *vs, int width)
-{
-	bool any = false;
-
-	if (vs->none[0])
-		return;
-	for (int i = 0; i < vs->n; i++) {
-		const struct verdict *v = &vs->v[i];
-		const struct claim *c = v->c;
-		char head[256], title[96], param[16] = "";
-		int sw, w;
-
-		if (!c->ab || !c->have_base)
-			continue;
-		if (!any)
-			wrap(out, 0, 0, "", vs->pair ? "The seeds' tables: base and patched as published, A (the base) and "
-			     "B (the patched kernel) as measured" : "The seeds' tables: base and patched as published, A "
-			     "and B as measured (one run: an A/B needs two kernels)", width);
-		any = true;
-		str_setf(head, sizeof(head), "%s: %s [%s]", claim_title(v, title, sizeof(title)), c->src == CQ_METRIC ?
-			 c->metric : c->quantity, c->unit);
-		fprintf(out, "\n");
-		wrap(out, 0, 0, "", head, width);
-		if (c->src == CQ_METRIC && c->npoints > 1)
-			str_setf(param, sizeof(param), "%.*s", (int)strcspn(claim_point_label(c, 0), "="),
-				 claim_point_label(c, 0));
-		/* step | base | patched (change) | A | B (change) in width columns */
-		sw = strlen(param) > 5 ? (int)strlen(param) : 5;
-		w = (width - sw - 28) / 4;
-		w = w > 12 ? 12 : w < 8 ? 8 : w;
-		table_row(out, sw, w, param, "base", "patched", "", "A", "B", "");
-		for (int k = 0; k < v->npts; k++) {
-			const struct verdict_point *p = &v->pt[k];
-			char a[32], b[32], sch[16] = "", mch[16] = "";
-			const char *lab = strchr(p->label, '=') ? strchr(p->label, '=') + 1 : p->label;
-
-			if (c->have_change && c->rule != RULE_SIDES)
-				str_setf(sch, sizeof(sch), "(%+.1f%%)", c->change_lo[k]);
-			cell(a, sizeof(a), p->a_mean);
-			cell(b, sizeof(b), p->b_mean);
-			if (!isnan(p->change) && c->rule != RULE_SIDES)
-				str_setf(mch, sizeof(mch), "(%+.1f%%)", p->change);
-			table_row(out, sw, w, strcmp(lab, "-") ? lab : "", c->base[k].text, c->patched[k].text, sch, a, b,
-				  mch);
-		}
-	}
-}
-
-static void tsv_field(FILE *out, const char *s, bool last)
-{
-	for (const char *p = s; *p; p++)
-		fputc(*p == '\t' || *p == '\n' ? ' ' : *p, out);
-	fputc(last ? '\n' : '\t', out);
-}
-
-static void tsv_num(FILE *out, double v)
-{
-	if (isnan(v))
-		fputs("-\t", out);
-	else
-		fprintf(out, "%.10g\t", v);
-}
-
-void verdicts_tsv(FILE *out, const struct verdicts *vs)
-{
-	fputs("claim\tside\tpoint\tverdict\tpublished\tmeasured\ta_mean\ta_sd\ta_n\tb_mean\tb_sd\tb_n\tchange_pct\t"
-	      "p\tquantity\tsource\twhy\n", out);
-	for (int i = 0; i < vs->n; i++) {
-		const struct verdict *v = &vs->v[i];
-		char side[2] = { v->side ? v->side : '-', '\0' };
-
-		for (int k = 0; k < v->npts; k++) {
-			const struct verdict_point *p = &v->pt[k];
-
-			tsv_field(out, claim_label(v->c), false);
-			tsv_field(out, side, false);
-			tsv_field(out, p->label, false);
-			tsv_field(out, verdict_kind_name(p->kind), false);
-			tsv_field(out, p->published, false);
-			tsv_field(out, p->measured[0] ? p->measured : "-", false);
-			tsv_num(out, p->a_mean);
-			tsv_num(out, p->a_sd);
-			fprintf(out, "%d\t", p->a_n);
-			tsv_num(out, p->b_mean);
-			tsv_num(out, p->b_sd);
-			fprintf(out, "%d\t", p->b_n);
-			tsv_num(out, p->change);
-			tsv_num(out, p->p);
-			tsv_field(out, v->c->quantity, false);
-			tsv_field(out, v->c->source, false);
-			tsv_field(out, p->why, true);
-		}
-	}
 }

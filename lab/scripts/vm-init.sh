@@ -82,8 +82,17 @@ lines_files() {
 	d=${MEMCG_LAB_LINES_DIR:-}
 	[ -n "$d" ] || return 0
 	mkdir -p "$d"
-	cat /proc/kallsyms > "$d/kallsyms" 2>/dev/null
-	[ -r /sys/kernel/btf/vmlinux ] && cat /sys/kernel/btf/vmlinux > "$d/vmlinux.btf" 2>/dev/null
+	# vm --insns: instructions only; nothing to name.
+	[ "${MEMCG_LAB_LINES_COLLECT:-}" != insns ] || return 0
+	# The code's symbols (t, T, w, W: what perf names code by, and _text);
+	# the data symbols are two fifths of the file and nobody reads them
+	# on the host.  The payload crawls through a serial port.
+	# (the lab wrote them, delta-encoded, before its first window where
+	# it ran one: c2c/lines_session.c, c2c/lines_ksyms.h)
+	[ -s "$d/kallsyms.delta" ] || grep ' [tTwW] ' /proc/kallsyms > "$d/kallsyms" 2>/dev/null
+	# vm.sh took the BTF from the vmlinux it booted where it could.
+	[ "${MEMCG_LAB_LINES_BTF:-}" = host ] ||
+		{ [ -r /sys/kernel/btf/vmlinux ] && cat /sys/kernel/btf/vmlinux > "$d/vmlinux.btf" 2>/dev/null; }
 	[ -r /sys/kernel/notes ] && cat /sys/kernel/notes > "$d/notes" 2>/dev/null
 	return 0
 }

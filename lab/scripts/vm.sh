@@ -8,6 +8,7 @@
 #             --mem MB --timeout S --accel A [--add PATH]... [--env K=V]...
 #             [--perf VERSION (Debian's perf, lab/scripts/perf-runtime.sh)]
 #             [--append ARGS] [--console] [--lines [--lines-opts OPTS] [--lines-window lab|command]]
+#             [--insns] [--trace] [--trace-struct NAME[@SYMBOL]]...
 #             [--kmod KO (lab/scripts/kmod.sh built it)] [--icount]
 #             (--shell CMD | -- LAB-ARGS...)
 #   The guest's settings have no defaults here: memcg-lab vm (lab/cmd/vm.c)
@@ -47,16 +48,23 @@
 # are its NAME=VALUE options, comma-separated (out= is set here; windows=each
 # unless OPTS say otherwise).  The guest gets MEMCG_LAB_LINES_DIR=/out/lines:
 # the lab there opens the windows and writes what they hold, /init adds the
-# kernel's kallsyms, BTF and notes; memcg-lab vm checks the plugin's status
-# and turns it all into lines/fields.tsv, perf.data and c2c.txt.  With
-# --lines-window command the window is opened around --shell CMD instead
-# (`memcg-lab c2c window -- sh CMD`), for a program that opens none.
+# kernel's code symbols and notes (and its BTF, unless this script took it
+# from the vmlinux it boots: DIR/plugin-vmlinux.btf); memcg-lab vm checks
+# the plugin's status and turns it all into lines/fields.tsv, perf.data and
+# c2c.txt.  --insns: the plugin counts the instructions alone (mode=insns),
+# under single-threaded TCG on a guest clock that counts instructions
+# (-icount); --trace: the access trace too (DIR/plugin-lines.tsv.trace,
+# moved to lines/trace.bin); --trace-struct: more objects, by type
+# (MEMCG_LAB_LINES_STRUCTS in the guest).
+# With --lines-window command the window is opened around --shell CMD
+# instead (`memcg-lab c2c window -- sh CMD`), for a program that opens none.
 # With --kmod the lab's kmem_bench module (lab/scripts/kmod.sh built it for
 # this kernel) lands in the guest where the lab looks for it,
 # /lab/build/kmod/<release>/kmem_bench.ko with its built.txt (vm.env's
-# kmod says what it was built against).  With --icount qemu runs TCG with
-# -icount shift=0: the guest's clock advances 1 ns per instruction it
-# executes, so what the lab times inside are instruction counts.
+# kmod says what it was built against).  With --icount (and --insns) qemu
+# runs TCG with -icount shift=0: the guest's clock advances 1 ns per
+# instruction it executes, so what the lab times inside are instruction
+# counts.
 # Exit status: the guest command's, or 2 with one line on stderr when the
 # guest could not run it (no qemu, no apt, unknown package, a panic, a hang).
 set -eu
@@ -633,8 +641,18 @@ lines_arg() {	# outdir
 	# by the labels the guest's lab gave them (lines/<label>/).
 	each=",windows=each"
 	case ,$opt_lines_opts, in *,windows=*) each="" ;; esac
-	echo "$plugin,out=$1/plugin-lines.tsv,qemu=${ver:-unknown}$each${opt_lines_opts:+,$opt_lines_opts}"
+	# --insns: the instructions alone; --trace: the access trace, capped
+	# (c2c/lines_trace.h's default unless OPTS give trace=N).
+	extra=""
+	[ -z "$opt_insns" ] || extra="$extra,mode=insns"
+	if [ -n "$opt_trace" ]; then
+		case ,$opt_lines_opts, in *,trace=*) ;; *) extra="$extra,trace=$trace_default" ;; esac
+	fi
+	echo "$plugin,out=$1/plugin-lines.tsv,qemu=${ver:-unknown}$each$extra${opt_lines_opts:+,$opt_lines_opts}"
 }
+
+# c2c/lines_trace.h's LINES_TRACE_DEFAULT_RECORDS (24 bytes each).
+trace_default=16777216
 
 # 0 ok, 10 no marker, 11 panic, 12 timeout, 13 qemu refused or failed (its
 # reason in $qemu_msg); the guest's rc in $guest_rc.
@@ -649,7 +667,7 @@ boot_once() {	# kernel initrd outdir
 	# script runs its trap at once, and on_exit stops qemu (qpid).
 	# accel_args and topology_args print options made of checked numbers
 	# and fixed words, split on purpose.
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2086
 	timeout --foreground -k 5 "$opt_timeout" "$qemu_bin" $(accel_args) \
 		${plugin_arg:+-plugin "$plugin_arg"} \
 		$(topology_args) -m "$opt_mem" -nodefaults -no-reboot \
@@ -725,7 +743,7 @@ cmd_run() {
 	opt_out="" opt_tmp="" opt_binary="" opt_kernel="" opt_kdir="" opt_suite="" opt_cpus="" opt_mem=""
 	opt_timeout="" opt_add="" opt_append="" opt_console="" opt_shell="" envs="" opt_accel="" opt_perf=""
 	opt_nodes=0 opt_sockets=0 opt_threads=1 opt_lines="" opt_lines_opts="" opt_lines_window=lab plugin_arg=""
-	opt_kmod="" opt_icount=""
+	opt_kmod="" opt_icount="" opt_insns="" opt_trace="" opt_trace_structs=""
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--out) opt_out=$2; shift ;;
@@ -752,6 +770,9 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 		--lines-window) opt_lines=1 opt_lines_window=$2; shift ;;
 		--kmod) opt_kmod=$2; shift ;;
 		--icount) opt_icount=1 ;;
+		--insns) opt_lines=1 opt_insns=1 ;;
+		--trace) opt_lines=1 opt_trace=1 ;;
+		--trace-struct) opt_lines=1 opt_trace_structs="$opt_trace_structs${opt_trace_structs:+,}$2"; shift ;;
 		--shell) opt_shell=$2; shift ;;
 		--) shift; break ;;
 		*) die "run: unknown option '$1'" ;;
@@ -784,10 +805,32 @@ export $(printf '%s' "${2%%=*}")='$(printf '%s' "${2#*=}" | sed "s/'/'\\\\''/g")
 	if [ -n "$opt_lines" ]; then
 		[ "$accel" != kvm ] || die "--lines: the plugin needs TCG (under KVM qemu sees no access): --accel tcg or mttcg"
 		plugin_arg=$(lines_arg "$opt_out")
+		# --insns under single-threaded TCG: the guest's clock counts its
+		# instructions (1 ns each; idle time skipped), not the host's
+		# time, so that the instructions an operation takes do not
+		# depend on how fast the host ran the guest (timer ticks, waits):
+		# two runs agree to 0.02% against 3% on the host's clock.
+		# (One -icount for both: accel_args adds it where opt_icount is set.)
+		if [ -n "$opt_insns" ] && [ "$accel" = tcg ]; then
+			opt_icount=1
+		fi
+		# The trace's size, said before it is written: the cap the
+		# plugin got, in records and bytes.
+		if [ -n "$opt_trace" ]; then
+			cap=$(echo ",$plugin_arg," | sed -n 's/.*,trace=\([0-9]*\),.*/\1/p' | tail -n1)
+			note "--trace: at most ${cap:-?} records of 24 bytes ($(( ${cap:-0} * 24 / 1048576 )) MiB) into lines/trace.bin; a full one is said (lab/c2c/README: a 1.2 s window of 4 charging tasks took ~100 K records, 2-3 MiB)"
+		fi
 		# The lab in the guest opens the windows and says what they hold
 		# (lab/c2c/lines_session.h); /init adds the kernel's symbols.
 		envs="$envs
 export MEMCG_LAB_LINES_DIR=/out/lines"
+		# Counting instructions alone, the lab finds no objects (they
+		# would name nothing); --trace-struct: more objects, by type.
+		[ -z "$opt_insns" ] || envs="$envs
+export MEMCG_LAB_LINES_COLLECT=insns"
+		[ -z "$opt_trace_structs" ] || envs="$envs
+export MEMCG_LAB_LINES_STRUCTS=$opt_trace_structs"
+		case $opt_trace_structs in *[!A-Za-z0-9_,@]*) die "--trace-struct: '$opt_trace_structs' is not a list of NAME or NAME@SYMBOL" ;; esac
 	fi
 	# --perf VERSION: Debian's perf of that version with its own loader and
 	# libraries (perf-runtime.sh), first on the guest's PATH as "perf".
@@ -851,6 +894,18 @@ export PATH='$perf_dir/bin':\$PATH"
 		done
 		printf '%s\n' "$line" > "$st/run/lab/vm/cmd"
 	fi
+	# --lines: the kernel's BTF from the vmlinux it boots, where that has
+	# a .BTF section (Debian's and the lab's do), beside the plugin's
+	# file (memcg-lab vm moves it to lines/vmlinux.btf): the guest then
+	# sends none of its 5 MB through the serial port.
+	if [ -n "$opt_lines" ] && command -v objcopy >/dev/null &&
+		objcopy -O binary --only-section=.BTF "$kd/vmlinux" "$opt_out/plugin-vmlinux.btf" 2>/dev/null &&
+		[ -s "$opt_out/plugin-vmlinux.btf" ]; then
+		envs="$envs
+export MEMCG_LAB_LINES_BTF=host"
+	else
+		rm -f "$opt_out/plugin-vmlinux.btf"
+	fi
 	{
 		echo "export MEMCG_LAB_ROOT=/lab MEMCG_LAB_RESULTS=/out/results HOME=/root"
 		# What the guest runs under, for the verdicts its runs print
@@ -893,6 +948,7 @@ export PATH='$perf_dir/bin':\$PATH"
 		echo "mem_mb=$opt_mem"
 		echo "attempts=$attempts"
 		echo "qemu_seconds=$boot_seconds"
+		[ -z "$opt_icount" ] || echo "guest_clock=instructions (-icount shift=0,sleep=off)"
 		echo "qemu_exit=$qrc"
 		if [ -n "$opt_lines" ]; then
 			if [ -f "$opt_out/plugin-lines.tsv" ]; then

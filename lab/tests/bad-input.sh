@@ -39,6 +39,11 @@ head -c 1000 "$OLDPWD/lab/tests/data/fuzz/perfdata/perf-lock-record-sleep.data" 
 c2c=$OLDPWD/lab/tests/data/samples/c2c/06-joemario-example-report-2016-intel.txt
 head -c $(($(wc -c < "$c2c") * 70 / 100)) "$c2c" > cut.txt
 head -n $(($(grep -n "Shared Data Cache Line Table" "$c2c" | cut -d: -f1) - 2)) "$c2c" > stats-only.txt
+# The lines plugin's access trace (c2c/lines_trace.h): version 2 (its
+# header's bytes 8..11), and the last 30 bytes cut off a trace of 4 records.
+tr=$OLDPWD/lab/tests/data/fuzz/lines-trace/complete.bin
+{ head -c 8 "$tr"; printf '\x02\x00\x00\x00'; tail -c +13 "$tr"; } > v2.trace
+head -c $(($(wc -c < "$tr") - 30)) "$tr" > cut.trace
 mkres() { # dir experiment value
 	mkdir -p "$1/data"
 	printf '{"name":"%s","status":"complete"}\n' "$2" > "$1/meta.json"

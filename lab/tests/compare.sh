@@ -93,6 +93,20 @@ row "$T/d" clients=6 0 sock.mbps.total 1 Mbps higher
 out=$($LAB compare "$T/a" "$T/d")
 ok 'echo "$out" | grep -q "INCOMPLETE RUN" && echo "$out" | grep -q "B did not finish"' "an incomplete run is marked"
 
+# Guest instructions per operation (the lines plugin's, c2c/lines_out.h):
+# compared like any metric, and said what they are, once.
+mkrun "$T/ia" charge-batch complete 7.3.4 7
+mkrun "$T/ib" charge-batch complete 7.3.4 7
+for r in 0 1; do
+	row "$T/ia" tasks=4 $r charge.anon.insns_per_op $((21000 + r * 10)) insns/op lower
+	row "$T/ib" tasks=4 $r charge.anon.insns_per_op $((19000 + r * 10)) insns/op lower
+done
+out=$($LAB compare "$T/ia" "$T/ib")
+ok 'echo "$out" | grep -q "charge.anon.insns_per_op" && [ "$(echo "$out" | grep -c "guest instructions: exact; a proxy for time that leaves out cache misses")" = 1 ]' \
+	"insns_per_op is compared, and said once: guest instructions, exact, a proxy for time without cache misses"
+out=$($LAB compare "$T/a" "$T/b")
+ok '! echo "$out" | grep -q "guest instructions"' "not said where no such metric is shown"
+
 err=$($LAB compare "$T/a" /etc 2>&1 >/dev/null); st=$?
 ok '[ $st = 2 ] && echo "$err" | grep -q "/etc/meta.json"' "not a results directory: exit 2, names the file"
 printf 'clients=6\tx\tm\t1\t-\t-\n' >> "$T/d/data/metrics.tsv"

@@ -99,5 +99,7 @@ ok 'grep -q "memory.parent: $pa false, 0 true HITMs" "$T/plots/linesmap-mem_cgro
 # One side without counts: said in one line, no bars.
 rm -r "$T/vm-6.1/lines"
 out=$($LAB compare "$A" "$B" 2>&1)
-ok 'echo "$out" | grep -q "Cacheline transfers: only A has them"' "compare: one side without counts is said"
+ok 'echo "$out" | grep -q "Cacheline transfers: only A has them" &&
+    [ $(echo "$out" | awk "{ if (length > m) m = length } END { print m }") -le 80 ]' \
+	"compare: one side without counts is said, within 80 columns"
 done_testing

@@ -8,7 +8,8 @@
  * every refusal is the one line the command prints after "charge: ".
  * kmem: the seed's module where the host has one (its loop, one file per
  * worker, the unaccounted side in the worker's memcg), else the stand-in
- * (the unaccounted side in the root memcg).
+ * (the unaccounted side in the root memcg).  And what each mode's plan
+ * writes to meta.json's "charge" (report.c: charge_report_config).
  * The mounts are the recorded ones of tests/data/statread/.
  */
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include "drivers/charge/kmod.h"
 #include "drivers/charge/loops.h"
 #include "drivers/charge/plan.h"
+#include "drivers/charge/report.h"
 #include "tests/tap.h"
 #include "util/fileio.h"
 
@@ -63,6 +65,10 @@ static void host_make(struct charge_host *h, const char *topo_spec, const char *
 	h->tmpfs_is_tmpfs = true;
 }
 
+/* The two hosts the cases plan on, made by main(): this lab's 2-CPU
+ * cgroup v1 build VM and a 256-CPU SMT cgroup v2 box. */
+static struct charge_host host_v1, host_v2;
+
 /* argv-like options after --mode, applied to the defaults. */
 static struct charge_config config(const char *mode)
 {
@@ -94,8 +100,9 @@ static void refused(const struct charge_config *c, const struct charge_host *h, 
 	charge_plan_free(&p);
 }
 
-static void two_cpus_v1(const struct charge_host *h)
+TEST(two_cpus_v1)
 {
+	const struct charge_host *h = &host_v1;
 	struct charge_config c = config("anon");
 	struct charge_plan p;
 	char err[1024];
@@ -195,8 +202,9 @@ static void two_cpus_v1(const struct charge_host *h)
 	charge_plan_free(&p);
 }
 
-static void smt256_v2(const struct charge_host *h)
+TEST(smt256_v2)
 {
+	const struct charge_host *h = &host_v2;
 	static const int want[] = { 1, 2, 32, 64, 128, 256 };
 	struct charge_config c = config("sock");
 	struct charge_plan p;
@@ -248,8 +256,9 @@ static void smt256_v2(const struct charge_host *h)
 }
 
 /* Kernels without the multi-memcg stock, or whose BTF cannot be read. */
-static void without_stock(const struct charge_host *base)
+TEST(without_stock)
 {
+	const struct charge_host *base = &host_v1;
 	struct charge_host h = *base;
 	struct charge_config c = config("stock");
 	struct charge_plan p;
@@ -274,8 +283,9 @@ static void without_stock(const struct charge_host *base)
 	charge_plan_free(&p);
 }
 
-static void refusals(const struct charge_host *h)
+TEST(refusals)
 {
+	const struct charge_host *h = &host_v1;
 	struct charge_config c;
 	struct charge_host bad;
 
@@ -402,8 +412,9 @@ static void refusals(const struct charge_host *h)
 }
 
 /* kmem: the module where the host has one, the stand-in where not. */
-static void kmem_module(const struct charge_host *h)
+TEST(kmem_module)
 {
+	const struct charge_host *h = &host_v1;
 	struct charge_host m = *h;
 	struct charge_config c;
 	struct charge_plan p;
@@ -467,18 +478,114 @@ static void kmem_module(const struct charge_host *h)
 		"with --mode anon");
 }
 
-int main(void)
+/* meta.json's "charge" of a plan on h (report.c: charge_report_config),
+ * whole, or from its "on_death" on where tail: the common entries, then
+ * the mode's own (anon's size and fault, file's tmpfs, kmem's workload and
+ * module or objects, sock's socket counter; none for the stock sweeps). */
+static void config_is(const struct charge_config *c, const struct charge_host *h, bool tail, const char *want,
+		      const char *what)
 {
-	struct charge_host v1, v2;
+	struct charge_plan p;
+	char err[512];
+	json_object *j;
+	const char *got, *from;
 
-	host_make(&v1, "core:2 pu:1", MOUNTS "mounts-v1-hybrid");
-	host_make(&v2, SMT256, MOUNTS "mounts-v2");
-	two_cpus_v1(&v1);
-	smt256_v2(&v2);
-	without_stock(&v1);
-	refusals(&v1);
-	kmem_module(&v1);
-	charge_host_free(&v1);
-	charge_host_free(&v2);
-	return tap_done();
+	if (plan(&p, c, h, err, sizeof(err))) {
+		ok(0, "meta.json charge: %s: planned (%s)", what, err);
+		charge_plan_free(&p);
+		return;
+	}
+	j = charge_report_config(&p, NULL);
+	got = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	from = tail && strstr(got, "\"on_death\"") ? strstr(got, "\"on_death\"") : got;
+	ok(!strcmp(from, want), "meta.json charge: %s", what);
+	if (strcmp(from, want))
+		tap_diag("  got  %s\n#   want %s", from, want);
+	json_object_put(j);
+	charge_plan_free(&p);
+}
+
+#define COMMON_V1(mode, op) "{\"mode\":\"" mode "\",\"op\":\"" op "\",\"model\":\"processes\",\"tasks\":1,"	\
+	"\"cgroups\":1,\"cgroup_mode\":\"cgroup v1\",\"cgroup_mounts\":\"hybrid\",\"pin\":\"spread\","	\
+	"\"limit_bytes\":-1,\"duration_s\":5,\"warmup_s\":1,\"on_death\":\"stop\","
+#define OP_ANON "page faults on private anonymous memory dropped with MADV_DONTNEED (each: one 4 KiB page "	\
+	"charged, later uncharged)"
+#define OP_SOCK "sendfile() messages over loopback TCP to a receiver in the same cgroup (socket memory charged " \
+	"on both ends)"
+
+TEST(report_config)
+{
+	const struct charge_host *v1 = &host_v1, *v2 = &host_v2;
+	struct charge_host m = *v1;
+	struct charge_config c;
+
+	c = config("anon");
+	config_is(&c, v1, false, COMMON_V1("anon", OP_ANON) "\"size_bytes\":1048576,\"fault\":\"user-mode touch\"}",
+		  "anon: its size and fault");
+	c.populate = true;
+	config_is(&c, v1, true, "\"on_death\":\"stop\",\"size_bytes\":1048576,\"fault\":\"MADV_POPULATE_WRITE\"}",
+		  "anon --populate: MADV_POPULATE_WRITE");
+	c = config("file");
+	config_is(&c, v1, false, COMMON_V1("file", "tmpfs page-cache pages allocated by fallocate() and freed by a "
+		  "hole punch (each: one page charged as shmem, later uncharged)") "\"size_bytes\":1048576,"
+		  "\"tmpfs\":\"/dev/shm\"}", "file: its size and tmpfs");
+	c = config("kmem");
+	strcpy(m.kmod_why, "no kmem_bench module for kernel 6.18.44: no headers (no /lib/modules/6.18.44/build)");
+	config_is(&c, &m, true, "\"on_death\":\"stop\",\"workload\":\"stand-in: close()/open() of /dev/null: a "
+		  "stand-in for the seed's module (no kmem_bench module for kernel 6.18.44: no headers (no "
+		  "/lib/modules/6.18.44/build))\",\"objects\":512,\"slab_cache\":\"filp\"}",
+		  "kmem, the stand-in: the workload says so and why, its objects and slab cache");
+	m.kmod_found = 1;
+	strcpy(m.kmod_path, "/lab/build/kmod/6.1.0-57-amd64/kmem_bench.ko");
+	strcpy(m.kmod_built, "linux-headers-6.1.0-57-amd64, linux-kbuild-6.1 6.1.192-3 (bookworm)");
+	m.kmod_why[0] = '\0';
+	c.unaccounted = true;
+	config_is(&c, &m, true, "\"on_death\":\"stop\",\"workload\":\"the seed's module: kmem_bench's "
+		  "kmem_cache_alloc()+kmem_cache_free() loop, 64-byte objects\",\"module\":{\"path\":"
+		  "\"/lab/build/kmod/6.1.0-57-amd64/kmem_bench.ko\",\"built\":\"linux-headers-6.1.0-57-amd64, "
+		  "linux-kbuild-6.1 6.1.192-3 (bookworm)\",\"object_bytes\":64,\"cache\":\"unaccounted\","
+		  "\"batch\":10000}}", "kmem --unaccounted, the module: its path, build, object size, cache, batch");
+	c = config("sock");
+	config_is(&c, v1, false, COMMON_V1("sock", OP_SOCK) "\"msg_bytes\":10240,\"tcp_limit_bytes\":-1,"
+		  "\"socket_counter\":\"none (v1 without a tcp limit)\"}", "sock on v1 without a tcp limit: no counter");
+	c.tcp_limit = 1 << 20;
+	c.hierarchy_set = true;
+	c.depth = c.fanout = 2;
+	config_is(&c, v1, false, "{\"mode\":\"sock\",\"op\":\"" OP_SOCK "\",\"model\":\"processes\",\"tasks\":1,"
+		  "\"cgroups\":4,\"cgroup_mode\":\"cgroup v1\",\"cgroup_mounts\":\"hybrid\",\"hierarchy\":\"2x2\","
+		  "\"pin\":\"spread\",\"limit_bytes\":-1,\"duration_s\":5,\"warmup_s\":1,\"on_death\":\"stop\","
+		  "\"msg_bytes\":10240,\"tcp_limit_bytes\":1048576,\"socket_counter\":\"memory.kmem.tcp (v1, tcp limit "
+		  "set)\"}", "sock on v1 with a tcp limit, --hierarchy 2x2: memory.kmem.tcp, the tree");
+	c = config("sock");
+	c.steps = true;
+	config_is(&c, v2, false, "{\"mode\":\"sock\",\"op\":\"" OP_SOCK "\",\"model\":\"processes\",\"tasks\":\"steps\","
+		  "\"cgroups\":256,\"cgroup_mode\":\"cgroup v2\",\"cgroup_mounts\":\"v2\",\"pin\":\"compact\","
+		  "\"limit_bytes\":-1,\"duration_s\":5,\"warmup_s\":1,\"on_death\":\"stop\",\"msg_bytes\":10240,"
+		  "\"tcp_limit_bytes\":-1,\"socket_counter\":\"memory (v2, per-CPU stock)\"}",
+		  "sock on v2, --tasks steps: memory's per-CPU stock, steps, compact");
+	c = config("sock");
+	c.cgroups = 0;
+	c.cgroups_set = true;
+	config_is(&c, v1, false, "{\"mode\":\"sock\",\"op\":\"" OP_SOCK "\",\"model\":\"processes\",\"tasks\":1,"
+		  "\"cgroups\":0,\"cgroup_mode\":\"the root memcg (not charged)\",\"pin\":\"spread\",\"limit_bytes\":-1,"
+		  "\"duration_s\":5,\"warmup_s\":1,\"on_death\":\"stop\",\"msg_bytes\":10240,\"tcp_limit_bytes\":-1,"
+		  "\"socket_counter\":\"none (root memcg)\"}", "sock --cgroups 0: the root memcg, no mounts, no counter");
+	/* The sweeps' own figures are charge.stock and charge.objstock
+	 * (charge_report_stock_meta): nothing after the common entries. */
+	c = config("stock");
+	config_is(&c, v1, true, "\"on_death\":\"stop\"}", "stock: the common entries alone");
+	c = config("objstock");
+	config_is(&c, v1, true, "\"on_death\":\"stop\"}", "objstock: the common entries alone");
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	host_make(&host_v1, "core:2 pu:1", MOUNTS "mounts-v1-hybrid");
+	host_make(&host_v2, SMT256, MOUNTS "mounts-v2");
+	rc = tap_main(argc, argv);
+	charge_host_free(&host_v1);
+	charge_host_free(&host_v2);
+	return rc;
 }

@@ -42,10 +42,10 @@ static void refused(const char *text, int want_line, const char *want, const cha
 	claims_free(&cl);
 }
 
-int main(void)
+TEST(value_claim)
 {
 	struct claims cl;
-	char err[512] = "", buf[512];
+	char err[512] = "";
 	int line = 0;
 
 	ok(!parse("[experiment]\nname = x\n[claim]\npublished = slots\nquantity = cliff:stock\nvalue = 7 memcgs\n"
@@ -57,6 +57,13 @@ int main(void)
 	   !strcmp(cl.c[0].feat[0].a, "7") && cl.c[0].line == 4 && !strcmp(claim_label(&cl.c[0]), "claim"),
 	   "its quantity, figure, unit, kernel, rule and line");
 	claims_free(&cl);
+}
+
+TEST(series_ab)
+{
+	struct claims cl;
+	char err[512] = "", buf[512];
+	int line = 0;
 
 	ok(!parse("[claim netperf]\npublished = p\nquantity = metric:tasks=6,12:charge.sock.per_worker\n"
 		  "base = 42584.1, 30617.1 Mbps\npatched = 48603.4, 47919.7 Mbps\nchange = +14.1%, +56.5%\n"
@@ -74,6 +81,13 @@ int main(void)
 	ok(strstr(buf, "Welch's t gives p < 0.05") && strstr(buf, "within 2x of the published +14.1%"),
 	   "the rule in words: %s", buf);
 	claims_free(&cl);
+}
+
+TEST(series_in_a_phase)
+{
+	struct claims cl;
+	char err[512] = "";
+	int line = 0;
 
 	ok(!parse("[claim a]\npublished = p\nquantity = metric:phase:tasks=1..3:m\nbase = 1, 2, 3 s\n"
 		  "patched = 2, 4, 6 s\n" TAIL, &cl, &line, err, sizeof(err)) && cl.c[0].npoints == 3 &&
@@ -81,6 +95,13 @@ int main(void)
 	   !strcmp(claim_point_label(&cl.c[0], 2), "tasks=3"),
 	   "a series in a named phase, a range of steps, the change computed (%s)", err);
 	claims_free(&cl);
+}
+
+TEST(claim_kinds)
+{
+	struct claims cl;
+	char err[512] = "";
+	int line = 0;
 
 	ok(!parse("[claim a]\npublished = p\nquantity = metric:-:overhead\nvalue = 2.42 ratio\n" TAIL "[claim b]\n"
 		  "published = p\nquantity = lines:page_counter.max+parent+high+low.false_hitm vs usage\n"
@@ -108,8 +129,15 @@ int main(void)
 		   "a range 5..10 ms: near");
 	}
 	claims_free(&cl);
+}
 
-	/* Per operation of the windows (lines/ops.tsv), and a change alone. */
+/* Per operation of the windows (lines/ops.tsv), and a change alone. */
+TEST(per_operation)
+{
+	struct claims cl;
+	char err[512] = "";
+	int line = 0;
+
 	ok(!parse("[claim a]\npublished = p\nquantity = lines:page_counter.usage.hitm / ops\nchange = -50%\n"
 		  "ab = runtime.charge_batch: 32 -> 64\n" TAIL "[claim b]\npublished = p\n"
 		  "quantity = lines-cliff:page_counter.usage.stores / ops\nbase = 1 memcgs\npatched = 7 memcgs\n" TAIL,
@@ -123,8 +151,11 @@ int main(void)
 		   "lines-cliff / ops, in the claim's unit");
 	}
 	claims_free(&cl);
+}
 
-	/* Malformed claims: one line each, the line at fault. */
+/* Malformed claims: one line each, the line at fault. */
+TEST(malformed)
+{
 	refused("[claim a]\npublished = p\nquantity = netperf:x\nvalue = 1 x\n" TAIL, 3, "unknown quantity",
 		"an unknown quantity");
 	refused("[claim a]\npublished = p\nquantity = metric:-:m\nvalue = 3\n" TAIL, 4, "want a number and its unit",
@@ -166,7 +197,15 @@ int main(void)
 		TAIL, 5, "only a layout A/B", "kernels on a value");
 	refused("[claim a]\npublished = p\nquantity = metric:-:m\nvalue = -1 ratio\n" TAIL, 4, "a ratio is > 0",
 		"a ratio of -1");
+}
+
+TEST(claim_sections)
+{
 	ok(claim_section("claim") && claim_section("claim x") && !claim_section("claims") && !claim_section("driver"),
 	   "claim sections are [claim] and [claim NAME]");
-	return tap_done();
+}
+
+int main(int argc, char **argv)
+{
+	return tap_main(argc, argv);
 }

@@ -77,7 +77,7 @@ static const struct lines_site *site_of(const struct lines_ext *e, unsigned cpu,
 	return NULL;
 }
 
-static void interleavings(void)
+TEST(interleavings)
 {
 	struct lines_model *m;
 	const struct lines_ext *e;
@@ -189,7 +189,7 @@ static void interleavings(void)
 	lines_model_free(m);
 }
 
-static void detail(void)
+TEST(detail)
 {
 	struct lines_model *m = model(1024, 16, false, true);
 	const struct lines_ext *e;
@@ -212,7 +212,7 @@ static void detail(void)
 	lines_model_free(m);
 }
 
-static void splits(void)
+TEST(splits)
 {
 	struct lines_model *m = model(1024, 16, false, true);
 	struct lines_totals t;
@@ -261,7 +261,7 @@ static bool has_status(struct lines_model *m, const char *word)
 	return found;
 }
 
-static void full(void)
+TEST(full)
 {
 	/* 64 slots, one stripe: 200 distinct lines cannot all fit. */
 	struct lines_model *m = model(64, 16, false, true);
@@ -300,7 +300,7 @@ static void full(void)
 	lines_model_free(m);
 }
 
-static void windows(void)
+TEST(windows)
 {
 	struct lines_model *m = model(1024, 16, false, false);
 	struct lines_window_row rows[4];
@@ -334,7 +334,7 @@ static void windows(void)
 }
 
 /* Each window on its own: written at its close, counted afresh, one pool. */
-static void each_window(void)
+TEST(each_window)
 {
 	FILE *each = tmpfile();
 	struct lines_config c = { .lines = 1024, .ext_lines = 1, .vcpus = 4, .each = each, .each_top = 10 };
@@ -413,7 +413,7 @@ static void *hammer(void *arg)
 	return NULL;
 }
 
-static void threads(void)
+TEST(threads)
 {
 	struct lines_model *m = model(1 << 16, 64, true, true);
 	struct hammer h[4];
@@ -455,7 +455,7 @@ static int parse_str(const char *text, struct lines_file *f, char *err, size_t n
 	return lines_parse_text("test.lines", text, strlen(text), f, err, n);
 }
 
-static void roundtrip(void)
+TEST(roundtrip)
 {
 	struct lines_model *m = model(1024, 16, false, false);
 	char *buf = NULL, err[256];
@@ -530,15 +530,62 @@ static void roundtrip(void)
 	lines_file_free(&lf);
 }
 
-int main(void)
+/* The window rows' guest instructions (the plugin's counts): the total,
+ * per vCPU where given, "-" where nobody counted; windows past the 64th
+ * add up in the last row; read back by the parser, by column name. */
+TEST(window_insns)
 {
-	interleavings();
-	detail();
-	splits();
-	full();
-	windows();
-	each_window();
-	threads();
-	roundtrip();
-	return tap_done();
+	for (int each = 0; each < 2; each++) {
+		FILE *es = each ? tmpfile() : NULL;
+		struct lines_config c = { .lines = 1024, .ext_lines = 4, .vcpus = 4, .each = es };
+		char err[256], *buf = NULL;
+		size_t len = 0;
+		struct lines_model *m = lines_model_new(&c, err, sizeof(err));
+		const uint64_t per[4] = { 10, 20, 30, 40 };
+		struct lines_file lf;
+		FILE *f;
+
+		if (!ok(m, "a model (%s)", each ? "each" : "sum"))
+			return;
+		ok(lines_model_window_index(m) == -1, "no window open: index -1");
+		lines_model_window(m, 0, true);
+		ok(lines_model_window_index(m) == 0, "the first window: index 0");
+		lines_model_window_insns(m, 1000, NULL, 4);
+		lines_model_window(m, 0, false);
+		lines_model_window(m, 0, true);
+		ok(lines_model_window_index(m) == 1, "the second: index 1");
+		lines_model_window_insns(m, 100, per, 4);
+		lines_model_window(m, 0, false);
+		lines_model_window(m, 0, true);	/* nobody counts this one */
+		lines_model_window(m, 0, false);
+		f = open_memstream(&buf, &len);
+		lines_write_begin(f);
+		lines_model_write(m, f, 10, NULL);
+		fclose(f);
+		if (!ok(lines_parse_text("insns", buf, len, &lf, err, sizeof(err)) == 0 && lf.nwindows == 3,
+			"%s: three window rows read back", each ? "each" : "sum")) {
+			tap_diag("%s", err);
+			free(buf);
+			lines_model_free(m);
+			continue;
+		}
+		ok(lf.windows[0].insns_counted && lf.windows[0].insns == 1000 && !lf.windows[0].insns_per_vcpu,
+		   "window 0: 1000 instructions, the total only");
+		ok(lf.windows[1].insns_counted && lf.windows[1].insns == 100 && lf.windows[1].insns_per_vcpu &&
+			   lf.windows[1].insns_vcpu[0] == 10 && lf.windows[1].insns_vcpu[3] == 40,
+		   "window 1: 100, and 10,20,30,40 per vCPU");
+		ok(!lf.windows[2].insns_counted, "window 2: not counted ('-'), never a 0");
+		ok(strstr(buf, "\tinsns\tinsns_vcpu\n") && strstr(buf, "\t100\t10,20,30,40\n") && strstr(buf, "\t-\t-\n"),
+		   "the file's columns: insns, insns_vcpu");
+		lines_file_free(&lf);
+		free(buf);
+		lines_model_free(m);
+		if (es)
+			fclose(es);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	return tap_main(argc, argv);
 }

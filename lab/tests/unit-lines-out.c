@@ -18,11 +18,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "c2c/lines_ksyms.h"
 #include "c2c/lines_out.h"
 #include "c2c/lines_parse.h"
 #include "perf/perfdata.h"
 #include "report/claim.h"
 #include "report/lines_fields.h"
+#include "util/metrics.h"
 #include "tests/tap.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -153,7 +155,7 @@ static int count_rec(struct perf_file *pf, const struct perf_event_header *ev, u
 	return 0;
 }
 
-static void split_510(void)
+TEST(split_510)
 {
 	char *d = fixture("charge-5.10", "5.10.262"), err[1024], *p;
 	struct lines_fields lf;
@@ -236,7 +238,7 @@ static void split_510(void)
 	free(d);
 }
 
-static void split_61(void)
+TEST(split_61)
 {
 	char *d = fixture("charge-6.1", "6.1.192"), err[1024], *p = xasprintf("%s/lines/fields.tsv", d);
 	struct lines_fields lf;
@@ -277,7 +279,7 @@ static void split_61(void)
  * guest.txt does not say.  The page_counter claims count the row whichever
  * name it has; lines/c2c/objects.tsv carries the version for c2c report.
  */
-static void guest_cgroup(void)
+TEST(guest_cgroup)
 {
 	static const struct {
 		const char *line, *field, *cell;
@@ -383,7 +385,7 @@ static void write_btf_without_memcg(const char *path)
 }
 
 /* The harness's own counters, in a run that follows user space (scope=user). */
-static void harness_slots(void)
+TEST(harness_slots)
 {
 	char *d = fixture("charge-6.1-user", "6.1.192"), err[1024], *p = xasprintf("%s/lines/fields.tsv", d);
 	struct lines_fields lf;
@@ -404,7 +406,7 @@ static void harness_slots(void)
 	free(d);
 }
 
-static void refusals(void)
+TEST(refusals)
 {
 	char *d, err[1024], *p;
 
@@ -465,7 +467,7 @@ static void refusals(void)
 
 /* ops.tsv from window-ops.tsv: the operations the lab counted per window,
  * added up per label and over all windows; what the claims divide by. */
-static void window_ops(void)
+TEST(window_ops)
 {
 	char *d, err[1024], *p, *q, unit[32], why[512];
 	double ops = 0;
@@ -515,18 +517,129 @@ static void window_ops(void)
 	free(d);
 }
 
-int main(void)
+/* A file's text with one line replaced (the fixture's window row). */
+static void replace_line(const char *path, const char *prefix, const char *line)
 {
+	char *t = read_text(path, NULL), *at = t ? strstr(t, prefix) : NULL, *out;
+
+	if (!at) {
+		printf("Bail out! %s: no line %s\n", path, prefix);
+		exit(1);
+	}
+	out = xasprintf("%.*s%s%s", (int)(at - t), t, line, strchr(at, '\n'));
+	put_file(path, out);
+	free(out);
+	free(t);
+}
+
+/* The guest instructions per operation: ops.tsv's insns columns, insns.tsv
+ * per window, and <driver>.<mode>.insns_per_op in the guest run's metrics
+ * at the window's step (once, however often c2c lines runs); a window the
+ * plugin did not count has "-", never a 0. */
+TEST(insns_per_op)
+{
+	char *d = fixture("charge-5.10", "5.10.262"), err[1024], *p, *t;
+	const char *lt;
+
+	p = xasprintf("%s/lines/lines.tsv", d);
+	replace_line(p, "#fields\twindow\t", "#fields\twindow\tindex\twindows\topen\taccesses\tload_hitm\t"
+		     "store_hitm\tstore_inval\tfalse\ttrue\tinsns\tinsns_vcpu");
+	replace_line(p, "window\t0\t", "window\t0\t1\t0\t9243097\t1711\t52\t1696\t803\t2656\t123456789\t-");
+	replace_line(p, "# status\t", "# insns_counted\ttotal\n# status\tok");
+	free(p);
+	p = xasprintf("%s/lines/window-ops.tsv", d);
+	put_file(p, "window\tops\tunit\n0\t5000\tfaults\n");
+	free(p);
+	p = xasprintf("%s/results/run1/data", d);
+	mkdir_p(p, 0755);
+	free(p);
+	p = xasprintf("%s/results/run1/" METRICS_FILE, d);
+	put_file(p, METRICS_HEADER "tasks=4\t0\tcharge.anon.total\t25000\tops/s\thigher\n"
+		    "-\t0\truntime.charge_batch\t64\tpages\t-\n");
+	ok(convert(d, err, sizeof(err)) == 0, "a window with its instructions converts (%s)", err);
+	ok(convert(d, err, sizeof(err)) == 0, "and converts again (%s)", err);
+	free(p);
+	p = xasprintf("%s/lines/ops.tsv", d);
+	t = read_text(p, NULL);
+	ok(t && strstr(t, "windows\tcounted\tops\tunit\tinsns_windows\tinsns\tinsns_per_op\n1\t1\t5000\tfaults\t1\t"
+			  "123456789\t24691.4\n"), "ops.tsv: 123456789 instructions over 5000 faults, 24691.4 a fault");
+	free(t);
+	free(p);
+	p = xasprintf("%s/lines/tasks=4/insns.tsv", d);
+	t = read_text(p, NULL);
+	ok(t && strstr(t, "# guest instructions: exact (single-threaded TCG); a proxy for time that leaves out cache "
+			  "misses\n") && strstr(t, "\n0\ttasks=4\t0\t5000\tfaults\t123456789\t24691.4\t-\n"),
+	   "tasks=4/insns.tsv: the window's row, the count's words");
+	free(t);
+	free(p);
+	p = xasprintf("%s/results/run1/" METRICS_FILE, d);
+	t = read_text(p, NULL);
+	lt = t ? strstr(t, "tasks=4\t0\tcharge.anon.insns_per_op\t24691.35") : NULL;
+	ok(lt && strstr(lt, "\tinsns/op\tlower\n") && !strstr(strchr(lt, '\n'), "insns_per_op"),
+	   "the run's metrics: charge.anon.insns_per_op at tasks=4, once after two conversions");
+	free(t);
+	free(p);
+	/* Not counted: "-", and no metric. */
+	p = xasprintf("%s/lines/lines.tsv", d);
+	replace_line(p, "window\t0\t", "window\t0\t1\t0\t9243097\t1711\t52\t1696\t803\t2656\t-\t-");
+	free(p);
+	p = xasprintf("%s/results/run1/" METRICS_FILE, d);
+	put_file(p, METRICS_HEADER "tasks=4\t0\tcharge.anon.total\t25000\tops/s\thigher\n");
+	ok(convert(d, err, sizeof(err)) == 0, "a window without instructions converts (%s)", err);
+	t = read_text(p, NULL);
+	ok(t && !strstr(t, "insns_per_op"), "no insns_per_op metric where none was counted");
+	free(t);
+	free(p);
+	p = xasprintf("%s/lines/ops.tsv", d);
+	t = read_text(p, NULL);
+	ok(t && strstr(t, "\n1\t1\t5000\tfaults\t0\t-\t-\n"), "ops.tsv: insns '-', never 0");
+	free(t);
+	free(p);
+	free(d);
+}
+
+/* A guest that sent its code symbols delta-encoded (c2c/lines_ksyms.h):
+ * lines/kallsyms is decoded from them, the code symbols exactly. */
+TEST(ksyms_delta)
+{
+	char *d = fixture("charge-6.1", "6.1.192"), err[1024], line[512], *want = NULL, *got;
+	char *k = xasprintf("%s/lines/kallsyms", d), *kd = xasprintf("%s/lines/kallsyms.delta", d);
+	FILE *in = fopen(k, "r"), *out = fopen(kd, "w"), *w;
+	size_t wlen = 0;
+	uint64_t prev = 0;
+
+	w = open_memstream(&want, &wlen);
+	fputs(LINES_KSYMS_DELTA_HEADER, out);
+	while (fgets(line, sizeof(line), in))
+		if (lines_ksyms_encode_line(line, &prev, out))
+			fputs(line, w);
+	fclose(in);
+	fclose(out);
+	fclose(w);
+	unlink(k);
+	ok(convert(d, err, sizeof(err)) == 0, "a guest's kallsyms.delta converts (%s)", err);
+	got = read_text(k, NULL);
+	ok(got && !strcmp(got, want), "lines/kallsyms decoded from it: its code symbols exactly");
+	free(got);
+	put_file(kd, "no header\n");
+	unlink(k);
+	ok(convert(d, err, sizeof(err)) < 0 && strstr(err, "kallsyms.delta:1: not a memcg-lab kallsyms-delta 1 file"),
+	   "a broken one: %s", err);
+	free(want);
+	free(k);
+	free(kd);
+	free(d);
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
 	if (!mkdtemp(tmp)) {
 		printf("Bail out! mkdtemp: %s\n", strerror(errno));
 		return 1;
 	}
-	split_510();
-	split_61();
-	guest_cgroup();
-	harness_slots();
-	refusals();
-	window_ops();
+	rc = tap_main(argc, argv);
 	tap_rm_rf(tmp);
-	return tap_done();
+	return rc;
 }

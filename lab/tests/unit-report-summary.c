@@ -152,7 +152,7 @@ static const struct {
 	  "v1 without a tcp limit: socket memory not charged" },
 };
 
-static void test_sockets(void)
+TEST(sockets)
 {
 	char *dir, *text, *top, *ft, buf[256];
 
@@ -193,7 +193,7 @@ static void test_sockets(void)
 	}
 }
 
-static void test_guest(void)
+TEST(guest)
 {
 	char *dir, *text, *ft, *path, buf[256];
 
@@ -269,7 +269,7 @@ static char *stock_metrics(int reps, int cliff_last_rep)
 	return s;
 }
 
-static void test_default_run(void)
+TEST(default_run)
 {
 	char *dir, *text, *raw, *stock = stock_metrics(2, 7), *metrics, *report = NULL;
 	size_t len;
@@ -356,7 +356,7 @@ static void test_default_run(void)
 
 /* A charge --mode stock run alone: no probe in meta.json, the driver's own
  * slot count; holders that dip below K and recover. */
-static void test_stock_alone(void)
+TEST(stock_alone)
 {
 	static const int held[] = { 1, 2, 3, 4, 5, 5, 7, 7 };
 	char *metrics = xstrdup(""), *t, *dir, *text;
@@ -378,7 +378,7 @@ static void test_stock_alone(void)
 	free(metrics);
 }
 
-static void test_cut_and_missing(void)
+TEST(cut_and_missing)
 {
 	char *meta = xstrdup("{\"name\":\"x\",\"status\":\"complete\",\"vm\":{\"accel\":\"tcg\"},\"skipped\":["), *t;
 	char *dir, *text, buf[256];
@@ -420,16 +420,14 @@ static void test_cut_and_missing(void)
 	free(meta);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int rc;
+
 	if (!mkdtemp(base))
 		tap_skip_all("cannot create a temporary directory");
-	test_sockets();
-	test_guest();
-	test_default_run();
-	test_stock_alone();
-	test_cut_and_missing();
+	rc = tap_main(argc, argv);
 	if (tap_rm_rf(base))
 		tap_diag("rm -rf %s failed", base);
-	return tap_done();
+	return rc;
 }

@@ -136,7 +136,7 @@ static void holders(char *buf, size_t n, int rep, int kmax, int cliff)
 			 k <= cliff ? k : cliff);
 }
 
-static void old_runs(void)
+TEST(old_runs)
 {
 	struct verdicts vs;
 	char *d;
@@ -165,7 +165,7 @@ static void old_runs(void)
 	free(d);
 }
 
-static void one_run(void)
+TEST(one_run)
 {
 	static char m[8192];
 	struct verdicts vs;
@@ -264,7 +264,7 @@ static void one_run(void)
 	free(d);
 }
 
-static void pairs(void)
+TEST(pairs)
 {
 	static char ma[8192], mb[8192];
 	struct verdicts vs;
@@ -368,7 +368,7 @@ static int copy_tree(const char *rel, const char *dir, const char *sub)
 	return r.status;
 }
 
-static void layouts(void)
+TEST(layouts)
 {
 	const char *claim = EXP "[claim layout]\npublished = p\nquantity = layout:mem_cgroup.size\nbase = 4032 B\n"
 			    "patched = 4416 B\nab = probe.features.cacheline_split: false -> true\n"
@@ -413,7 +413,7 @@ static char *row(const char *st, const char *f, int hl, int hs, int fa, int tr, 
 	return xasprintf("%s\t%s\t0\t8\t100\t10\t%d\t%d\t%d\t%d\t%s\n", st, f, hl, hs, fa, tr, other);
 }
 
-static void lines(void)
+TEST(lines)
 {
 	const char *claims = EXP
 		"[claim split]\npublished = p\nquantity = lines:page_counter.max+parent+high+low.false_hitm vs usage\n"
@@ -426,7 +426,7 @@ static void lines(void)
 	struct verdicts vs;
 	const struct verdict *v;
 	struct lines_fields lf;
-	char err[512];
+	char err[512] = "";
 	static char ma[4096], mb[4096];
 
 	/* 5.10-like: false sharing with usage on max and high, named either way. */
@@ -563,7 +563,7 @@ static void k_window(const char *dir, int k, double per_op)
 }
 
 /* Per operation the windows counted (ops.tsv), and the cliff as the largest rise. */
-static void lines_ops(void)
+TEST(lines_ops)
 {
 	const char *claims = EXP
 		"[claim per]\npublished = p\nquantity = lines:page_counter.usage.hitm / ops\nvalue = 2 hitm/op\n" TAIL
@@ -645,7 +645,7 @@ static void lines_ops(void)
 /* workload = charge.workload: what the run's driver did, beside the
  * verdict (the seed's module, or a stand-in and why); an -icount guest's
  * times are instruction counts, and its gate says so. */
-static void workloads(void)
+TEST(workloads)
 {
 	const char *claim = EXP "[claim w]\npublished = p\nquantity = metric:-:overhead\nvalue = 2.42 ratio\n"
 		"timing = yes\nworkload = charge.workload\n" TAIL
@@ -690,18 +690,14 @@ static void workloads(void)
 	free(ic);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int rc;
+
 	if (!mkdtemp(base))
 		tap_skip_all("cannot create a directory below /tmp");
-	old_runs();
-	one_run();
-	pairs();
-	layouts();
-	lines();
-	lines_ops();
-	workloads();
+	rc = tap_main(argc, argv);
 	if (tap_rm_rf(base))
 		tap_diag("could not remove %s", base);
-	return tap_done();
+	return rc;
 }

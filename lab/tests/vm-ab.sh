@@ -1,7 +1,7 @@
 #!/bin/sh
 # TAP: A/B across real kernels, the way a user makes one: each side in a
 # qemu guest of its own kernel, both results directories fed to `compare`
-# (README, "A/B across kernels", names these command lines):
+# (doc/memcg-lab-vm.txt, "A/B ACROSS KERNELS", names these command lines):
 #   - experiments/stock-slots.exp (K = 1..8 memcgs charging in turn on one
 #     CPU) on 6.12 against 6.16: the memcgs keeping a precharge, 1 at every
 #     K on 6.12 (one stock slot), up to min(K, 7) on 6.16 (NR_MEMCG_STOCK 7);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # TAP: the page_counter split seen as cacheline transfers, in real guests
 # under the lines plugin, end to end (lab/c2c/README, "From the plugin to
-# perf c2c"), as the README's A/B has a user run it:
+# perf c2c"), as doc/memcg-lab-vm.txt's A/B has a user run it:
 #     memcg-lab vm --lines --kernel 5.10|6.1 --cpus 4 -- run experiments/lines-charge.exp
 #     memcg-lab compare A B; memcg-lab plot A B
 # (four workers faulting into one memcg, a 2 s window of the runner's):

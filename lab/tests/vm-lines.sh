@@ -17,10 +17,13 @@
 # MTTCG runs the vCPUs in parallel only as far as the host's CPUs allow
 # (2 CPUs shared with other work here: 360 to 290,000 per case).  The
 # figures go out as diag.
+# Each window's guest instructions are counted (qemu 7.2: the total).
 # Then a program that opens no window, with the window opened around it
-# (--lines-window command), and an unknown plugin option: qemu's words and
-# the plugin's (the other refusals, a window that never opened among them:
-# vm-lines-errors.sh).
+# (--lines-window command); the access trace (trace=N) of the false case
+# alone, 0.3 s: every increment is in it, in turn, each field on its own
+# vCPU, exactly the line's counts; and a cap reached says full.  Then an
+# unknown plugin option: qemu's words and the plugin's (the other refusals,
+# a window that never opened among them: vm-lines-errors.sh).
 # The windows add up here (windows=sum): each case's lines are read by
 # their addresses.
 . "$(dirname "$0")/vm/lib.sh"
@@ -111,6 +114,12 @@ for accel in tcg mttcg; do
 	[ "$st" = $cnt ] && { [ "$ld" = $cnt ] || [ "$ld" = 0 ]; }
 	check $? "$accel true: the counter's line counts every atomic add: $st stores of $cnt, $ld loads"
 	echo "$accel true $cnt $lh $sh $si $fl $tr" >> "$tmp/figures"
+	# The guest instructions of each window: counted (qemu 7.2: the
+	# total, exact under single-threaded TCG, a lower bound under MTTCG).
+	ins=$(awk -F'\t' '$1 == "#fields" && $2 == "window" { for (i = 3; i <= NF; i++) c[$i] = i - 1; next }
+		$1 == "window" { if ($(c["insns"]) !~ /^[0-9]+$/ || $(c["insns"]) == 0) bad = 1; printf "%s ", $(c["insns"]) }
+		END { exit bad }' "$f")
+	check $? "$accel: every window's guest instructions counted, $(meta "$f" insns_counted): $ins"
 	diag "$accel: $(meta "$f" accesses) accesses in the windows, $(meta "$f" lines_used) lines, $(meta "$f" stale_accesses) stale interrupt-frame accesses dropped, guest run $(jget "$d/meta.json" vm.qemu_seconds) s"
 done
 diag "mode	case	increments	load_hitm	store_hitm	store_inval	false	true"
@@ -137,6 +146,50 @@ fl=$(lrow "$f" line "$a" false) tr=$(lrow "$f" line "$a" true) ws=$(lrow "$f" li
 [ "${fl:-0}" -ge "${LINES_FALSE_MIN_TCG:-50}" ] && [ $(( ${tr:-1} * 100 )) -le "${fl:-0}" ] &&
 	[ "${ws:-0}" -ge $((na + nb)) ]
 check $? "--lines-window command: the program's false sharing counted ($fl false, $tr true; $ws stores for $((na + nb)) increments)"
+# The access trace (trace=N, vm --trace): every access to the detail
+# lines, in the order the model saw them.  The false case, 0.3 s: each
+# thread's increments are a load and a store of its own field, on its own
+# vCPU, in turn; their records are exactly the line's counts.
+trace_run() {	# name cap seconds
+	MEMCG_LAB_RESULTS=$tmp/$1 $lab vm --kernel $k --cpus 4 --accel tcg --timeout 300 \
+		--lines-opts "scope=user,windows=sum,detail=$range,trace=$2" --add $truth \
+		--shell "/lab/$truth -s $3 false" >"$tmp/$1.out" 2>&1
+	rc=$?
+	d=$(one_dir "$tmp/$1")
+	f=$d/lines/lines.tsv
+	tb=$d/lines/trace.bin
+}
+trace_run trace 8000000 0.3
+[ $rc = 0 ] && [ -f "$tb" ] && [ "$(meta "$f" trace_status)" = complete ] &&
+	$lab c2c trace "$tb" | grep -q "^$tb: complete, $(meta "$f" trace_records) records of 24 bytes"
+check $? "trace: vm moved it to lines/trace.bin, complete, its header's records as the plugin counted (exit $rc)" ||
+	diag "$(tail -n 5 "$tmp/trace.out")"
+if [ -f "$tb" ]; then
+	truth_case "$d/output.txt" false
+	# Per field: the records, loads and stores alternating from a load, one vCPU.
+	read -r ra rb alt va vb <<-EOF
+	$($lab c2c trace --dump 100000000 "$tb" | awk -F'\t' -v a="$a" -v b="$b" '
+		NR > 2 && ($6 == a || $6 == b) {
+			k = $6 == a ? "a" : "b"; n[k]++
+			want = last[k] == "R" ? "W" : "R"
+			if ($4 != want) bad++
+			last[k] = $4; cpu[k] = cpu[k] == "" ? $3 : (cpu[k] == $3 ? cpu[k] : "mixed")
+		}
+		END { print n["a"] + 0, n["b"] + 0, bad + 0, cpu["a"], cpu["b"] }')
+	EOF
+	lines=$(( $(lrow "$f" line "$a" win_loads) + $(lrow "$f" line "$a" win_stores) ))
+	[ "$ra" = $((2 * na)) ] && [ "$rb" = $((2 * nb)) ] && [ $((ra + rb)) = "$lines" ]
+	check $? "trace: field a has 2 x $na records, b 2 x $nb: all $lines of the line's loads and stores"
+	[ "$alt" = 0 ] && [ "$va" != "$vb" ] && [ "$va" != mixed ] && [ "$vb" != mixed ]
+	check $? "trace: in order, each field's load then store on its own vCPU ($va, $vb), $alt out of turn"
+	diag "trace: $(meta "$f" trace_records) records in 0.3 s of two threads' increments ($(du -k "$tb" | cut -f1) KiB)"
+fi
+# A cap reached: the trace says full and how many it dropped, never cut silently.
+trace_run trace-full 1000 0.1
+[ $rc = 0 ] && [ "$(meta "$f" trace_status)" = full ] && [ "$(meta "$f" trace_records)" = 1000 ] &&
+	[ "$(meta "$f" trace_dropped)" -gt 0 ] && grep -q "trace.bin: the trace is full: its cap of 1000 records" "$tmp/trace-full.out" &&
+	$lab c2c trace "$tb" | grep -q "^$tb: full, 1000 records"
+check $? "trace: a full one says so (vm's output, c2c trace): 1000 records, $(meta "$f" trace_dropped) dropped (exit $rc)"
 
 # A plugin option qemu refuses to load with: its words and the plugin's.
 MEMCG_LAB_RESULTS=$tmp/bad $lab vm --kernel $k --lines-opts bogus=1 --shell true >"$tmp/bad.out" 2>&1

@@ -8,13 +8,22 @@
  *
  *   qemu-system-x86_64 ... -plugin build/lines-plugin.so,out=FILE[,OPTION=VALUE]...
  *
- * At translation time it instruments only the instructions in scope (the
- * guest kernel's, by default) with a memory callback, and gives the
- * window's magic NOPs (c2c/lines_window.h) an execution callback.  The
- * memory callback does nothing while the window is closed; inside it the
- * access's physical address comes from qemu's TLB and goes to the model.
- * At qemu's exit the model is written to FILE (FILE.tmp, then renamed: a
- * FILE that exists is whole).
+ * The window's magic NOPs (c2c/lines_window.h) get an execution callback
+ * wherever they are translated.  Outside the windows nothing else is
+ * instrumented; a prepare (or an opening) has qemu flush its translations
+ * (qemu_plugin_reset, whose callback registers ours again), and from then
+ * on (until a closing flushes them again: plugin API 4 on) the instructions in scope (the
+ * guest kernel's, by default) get a memory callback and every block an
+ * inline count of its instructions.  Inside the window the access's
+ * physical address comes from qemu's TLB and goes to the model, and, with
+ * trace=N, the accesses to the lines asked for in detail go to the trace
+ * (c2c/lines_trace.h).  mode=insns counts the instructions alone.  At
+ * qemu's exit the model is written to FILE (FILE.tmp, then renamed: a FILE
+ * that exists is whole) and the trace's header to FILE.trace.
+ *
+ * The API: QEMU_PLUGIN_VERSION 1 (qemu 7.2) is the floor; with 2 and later
+ * (qemu 9.0 on) the instructions are counted per vCPU in a scoreboard, and
+ * from 3 on the instruction bytes are copied out.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,6 +33,7 @@
 #include <unistd.h>
 #include <qemu-plugin.h>
 #include "c2c/lines_model.h"
+#include "c2c/lines_trace_write.h"
 #include "c2c/lines_window.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
@@ -58,11 +68,30 @@ struct announced {
 };
 struct range_set {
 	struct ranges rs;
+	struct ranges lines;		/* rs rounded out to whole lines: what the trace records */
 	struct range_set *prev;		/* freed at exit */
 };
 
+enum collect { COLLECT_LINES, COLLECT_INSNS };
+static const char *const collect_names[] = { "lines", "insns" };
+/* The window callbacks' user data. */
+enum { W_CLOSE, W_OPEN, W_PREPARE };
+
 static struct {
+	qemu_plugin_id_t id;
 	struct lines_model *m;
+	enum collect collect;
+	bool always;				/* window=always: instrumented from the start */
+	int instrument;				/* translations instrument (atomic) */
+	uint64_t flushes, unprepared;		/* translation flushes done; openings not prepared */
+	uint64_t insns_at_open;			/* the counter(s) when the window opened */
+	uint64_t vcpu_at_open[LINES_MAX_VCPUS];
+	struct ranges detail_lines;		/* detail= rounded out to lines (the trace) */
+	uint64_t trace_cap;			/* trace=N: records; 0 no trace */
+	char *trace_path;
+	struct lines_trace_writer tw;
+	bool trace;				/* tw open */
+	uint32_t window;			/* the open window's number (the trace's records) */
 	const char *out, *qemu, *mode_how;
 	enum scope scope;
 	struct ranges pc, addr, detail;
@@ -84,6 +113,51 @@ static struct {
 	uint64_t thread_violations;
 	uint64_t stale;				/* kernel accesses given to a user instruction */
 } P;
+
+/*
+ * The instructions the vCPUs run while instrumented: an inline add of each
+ * block's length when it starts (so a block left early, by a fault or an
+ * interrupt, counts its rest: at most its length, per such exit).  From
+ * API 2 (qemu 9.0) one counter per vCPU in a scoreboard; qemu 7.2 has one
+ * counter for all, exact under single-threaded TCG but racy under MTTCG
+ * (its add is not atomic: concurrent vCPUs lose some: a lower bound).
+ */
+#if QEMU_PLUGIN_VERSION >= 2
+static struct qemu_plugin_scoreboard *insns_sb;
+static qemu_plugin_u64 insns_entry;
+#define INSNS_PER_VCPU 1
+#else
+static uint64_t insns_counter;
+#define INSNS_PER_VCPU 0
+#endif
+
+/* The instructions so far, all vCPUs; per vCPU into per (P.vcpus) where
+ * the API counts them so. */
+static uint64_t insns_now(uint64_t *per)
+{
+#if INSNS_PER_VCPU
+	uint64_t t = 0;
+	unsigned n = (unsigned)qemu_plugin_num_vcpus();
+
+	for (unsigned v = 0; v < P.vcpus; v++) {
+		per[v] = v < n ? qemu_plugin_u64_get(insns_entry, v) : 0;
+		t += per[v];
+	}
+	return t;
+#else
+	(void)per;
+	return __atomic_load_n(&insns_counter, __ATOMIC_RELAXED);
+#endif
+}
+
+static void insns_count_tb(struct qemu_plugin_tb *tb, size_t n)
+{
+#if INSNS_PER_VCPU
+	qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64, insns_entry, n);
+#else
+	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &insns_counter, n);
+#endif
+}
 
 static bool in_ranges(const struct ranges *rs, uint64_t a)
 {
@@ -120,7 +194,8 @@ static void mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
 {
 	uint64_t pc = (uint64_t)(uintptr_t)udata;
 	struct qemu_plugin_hwaddr *hw;
-	unsigned flags = 0;
+	const struct range_set *a;
+	unsigned flags = 0, size;
 
 	if (!lines_model_counting(P.m))
 		return;
@@ -149,14 +224,9 @@ static void mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
 	}
 	if (P.addr.n && !in_ranges(&P.addr, vaddr))
 		return;
-	if (P.detail.n && in_ranges(&P.detail, vaddr))
+	a = __atomic_load_n(&P.active, __ATOMIC_ACQUIRE);
+	if ((P.detail.n && in_ranges(&P.detail, vaddr)) || (a && a->rs.n && in_ranges(&a->rs, vaddr)))
 		flags |= LINES_DETAIL;
-	else {
-		const struct range_set *a = __atomic_load_n(&P.active, __ATOMIC_ACQUIRE);
-
-		if (a && a->rs.n && in_ranges(&a->rs, vaddr))
-			flags |= LINES_DETAIL;
-	}
 	if (qemu_plugin_mem_is_store(info))
 		flags |= LINES_STORE;
 	hw = qemu_plugin_get_hwaddr(info, vaddr);
@@ -168,30 +238,110 @@ static void mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
 		lines_model_skip(P.m, vcpu, LINES_SKIP_IO);
 		return;
 	}
-	lines_model_access(P.m, vcpu, pc, vaddr, qemu_plugin_hwaddr_phys_addr(hw),
-			   1u << qemu_plugin_mem_size_shift(info), flags);
+	size = 1u << qemu_plugin_mem_size_shift(info);
+	/* The trace: every access to a line of a detail range, whole lines
+	 * (the neighbours of an object on its lines too), in the model's order. */
+	if (P.trace && ((P.detail_lines.n && in_ranges(&P.detail_lines, vaddr)) ||
+			(a && a->lines.n && in_ranges(&a->lines, vaddr))))
+		lines_trace_put(&P.tw, __atomic_load_n(&P.window, __ATOMIC_RELAXED), vcpu, pc, vaddr, size,
+				flags & LINES_STORE);
+	lines_model_access(P.m, vcpu, pc, vaddr, qemu_plugin_hwaddr_phys_addr(hw), size, flags);
 }
 
 static int range_cmp(const void *a, const void *b);
 static void ranges_finish(struct ranges *rs);
+static void ranges_to_lines(const struct ranges *rs, struct ranges *lines);
+static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
+static void plugin_exit(qemu_plugin_id_t id, void *p);
 
-/* At an opening the ranges announced since the last one become the window's. */
+/* After a flush (all vCPUs stopped): qemu_plugin_reset took every callback. */
+static void reinstalled(qemu_plugin_id_t id)
+{
+	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+	qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
+	P.flushes++;
+}
+
+/*
+ * Back to uninstrumented code at a closing only from plugin API 4 (qemu
+ * 9.2): qemu 7.2 leaves a vCPU's memory callbacks armed after a fault or
+ * an interrupt (see mem_cb), and a flush frees what they point to, so that
+ * the next access qemu makes for the vCPU (an interrupt frame's push)
+ * reads freed memory and aborts (seen here); later qemus clear them when a
+ * block ends, and qemu_plugin_reset itself was fixed in 9.1.2 and 9.2
+ * ("plugins: fix qemu_plugin_reset").  Untested here (this host runs 7.2).
+ * Before API 4 the first prepare is the only flush (nothing was armed
+ * before it): the boot and all before the first window run uninstrumented,
+ * the rest instrumented as before.
+ */
+#if QEMU_PLUGIN_VERSION >= 4
+#define UNINSTRUMENT 1
+#else
+#define UNINSTRUMENT 0
+#endif
+
+/*
+ * Instrument from now on (or no longer): the blocks qemu translates from
+ * here follow the new state, and a flush of every translation (when this
+ * vCPU leaves its block: qemu_plugin_reset) has none of the old ones run
+ * again.  A flush already on its way does it (qemu ignores a second
+ * request): the translations after it read the state of then.
+ */
+static void instrument(bool on)
+{
+	if (P.always || __atomic_load_n(&P.instrument, __ATOMIC_RELAXED) == on || (!on && !UNINSTRUMENT))
+		return;
+	__atomic_store_n(&P.instrument, on, __ATOMIC_RELEASE);
+	qemu_plugin_reset(P.id, reinstalled);
+}
+
+/* At an opening the ranges announced since the last one become the
+ * window's, the instructions are counted from here; at a closing the
+ * window's instructions go to its row. */
 static void window_cb(unsigned int vcpu, void *udata)
 {
-	if (udata && !lines_model_counting(P.m)) {
+	uintptr_t what = (uintptr_t)udata;
+	uint64_t per[LINES_MAX_VCPUS] = { 0 };
+
+	if (what == W_PREPARE) {
+		instrument(true);
+		return;
+	}
+	if (what == W_OPEN && !lines_model_counting(P.m)) {
 		struct range_set *set = calloc(1, sizeof(*set));
 
+		/* An opening nobody prepared: the other vCPUs run their old,
+		 * uninstrumented blocks until the flush (counted, and said). */
+		if (!P.always && !__atomic_load_n(&P.instrument, __ATOMIC_RELAXED)) {
+			__atomic_fetch_add(&P.unprepared, 1, __ATOMIC_RELAXED);
+			instrument(true);
+		}
 		pthread_mutex_lock(&P.ann_mu);
 		if (set) {
 			set->rs = P.pending;
 			ranges_finish(&set->rs);
+			ranges_to_lines(&set->rs, &set->lines);
 			set->prev = P.active;
 			__atomic_store_n(&P.active, set, __ATOMIC_RELEASE);
 			memset(&P.pending, 0, sizeof(P.pending));
 		}
 		pthread_mutex_unlock(&P.ann_mu);
+		P.insns_at_open = insns_now(per);
+		memcpy(P.vcpu_at_open, per, sizeof(per));
+		lines_model_window(P.m, vcpu, true);
+		__atomic_store_n(&P.window, (uint32_t)lines_model_window_index(P.m), __ATOMIC_RELAXED);
+		return;
 	}
-	lines_model_window(P.m, vcpu, udata != NULL);
+	if (what == W_CLOSE && lines_model_counting(P.m)) {
+		uint64_t t = insns_now(per);
+
+		for (unsigned v = 0; v < P.vcpus; v++)
+			per[v] -= P.vcpu_at_open[v];
+		lines_model_window_insns(P.m, t - P.insns_at_open, INSNS_PER_VCPU ? per : NULL, P.vcpus);
+	}
+	lines_model_window(P.m, vcpu, what == W_OPEN);
+	if (what == W_CLOSE && !lines_model_counting(P.m))
+		instrument(false);
 }
 
 /* A detail announcement ran: its range waits for the next opening. */
@@ -232,17 +382,20 @@ static int64_t nop_disp(struct qemu_plugin_insn *insn)
 	return (uint32_t)b[3] | (uint32_t)b[4] << 8 | (uint32_t)b[5] << 16 | (uint32_t)b[6] << 24;
 }
 
-/* 1 open, 0 close, 2 a detail announcement, -1 none of them. */
+/* W_OPEN, W_CLOSE, W_PREPARE, W_ANNOUNCE (a detail announcement), or -1. */
+#define W_ANNOUNCE 3
 static int window_insn(struct qemu_plugin_insn *insn)
 {
 	int64_t disp = nop_disp(insn);
 
 	if (disp == LINES_WINDOW_OPEN_DISP)
-		return 1;
+		return W_OPEN;
 	if (disp == LINES_WINDOW_CLOSE_DISP)
-		return 0;
+		return W_CLOSE;
+	if (disp == LINES_WINDOW_PREPARE_DISP)
+		return W_PREPARE;
 	if (disp == LINES_DETAIL_DISP)
-		return 2;
+		return W_ANNOUNCE;
 	return -1;
 }
 
@@ -282,6 +435,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	uint64_t added = 0;
+	bool on = P.always || __atomic_load_n(&P.instrument, __ATOMIC_ACQUIRE);
 
 	(void)id;
 	for (size_t i = 0; i < n; i++) {
@@ -289,23 +443,25 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		uint64_t pc = qemu_plugin_insn_vaddr(insn);
 		int w = window_insn(insn);
 
-		if (w == 2) {
+		if (w == W_ANNOUNCE) {
 			i += announcement(tb, i, n, insn) - 1;
 			continue;
 		}
 		if (w >= 0) {
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, window_cb, QEMU_PLUGIN_CB_NO_REGS,
-							       w ? (void *)1 : NULL);
+							       (void *)(uintptr_t)w);
 			__atomic_fetch_add(&P.windows_insns, 1, __ATOMIC_RELAXED);
 			continue;
 		}
-		if (!pc_in_scope(pc))
+		if (!on || P.collect != COLLECT_LINES || !pc_in_scope(pc))
 			continue;
 		/* The PC rides in the callback's user data: nothing allocated. */
 		qemu_plugin_register_vcpu_mem_cb(insn, mem_cb, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
 						 (void *)(uintptr_t)pc);
 		added++;
 	}
+	if (on && n)
+		insns_count_tb(tb, n);
 	if (added)
 		__atomic_fetch_add(&P.insns, added, __ATOMIC_RELAXED);
 }
@@ -331,7 +487,7 @@ static unsigned long long status_kb(const char *key)
 
 static void plugin_exit(qemu_plugin_id_t id, void *p)
 {
-	char *tmp, problem[96] = "";
+	char *tmp, problem[96] = "", terr[256];
 	uint64_t violations = __atomic_load_n(&P.thread_violations, __ATOMIC_RELAXED);
 	struct lines_totals t;
 	FILE *f;
@@ -354,6 +510,16 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 	if (violations)
 		snprintf(problem, sizeof(problem), "not-single-threaded(%llu accesses from a second thread)",
 			 (unsigned long long)violations);
+	/* A window still open: its instructions so far. */
+	if (lines_model_counting(P.m)) {
+		uint64_t per[LINES_MAX_VCPUS] = { 0 }, t = insns_now(per);
+
+		for (unsigned v = 0; v < P.vcpus; v++)
+			per[v] -= P.vcpu_at_open[v];
+		lines_model_window_insns(P.m, t - P.insns_at_open, INSNS_PER_VCPU ? per : NULL, P.vcpus);
+	}
+	if (P.trace && lines_trace_writer_finish(&P.tw, terr, sizeof(terr)) < 0)
+		fprintf(stderr, PLUGIN_NAME ": %s: %s\n", P.trace_path, terr);
 	lines_write_begin(f);
 	lines_write_meta(f, "plugin", PLUGIN_NAME " %d", PLUGIN_VERSION);
 	lines_write_meta(f, "qemu", "%s", P.qemu);
@@ -375,6 +541,29 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 	lines_write_meta(f, "thread_violations", "%llu", (unsigned long long)violations);
 	lines_write_meta(f, "qemu_vmhwm_kb", "%llu", status_kb("VmHWM"));
 	lines_write_meta(f, "stale_accesses", "%llu", (unsigned long long)__atomic_load_n(&P.stale, __ATOMIC_RELAXED));
+	lines_write_meta(f, "collect", "%s", collect_names[P.collect]);
+	lines_write_meta(f, "instrumented", "%s", P.always ? "always" : UNINSTRUMENT ?
+			 "in the windows (translations flushed at each prepare and closing)" :
+			 "from the first window's prepare on (qemu 7.2: one flush)");
+	lines_write_meta(f, "translation_flushes", "%llu", (unsigned long long)P.flushes);
+	lines_write_meta(f, "opens_unprepared", "%llu", (unsigned long long)__atomic_load_n(&P.unprepared,
+			 __ATOMIC_RELAXED));
+	lines_write_meta(f, "insns_counted", "%s", INSNS_PER_VCPU ? "per-vcpu" : P.mttcg ? "total-racy" : "total");
+	lines_write_meta(f, "insns_how", "%s", INSNS_PER_VCPU ?
+			 "each translation block's length added when it starts, per vCPU (a scoreboard: plugin API 2 on)" :
+			 P.mttcg ? "each translation block's length added when it starts, one counter for all vCPUs "
+			 "(plugin API 1, qemu 7.2): under MTTCG the vCPUs' adds race and lose some (a lower bound)" :
+			 "each translation block's length added when it starts, one counter for all vCPUs (plugin "
+			 "API 1, qemu 7.2; exact under single-threaded TCG)");
+	if (P.trace_cap) {
+		uint64_t rec = lines_trace_writer_records(&P.tw), drop = lines_trace_writer_dropped(&P.tw);
+
+		lines_write_meta(f, "trace_file", "%s", P.trace_path);
+		lines_write_meta(f, "trace_cap", "%llu", (unsigned long long)P.trace_cap);
+		lines_write_meta(f, "trace_records", "%llu", (unsigned long long)rec);
+		lines_write_meta(f, "trace_dropped", "%llu", (unsigned long long)drop);
+		lines_write_meta(f, "trace_status", "%s", !P.trace ? "not-written" : drop ? "full" : "complete");
+	}
 	pthread_mutex_lock(&P.ann_mu);
 	lines_write_meta(f, "detail_announced", "%llu", (unsigned long long)P.announced);
 	lines_write_meta(f, "detail_announce_dropped", "%llu",
@@ -439,6 +628,19 @@ static void ranges_finish(struct ranges *rs)
 		}
 	}
 	rs->n = n + 1;
+}
+
+/* rs (finished) rounded out to whole 64-byte lines, merged. */
+static void ranges_to_lines(const struct ranges *rs, struct ranges *lines)
+{
+	memset(lines, 0, sizeof(*lines));
+	if (!rs->n || !(lines->r = malloc(rs->n * sizeof(*lines->r))))
+		return;
+	for (size_t i = 0; i < rs->n; i++)
+		lines->r[i] = (struct range){ rs->r[i].lo & ~63ULL,
+					      rs->r[i].hi > UINT64_MAX - 63 ? UINT64_MAX : (rs->r[i].hi + 63) & ~63ULL };
+	lines->n = rs->n;
+	ranges_finish(lines);
 }
 
 static int range_add(struct ranges *rs, uint64_t lo, uint64_t hi)
@@ -612,11 +814,20 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 				return -1;
 			}
 			mttcg = val;
+		} else if (!strcmp(name, "mode")) {
+			if (strcmp(val, "lines") && strcmp(val, "insns")) {
+				fprintf(stderr, PLUGIN_NAME ": mode=%s: not lines or insns\n", val);
+				return -1;
+			}
+			P.collect = strcmp(val, "insns") ? COLLECT_LINES : COLLECT_INSNS;
+		} else if (!strcmp(name, "trace")) {
+			if (opt_u64(name, val, 1, 1ULL << 32, &P.trace_cap))
+				return -1;
 		} else if (!strcmp(name, "qemu")) {
 			P.qemu = val;
 		} else {
 			fprintf(stderr, PLUGIN_NAME ": unknown option '%s' (out, lines, ext, top, scope, pc, pcfile, "
-				"addr, detail, detailfile, window, windows, mttcg, qemu: see lab/c2c/README)\n", name);
+				"addr, detail, detailfile, window, windows, mode, trace, mttcg, qemu: see lab/c2c/README)\n", name);
 			return -1;
 		}
 	}
@@ -631,6 +842,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	ranges_finish(&P.pc);
 	ranges_finish(&P.addr);
 	ranges_finish(&P.detail);
+	ranges_to_lines(&P.detail, &P.detail_lines);
+	P.id = id;
+	P.always = !strcmp(window, "always");
+	if (P.trace_cap && P.collect != COLLECT_LINES) {
+		fprintf(stderr, PLUGIN_NAME ": trace=%llu: the trace needs mode=lines (mode=insns follows no access)\n",
+			(unsigned long long)P.trace_cap);
+		return -1;
+	}
 	P.top = (unsigned)top;
 	P.target = info->target_name;
 	P.api_min = info->version.min;
@@ -664,10 +883,27 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		c.each = P.each_stream;
 		c.each_top = (unsigned)top;
 	}
+	/* Counting instructions alone: no line is followed (the smallest table). */
+	if (P.collect == COLLECT_INSNS) {
+		c.lines = 64;
+		c.ext_lines = 0;
+	}
 	P.m = lines_model_new(&c, err, sizeof(err));
 	if (!P.m) {
 		fprintf(stderr, PLUGIN_NAME ": %s\n", err);
 		return -1;
+	}
+#if INSNS_PER_VCPU
+	insns_sb = qemu_plugin_scoreboard_new(sizeof(uint64_t));
+	insns_entry = qemu_plugin_scoreboard_u64(insns_sb);
+#endif
+	if (P.trace_cap) {
+		if (asprintf(&P.trace_path, "%s.trace", P.out) < 0 ||
+		    lines_trace_writer_open(&P.tw, P.trace_path, P.trace_cap, P.vcpus, P.mttcg, err, sizeof(err)) < 0) {
+			fprintf(stderr, PLUGIN_NAME ": trace: %s\n", err);
+			return -1;
+		}
+		P.trace = true;
 	}
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);

@@ -213,6 +213,75 @@ void charge_report_metrics(FILE *mf, const struct charge_plan *pl, const char *s
 	}
 }
 
+/* ---- meta.json's "charge": the common entries, then the mode's own ---- */
+
+static void config_anon(json_object *j, const struct charge_plan *pl)
+{
+	const struct charge_config *o = &pl->cfg;
+
+	json_object_object_add(j, "size_bytes", json_object_new_int64(o->size));
+	json_object_object_add(j, "fault", json_object_new_string(o->populate ? "MADV_POPULATE_WRITE" :
+								     "user-mode touch"));
+}
+
+static void config_file(json_object *j, const struct charge_plan *pl)
+{
+	const struct charge_config *o = &pl->cfg;
+
+	json_object_object_add(j, "size_bytes", json_object_new_int64(o->size));
+	json_object_object_add(j, "tmpfs", json_object_new_string(o->tmpfs));
+}
+
+/* The workload (the seed's module or the stand-in), then the module's
+ * build and cache, or the stand-in's objects and slab cache. */
+static void config_kmem(json_object *j, const struct charge_plan *pl)
+{
+	const struct charge_config *o = &pl->cfg;
+	char w[1024];
+
+	charge_report_workload(w, sizeof(w), pl);
+	json_object_object_add(j, "workload", json_object_new_string(w));
+	if (pl->kmod) {
+		json_object *m = json_object_new_object();
+
+		json_object_object_add(m, "path", json_object_new_string(pl->kmod_path));
+		json_object_object_add(m, "built", json_object_new_string(pl->kmod_built));
+		json_object_object_add(m, "object_bytes", json_object_new_int64(o->object_size));
+		json_object_object_add(m, "cache", json_object_new_string(o->unaccounted ? "unaccounted" :
+									    "accounted"));
+		json_object_object_add(m, "batch", json_object_new_int64(o->batch));
+		json_object_object_add(j, "module", m);
+	} else {
+		json_object_object_add(j, "objects", json_object_new_int((int)o->objects));
+		json_object_object_add(j, "slab_cache", json_object_new_string(KMEM_SLAB_CACHE));
+	}
+}
+
+/* The message size, the tcp limit, and which counter the socket memory is
+ * charged to. */
+static void config_sock(json_object *j, const struct charge_plan *pl)
+{
+	const struct charge_config *o = &pl->cfg;
+
+	json_object_object_add(j, "msg_bytes", json_object_new_int64(o->msg));
+	json_object_object_add(j, "tcp_limit_bytes", json_object_new_int64(o->tcp_limit));
+	json_object_object_add(j, "socket_counter", json_object_new_string(
+		!pl->use_cg ? "none (root memcg)" : pl->env.memory_v2 ? "memory (v2, per-CPU stock)" :
+		o->tcp_limit >= 0 ? "memory.kmem.tcp (v1, tcp limit set)" : "none (v1 without a tcp limit)"));
+}
+
+/* Each mode's entries after the common ones; stock and objstock have none
+ * (their sweep's figures are charge.stock, charge.objstock). */
+static const struct {
+	const char *mode;
+	void (*config)(json_object *j, const struct charge_plan *pl);
+} mode_config[] = {
+	{ "anon", config_anon },
+	{ "file", config_file },
+	{ "kmem", config_kmem },
+	{ "sock", config_sock },
+};
+
 json_object *charge_report_config(const struct charge_plan *pl, const struct placement *p)
 {
 	const struct charge_config *o = &pl->cfg;
@@ -240,40 +309,9 @@ json_object *charge_report_config(const struct charge_plan *pl, const struct pla
 	json_object_object_add(j, "duration_s", json_object_new_int(o->duration));
 	json_object_object_add(j, "warmup_s", json_object_new_int(o->warmup));
 	json_object_object_add(j, "on_death", json_object_new_string(o->stop_on_death ? "stop" : "continue"));
-	if (!strcmp(o->mode, "anon") || !strcmp(o->mode, "file"))
-		json_object_object_add(j, "size_bytes", json_object_new_int64(o->size));
-	if (!strcmp(o->mode, "anon"))
-		json_object_object_add(j, "fault", json_object_new_string(o->populate ? "MADV_POPULATE_WRITE" :
-									     "user-mode touch"));
-	if (!strcmp(o->mode, "kmem")) {
-		char w[1024];
-
-		charge_report_workload(w, sizeof(w), pl);
-		json_object_object_add(j, "workload", json_object_new_string(w));
-		if (pl->kmod) {
-			json_object *m = json_object_new_object();
-
-			json_object_object_add(m, "path", json_object_new_string(pl->kmod_path));
-			json_object_object_add(m, "built", json_object_new_string(pl->kmod_built));
-			json_object_object_add(m, "object_bytes", json_object_new_int64(o->object_size));
-			json_object_object_add(m, "cache", json_object_new_string(o->unaccounted ? "unaccounted" :
-										    "accounted"));
-			json_object_object_add(m, "batch", json_object_new_int64(o->batch));
-			json_object_object_add(j, "module", m);
-		} else {
-			json_object_object_add(j, "objects", json_object_new_int((int)o->objects));
-			json_object_object_add(j, "slab_cache", json_object_new_string(KMEM_SLAB_CACHE));
-		}
-	}
-	if (!strcmp(o->mode, "sock")) {
-		json_object_object_add(j, "msg_bytes", json_object_new_int64(o->msg));
-		json_object_object_add(j, "tcp_limit_bytes", json_object_new_int64(o->tcp_limit));
-		json_object_object_add(j, "socket_counter", json_object_new_string(
-			!pl->use_cg ? "none (root memcg)" : pl->env.memory_v2 ? "memory (v2, per-CPU stock)" :
-			o->tcp_limit >= 0 ? "memory.kmem.tcp (v1, tcp limit set)" : "none (v1 without a tcp limit)"));
-	}
-	if (!strcmp(o->mode, "file"))
-		json_object_object_add(j, "tmpfs", json_object_new_string(o->tmpfs));
+	for (size_t i = 0; i < sizeof(mode_config) / sizeof(mode_config[0]); i++)
+		if (!strcmp(mode_config[i].mode, o->mode))
+			mode_config[i].config(j, pl);
 	return j;
 }
 

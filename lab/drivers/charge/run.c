@@ -118,125 +118,186 @@ static struct harness_cfg harness_for(const struct charge_plan *pl, const struct
 	};
 }
 
-static int run_modes(const struct charge_plan *pl, struct results *res)
+/*
+ * A run of the modes that step through task counts (all but the stock
+ * sweeps), one step one function as perf record's record__open,
+ * record__mmap_read_all and record__finish_output: modes_open builds the
+ * tree and opens the outputs, modes_step runs and reports one task count,
+ * modes_finish writes the summary and takes everything down.
+ */
+struct modes_run {
+	const struct charge_plan *pl;
+	struct results *res;		/* NULL: nothing stored */
+	struct placement p;		/* the cgroup tree (pl->use_cg) */
+	struct evidence ev;		/* the kernel's counters of its cgroups */
+	struct charge_outputs out;
+	struct run_ctx x;		/* the harness hooks' */
+	struct charge_opts lo;		/* the loop's */
+	struct charge_step_row *rows;	/* per step, for the closing table */
+	int *cpu, *cg;			/* per worker of the largest step */
+	char *all;			/* every step's text, for charge-summary.txt */
+	size_t alllen;
+	FILE *summary;
+	int ret;			/* 1: a worker died and --on-death stop */
+};
+
+static void modes_open(struct modes_run *m, const struct charge_plan *pl, struct results *res)
 {
 	const struct charge_config *o = &pl->cfg;
-	struct placement p;
-	struct evidence ev;
-	struct charge_outputs out;
-	struct run_ctx x = { 0 };
-	struct charge_opts lo = loop_opts(pl);
-	struct charge_step_row *rows = xcalloc(pl->nsteps, sizeof(*rows));
-	int ret = 0, maxn = pl->steps[pl->nsteps - 1];
-	int *cpu = xcalloc(maxn, sizeof(int)), *cg = xcalloc(maxn, sizeof(int));
-	char err[512], *all = NULL;
-	size_t alllen;
-	FILE *summary = open_memstream(&all, &alllen);
+	int maxn = pl->steps[pl->nsteps - 1];
+	char err[512];
 
-	memset(&p, 0, sizeof(p));
-	memset(&ev, 0, sizeof(ev));
+	memset(m, 0, sizeof(*m));
+	m->pl = pl;
+	m->res = res;
+	m->lo = loop_opts(pl);
+	m->rows = xcalloc(pl->nsteps, sizeof(*m->rows));
+	m->cpu = xcalloc(maxn, sizeof(int));
+	m->cg = xcalloc(maxn, sizeof(int));
+	m->summary = open_memstream(&m->all, &m->alllen);
 	if (pl->use_cg) {
-		if (placement_build(&p, o->depth, o->fanout, pl->ncg, o->limit, o->tcp_limit, err, sizeof(err)))
+		if (placement_build(&m->p, o->depth, o->fanout, pl->ncg, o->limit, o->tcp_limit, err, sizeof(err)))
 			die("charge: %s", err);
-		evidence_init(&ev, &p.tree.env, o->mode, p.ncg, p.leaf, p.label);
-		x.pl = &p;
-		x.ev = &ev;
+		evidence_init(&m->ev, &m->p.tree.env, o->mode, m->p.ncg, m->p.leaf, m->p.label);
+		m->x.pl = &m->p;
+		m->x.ev = &m->ev;
 	} else {
-		x.env = &pl->env;	/* the root memcg */
+		m->x.env = &pl->env;	/* the root memcg */
 	}
 	if (pl->kmod)
-		x.kmod_cache = o->unaccounted ? "unaccounted" : "accounted";
+		m->x.kmod_cache = o->unaccounted ? "unaccounted" : "accounted";
 	if (res)
-		results_meta_set(res, "charge", charge_report_config(pl, pl->use_cg ? &p : NULL));
-	charge_outputs_open(&out, res);
-	for (int s = 0; s < pl->nsteps && !lab_stop_requested(); s++) {
-		int n = pl->steps[s];
-		struct harness_cfg hc;
-		struct harness_result r;
-		struct charge_kmod_window km = { 0 };
-		char *text = NULL, stepbuf[64], prefix[160];
-		const char *step = step_tag(res, o->steps, n, stepbuf, sizeof(stepbuf));
-		size_t len;
-		FILE *f;
+		results_meta_set(res, "charge", charge_report_config(pl, pl->use_cg ? &m->p : NULL));
+	charge_outputs_open(&m->out, res);
+}
 
-		pin_assign(&pl->pin, pl->topo, n, cpu);
+/* Step s's summary: on stdout as it comes, and kept for charge-summary.txt. */
+static void modes_print_step(struct modes_run *m, int s, int n, const struct harness_result *r,
+			     const struct charge_kmod_window *km)
+{
+	const struct charge_plan *pl = m->pl;
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (s)
+		fputc('\n', f);
+	charge_report_step(f, pl, pl->use_cg ? &m->p : NULL, r, pl->use_cg ? &m->ev : NULL, m->cpu, n,
+			   pl->step_names[s], pl->kmod ? km : NULL);
+	fclose(f);
+	charge_report_emit(text);
+	fputs(text, m->summary);
+	free(text);
+}
+
+/* Step s's rows in the results directory: workers, series, cgroups,
+ * metrics.tsv and the log. */
+static void modes_write_step(struct modes_run *m, int s, int n, const char *step, const struct harness_result *r,
+			     const struct charge_kmod_window *km)
+{
+	const struct charge_plan *pl = m->pl;
+	char prefix[160];
+
+	snprintf(prefix, sizeof(prefix), "%s\t", step);
+	if (m->out.workers)
+		harness_write_workers(r, pl->loop, m->out.workers, s ? NULL : "step\t", prefix);
+	if (m->out.series)
+		harness_write_series(r, pl->loop, m->out.series, s ? NULL : "step\t", prefix);
+	if (m->out.cgroups && pl->use_cg) {
+		unsigned long long *ops = xcalloc(m->p.ncg, sizeof(*ops));
+
 		for (int i = 0; i < n; i++)
-			cg[i] = pl->use_cg ? i % pl->ncg : 0;
-		hc = harness_for(pl, &lo, n, cpu, cg, &x);
-		/* vm --lines: a window per step; in an experiment the runner
-		 * opens it (c2c/around.c), at c2c's times. */
-		if (!(res && res->attached))
-			hc.lines_label = step;
-		if (harness_run(&hc, &r, err, sizeof(err))) {
-			if (lab_stop_requested())
-				break;
-			die("charge: %s", err);
-		}
-		if (x.kmod_cache && x.k0.ok && x.k1.ok && x.k1.loops >= x.k0.loops)
-			km = (struct charge_kmod_window){ true, x.k1.loops - x.k0.loops, x.k1.ns - x.k0.ns };
-		f = open_memstream(&text, &len);
-		if (s)
-			fputc('\n', f);
-		charge_report_step(f, pl, pl->use_cg ? &p : NULL, &r, pl->use_cg ? &ev : NULL, cpu, n,
-				   pl->step_names[s], pl->kmod ? &km : NULL);
-		fclose(f);
-		charge_report_emit(text);
-		fputs(text, summary);
-		if (res) {
-			snprintf(prefix, sizeof(prefix), "%s\t", step);
-			if (out.workers)
-				harness_write_workers(&r, pl->loop, out.workers, s ? NULL : "step\t", prefix);
-			if (out.series)
-				harness_write_series(&r, pl->loop, out.series, s ? NULL : "step\t", prefix);
-			if (out.cgroups && pl->use_cg) {
-				unsigned long long *ops = xcalloc(p.ncg, sizeof(*ops));
-
-				for (int i = 0; i < n; i++)
-					if (r.w[i].cgroup >= 0)
-						ops[r.w[i].cgroup] += r.w[i].ops_all;
-				evidence_write_tsv(&ev, ops, out.cgroups, s ? NULL : "step\t", prefix);
-				free(ops);
-			}
-			charge_report_metrics(out.metrics, pl, step, res->repeat, &r, pl->kmod ? &km : NULL);
-			results_log(res, "charge %s %s: %.6g %s", o->mode, step, r.total_rate * pl->loop->rate_scale,
-				    pl->loop->rate_unit);
-		}
-		free(text);
-		rows[s] = charge_report_step_row(pl, &r, n, pl->step_names[s]);
-		if (r.interrupted) {
-			harness_result_free(&r);
-			break;
-		}
-		if (r.ndied && o->stop_on_death)
-			ret = 1;
-		harness_result_free(&r);
-		if (ret)
-			break;
+			if (r->w[i].cgroup >= 0)
+				ops[r->w[i].cgroup] += r->w[i].ops_all;
+		evidence_write_tsv(&m->ev, ops, m->out.cgroups, s ? NULL : "step\t", prefix);
+		free(ops);
 	}
+	charge_report_metrics(m->out.metrics, pl, step, m->res->repeat, r, pl->kmod ? km : NULL);
+	results_log(m->res, "charge %s %s: %.6g %s", pl->cfg.mode, step, r->total_rate * pl->loop->rate_scale,
+		    pl->loop->rate_unit);
+}
+
+/* Runs and reports step s; true when the run stops there (Ctrl-C, or a
+ * worker died and --on-death stop). */
+static bool modes_step(struct modes_run *m, int s)
+{
+	const struct charge_plan *pl = m->pl;
+	const struct charge_config *o = &pl->cfg;
+	int n = pl->steps[s];
+	struct harness_cfg hc;
+	struct harness_result r;
+	struct charge_kmod_window km = { 0 };
+	char stepbuf[64], err[512];
+	const char *step = step_tag(m->res, o->steps, n, stepbuf, sizeof(stepbuf));
+	bool stop;
+
+	pin_assign(&pl->pin, pl->topo, n, m->cpu);
+	for (int i = 0; i < n; i++)
+		m->cg[i] = pl->use_cg ? i % pl->ncg : 0;
+	hc = harness_for(pl, &m->lo, n, m->cpu, m->cg, &m->x);
+	/* vm --lines: a window per step; in an experiment the runner
+	 * opens it (c2c/around.c), at c2c's times. */
+	if (!(m->res && m->res->attached))
+		hc.lines_label = step;
+	if (harness_run(&hc, &r, err, sizeof(err))) {
+		if (lab_stop_requested())
+			return true;
+		die("charge: %s", err);
+	}
+	if (m->x.kmod_cache && m->x.k0.ok && m->x.k1.ok && m->x.k1.loops >= m->x.k0.loops)
+		km = (struct charge_kmod_window){ true, m->x.k1.loops - m->x.k0.loops, m->x.k1.ns - m->x.k0.ns };
+	modes_print_step(m, s, n, &r, &km);
+	if (m->res)
+		modes_write_step(m, s, n, step, &r, &km);
+	m->rows[s] = charge_report_step_row(pl, &r, n, pl->step_names[s]);
+	if (!r.interrupted && r.ndied && o->stop_on_death)
+		m->ret = 1;
+	stop = r.interrupted || m->ret;
+	harness_result_free(&r);
+	return stop;
+}
+
+/* The steps' table (more than one step), charge-summary.txt, and the tree
+ * taken down; the run's exit status. */
+static int modes_finish(struct modes_run *m)
+{
+	const struct charge_plan *pl = m->pl;
+
 	if (pl->nsteps > 1) {
 		char *text = NULL;
 		size_t len;
 		FILE *f = open_memstream(&text, &len);
 
-		charge_report_steps(f, pl, rows, pl->nsteps);
+		charge_report_steps(f, pl, m->rows, pl->nsteps);
 		fclose(f);
 		charge_report_emit(text);
-		fputs(text, summary);
+		fputs(text, m->summary);
 		free(text);
 	}
-	fclose(summary);
-	if (res)
-		charge_report_write_data(res, "charge-summary.txt", all);
-	free(all);
-	charge_outputs_close(&out);
+	fclose(m->summary);
+	if (m->res)
+		charge_report_write_data(m->res, "charge-summary.txt", m->all);
+	free(m->all);
+	charge_outputs_close(&m->out);
 	if (pl->use_cg) {
-		evidence_free(&ev);
-		placement_destroy(&p);
+		evidence_free(&m->ev);
+		placement_destroy(&m->p);
 	}
-	free(rows);
-	free(cpu);
-	free(cg);
-	return ret;
+	free(m->rows);
+	free(m->cpu);
+	free(m->cg);
+	return m->ret;
+}
+
+static int run_modes(const struct charge_plan *pl, struct results *res)
+{
+	struct modes_run m;
+
+	modes_open(&m, pl, res);
+	for (int s = 0; s < pl->nsteps && !lab_stop_requested(); s++)
+		if (modes_step(&m, s))
+			break;
+	return modes_finish(&m);
 }
 
 static int run_stock(const struct charge_plan *pl, struct results *res)
