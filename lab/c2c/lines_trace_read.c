@@ -208,8 +208,8 @@ static int load_objs(struct lines_trace_objs *o, const char *dir, char *err, siz
 	int rc = lines_tsv_open(&t, p, obj_cols, err, errlen);
 
 	while (!rc && t.text && lines_tsv_next(&t, obj_cols, &rc, err, errlen)) {
-		uint32_t w;
-		uint64_t addr, size;
+		uint32_t w = 0;
+		uint64_t addr = 0, size = 0;
 		struct lines_trace_obj *x;
 
 		if (window_of(&t, obj_cols, &w, err, errlen) || lines_tsv_u64(&t, obj_cols, 3, &addr, err, errlen) ||
@@ -239,8 +239,8 @@ static int load_ranges(struct lines_trace_objs *o, const char *dir, char *err, s
 	int rc = lines_tsv_open(&t, p, rng_cols, err, errlen);
 
 	while (!rc && t.text && lines_tsv_next(&t, rng_cols, &rc, err, errlen)) {
-		uint32_t w;
-		uint64_t addr, size, stride;
+		uint32_t w = 0;
+		uint64_t addr = 0, size = 0, stride = 0;
 		struct lines_trace_obj *x;
 
 		if (window_of(&t, rng_cols, &w, err, errlen) || lines_tsv_u64(&t, rng_cols, 2, &addr, err, errlen) ||
