@@ -103,9 +103,9 @@ void labels_of(const struct labels *l, const char *const *dirs, int ndirs, char 
 		if (l && l->given[i])
 			snprintf(out[i], LABEL_LEN, "%s", l->given[i]);
 		else if (!same)
-			snprintf(out[i], LABEL_LEN, "%s", kernel[i]);
+			snprintf(out[i], LABEL_LEN, "%.*s", LABEL_LEN - 1, kernel[i]);
 		else if (!same_name)
-			snprintf(out[i], LABEL_LEN, "%s", name[i]);
+			snprintf(out[i], LABEL_LEN, "%.*s", LABEL_LEN - 1, name[i]);
 		else
 			/* The same name in two places (two guests' runs): the path. */
 			snprintf(out[i], LABEL_LEN, "%.*s", LABEL_LEN - 1, dirs[i]);
