@@ -56,7 +56,7 @@ struct ranges {
 };
 
 enum scope { SCOPE_KERNEL, SCOPE_USER, SCOPE_ALL };
-static const char *const scope_names[] = { "kernel", "user", "all" };
+static const char *const scope_names[] = { "kernel", "user", "all", NULL };	/* enum scope */
 
 /* Detail ranges the guest announced (c2c/lines_window.h): pending until
  * the next opening, then the window's (read lock-free by the callbacks:
@@ -741,96 +741,112 @@ static int opt_u64(const char *name, const char *val, uint64_t min, uint64_t max
 	return 0;
 }
 
+/*
+ * The plugin's options, one row each (NAME=VALUE; lab/c2c/README), as
+ * perf's option tables and pahole's btf_features[]: what the value is,
+ * its bounds or words, where it goes.
+ */
+enum opt_kind { OPT_STR, OPT_U64, OPT_WORD, OPT_RANGE, OPT_RANGEFILE };
+
+struct plugin_opt {
+	const char *name;
+	enum opt_kind kind;
+	uint64_t min, max;		/* OPT_U64 */
+	const char *const *words;	/* OPT_WORD: the values, NULL-ended; the index is stored */
+	const char **str;		/* OPT_STR */
+	uint64_t *u64;			/* OPT_U64 */
+	unsigned *word;			/* OPT_WORD */
+	struct ranges *ranges;		/* OPT_RANGE, OPT_RANGEFILE */
+};
+
+static const char *const windows_words[] = { "sum", "each", NULL };
+static const char *const window_words[] = { "lab", "always", NULL };
+static const char *const mttcg_words[] = { "auto", "on", "off", NULL };
+static const char *const mode_words[] = { "lines", "insns", NULL };	/* enum collect */
+
+/* One NAME=VALUE by its row: 0, or -1 with one line on stderr. */
+static int opt_set(const struct plugin_opt *o, const char *val)
+{
+	unsigned i = 0;
+
+	switch (o->kind) {
+	case OPT_STR:
+		*o->str = val;
+		return 0;
+	case OPT_U64:
+		return opt_u64(o->name, val, o->min, o->max, o->u64);
+	case OPT_RANGE:
+		return parse_range(o->name, val, o->ranges);
+	case OPT_RANGEFILE:
+		return parse_rangefile(o->name, val, o->ranges);
+	case OPT_WORD:
+		while (o->words[i] && strcmp(val, o->words[i]))
+			i++;
+		if (!o->words[i]) {
+			fprintf(stderr, PLUGIN_NAME ": %s=%s: not", o->name, val);
+			for (i = 0; o->words[i]; i++)
+				fprintf(stderr, "%s %s", i ? (o->words[i + 1] ? "," : " or") : "", o->words[i]);
+			fputc('\n', stderr);
+			return -1;
+		}
+		*o->word = i;
+		return 0;
+	}
+	return -1;
+}
+
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
 {
 	struct lines_config c = { .lines = LINES_DEFAULT_LINES, .ext_lines = LINES_DEFAULT_EXT };
-	uint64_t v, top = LINES_DEFAULT_TOP;
-	const char *mttcg = "auto", *window = "lab";
+	uint64_t ext = LINES_DEFAULT_EXT, top = LINES_DEFAULT_TOP;
+	unsigned scope = SCOPE_KERNEL, windows = 0, window = 0, mttcg = 0, mode = COLLECT_LINES;
+	const struct plugin_opt opts[] = {
+		{ "out", OPT_STR, .str = &P.out },
+		{ "lines", OPT_U64, 64, 1ULL << 32, .u64 = &c.lines },
+		{ "ext", OPT_U64, 0, 1u << 24, .u64 = &ext },
+		{ "top", OPT_U64, 0, 1u << 24, .u64 = &top },
+		{ "scope", OPT_WORD, .words = scope_names, .word = &scope },
+		{ "pc", OPT_RANGE, .ranges = &P.pc },
+		{ "pcfile", OPT_RANGEFILE, .ranges = &P.pc },
+		{ "addr", OPT_RANGE, .ranges = &P.addr },
+		{ "detail", OPT_RANGE, .ranges = &P.detail },
+		{ "detailfile", OPT_RANGEFILE, .ranges = &P.detail },
+		{ "window", OPT_WORD, .words = window_words, .word = &window },
+		{ "windows", OPT_WORD, .words = windows_words, .word = &windows },
+		{ "mode", OPT_WORD, .words = mode_words, .word = &mode },
+		{ "trace", OPT_U64, 1, 1ULL << 32, .u64 = &P.trace_cap },
+		{ "mttcg", OPT_WORD, .words = mttcg_words, .word = &mttcg },
+		{ "qemu", OPT_STR, .str = &P.qemu },
+	};
+	const size_t nopts = sizeof(opts) / sizeof(opts[0]);
 	char err[256];
 
 	P.qemu = "unknown";
-	P.scope = SCOPE_KERNEL;
 	for (int i = 0; i < argc; i++) {
-		char *eq = strchr(argv[i], '='), *name = argv[i], *val;
+		char *eq = strchr(argv[i], '='), *name = argv[i];
+		size_t k = 0;
 
 		if (!eq) {
 			fprintf(stderr, PLUGIN_NAME ": '%s': options are NAME=VALUE (see lab/c2c/README)\n", argv[i]);
 			return -1;
 		}
 		*eq = '\0';
-		val = eq + 1;
-		if (!strcmp(name, "out")) {
-			P.out = val;
-		} else if (!strcmp(name, "lines")) {
-			if (opt_u64(name, val, 64, 1ULL << 32, &c.lines))
-				return -1;
-		} else if (!strcmp(name, "ext")) {
-			if (opt_u64(name, val, 0, 1u << 24, &v))
-				return -1;
-			c.ext_lines = (uint32_t)v;
-		} else if (!strcmp(name, "top")) {
-			if (opt_u64(name, val, 0, 1u << 24, &top))
-				return -1;
-		} else if (!strcmp(name, "scope")) {
-			unsigned s = 0;
-
-			while (s < 3 && strcmp(val, scope_names[s]))
-				s++;
-			if (s == 3) {
-				fprintf(stderr, PLUGIN_NAME ": scope=%s: not kernel, user or all\n", val);
-				return -1;
-			}
-			P.scope = s;
-		} else if (!strcmp(name, "pc")) {
-			if (parse_range(name, val, &P.pc))
-				return -1;
-		} else if (!strcmp(name, "pcfile")) {
-			if (parse_rangefile(name, val, &P.pc))
-				return -1;
-		} else if (!strcmp(name, "addr")) {
-			if (parse_range(name, val, &P.addr))
-				return -1;
-		} else if (!strcmp(name, "detail")) {
-			if (parse_range(name, val, &P.detail))
-				return -1;
-		} else if (!strcmp(name, "detailfile")) {
-			if (parse_rangefile(name, val, &P.detail))
-				return -1;
-		} else if (!strcmp(name, "windows")) {
-			if (strcmp(val, "sum") && strcmp(val, "each")) {
-				fprintf(stderr, PLUGIN_NAME ": windows=%s: not sum or each\n", val);
-				return -1;
-			}
-			P.each = !strcmp(val, "each");
-		} else if (!strcmp(name, "window")) {
-			if (strcmp(val, "lab") && strcmp(val, "always")) {
-				fprintf(stderr, PLUGIN_NAME ": window=%s: not lab or always\n", val);
-				return -1;
-			}
-			window = val;
-		} else if (!strcmp(name, "mttcg")) {
-			if (strcmp(val, "auto") && strcmp(val, "on") && strcmp(val, "off")) {
-				fprintf(stderr, PLUGIN_NAME ": mttcg=%s: not auto, on or off\n", val);
-				return -1;
-			}
-			mttcg = val;
-		} else if (!strcmp(name, "mode")) {
-			if (strcmp(val, "lines") && strcmp(val, "insns")) {
-				fprintf(stderr, PLUGIN_NAME ": mode=%s: not lines or insns\n", val);
-				return -1;
-			}
-			P.collect = strcmp(val, "insns") ? COLLECT_LINES : COLLECT_INSNS;
-		} else if (!strcmp(name, "trace")) {
-			if (opt_u64(name, val, 1, 1ULL << 32, &P.trace_cap))
-				return -1;
-		} else if (!strcmp(name, "qemu")) {
-			P.qemu = val;
-		} else {
-			fprintf(stderr, PLUGIN_NAME ": unknown option '%s' (out, lines, ext, top, scope, pc, pcfile, "
-				"addr, detail, detailfile, window, windows, mode, trace, mttcg, qemu: see lab/c2c/README)\n", name);
+		while (k < nopts && strcmp(name, opts[k].name))
+			k++;
+		if (k == nopts) {
+			fprintf(stderr, PLUGIN_NAME ": unknown option '%s' (", name);
+			for (k = 0; k < nopts; k++)
+				fprintf(stderr, "%s%s", k ? ", " : "", opts[k].name);
+			fprintf(stderr, ": see lab/c2c/README)\n");
 			return -1;
 		}
+		if (opt_set(&opts[k], eq + 1))
+			return -1;
 	}
+	c.ext_lines = (uint32_t)ext;
+	P.scope = scope;
+	P.each = windows == 1;
+	P.collect = mode;
 	if (!P.out) {
 		fprintf(stderr, PLUGIN_NAME ": no out=FILE: where should the counts go?\n");
 		return -1;
@@ -844,7 +860,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	ranges_finish(&P.detail);
 	ranges_to_lines(&P.detail, &P.detail_lines);
 	P.id = id;
-	P.always = !strcmp(window, "always");
+	P.always = window == 1;
 	if (P.trace_cap && P.collect != COLLECT_LINES) {
 		fprintf(stderr, PLUGIN_NAME ": trace=%llu: the trace needs mode=lines (mode=insns follows no access)\n",
 			(unsigned long long)P.trace_cap);
@@ -855,10 +871,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	P.api_min = info->version.min;
 	P.api_cur = info->version.cur;
 	P.vcpus = (unsigned)info->system.max_vcpus;
-	if (!strcmp(mttcg, "auto")) {
+	if (mttcg == 0) {
 		P.mttcg = mttcg_from_cmdline(&P.mode_how);
 	} else {
-		P.mttcg = !strcmp(mttcg, "on");
+		P.mttcg = mttcg == 1;
 		P.mode_how = "the mttcg option";
 	}
 	/* One vCPU: one thread either way, no locks needed. */
@@ -866,7 +882,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		P.mttcg = false;
 	c.vcpus = P.vcpus;
 	c.locked = P.mttcg;
-	c.always = !strcmp(window, "always");
+	c.always = window == 1;
 	pthread_mutex_init(&P.ann_mu, NULL);
 	P.ann = calloc(1, sizeof(*P.ann));
 	if (!P.ann) {
