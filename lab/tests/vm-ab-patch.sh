@@ -8,6 +8,7 @@
 #     nothing cached, the results incomplete;
 #   - a SIGTERM in the middle of a build: the build stops (its compilers
 #     too), no half-made cache entry, no guest, the results incomplete;
+#   - a guest that does not boot: one line, the results incomplete;
 #   - the batch pair (lab/kernel-patches/7.3-batch32/0002, --reverse: A has
 #     MEMCG_CHARGE_BATCH 32), built incrementally (the second build's time
 #     said), run with --lines, three windows a side: the batch claim;
@@ -89,6 +90,17 @@ ok '[ $st != 0 ] && ! pgrep -f "make -C .*lab-kernel/7.3/src" >/dev/null && ! pg
     ! pgrep -f qemu-system-x86_64.*ab- >/dev/null && [ "$(entries)" = "$before" ] &&
     [ -z "$(ls -d "$cache"/*.tmp 2>/dev/null)" ] && [ "$(status_of "$tmp/term")" = incomplete ]' \
 	"SIGTERM during a build: the build and its compilers stopped, nothing cached, no guest, results incomplete (exit $st): $(tail -n1 "$tmp/term.err")"
+
+# A guest that does not boot (24 MB of memory, 30 s): the stage says so in
+# one line, no qemu is left, the results are incomplete.  Both kernels are
+# the batch pair's, cached by then or built here.
+MEMCG_LAB_RESULTS=$tmp/noboot $lab ab --patch lab/kernel-patches/7.3-batch32/0002-memcg-charge-batch-32.patch \
+	--reverse --mem 24 --timeout 30 -- run experiments/lines-charge.exp >"$tmp/noboot.out" 2>"$tmp/noboot.err"
+st=$?
+ok '[ $st = 2 ] && [ "$(grep -c "^memcg-lab: " "$tmp/noboot.err")" = 1 ] &&
+    grep -q "^memcg-lab: ab: the guest of A could not run the command: .*did not finish within 30 s" "$tmp/noboot.err" &&
+    ! pgrep -f "qemu-system-x86_64.*7.3-" >/dev/null && [ "$(status_of "$tmp/noboot")" = incomplete ]' \
+	"a guest that does not boot: one line, no qemu left, results incomplete: $(grep '^memcg-lab' "$tmp/noboot.err" | cut -c1-160)"
 
 # The batch pair: A with MEMCG_CHARGE_BATCH 32, B the lab kernel (64).
 MEMCG_LAB_RESULTS=$tmp/batch $lab ab --patch lab/kernel-patches/7.3-batch32/0002-memcg-charge-batch-32.patch \
