@@ -11,7 +11,12 @@
 #
 # RUN_TESTS_SERIAL=1 runs the two queues one after the other (to measure a
 # file alone); each queue's whole output is kept in $RUN_TESTS_LOG (default
-# build/test-logs/) and printed once its queue is done.
+# build/test-logs/) and printed once its queue is done.  RUN_TESTS_GUESTS=N
+# (default 2) splits the guest files into N queues, the longest first onto
+# the queue with the least so far (their CPU seconds measured here below;
+# a file not in the list counts 60): the other files mostly wait (sleeps,
+# stops, perf's windows), the guests are CPU-bound, and two of them share
+# the two CPUs with them.
 set -u
 cd "$(dirname "$0")/../../.." || exit 2
 logs=${RUN_TESTS_LOG:-build/test-logs}
@@ -30,6 +35,16 @@ done
 [ $# -gt 0 ] && shift
 asan=("$@")
 
+# CPU seconds of each guest file in a make test here (quiet, 2 CPUs).
+guest_weight() {
+	case ${1##*/} in
+	vm-probe-lines.sh) echo 530 ;; vm-ab.sh) echo 205 ;; vm-kernels.sh) echo 145 ;;
+	vm-lines-split.sh) echo 83 ;; vm-lines.sh) echo 100 ;; vm-bigguest.sh) echo 52 ;;
+	vm-lines-errors.sh) echo 45 ;; vm-errors.sh) echo 35 ;; vm-klockstat.sh) echo 31 ;;
+	vm-experiments.sh) echo 19 ;; vm-perf.sh) echo 17 ;; *) echo 60 ;;
+	esac
+}
+
 queue() {	# NAME FILE...: one prove over the files, into $logs/NAME.log
 	local name=$1; shift
 	[ $# -gt 0 ] || { echo "(no $name files)" > "$logs/$name.log"; return 0; }
@@ -43,16 +58,33 @@ if [ -n "${RUN_TESTS_SERIAL:-}" ]; then
 	prove --timer -f ${others[@]+"${others[@]}"} 2>&1 | tee "$logs/others.log"; st_o=${PIPESTATUS[0]}
 	queue guests ${guests[@]+"${guests[@]}"}; st_g=$?
 else
-	queue guests ${guests[@]+"${guests[@]}"} &
-	gpid=$!
-	# A stop of make test stops the guests' queue too.
-	trap 'kill $gpid 2>/dev/null; wait $gpid; exit 130' INT TERM HUP
+	nq=${RUN_TESTS_GUESTS:-2}
+	case $nq in '' | *[!0-9]* | 0) nq=1 ;; esac
+	# The guest files, heaviest first, each onto the lightest queue.
+	qfiles=() qload=()
+	for ((q = 0; q < nq; q++)); do qfiles[q]="" qload[q]=0; done
+	while read -r w f; do
+		[ -n "$f" ] || continue
+		best=0
+		for ((q = 1; q < nq; q++)); do [ "${qload[q]}" -lt "${qload[best]}" ] && best=$q; done
+		qfiles[best]="${qfiles[best]} $f"
+		qload[best]=$((qload[best] + w))
+	done < <(for f in ${guests[@]+"${guests[@]}"}; do echo "$(guest_weight "$f") $f"; done | sort -rn)
+	gpids=()
+	for ((q = 0; q < nq; q++)); do
+		# shellcheck disable=SC2086
+		queue "guests$q" ${qfiles[q]} &
+		gpids+=($!)
+	done
+	# A stop of make test stops the guests' queues too.
+	trap 'kill "${gpids[@]}" 2>/dev/null; wait; exit 130' INT TERM HUP
 	prove --timer -f ${others[@]+"${others[@]}"} 2>&1 | tee "$logs/others.log"; st_o=${PIPESTATUS[0]}
-	wait $gpid
-	st_g=$?
+	st_g=0
+	for p in "${gpids[@]}"; do wait "$p" || st_g=1; done
 	trap - INT TERM HUP
+	cat "$logs"/guests[0-9]*.log > "$logs/guests.log"
 fi
-echo "=== the guest tests (${#guests[@]} files, run beside the others)"
+echo "=== the guest tests (${#guests[@]} files in ${RUN_TESTS_GUESTS:-2} queues, run beside the others)"
 cat "$logs/guests.log"
 st_a=0
 if [ ${#asan[@]} -gt 0 ]; then
@@ -65,7 +97,7 @@ fi
 
 # prove --timer: "[HH:MM:SS] FILE ..... ok   1234 ms ( ... )"
 echo "=== the ten slowest files"
-cat "$logs"/*.log | awk '/^\[[0-9:]+\] / && / ms / {
+cat "$logs/others.log" "$logs/guests.log" "$logs/asan.log" 2>/dev/null | awk '/^\[[0-9:]+\] / && / ms / {
 		for (i = 1; i <= NF; i++) if ($i == "ms") { print $(i - 1), $2 }
 	}' | sort -rn | head -n 10 | awk '{ printf "  %8.1f s  %s\n", $1 / 1000, $2 }'
 secs=$(( $(date +%s) - t0 ))
