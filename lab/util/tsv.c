@@ -568,11 +568,8 @@ static void put_text(FILE *f, const char *spec, const int *star, int nstar, bool
 			fprintf(f, spec, a_); \
 	} while (0)
 
-void tsv_write_row(FILE *f, const char *fmt, ...)
+void tsv_vwrite_row(FILE *f, const char *fmt, va_list ap)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
 	for (const char *p = fmt; *p;) {
 		const char *start = p;
 		char spec[40], len[3] = "";
@@ -669,6 +666,30 @@ void tsv_write_row(FILE *f, const char *fmt, ...)
 			die("tsv_write_row: conversion '%s' is not one a row writes", spec);
 		}
 	}
-	va_end(ap);
 }
 #pragma GCC diagnostic pop
+
+void tsv_write_row(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tsv_vwrite_row(f, fmt, ap);
+	va_end(ap);
+}
+
+char *tsv_asprintf(const char *fmt, ...)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	va_list ap;
+
+	if (!m)
+		die("tsv: cannot allocate: %s", strerror(errno));
+	va_start(ap, fmt);
+	tsv_vwrite_row(m, fmt, ap);
+	va_end(ap);
+	fclose(m);
+	return buf;
+}

@@ -33,6 +33,7 @@
 #ifndef LAB_UTIL_TSV_H
 #define LAB_UTIL_TSV_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -125,6 +126,10 @@ void tsv_write_header(FILE *f, const char *const cols[]);
  * tab, newline or other control byte as a space; fmt's own text, its
  * tabs and newline, as it stands (a piece of a row too). */
 void tsv_write_row(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tsv_vwrite_row(FILE *f, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* The same into a string (malloc'd): a line to hand to a writer whole,
+ * such as a "# key<TAB>value" comment. */
+char *tsv_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A row of n text cells. */
 void tsv_write_cells(FILE *f, const char *const cells[], int n);
 /* One text cell, then sep ('\t', '\n', or 0 for none). */
