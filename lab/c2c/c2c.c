@@ -22,6 +22,7 @@
 #include "util/humanize.h"
 #include "util/outfile.h"
 #include "util/run.h"
+#include "util/tsv.h"
 
 #define SAMPLE_RATE_PATH "/proc/sys/kernel/perf_event_max_sample_rate"
 
@@ -850,9 +851,10 @@ void c2c_collector_free(struct c2c_collector *c)
 
 void c2c_windows_header(FILE *f)
 {
-	fputs("# memcg-lab c2c-windows 1\n"
-	      "window\tstart_s\tlen_s\tpmu\trate\tcap_bytes\tbytes\tsamples\tlost\tlost_pct\tthrottled\taux_lost\t"
-	      "status\n", f);
+	fputs("# memcg-lab c2c-windows 1\n", f);
+	tsv_write_header(f, (const char *const[]){ "window", "start_s", "len_s", "pmu", "rate", "cap_bytes", "bytes",
+						   "samples", "lost", "lost_pct", "throttled", "aux_lost", "status",
+						   NULL });
 }
 
 void c2c_windows_row(const struct c2c_collector *c, const char *tag, FILE *f)
@@ -862,7 +864,8 @@ void c2c_windows_row(const struct c2c_collector *c, const char *tag, FILE *f)
 			     c->timed_out ? "report-timed-out" :
 			     w->known && w->lost_share > C2C_LOST_MARK ? "lost-over-5pct" : "ok";
 
-	fprintf(f, "%s\t%.1f\t%.1f\t%s\t", tag, c->win.start_s, c->win.len_s, c->caps.pmu ? c->caps.pmu->name : "-");
+	tsv_write_row(f, "%s\t%.1f\t%.1f\t%s\t", tag, c->win.start_s, c->win.len_s,
+		      c->caps.pmu ? c->caps.pmu->name : "-");
 	if (c->rate.freq)
 		fprintf(f, "-F %d", c->rate.freq);
 	else if (c->rate.period)
@@ -875,5 +878,5 @@ void c2c_windows_row(const struct c2c_collector *c, const char *tag, FILE *f)
 			w->aux_lost);
 	else
 		fputs("-\t-\t-\t-\t-", f);
-	fprintf(f, "\t%s\n", status);
+	tsv_write_row(f, "\t%s\n", status);
 }

@@ -8,6 +8,7 @@
 #include "c2c/c2c_legend.h"
 #include "util/err.h"
 #include "util/outfile.h"
+#include "util/tsv.h"
 
 int c2c_objects_add(struct c2c_objects *o, const struct kbtf *k, const char *type, uint64_t base,
 		    const char *label, const char *source, char *err, size_t errlen)
@@ -39,85 +40,56 @@ int c2c_objects_add(struct c2c_objects *o, const struct kbtf *k, const char *typ
 	return 0;
 }
 
+/* objects.tsv's columns: a file from before the source or the cgroup
+ * column still reads (the source: the file; the version: unknown). */
+static const char *const objects_cols[] = { "label", "type", "address", "?source", "?cgroup", NULL };
+enum { O_LABEL, O_TYPE, O_ADDRESS, O_SOURCE, O_CGROUP };
+
+/* One row of objects.tsv into o: 0, or -1 with err. */
+static int objects_row(struct tsv *t, struct c2c_objects *o, const struct kbtf *k, bool *seen_cg)
+{
+	const char *cgs = tsv_get(t, O_CGROUP);
+	char why[256];
+	uint64_t addr;
+
+	if (tsv_u64(t, O_ADDRESS, &addr))
+		return -1;
+	if (tsv_has(t, O_CGROUP)) {
+		enum field_cgroup cg;
+
+		if (field_cgroup_parse(cgs, &cg) < 0)
+			return tsv_fail(t, -1, "cgroup '%s': expected v1 or v2", cgs);
+		if (*seen_cg && cg != o->cgroup)
+			return tsv_fail(t, -1, "cgroup '%s' after objects of cgroup '%s': one run's objects have one "
+					"version", cgs, field_cgroup_name(o->cgroup));
+		o->cgroup = cg;
+		*seen_cg = true;
+	}
+	if (c2c_objects_add(o, k, tsv_get(t, O_TYPE), addr, tsv_get(t, O_LABEL),
+			    tsv_has(t, O_SOURCE) ? tsv_get(t, O_SOURCE) : t->path, why, sizeof(why)) < 0)
+		return tsv_fail(t, -1, "%s", why);
+	return 0;
+}
+
 int c2c_objects_read_tsv(struct c2c_objects *o, const struct kbtf *k, const char *path,
 			 char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
-	char *line = NULL;
-	size_t cap = 0;
-	int lineno = 0, ret = 0;
+	struct tsv t;
 	bool seen_cg = false;
+	int r = tsv_open(&t, path, objects_cols, 0, err, errlen);
 
-	if (!f) {
-		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-		return -1;
-	}
-	while (getline(&line, &cap, f) >= 0) {
-		char *cols[5] = { 0 }, *s;
-		int n = 0;
-		uint64_t addr;
-		char *end;
-
-		lineno++;
-		line[strcspn(line, "\n")] = '\0';
-		if (lineno == 1 || !line[0])
-			continue;	/* header */
-		/* Every tab splits: an empty source keeps its place. */
-		for (s = line; s && n < 5; n++) {
-			cols[n] = s;
-			s = strchr(s, '\t');
-			if (s)
-				*s++ = '\0';
-		}
-		if (n < 3) {
-			snprintf(err, errlen, "%s:%d: expected label, type, address (TAB-separated)", path, lineno);
-			ret = -1;
-			break;
-		}
-		errno = 0;
-		addr = strtoull(cols[2], &end, 0);
-		if (errno || *end || end == cols[2]) {
-			snprintf(err, errlen, "%s:%d: address '%s' is not a number", path, lineno, cols[2]);
-			ret = -1;
-			break;
-		}
-		if (n > 4) {
-			enum field_cgroup cg;
-
-			if (field_cgroup_parse(cols[4], &cg) < 0) {
-				snprintf(err, errlen, "%s:%d: cgroup '%s': expected v1 or v2", path, lineno, cols[4]);
-				ret = -1;
-				break;
-			}
-			if (seen_cg && cg != o->cgroup) {
-				snprintf(err, errlen, "%s:%d: cgroup '%s' after objects of cgroup '%s': one run's "
-					 "objects have one version", path, lineno, cols[4], field_cgroup_name(o->cgroup));
-				ret = -1;
-				break;
-			}
-			o->cgroup = cg;
-			seen_cg = true;
-		}
-		if (c2c_objects_add(o, k, cols[1], addr, cols[0], n > 3 ? cols[3] : path, err, errlen) < 0) {
-			char tmp[256];
-
-			snprintf(tmp, sizeof(tmp), "%s", err);
-			snprintf(err, errlen, "%s:%d: %s", path, lineno, tmp);
-			ret = -1;
-			break;
-		}
-	}
-	free(line);
-	fclose(f);
-	return ret;
+	while (!r && (r = tsv_next(&t)) == TSV_ROW)
+		r = objects_row(&t, o, k, &seen_cg);
+	tsv_close(&t);
+	return r < 0 ? -1 : 0;
 }
 
 void c2c_objects_write_tsv(const struct c2c_objects *o, FILE *f)
 {
-	fputs("label\ttype\taddress\tsource\tcgroup\n", f);
+	tsv_write_header(f, objects_cols);
 	for (size_t i = 0; i < o->n; i++)
-		fprintf(f, "%s\t%s\t0x%" PRIx64 "\t%s\t%s\n", o->v[i].label, o->v[i].type, o->v[i].base,
-			o->v[i].source, field_cgroup_name(o->cgroup));
+		tsv_write_row(f, "%s\t%s\t0x%" PRIx64 "\t%s\t%s\n", o->v[i].label, o->v[i].type, o->v[i].base,
+			      o->v[i].source, field_cgroup_name(o->cgroup));
 }
 
 const struct c2c_object *c2c_objects_find(const struct c2c_objects *o, uint64_t addr)
@@ -194,10 +166,13 @@ struct c2c_attr_row *c2c_attribute(const struct c2c_report *r, const struct kbtf
 	return rows;
 }
 
-static void put_num(FILE *f, double v)
+/* A count as a cell, to 0.1: "" where the report has none. */
+static const char *num(char *buf, double v)
 {
-	if (!isnan(v))
-		fprintf(f, "%.1f", v);
+	if (isnan(v))
+		return "";
+	snprintf(buf, 32, "%.1f", v);
+	return buf;
 }
 
 static const char *cell(const char *s)
@@ -227,39 +202,32 @@ static const char *access_of(const struct c2c_attr_row *a)
 	return r && w ? "read+write" : r ? "read" : w ? "write" : "-";
 }
 
+static const char *const fields_cols[] = {
+	"cacheline", "cacheline_address", "offset", "data_address", "object", "struct", "field", "field_offset",
+	"field_size", "struct_line", "hitm", "peer", "stores", "access", "symbol", "object_file", "source",
+	"hitm_lcl", "hitm_rmt", "peer_lcl", "peer_rmt", NULL
+};
+
 void c2c_write_fields_tsv(const struct c2c_attr_row *rows, size_t n, FILE *f)
 {
-	fputs("cacheline\tcacheline_address\toffset\tdata_address\tobject\tstruct\tfield\t"
-	      "field_offset\tfield_size\tstruct_line\thitm\tpeer\tstores\taccess\tsymbol\tobject_file\t"
-	      "source\thitm_lcl\thitm_rmt\tpeer_lcl\tpeer_rmt\n", f);
+	tsv_write_header(f, fields_cols);
 	for (size_t i = 0; i < n; i++) {
 		const struct c2c_attr_row *a = &rows[i];
 		const struct c2c_offset *o = a->o;
+		char h[32], p[32], st[32], hl[32], hr[32], pl[32], pr[32];
 
-		fprintf(f, "%s\t%s\t%s\t%s\t", cell(o->v[OFF_CACHELINE]), cell(o->v[OFF_CACHELINE_ADDRESS]),
-			cell(o->v[OFF_OFFSET]), cell(o->v[OFF_DATA_ADDRESS]));
+		tsv_write_row(f, "%s\t%s\t%s\t%s\t", cell(o->v[OFF_CACHELINE]), cell(o->v[OFF_CACHELINE_ADDRESS]),
+			      cell(o->v[OFF_OFFSET]), cell(o->v[OFF_DATA_ADDRESS]));
 		if (a->obj)
-			fprintf(f, "%s\t%s\t%s.%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t", a->obj->label,
-				a->obj->type, a->obj->type, a->field.name, a->field.offset, a->field.size,
-				a->obj_offset / 64);
+			tsv_write_row(f, "%s\t%s\t%s.%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t", a->obj->label,
+				      a->obj->type, a->obj->type, a->field.name, a->field.offset, a->field.size,
+				      a->obj_offset / 64);
 		else
 			fputs("\t\t\t\t\t\t", f);
-		put_num(f, a->hitm);
-		fputc('\t', f);
-		put_num(f, a->peer);
-		fputc('\t', f);
-		put_num(f, a->stores);
-		fprintf(f, "\t%s\t%s\t%s\t%s", access_of(a), cell(o->v[OFF_SYMBOL]), cell(o->v[OFF_OBJECT]),
-			cell(o->v[OFF_SOURCE]));
-		fputc('\t', f);
-		put_num(f, a->hitm_lcl);
-		fputc('\t', f);
-		put_num(f, a->hitm_rmt);
-		fputc('\t', f);
-		put_num(f, a->peer_lcl);
-		fputc('\t', f);
-		put_num(f, a->peer_rmt);
-		fputc('\n', f);
+		tsv_write_row(f, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", num(h, a->hitm), num(p, a->peer),
+			      num(st, a->stores), access_of(a), cell(o->v[OFF_SYMBOL]), cell(o->v[OFF_OBJECT]),
+			      cell(o->v[OFF_SOURCE]), num(hl, a->hitm_lcl), num(hr, a->hitm_rmt), num(pl, a->peer_lcl),
+			      num(pr, a->peer_rmt));
 	}
 }
 
@@ -362,13 +330,12 @@ static void aggs_free(struct aggs *g)
 	free(g->v);
 }
 
+/* An aggregate's counts and rows, the end of its row. */
 static void put_counts(FILE *f, const struct agg *x)
 {
-	put_num(f, x->hitm);
-	fputc('\t', f);
-	put_num(f, x->peer);
-	fputc('\t', f);
-	put_num(f, x->stores);
+	char h[32], p[32], st[32];
+
+	tsv_write_row(f, "%s\t%s\t%s\t%d\n", num(h, x->hitm), num(p, x->peer), num(st, x->stores), x->rows);
 }
 
 void c2c_write_fieldmap_tsv(const struct c2c_attr_row *rows, size_t n, const char *type, FILE *f)
@@ -378,15 +345,15 @@ void c2c_write_fieldmap_tsv(const struct c2c_attr_row *rows, size_t n, const cha
 	aggregate(rows, n, type, false, &g);
 	if (g.n)
 		qsort(g.v, g.n, sizeof(*g.v), cmp_field);
-	fputs("struct\tfield\tfield_offset\tfield_size\tstruct_line\tfunction\taccess\thitm\tpeer\tstores\trows\n", f);
+	tsv_write_header(f, (const char *const[]){ "struct", "field", "field_offset", "field_size", "struct_line",
+						   "function", "access", "hitm", "peer", "stores", "rows", NULL });
 	for (size_t i = 0; i < g.n; i++) {
 		const struct agg *x = &g.v[i];
 		const struct field_hit *fh = &x->first->field;
 
-		fprintf(f, "%s\t%s.%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\t%s\t", type, type, fh->name,
-			fh->offset, fh->size, fh->offset / 64, x->func, x->access);
+		tsv_write_row(f, "%s\t%s.%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\t%s\t", type, type, fh->name,
+			      fh->offset, fh->size, fh->offset / 64, x->func, x->access);
 		put_counts(f, x);
-		fprintf(f, "\t%d\n", x->rows);
 	}
 	aggs_free(&g);
 }
@@ -398,15 +365,15 @@ void c2c_write_offsetmap_tsv(const struct c2c_attr_row *rows, size_t n, const ch
 	aggregate(rows, n, type, true, &g);
 	if (g.n)
 		qsort(g.v, g.n, sizeof(*g.v), cmp_key);
-	fputs("struct\toffset\toffset_hex\tstruct_line\tfield\tfunction\taccess\thitm\tpeer\tstores\trows\n", f);
+	tsv_write_header(f, (const char *const[]){ "struct", "offset", "offset_hex", "struct_line", "field",
+						   "function", "access", "hitm", "peer", "stores", "rows", NULL });
 	for (size_t i = 0; i < g.n; i++) {
 		const struct agg *x = &g.v[i];
 		uint64_t off = x->first->obj_offset;
 
-		fprintf(f, "%s\t%" PRIu64 "\t0x%" PRIx64 "\t%" PRIu64 "\t%s.%s\t%s\t%s\t", type, off, off, off / 64,
-			type, x->first->field.name, x->func, x->access);
+		tsv_write_row(f, "%s\t%" PRIu64 "\t0x%" PRIx64 "\t%" PRIu64 "\t%s.%s\t%s\t%s\t", type, off, off,
+			      off / 64, type, x->first->field.name, x->func, x->access);
 		put_counts(f, x);
-		fprintf(f, "\t%d\n", x->rows);
 	}
 	aggs_free(&g);
 }
@@ -431,11 +398,11 @@ void c2c_write_symbols_tsv(const struct c2c_attr_row *rows, size_t n, FILE *f)
 	aggregate(rows, n, NULL, false, &g);
 	if (g.n)
 		qsort(g.v, g.n, sizeof(*g.v), cmp_symbol);
-	fputs("symbol\tobject_file\taccess\thitm\tpeer\tstores\trows\n", f);
+	tsv_write_header(f, (const char *const[]){ "symbol", "object_file", "access", "hitm", "peer", "stores", "rows",
+						   NULL });
 	for (size_t i = 0; i < g.n; i++) {
-		fprintf(f, "%s\t%s\t%s\t", g.v[i].func, g.v[i].key, g.v[i].access);
+		tsv_write_row(f, "%s\t%s\t%s\t", g.v[i].func, g.v[i].key, g.v[i].access);
 		put_counts(f, &g.v[i]);
-		fprintf(f, "\t%d\n", g.v[i].rows);
 	}
 	aggs_free(&g);
 }

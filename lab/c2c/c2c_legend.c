@@ -5,6 +5,7 @@
 #include <string.h>
 #include "c2c/c2c_legend.h"
 #include "util/outfile.h"
+#include "util/tsv.h"
 
 void c2c_pmu_words(const struct c2c_report *r, struct c2c_pmu_words *w)
 {
@@ -95,9 +96,9 @@ int c2c_write_pmu_tsv(const char *dir, const struct c2c_report *r, char *err, si
 	c2c_pmu_words(r, &w);
 	snprintf(path, sizeof(path), "%s/pmu.tsv", dir);
 	f = outfile_open(path, "w");
-	fprintf(f, "key\tvalue\nvendor\t%s\npmu\t%s\ndisplay\t%s\nlcl\t%s\nrmt\t%s\nlegend\t%s\nlimit\t%s\n",
-		c2c_vendor_name(r->vendor), w.pmu, w.kind, w.lcl, w.rmt, w.legend ? w.legend : "",
-		lim ? lim : "");
+	tsv_write_header(f, (const char *const[]){ "key", "value", NULL });
+	tsv_write_row(f, "vendor\t%s\npmu\t%s\ndisplay\t%s\nlcl\t%s\nrmt\t%s\nlegend\t%s\nlimit\t%s\n",
+		      c2c_vendor_name(r->vendor), w.pmu, w.kind, w.lcl, w.rmt, w.legend ? w.legend : "", lim ? lim : "");
 	if (outfile_close(f)) {
 		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
 		return -1;

@@ -15,6 +15,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/outfile.h"
+#include "util/tsv.h"
 
 const char *const c2c_cl_key_names[CL_NKEYS] = {
 	"index", "address", "node", "pa_cnt", "share_of", "share_pct",
@@ -36,27 +37,15 @@ const char *const c2c_off_key_names[OFF_NKEYS] = {
 	"source", "node_info", "extra",
 };
 
-static void put_cell(FILE *f, const char *s)
-{
-	if (!s)
-		return;
-	for (; *s; s++)
-		fputc(*s == '\t' || *s == '\n' ? ' ' : *s, f);
-}
-
+/* A row of cells (NULL: an empty one), through util/tsv.h's writer. */
 static void put_row(FILE *f, const char *const *v, int n)
 {
-	for (int i = 0; i < n; i++) {
-		if (i)
-			fputc('\t', f);
-		put_cell(f, v[i]);
-	}
-	fputc('\n', f);
+	tsv_write_cells(f, v, n);
 }
 
 void c2c_write_stats_tsv(const struct c2c_report *r, FILE *f)
 {
-	fputs("section\tkey\tvalue\tunit\n", f);
+	tsv_write_header(f, (const char *const[]){ "section", "key", "value", "unit", NULL });
 	for (size_t i = 0; i < r->nstats; i++) {
 		const struct c2c_stat *s = &r->stats[i];
 		const char *v[] = { s->section, s->key, s->value, s->unit };
@@ -84,12 +73,9 @@ void c2c_write_offset_row(const struct c2c_offset *o, FILE *f)
 
 void c2c_write_warnings_tsv(const struct c2c_report *r, FILE *f)
 {
-	fputs("line\twarning\n", f);
-	for (size_t i = 0; i < r->nwarns; i++) {
-		fprintf(f, "%d\t", r->warns[i].line);
-		put_cell(f, r->warns[i].msg);
-		fputc('\n', f);
-	}
+	tsv_write_header(f, (const char *const[]){ "line", "warning", NULL });
+	for (size_t i = 0; i < r->nwarns; i++)
+		tsv_write_row(f, "%d\t%s\n", r->warns[i].line, r->warns[i].msg);
 }
 
 void c2c_print_warnings(const struct c2c_report *r)

@@ -17,6 +17,7 @@
 #include "util/fileio.h"
 #include "util/outfile.h"
 #include "util/run.h"
+#include "util/tsv.h"
 
 static unsigned long long meta_u(const struct lines_file *f, const char *key)
 {
@@ -228,8 +229,10 @@ static int write_ops(const struct out_ctx *x, const char *dir, const char *label
 	int rc = 0;
 
 	fi = outfile_open(pi, "w");
-	fprintf(fi, "# memcg-lab lines-insns 1\n# guest instructions: %s; a proxy for time that leaves out cache "
-		"misses\nwindow\tlabel\trepeat\tops\tunit\tinsns\tinsns_per_op\tinsns_vcpu\n", insns_how(x));
+	tsv_write_row(fi, "# memcg-lab lines-insns 1\n# guest instructions: %s; a proxy for time that leaves out "
+		      "cache misses\n", insns_how(x));
+	tsv_write_header(fi, (const char *const[]){ "window", "label", "repeat", "ops", "unit", "insns", "insns_per_op",
+						    "insns_vcpu", NULL });
 	for (size_t i = 0; i < x->g.nwin; i++) {
 		const struct lines_gwindow *w = &x->g.win[i];
 		const struct lines_window_row *r = row_of(x, w->index);
@@ -239,9 +242,9 @@ static int write_ops(const struct out_ctx *x, const char *dir, const char *label
 		if (label && strcmp(w->label, label))
 			continue;
 		nwin++;
-		fprintf(fi, "%lld\t%s\t%d\t", (long long)w->index, w->label, w->repeat);
+		tsv_write_row(fi, "%lld\t%s\t%d\t", (long long)w->index, w->label, w->repeat);
 		if (w->ops >= 0)
-			fprintf(fi, "%lld\t%s\t", (long long)w->ops, w->unit);
+			tsv_write_row(fi, "%lld\t%s\t", (long long)w->ops, w->unit);
 		else
 			fputs("-\t-\t", fi);
 		if (have)
@@ -272,10 +275,12 @@ static int write_ops(const struct out_ctx *x, const char *dir, const char *label
 	if (outfile_close(fi))
 		rc = set_err(err, errlen, "%s: cannot write: %s", pi, strerror(errno));
 	f = outfile_open(p, "w");
-	fprintf(f, "# memcg-lab lines-ops 1\nwindows\tcounted\tops\tunit\tinsns_windows\tinsns\tinsns_per_op\n"
-		"%zu\t%zu\t", nwin, counted);
+	fputs("# memcg-lab lines-ops 1\n", f);
+	tsv_write_header(f, (const char *const[]){ "windows", "counted", "ops", "unit", "insns_windows", "insns",
+						   "insns_per_op", NULL });
+	fprintf(f, "%zu\t%zu\t", nwin, counted);
 	if (counted)
-		fprintf(f, "%llu\t%s\t", (unsigned long long)ops, unit);
+		tsv_write_row(f, "%llu\t%s\t", (unsigned long long)ops, unit);
 	else
 		fprintf(f, "-\t-\t");
 	/* Over the windows that counted both, never a made-up 0. */

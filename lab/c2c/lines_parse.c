@@ -8,59 +8,33 @@
 #include "c2c/lines_parse.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/tsv.h"
 
 enum row_kind { R_WINDOW, R_LINE, R_SHAPE, R_SITE, R_KINDS };
 
-static const char *const kind_names[R_KINDS] = { "window", "line", "shape", "site" };
-
 #define COUNTS "loads", "stores", "load_hitm", "store_hitm", "store_inval", "false", "true"
-#define MAX_COLS 24
 
-/* The columns each row needs, in the order they are read. */
-static const char *const need[R_KINDS][MAX_COLS] = {
-	[R_WINDOW] = { "index", "windows", "open", "accesses", "load_hitm", "store_hitm", "store_inval", "false",
-		       "true" },
-	[R_LINE] = { "paddr", "vaddr", "win_loads", "win_stores", COUNTS, "other_shape_accesses",
-		     "other_shape_events", "other_site_accesses", "other_site_events" },
-	[R_SHAPE] = { "paddr", "off", "size", COUNTS, "other_mask" },
-	[R_SITE] = { "paddr", "pc", "vcpu", "rw", "off", "size", COUNTS, "prev_vcpu", "prev_pc", "other_mask" },
+/* The columns each row kind is read by, by the names of its #fields line
+ * (util/tsv.h); '?': a later writer's, absent from older files. */
+static const char *const window_cols[] = { "index", "windows", "open", "accesses", "load_hitm", "store_hitm",
+					   "store_inval", "false", "true", "?insns", "?insns_vcpu", NULL };
+enum { W_INSNS = 9, W_INSNS_VCPU };
+static const char *const line_cols[] = { "paddr", "vaddr", "win_loads", "win_stores", COUNTS,
+					 "other_shape_accesses", "other_shape_events", "other_site_accesses",
+					 "other_site_events", "?window", NULL };
+enum { L_WINDOW = 15 };
+static const char *const shape_cols[] = { "paddr", "off", "size", COUNTS, "other_mask", NULL };
+static const char *const site_cols[] = { "paddr", "pc", "vcpu", "rw", "off", "size", COUNTS, "prev_vcpu",
+					 "prev_pc", "other_mask", NULL };
+static const struct tsv_kind kinds[] = {
+	[R_WINDOW] = { "window", window_cols },
+	[R_LINE] = { "line", line_cols },
+	[R_SHAPE] = { "shape", shape_cols },
+	[R_SITE] = { "site", site_cols },
+	[R_KINDS] = { NULL, NULL },
 };
 
-/* Columns a row may have (a later writer's): -1 in opt_col when absent. */
-enum { OPT_LINE_WINDOW, OPT_WINDOW_INSNS, OPT_WINDOW_INSNS_VCPU, OPT_COLS };
-static const struct {
-	enum row_kind kind;
-	const char *name;
-} optional[OPT_COLS] = {
-	[OPT_LINE_WINDOW] = { R_LINE, "window" },
-	[OPT_WINDOW_INSNS] = { R_WINDOW, "insns" },
-	[OPT_WINDOW_INSNS_VCPU] = { R_WINDOW, "insns_vcpu" },
-};
-
-struct parser {
-	const char *name;
-	unsigned lineno;
-	char *err;
-	size_t errlen;
-	/* need[k][i] is field col[k][i] of a row (0: the row kind itself). */
-	int col[R_KINDS][MAX_COLS];
-	int opt_col[OPT_COLS];
-	bool have_fields[R_KINDS];
-	char *fields[MAX_COLS * 2];
-	int nfields;
-};
-
-static int perr(struct parser *p, const char *field, const char *fmt, const char *what)
-{
-	char why[160];
-
-	snprintf(why, sizeof(why), fmt, what);
-	if (field)
-		return set_err(p->err, p->errlen, "%s:%u: field %s: %s", p->name, p->lineno, field, why);
-	return set_err(p->err, p->errlen, "%s:%u: %s", p->name, p->lineno, why);
-}
-
-/* A u64 in decimal, or hex with 0x. */
+/* A u64 in decimal, or hex with 0x (as tsv_u64 reads a cell). */
 static int parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
@@ -75,97 +49,27 @@ static int parse_u64(const char *s, uint64_t *v)
 	return errno || *end ? -1 : 0;
 }
 
-static int field_u64(struct parser *p, enum row_kind k, int i, uint64_t *v)
-{
-	const char *s = p->fields[p->col[k][i]];
-
-	if (parse_u64(s, v))
-		return perr(p, need[k][i], "'%s' is not a number", s);
-	return 0;
-}
-
-static int field_uint(struct parser *p, enum row_kind k, int i, unsigned max, unsigned *v)
+static int field_uint(struct tsv *t, int i, unsigned max, unsigned *v)
 {
 	uint64_t x;
 
-	if (field_u64(p, k, i, &x))
+	if (tsv_u64(t, i, &x))
 		return -1;
-	if (x > max) {
-		char lim[32];
-
-		snprintf(lim, sizeof(lim), "%u", max);
-		return perr(p, need[k][i], "more than %s", lim);
-	}
+	if (x > max)
+		return tsv_fail(t, i, "more than %u", max);
 	*v = (unsigned)x;
 	return 0;
 }
 
 /* Seven counts from column i on. */
-static int field_counts(struct parser *p, enum row_kind k, int i, struct lines_counts *c)
+static int field_counts(struct tsv *t, int i, struct lines_counts *c)
 {
 	uint64_t *dst[] = { &c->loads, &c->stores, &c->load_hitm, &c->store_hitm, &c->store_inval,
 			    &c->false_sharing, &c->true_sharing };
 
 	for (int j = 0; j < 7; j++)
-		if (field_u64(p, k, i + j, dst[j]))
+		if (tsv_u64(t, i + j, dst[j]))
 			return -1;
-	return 0;
-}
-
-static int split_row(struct parser *p, char *line)
-{
-	p->nfields = 0;
-	for (char *s = line;;) {
-		char *tab = strchr(s, '\t');
-
-		if (p->nfields == (int)(sizeof(p->fields) / sizeof(p->fields[0])))
-			return perr(p, NULL, "%s", "more than 48 fields");
-		p->fields[p->nfields++] = s;
-		if (!tab)
-			break;
-		*tab = '\0';
-		s = tab + 1;
-	}
-	return 0;
-}
-
-static int fields_line(struct parser *p)
-{
-	enum row_kind k;
-
-	if (p->nfields < 2)
-		return perr(p, NULL, "%s", "#fields names no row kind");
-	for (k = 0; k < R_KINDS; k++)
-		if (!strcmp(p->fields[1], kind_names[k]))
-			break;
-	if (k == R_KINDS)
-		return 0;	/* a row kind of a later writer: its rows are skipped */
-	for (int i = 0; i < MAX_COLS && need[k][i]; i++) {
-		p->col[k][i] = -1;
-		/* Field 1 of #fields names the kind, as field 0 of a row does. */
-		for (int j = 2; j < p->nfields; j++)
-			if (!strcmp(p->fields[j], need[k][i]))
-				p->col[k][i] = j - 1;
-		if (p->col[k][i] < 0)
-			return perr(p, need[k][i], "%s", "missing from #fields");
-	}
-	for (int o = 0; o < OPT_COLS; o++) {
-		if (optional[o].kind != k)
-			continue;
-		p->opt_col[o] = -1;
-		for (int j = 2; j < p->nfields; j++)
-			if (!strcmp(p->fields[j], optional[o].name))
-				p->opt_col[o] = j - 1;
-	}
-	p->have_fields[k] = true;
-	return 0;
-}
-
-static int row_width(struct parser *p, enum row_kind k)
-{
-	for (int i = 0; i < MAX_COLS && need[k][i]; i++)
-		if (p->col[k][i] >= p->nfields)
-			return perr(p, need[k][i], "%s", "missing (the row is short)");
 	return 0;
 }
 
@@ -182,71 +86,69 @@ struct caps {
 };
 
 /* The optional insns and insns_vcpu columns ("-": not counted). */
-static int window_insns(struct parser *p, struct lines_window_row *w)
+static int window_insns(struct tsv *t, struct lines_window_row *w)
 {
-	int ic = p->opt_col[OPT_WINDOW_INSNS], vc = p->opt_col[OPT_WINDOW_INSNS_VCPU];
-	const char *s;
+	const char *vc = tsv_get(t, W_INSNS_VCPU), *s;
 	unsigned n = 0;
 
-	if (ic < 0 || ic >= p->nfields || !strcmp(p->fields[ic], "-"))
+	if (!tsv_has(t, W_INSNS) || !strcmp(tsv_get(t, W_INSNS), "-"))
 		return 0;
-	if (parse_u64(p->fields[ic], &w->insns))
-		return perr(p, "insns", "'%s' is not a number", p->fields[ic]);
+	if (tsv_u64(t, W_INSNS, &w->insns))
+		return -1;
 	w->insns_counted = true;
-	if (vc < 0 || vc >= p->nfields || !strcmp(p->fields[vc], "-"))
+	if (!tsv_has(t, W_INSNS_VCPU) || !strcmp(vc, "-"))
 		return 0;
-	for (s = p->fields[vc]; *s; n++) {
+	for (s = vc; *s; n++) {
 		char num[24];
 		size_t len = strcspn(s, ",");
 
 		if (n >= LINES_MAX_VCPUS || !len || len >= sizeof(num))
-			return perr(p, "insns_vcpu", "'%s' is not a count per vCPU, comma-separated", p->fields[vc]);
+			return tsv_fail(t, W_INSNS_VCPU, "'%s' is not a count per vCPU, comma-separated", vc);
 		memcpy(num, s, len);
 		num[len] = '\0';
 		if (parse_u64(num, &w->insns_vcpu[n]))
-			return perr(p, "insns_vcpu", "'%s' is not a count per vCPU, comma-separated", p->fields[vc]);
+			return tsv_fail(t, W_INSNS_VCPU, "'%s' is not a count per vCPU, comma-separated", vc);
 		s += len + (s[len] == ',');
 	}
 	w->insns_per_vcpu = n > 0;
 	return 0;
 }
 
-static int window_row(struct parser *p, struct lines_file *f, struct caps *cap)
+static int window_row(struct tsv *t, struct lines_file *f, struct caps *cap)
 {
 	struct lines_window_row *w;
 	uint64_t v[9];
 
 	for (int i = 0; i < 9; i++)
-		if (field_u64(p, R_WINDOW, i, &v[i]))
+		if (tsv_u64(t, i, &v[i]))
 			return -1;
 	GROW(f->windows, f->nwindows, cap->windows);
 	w = &f->windows[f->nwindows++];
 	*w = (struct lines_window_row){ .index = v[0], .windows = v[1], .open = v[2] != 0, .accesses = v[3], .load_hitm = v[4],
 					.store_hitm = v[5], .store_inval = v[6], .false_sharing = v[7],
 					.true_sharing = v[8] };
-	return window_insns(p, w);
+	return window_insns(t, w);
 }
 
-static int line_row(struct parser *p, struct lines_file *f, struct caps *cap)
+static int line_row(struct tsv *t, struct lines_file *f, struct caps *cap)
 {
 	struct lines_pline l = { .window = -1 };
-	int wc = p->opt_col[OPT_LINE_WINDOW];
+	const char *win = tsv_get(t, L_WINDOW);
 
-	if (wc >= 0 && wc < p->nfields && strcmp(p->fields[wc], "-")) {
+	if (tsv_has(t, L_WINDOW) && strcmp(win, "-")) {
 		uint64_t w;
 
-		if (parse_u64(p->fields[wc], &w) || w > INT64_MAX)
-			return perr(p, "window", "'%s' is not a window number", p->fields[wc]);
+		if (parse_u64(win, &w) || w > INT64_MAX)
+			return tsv_fail(t, L_WINDOW, "'%s' is not a window number", win);
 		l.window = (int64_t)w;
 	}
-	if (field_u64(p, R_LINE, 0, &l.paddr) || field_u64(p, R_LINE, 1, &l.vaddr) ||
-	    field_u64(p, R_LINE, 2, &l.win_loads) || field_u64(p, R_LINE, 3, &l.win_stores) ||
-	    field_counts(p, R_LINE, 4, &l.c) || field_u64(p, R_LINE, 11, &l.other_shape_accesses) ||
-	    field_u64(p, R_LINE, 12, &l.other_shape_events) || field_u64(p, R_LINE, 13, &l.other_site_accesses) ||
-	    field_u64(p, R_LINE, 14, &l.other_site_events))
+	if (tsv_u64(t, 0, &l.paddr) || tsv_u64(t, 1, &l.vaddr) || tsv_u64(t, 2, &l.win_loads) ||
+	    tsv_u64(t, 3, &l.win_stores) || field_counts(t, 4, &l.c) || tsv_u64(t, 11, &l.other_shape_accesses) ||
+	    tsv_u64(t, 12, &l.other_shape_events) || tsv_u64(t, 13, &l.other_site_accesses) ||
+	    tsv_u64(t, 14, &l.other_site_events))
 		return -1;
 	if (l.paddr & 63)
-		return perr(p, "paddr", "%s", "not the start of a 64-byte line");
+		return tsv_fail(t, 0, "not the start of a 64-byte line");
 	GROW(f->lines, f->nlines, cap->lines);
 	f->lines[f->nlines++] = l;
 	cap->shapes = cap->sites = 0;
@@ -255,60 +157,54 @@ static int line_row(struct parser *p, struct lines_file *f, struct caps *cap)
 
 /* The line a shape or site row belongs to: the last line row, same paddr
  * (each window's lines come with their own shapes and sites). */
-static struct lines_pline *owner(struct parser *p, struct lines_file *f, enum row_kind k)
+static struct lines_pline *owner(struct tsv *t, struct lines_file *f)
 {
 	uint64_t paddr;
 
-	if (field_u64(p, k, 0, &paddr))
+	if (tsv_u64(t, 0, &paddr))
 		return NULL;
 	if (!f->nlines || f->lines[f->nlines - 1].paddr != paddr) {
-		char a[24];
-
-		snprintf(a, sizeof(a), "0x%llx", (unsigned long long)paddr);
-		perr(p, "paddr", "%s: no line row before it", a);
+		tsv_fail(t, 0, "0x%llx: no line row before it", (unsigned long long)paddr);
 		return NULL;
 	}
 	return &f->lines[f->nlines - 1];
 }
 
-static int shape_row(struct parser *p, struct lines_file *f, struct caps *cap)
+static int shape_row(struct tsv *t, struct lines_file *f, struct caps *cap)
 {
-	struct lines_pline *l = owner(p, f, R_SHAPE);
+	struct lines_pline *l = owner(t, f);
 	struct lines_pshape s = { 0 };
 
-	if (!l || field_uint(p, R_SHAPE, 1, 63, &s.off) || field_uint(p, R_SHAPE, 2, 64, &s.size) ||
-	    field_counts(p, R_SHAPE, 3, &s.c) || field_u64(p, R_SHAPE, 10, &s.other_mask))
+	if (!l || field_uint(t, 1, 63, &s.off) || field_uint(t, 2, 64, &s.size) || field_counts(t, 3, &s.c) ||
+	    tsv_u64(t, 10, &s.other_mask))
 		return -1;
 	if (!s.size || s.off + s.size > 64)
-		return perr(p, "size", "%s", "the access does not fit its line");
+		return tsv_fail(t, 2, "the access does not fit its line");
 	GROW(l->shapes, l->nshapes, cap->shapes);
 	l->shapes[l->nshapes++] = s;
 	return 0;
 }
 
-static int site_row(struct parser *p, struct lines_file *f, struct caps *cap)
+static int site_row(struct tsv *t, struct lines_file *f, struct caps *cap)
 {
-	struct lines_pline *l = owner(p, f, R_SITE);
+	struct lines_pline *l = owner(t, f);
 	struct lines_psite s = { 0 };
-	const char *rw, *prev;
-	unsigned pv;
+	const char *rw = tsv_get(t, 3), *prev = tsv_get(t, 13);
+	unsigned pv = 0;
 
-	if (!l || field_u64(p, R_SITE, 1, &s.pc) || field_uint(p, R_SITE, 2, LINES_MAX_VCPUS - 1, &s.vcpu) ||
-	    field_uint(p, R_SITE, 4, 63, &s.off) || field_uint(p, R_SITE, 5, 64, &s.size) ||
-	    field_counts(p, R_SITE, 6, &s.c) || field_u64(p, R_SITE, 14, &s.prev_pc) ||
-	    field_u64(p, R_SITE, 15, &s.other_mask))
+	if (!l || tsv_u64(t, 1, &s.pc) || field_uint(t, 2, LINES_MAX_VCPUS - 1, &s.vcpu) ||
+	    field_uint(t, 4, 63, &s.off) || field_uint(t, 5, 64, &s.size) || field_counts(t, 6, &s.c) ||
+	    tsv_u64(t, 14, &s.prev_pc) || tsv_u64(t, 15, &s.other_mask))
 		return -1;
-	rw = p->fields[p->col[R_SITE][3]];
 	if (strcmp(rw, "R") && strcmp(rw, "W"))
-		return perr(p, "rw", "'%s' is neither R nor W", rw);
+		return tsv_fail(t, 3, "'%s' is neither R nor W", rw);
 	s.store = rw[0] == 'W';
 	if (!s.size || s.off + s.size > 64)
-		return perr(p, "size", "%s", "the access does not fit its line");
-	prev = p->fields[p->col[R_SITE][13]];
+		return tsv_fail(t, 5, "the access does not fit its line");
 	if (!strcmp(prev, "-")) {
 		s.prev_vcpu = -1;
 	} else {
-		if (field_uint(p, R_SITE, 13, LINES_MAX_VCPUS - 1, &pv))
+		if (field_uint(t, 13, LINES_MAX_VCPUS - 1, &pv))
 			return -1;
 		s.prev_vcpu = (int)pv;
 	}
@@ -317,108 +213,84 @@ static int site_row(struct parser *p, struct lines_file *f, struct caps *cap)
 	return 0;
 }
 
-static int meta_line(struct parser *p, struct lines_file *f, struct caps *cap, char *line)
+/* "# key<TAB>value": a meta line (the value all after the first tab);
+ * a comment without a tab is only a comment. */
+static void meta_line(struct tsv *t, struct lines_file *f, struct caps *cap)
 {
-	char *tab = strchr(line + 2, '\t');
+	const char *key = tsv_cell(t, 0);
+	size_t len = 0;
+	char *value;
 
-	if (!tab)
-		return 0;	/* a comment */
-	*tab = '\0';
+	if (key[1] != ' ' || tsv_ncells(t) < 2)
+		return;
+	for (int j = 1; j < tsv_ncells(t); j++)
+		len += strlen(tsv_cell(t, j)) + 1;
+	value = xmalloc(len);
+	value[0] = '\0';
+	for (int j = 1; j < tsv_ncells(t); j++) {
+		if (j > 1)
+			strcat(value, "\t");
+		strcat(value, tsv_cell(t, j));
+	}
 	GROW(f->meta, f->nmeta, cap->meta);
-	f->meta[f->nmeta].key = xstrdup(line + 2);
-	f->meta[f->nmeta++].value = xstrdup(tab + 1);
-	(void)p;
+	f->meta[f->nmeta].key = xstrdup(key + 2);
+	f->meta[f->nmeta++].value = value;
+}
+
+/* The rows after the format line, up to "# end". */
+static int parse_rows(struct tsv *t, struct lines_file *out)
+{
+	struct caps cap = { 0 };
+	bool ended = false;
+	int r;
+
+	while ((r = tsv_next(t)) != TSV_END) {
+		if (r < 0)
+			return -1;
+		if (ended)
+			return tsv_fail(t, -1, "text after '# end'");
+		if (r == TSV_COMMENT) {
+			if (t->lineno == 1)
+				continue;	/* the format line */
+			if (!strcmp(tsv_cell(t, 0), "# end") && tsv_ncells(t) == 1)
+				ended = true;
+			else
+				meta_line(t, out, &cap);
+			continue;
+		}
+		r = t->kind == R_WINDOW ? window_row(t, out, &cap) :
+		    t->kind == R_LINE   ? line_row(t, out, &cap) :
+		    t->kind == R_SHAPE  ? shape_row(t, out, &cap) :
+					  site_row(t, out, &cap);
+		if (r)
+			return -1;
+	}
+	if (!ended)
+		return set_err(t->err, t->errlen, "%s:%d: cut short: no '# end' line (qemu died before the plugin "
+			       "finished?)", t->path, t->lineno);
 	return 0;
 }
 
 int lines_parse_text(const char *name, const char *text, size_t len, struct lines_file *out, char *err,
 		     size_t errlen)
 {
-	struct parser p = { .name = name, .err = err, .errlen = errlen };
-	struct caps cap = { 0 };
-	char *copy = xmalloc(len + 1), *line;
-	bool ended = false;
-	int rc = 0;
+	struct tsv t;
+	int rc, v;
 
 	memset(out, 0, sizeof(*out));
-	memcpy(copy, text, len);
-	copy[len] = '\0';
-	if (memchr(copy, '\0', len)) {
-		free(copy);
-		return set_err(err, errlen, "%s: a NUL byte: not the lines plugin's text output", name);
+	if (!len)
+		return set_err(err, errlen, "%s: empty: the plugin wrote nothing", name);
+	rc = tsv_open_kinds(&t, name, text, len, kinds, TSV_COMMENTS, err, errlen);
+	v = rc ? 0 : tsv_format(&t, "lines");
+	if (!rc && !v)
+		rc = set_err(err, errlen, "%s:1: not the lines plugin's output (no '# memcg-lab lines N' first)", name);
+	else if (!rc && v != LINES_FORMAT_VERSION)
+		rc = set_err(err, errlen, "%s:1: format version %d; this lab reads %d", name, v, LINES_FORMAT_VERSION);
+	if (!rc) {
+		out->version = v;
+		rc = parse_rows(&t, out);
 	}
-	line = copy;
-	for (char *nl; line && *line && rc == 0; line = nl) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = '\0';
-		p.lineno++;
-		if (ended) {
-			rc = perr(&p, NULL, "%s", "text after '# end'");
-			break;
-		}
-		if (p.lineno == 1) {
-			int v;
-			char tail;
-
-			if (sscanf(line, "# memcg-lab lines %d%c", &v, &tail) != 1) {
-				rc = perr(&p, NULL, "%s", "not the lines plugin's output (no '# memcg-lab lines N' first)");
-				break;
-			}
-			if (v != LINES_FORMAT_VERSION) {
-				char why[80];
-
-				snprintf(why, sizeof(why), "format version %d; this lab reads %d", v, LINES_FORMAT_VERSION);
-				rc = perr(&p, NULL, "%s", why);
-				break;
-			}
-			out->version = v;
-			continue;
-		}
-		if (!strcmp(line, "# end")) {
-			ended = true;
-			continue;
-		}
-		if (!strncmp(line, "#fields\t", 8)) {
-			rc = split_row(&p, line) ?: fields_line(&p);
-			continue;
-		}
-		if (line[0] == '#') {
-			if (line[1] == ' ')
-				rc = meta_line(&p, out, &cap, line);
-			continue;
-		}
-		if (!*line)
-			continue;
-		if (split_row(&p, line)) {
-			rc = -1;
-			break;
-		}
-		for (enum row_kind k = 0; k < R_KINDS; k++) {
-			if (strcmp(p.fields[0], kind_names[k]))
-				continue;
-			if (!p.have_fields[k]) {
-				rc = perr(&p, NULL, "a %s row before its #fields line", kind_names[k]);
-				break;
-			}
-			if (row_width(&p, k)) {
-				rc = -1;
-				break;
-			}
-			rc = k == R_WINDOW ? window_row(&p, out, &cap) :
-			     k == R_LINE   ? line_row(&p, out, &cap) :
-			     k == R_SHAPE  ? shape_row(&p, out, &cap) :
-					     site_row(&p, out, &cap);
-			break;
-		}
-		/* Rows of a kind this lab does not know are skipped. */
-	}
-	free(copy);
-	if (rc == 0 && p.lineno == 0)
-		rc = set_err(err, errlen, "%s: empty: the plugin wrote nothing", name);
-	if (rc == 0 && !ended)
-		rc = set_err(err, errlen, "%s:%u: cut short: no '# end' line (qemu died before the plugin finished?)",
-			     name, p.lineno);
+	tsv_close(&t);
 	if (rc)
 		lines_file_free(out);
 	return rc;

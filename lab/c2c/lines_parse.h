@@ -4,7 +4,8 @@
  * written by c2c/lines_model.c): the meta lines, the windows, and per line
  * its shapes (offset, size) and sites (PC, vCPU, offset, size, R/W).
  *
- * Columns are found by the names of the `#fields` lines, so that a later
+ * Columns are found by the names of the `#fields` lines (util/tsv.h's
+ * multi-kind files: each row's first cell names its kind), so that a later
  * writer may add columns (a line's `window` is read where it is given: the
  * plugin's windows=each); a missing column, a bad number, a shape or site
  * of a line not given first, a format version other than

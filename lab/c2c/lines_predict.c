@@ -12,6 +12,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/outfile.h"
+#include "util/tsv.h"
 
 #define U(x) ((unsigned long long)(x))
 #define TRACE_FILE "trace.bin"
@@ -365,7 +366,7 @@ static void put_other(FILE *f, const struct ll_layout *l, const struct lr_counts
 	if (lines_replay_events(&c->c[fi]))
 		for (size_t g = 0; g < c->nf; g++)
 			if (c->other[fi * c->words + g / 64] >> (g % 64) & 1) {
-				fprintf(f, "%s%s", any ? "+" : "", l->f[g].name);
+				tsv_write_row(f, "%s%s", any ? "+" : "", l->f[g].name);
 				any = true;
 			}
 	if (!any)
@@ -380,7 +381,7 @@ int lp_write_fields(const struct lr_type *types, size_t ntypes, const struct lr_
 
 	for (size_t i = 0; comments && comments[i]; i++)
 		fprintf(f, "%s\n", comments[i]);
-	fprintf(f, "%s\n", LINES_TABLE_COLUMNS);
+	tsv_write_header(f, lines_table_cols);
 	for (size_t k = 0; k < ntypes; k++) {
 		size_t t = ord[k];
 		const struct ll_layout *l = recorded ? types[t].old : types[t].new;
@@ -393,7 +394,7 @@ int lp_write_fields(const struct lr_type *types, size_t ntypes, const struct lr_
 
 			if (!c->on_line[i] && !x->loads && !x->stores)
 				continue;
-			fprintf(f, "%s\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t", l->st, l->f[i].name,
+			tsv_write_row(f, "%s\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t", l->st, l->f[i].name,
 				U(lines_layout_off(l, i)), U(l->f[i].size), U(x->loads), U(x->stores), U(x->load_hitm),
 				U(x->store_hitm + x->store_inval), U(x->false_sharing), U(x->true_sharing));
 			put_other(f, l, c, i);

@@ -7,6 +7,7 @@
 #include "c2c/lines_table.h"
 #include "util/err.h"
 #include "util/outfile.h"
+#include "util/tsv.h"
 
 static struct lines_frow *row_of(struct lines_ftable *t, const struct lines_gname *nm)
 {
@@ -120,6 +121,9 @@ const struct lines_frow *lines_table_row(const struct lines_ftable *t, const cha
 	return NULL;
 }
 
+const char *const lines_table_cols[] = { "struct", "field", "offset", "size", "loads", "stores", "hitm_loads",
+					 "hitm_stores", "false_hitm", "true_hitm", "other_field", NULL };
+
 int lines_table_write(const struct lines_ftable *t, const char *path, char *err, size_t errlen)
 {
 	struct lines_frow *rows = t->n ? xmalloc(t->n * sizeof(*rows)) : NULL;
@@ -130,11 +134,11 @@ int lines_table_write(const struct lines_ftable *t, const char *path, char *err,
 		memcpy(rows, t->r, t->n * sizeof(*rows));
 		qsort(rows, t->n, sizeof(*rows), row_cmp);
 	}
-	fprintf(f, "%s\n", LINES_TABLE_COLUMNS);
+	tsv_write_header(f, lines_table_cols);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct lines_frow *r = &rows[i];
 
-		fprintf(f, "%s\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t", r->st, r->field,
+		tsv_write_row(f, "%s\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t", r->st, r->field,
 			(unsigned long long)r->off, (unsigned long long)r->size, (unsigned long long)r->c.loads,
 			(unsigned long long)r->c.stores, (unsigned long long)r->c.load_hitm,
 			(unsigned long long)(r->c.store_hitm + r->c.store_inval),
@@ -142,7 +146,7 @@ int lines_table_write(const struct lines_ftable *t, const char *path, char *err,
 		if (!r->nother)
 			fputc('-', f);
 		for (size_t k = 0; k < r->nother; k++)
-			fprintf(f, "%s%s", k ? "+" : "", r->other[k]);
+			tsv_write_row(f, "%s%s", k ? "+" : "", r->other[k]);
 		fputc('\n', f);
 	}
 	free(rows);

@@ -18,7 +18,9 @@
 #include "c2c/lines_guest.h"
 #include "c2c/lines_parse.h"
 
-#define LINES_TABLE_COLUMNS "struct\tfield\toffset\tsize\tloads\tstores\thitm_loads\thitm_stores\tfalse_hitm\ttrue_hitm\tother_field"
+/* fields.tsv's columns, as lines_table_write and lines predict write them
+ * (util/tsv.h's header; report/lines_fields.h reads them by name). */
+extern const char *const lines_table_cols[];
 
 struct lines_frow {
 	char *st, *field;

@@ -11,8 +11,9 @@
 #include "c2c/lines_model.h"
 #include "c2c/lines_session.h"
 #include "c2c/lines_trace_read.h"
-#include "c2c/lines_tsv.h"
 #include "util/err.h"
+#include "util/fileio.h"
+#include "util/tsv.h"
 
 #define HDR sizeof(struct lines_trace_header)
 #define REC sizeof(struct lines_trace_rec)
@@ -189,45 +190,50 @@ static struct lines_trace_obj *obj_add(struct lines_trace_objs *o)
 }
 
 /* A window number as plugin records carry it (32 bits). */
-static int window_of(const struct lines_tsv *t, const char *const *cols, uint32_t *w, char *err, size_t errlen)
+static int window_of(struct tsv *t, uint32_t *w)
 {
 	uint64_t v;
 
-	if (lines_tsv_u64(t, cols, 0, &v, err, errlen) < 0)
+	if (tsv_u64(t, 0, &v) < 0)
 		return -1;
 	if (v > UINT32_MAX)
-		return set_err(err, errlen, "%s:%d: field window: %llu is not a window number", t->path, t->lineno, U(v));
+		return tsv_fail(t, 0, "%llu is not a window number", U(v));
 	*w = (uint32_t)v;
 	return 0;
+}
+
+/* dir's file name by columns: absent, no rows (a run that had none). */
+static int open_guest_tsv(struct tsv *t, const char *p, const char *const *cols, char *err, size_t errlen)
+{
+	memset(t, 0, sizeof(*t));
+	return path_exists(p) ? tsv_open(t, p, cols, 0, err, errlen) : 0;
 }
 
 static int load_objs(struct lines_trace_objs *o, const char *dir, char *err, size_t errlen)
 {
 	char *p = xasprintf("%s/" LINES_OBJECTS_FILE, dir);
-	struct lines_tsv t;
-	int rc = lines_tsv_open(&t, p, obj_cols, err, errlen);
+	struct tsv t;
+	int rc = open_guest_tsv(&t, p, obj_cols, err, errlen), r;
 
-	while (!rc && t.text && lines_tsv_next(&t, obj_cols, &rc, err, errlen)) {
+	while (!rc && (r = tsv_next(&t)) != TSV_END) {
 		uint32_t w = 0;
 		uint64_t addr = 0, size = 0;
 		struct lines_trace_obj *x;
 
-		if (window_of(&t, obj_cols, &w, err, errlen) || lines_tsv_u64(&t, obj_cols, 3, &addr, err, errlen) ||
-		    lines_tsv_u64(&t, obj_cols, 4, &size, err, errlen)) {
+		if (r < 0 || window_of(&t, &w) || tsv_u64(&t, 3, &addr) || tsv_u64(&t, 4, &size)) {
 			rc = -1;
 			break;
 		}
 		if (!size || addr + size < addr) {
-			rc = set_err(err, errlen, "%s:%d: field size: %llu at 0x%llx is no object", p, t.lineno, U(size),
-				     U(addr));
+			rc = tsv_fail(&t, 4, "%llu at 0x%llx is no object", U(size), U(addr));
 			break;
 		}
 		x = obj_add(o);
-		*x = (struct lines_trace_obj){ .window = w, .label = xstrdup(lines_tsv_get(&t, 1)),
-					       .type = xstrdup(lines_tsv_get(&t, 2)), .base = addr, .size = size,
-					       .stride = size, .source = xstrdup(lines_tsv_get(&t, 5)) };
+		*x = (struct lines_trace_obj){ .window = w, .label = xstrdup(tsv_get(&t, 1)),
+					       .type = xstrdup(tsv_get(&t, 2)), .base = addr, .size = size,
+					       .stride = size, .source = xstrdup(tsv_get(&t, 5)) };
 	}
-	lines_tsv_close(&t);
+	tsv_close(&t);
 	free(p);
 	return rc;
 }
@@ -235,30 +241,29 @@ static int load_objs(struct lines_trace_objs *o, const char *dir, char *err, siz
 static int load_ranges(struct lines_trace_objs *o, const char *dir, char *err, size_t errlen)
 {
 	char *p = xasprintf("%s/" LINES_RANGES_FILE, dir);
-	struct lines_tsv t;
-	int rc = lines_tsv_open(&t, p, rng_cols, err, errlen);
+	struct tsv t;
+	int rc = open_guest_tsv(&t, p, rng_cols, err, errlen), r;
 
-	while (!rc && t.text && lines_tsv_next(&t, rng_cols, &rc, err, errlen)) {
+	while (!rc && (r = tsv_next(&t)) != TSV_END) {
 		uint32_t w = 0;
 		uint64_t addr = 0, size = 0, stride = 0;
 		struct lines_trace_obj *x;
 
-		if (window_of(&t, rng_cols, &w, err, errlen) || lines_tsv_u64(&t, rng_cols, 2, &addr, err, errlen) ||
-		    lines_tsv_u64(&t, rng_cols, 3, &size, err, errlen) ||
-		    lines_tsv_u64(&t, rng_cols, 4, &stride, err, errlen)) {
+		if (r < 0 || window_of(&t, &w) || tsv_u64(&t, 2, &addr) || tsv_u64(&t, 3, &size) ||
+		    tsv_u64(&t, 4, &stride)) {
 			rc = -1;
 			break;
 		}
 		if (!size || !stride || addr + size < addr) {
-			rc = set_err(err, errlen, "%s:%d: field %s: 0 is no range", p, t.lineno, size ? "stride" : "size");
+			rc = tsv_fail(&t, size ? 4 : 3, "0 is no range");
 			break;
 		}
 		x = obj_add(o);
-		*x = (struct lines_trace_obj){ .window = w, .label = xstrdup("-"), .type = xstrdup(lines_tsv_get(&t, 1)),
+		*x = (struct lines_trace_obj){ .window = w, .label = xstrdup("-"), .type = xstrdup(tsv_get(&t, 1)),
 					       .base = addr, .size = size, .stride = stride, .range = true,
-					       .source = xstrdup("-"), .fields = xstrdup(lines_tsv_get(&t, 5)) };
+					       .source = xstrdup("-"), .fields = xstrdup(tsv_get(&t, 5)) };
 	}
-	lines_tsv_close(&t);
+	tsv_close(&t);
 	free(p);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include "util/fileio.h"
 #include "util/options.h"
 #include "util/run.h"
+#include "util/tsv.h"
 
 static const struct options_cmd predict_cmd = {
 	.name = "lines predict",
@@ -256,10 +257,10 @@ int cmd_lines_predict(int argc, char **argv)
 	if (mkdir_p(out, 0755) < 0)
 		die("lines predict: %s: cannot create: %s", out, strerror(errno));
 	path = xasprintf("%s/" LINES_PREDICTED_FILE, out);
-	c_trace = xasprintf("# trace\t%s", r.trace_path);
-	c_layout = xasprintf("# layout\t%s", desc);
+	c_trace = tsv_asprintf("# trace\t%s", r.trace_path);
+	c_layout = tsv_asprintf("# layout\t%s", desc);
 	c_line = xasprintf("# line_size\t%u", o.line);
-	c_ops = r.ops > 0 ? xasprintf("# ops\t%.0f\t%s", r.ops, r.unit) : xstrdup("# ops\t-\t-");
+	c_ops = r.ops > 0 ? tsv_asprintf("# ops\t%.0f\t%s", r.ops, r.unit) : xstrdup("# ops\t-\t-");
 	{
 		const char *comments[] = { LINES_PREDICTED_MAGIC, c_trace, c_layout, c_line, c_ops, NULL };
 

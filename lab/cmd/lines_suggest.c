@@ -11,6 +11,7 @@
 #include "util/fileio.h"
 #include "util/options.h"
 #include "util/run.h"
+#include "util/tsv.h"
 
 #define SUGGESTED_FILE "suggested-fields.tsv"
 
@@ -95,8 +96,9 @@ int cmd_lines_suggest(int argc, char **argv)
 		if (mkdir_p(out, 0755) < 0)
 			die("lines suggest: %s: cannot create: %s", out, strerror(errno));
 		path = xasprintf("%s/" SUGGESTED_FILE, out);
-		c_trace = xasprintf("# trace\t%s", r.trace_path);
-		c_layout = xasprintf("# layout\tstruct %s proposed by lines suggest (%s)", o.st, res.c[res.best].name);
+		c_trace = tsv_asprintf("# trace\t%s", r.trace_path);
+		c_layout = tsv_asprintf("# layout\tstruct %s proposed by lines suggest (%s)", o.st,
+					 res.c[res.best].name);
 		c_line = xasprintf("# line_size\t%u", o.line);
 		{
 			const char *comments[] = { "# memcg-lab suggested-fields 1", c_trace, c_layout, c_line, NULL };

@@ -27,6 +27,7 @@
 #include "util/fileio.h"
 #include "util/futexword.h"
 #include "util/labcost.h"
+#include "util/tsv.h"
 
 enum slot_state { S_SETUP, S_READY, S_RUNNING, S_DONE, S_FAILED };
 
@@ -922,15 +923,19 @@ void harness_write_series(const struct harness_result *r, const struct hloop *l,
 {
 	double t = 0;
 
-	if (prefix_hdr)
-		fprintf(f, "%ssecond\tworker\tcgroup\tcpu\t%s\trate_%s\n", prefix_hdr, l->unit, l->rate_unit);
+	/* The prefixes are the caller's cells, each with its tab. */
+	if (prefix_hdr) {
+		fputs(prefix_hdr, f);
+		tsv_write_row(f, "second\tworker\tcgroup\tcpu\t%s\trate_%s\n", l->unit, l->rate_unit);
+	}
 	for (int s = 0; s < r->nsamples; s++) {
 		t += r->dt[s];
 		for (int i = 0; i < r->nworkers; i++) {
 			uint64_t d = r->delta[(size_t)s * r->nworkers + i];
 
-			fprintf(f, "%s%.3f\t%d\t%d\t%d\t%llu\t%.6g\n", prefix ? prefix : "", t, i, r->w[i].cgroup,
-				r->w[i].cpu, (unsigned long long)d, d / r->dt[s] * l->rate_scale);
+			fputs(prefix ? prefix : "", f);
+			fprintf(f, "%.3f\t%d\t%d\t%d\t%llu\t%.6g\n", t, i, r->w[i].cgroup, r->w[i].cpu,
+				(unsigned long long)d, d / r->dt[s] * l->rate_scale);
 		}
 	}
 }
@@ -938,14 +943,17 @@ void harness_write_series(const struct harness_result *r, const struct hloop *l,
 void harness_write_workers(const struct harness_result *r, const struct hloop *l, FILE *f,
 			   const char *prefix_hdr, const char *prefix)
 {
-	if (prefix_hdr)
-		fprintf(f, "%sworker\tcgroup\tcpu\tpid\ttid\t%s\trate_%s\tuser_s\tsys_s\tstatus\n", prefix_hdr,
-			l->unit, l->rate_unit);
+	if (prefix_hdr) {
+		fputs(prefix_hdr, f);
+		tsv_write_row(f, "worker\tcgroup\tcpu\tpid\ttid\t%s\trate_%s\tuser_s\tsys_s\tstatus\n", l->unit,
+			      l->rate_unit);
+	}
 	for (int i = 0; i < r->nworkers; i++) {
 		const struct hworker_result *w = &r->w[i];
 
-		fprintf(f, "%s%d\t%d\t%d\t%d\t%d\t%llu\t%.6g\t%.2f\t%.2f\t%s\n", prefix ? prefix : "", i,
-			w->cgroup, w->cpu, (int)w->pid, (int)w->tid, (unsigned long long)w->ops,
-			w->rate * l->rate_scale, w->user_s, w->sys_s, w->status == HW_OK ? "ok" : w->why);
+		fputs(prefix ? prefix : "", f);
+		tsv_write_row(f, "%d\t%d\t%d\t%d\t%d\t%llu\t%.6g\t%.2f\t%.2f\t%s\n", i, w->cgroup, w->cpu, (int)w->pid,
+			      (int)w->tid, (unsigned long long)w->ops, w->rate * l->rate_scale, w->user_s, w->sys_s,
+			      w->status == HW_OK ? "ok" : w->why);
 	}
 }

@@ -15,6 +15,7 @@
 #include "util/fileio.h"
 #include "util/outfile.h"
 #include "util/strfmt.h"
+#include "util/tsv.h"
 
 const char *const layout_struct_names[LAYOUT_NSTRUCTS] = {
 	"mem_cgroup", "page_counter", "memcg_stock_pcp", "obj_stock_pcp", "memcg_vmstats_percpu",
@@ -251,13 +252,12 @@ static int close_out(FILE *f, const char *dir, const char *name, char *err, size
 	return 0;
 }
 
-static void tsv_row(FILE *f, const char *key, const char *value)
-{
-	char *v = str_tsv_field(value);
-
-	fprintf(f, "%s\t%s\n", key, v);
-	free(v);
-}
+/* The capture's three files: their columns, as written and read back. */
+static const char *const meta_cols[] = { "key", "value", NULL };
+static const char *const struct_cols[] = { "struct", "present", "size", "cachelines", "percpu_var", "percpu_offset",
+					   NULL };
+static const char *const field_cols[] = { "struct", "field", "owner", "offset", "size", "bit_offset", "bit_size",
+					  "nelems", "elem_size", "depth", "expanded", "type", NULL };
 
 int layout_write_capture(const struct layout *lay, const struct lay_tags *tags, const char *dir,
 			 char *err, size_t errlen)
@@ -272,27 +272,28 @@ int layout_write_capture(const struct layout *lay, const struct lay_tags *tags, 
 	}
 	if (!(f = open_out(dir, "meta.tsv", err, errlen)))
 		return -1;
-	fprintf(f, "key\tvalue\n");
-	/* The origin and evidence name files, which may hold a tab or newline. */
-	tsv_row(f, "release", lay->release ? lay->release : "");
-	tsv_row(f, "origin", lay->origin);
-	fprintf(f, "cacheline\t%d\n", lay->cacheline);
-	tsv_row(f, "cacheline_evidence", lay->cacheline_evidence);
-	fprintf(f, "lock_debug\t%d\n", lay->lock_debug);
-	tsv_row(f, "lock_debug_evidence", lay->lock_debug_evidence);
-	fprintf(f, "lock_rt\t%d\n", lay->lock_rt);
-	fprintf(f, "lock_size\t%d\n", lay->lock_size);
-	fprintf(f, "percpu_datasec\t%d\n", lay->percpu_datasec);
+	tsv_write_header(f, meta_cols);
+	/* The origin and evidence name files, which may hold a tab or newline:
+	 * util/tsv.h's writer makes each a space. */
+	tsv_write_row(f, "release\t%s\n", lay->release ? lay->release : "");
+	tsv_write_row(f, "origin\t%s\n", lay->origin);
+	tsv_write_row(f, "cacheline\t%d\n", lay->cacheline);
+	tsv_write_row(f, "cacheline_evidence\t%s\n", lay->cacheline_evidence);
+	tsv_write_row(f, "lock_debug\t%d\n", lay->lock_debug);
+	tsv_write_row(f, "lock_debug_evidence\t%s\n", lay->lock_debug_evidence);
+	tsv_write_row(f, "lock_rt\t%d\n", lay->lock_rt);
+	tsv_write_row(f, "lock_size\t%d\n", lay->lock_size);
+	tsv_write_row(f, "percpu_datasec\t%d\n", lay->percpu_datasec);
 	if (close_out(f, dir, "meta.tsv", err, errlen))
 		return -1;
 
 	if (!(f = open_out(dir, "structs.tsv", err, errlen)))
 		return -1;
-	fprintf(f, "struct\tpresent\tsize\tcachelines\tpercpu_var\tpercpu_offset\n");
+	tsv_write_header(f, struct_cols);
 	for (int i = 0; i < LAYOUT_NSTRUCTS; i++) {
 		const struct lay_struct *s = &lay->s[i];
 
-		fprintf(f, "%s\t%d\t%" PRIu64 "\t%" PRIu64 "\t%s\t%" PRId64 "\n", s->name, s->present,
+		tsv_write_row(f, "%s\t%d\t%" PRIu64 "\t%" PRIu64 "\t%s\t%" PRId64 "\n", s->name, s->present,
 			s->size, lay_ncachelines(s->size, lay->cacheline),
 			s->percpu_var[0] ? s->percpu_var : "-", s->percpu_offset);
 	}
@@ -301,15 +302,14 @@ int layout_write_capture(const struct layout *lay, const struct lay_tags *tags, 
 
 	if (!(f = open_out(dir, "fields.tsv", err, errlen)))
 		return -1;
-	fprintf(f, "struct\tfield\towner\toffset\tsize\tbit_offset\tbit_size\tnelems\telem_size\t"
-		   "depth\texpanded\ttype\n");
+	tsv_write_header(f, field_cols);
 	for (int i = 0; i < LAYOUT_NSTRUCTS; i++) {
 		const struct lay_struct *s = &lay->s[i];
 
 		for (int j = 0; j < s->nfields; j++) {
 			const struct lay_field *x = &s->fields[j];
 
-			fprintf(f, "%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%u\t%u\t%u\t%" PRIu64 "\t%d\t%d\t%s\n",
+			tsv_write_row(f, "%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%u\t%u\t%u\t%" PRIu64 "\t%d\t%d\t%s\n",
 				s->name, x->name, x->owner, x->offset, x->size, x->bit_offset, x->bit_size,
 				x->nelems, x->elem_size, x->depth, x->expanded, x->type);
 		}
@@ -331,21 +331,6 @@ int layout_write_capture(const struct layout *lay, const struct lay_tags *tags, 
 		layout_print_map(f, lay, &lay->s[i], tags);
 	}
 	return close_out(f, dir, "cachelines.txt", err, errlen);
-}
-
-/* Splits a line into at most max tab-separated columns in place. */
-static int split_tabs(char *line, char **col, int max)
-{
-	int n = 0;
-
-	while (n < max) {
-		col[n++] = line;
-		line = strchr(line, '\t');
-		if (!line)
-			break;
-		*line++ = '\0';
-	}
-	return n;
 }
 
 /* Reading a capture back: every value is checked, and a bad one is named
@@ -380,57 +365,29 @@ static int text_col(struct row_ctx *c, const char *col, const char *v, char *dst
 	return 0;
 }
 
-/* Calls fn for every data row of text (the file dir/name), after checking
- * its header; the message names the file, the line and the column. */
-static int read_tsv(const char *dir, const char *name, const char *text, const char *header, int ncols,
+/* Calls fn for every data row of text (the file dir/name), its columns
+ * cols[] found by the header's names (util/tsv.h); the message names the
+ * file, the line and the column. */
+static int read_tsv(const char *dir, const char *name, const char *text, const char *const *cols,
 		    int (*fn)(char **col, struct row_ctx *c), struct row_ctx *c, char *err, size_t errlen)
 {
-	char *copy = xstrdup(text), *line = copy, *next;
-	char why[256] = "";
-	int lineno = 0, r = 0;
+	char *path = xasprintf("%s/%s", dir, name), why[256] = "";
+	struct tsv t;
+	int r;
 
-	if (!text[0]) {
-		snprintf(err, errlen, "%s/%s: empty", dir, name);
-		free(copy);
-		return -1;
-	}
 	c->why = why;
 	c->whylen = sizeof(why);
-	for (; line; line = next) {
+	r = tsv_open_text(&t, path, text, strlen(text), cols, 0, err, errlen);
+	while (!r && (r = tsv_next(&t)) == TSV_ROW) {
 		char *col[16];
-		size_t len;
 
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		len = strlen(line);
-		if (len && line[len - 1] == '\r')
-			line[--len] = '\0';
-		if (++lineno > 1 && !len)
-			continue;
-		if (lineno == 1) {
-			if (strcmp(line, header)) {
-				snprintf(err, errlen, "%s/%s:1: not a layout capture header (expected '%.60s...')",
-					 dir, name, header);
-				r = -1;
-				break;
-			}
-			continue;
-		}
-		if (split_tabs(line, col, ncols) != ncols) {
-			snprintf(err, errlen, "%s/%s:%d: expected %d tab-separated columns as written by "
-				 "memcg-lab layout", dir, name, lineno, ncols);
-			r = -1;
-			break;
-		}
-		if (fn(col, c)) {
-			snprintf(err, errlen, "%s/%s:%d: %s", dir, name, lineno, why);
-			r = -1;
-			break;
-		}
+		for (int i = 0; cols[i] && i < 16; i++)
+			col[i] = (char *)tsv_get(&t, i);
+		r = fn(col, c) ? tsv_fail(&t, -1, "%s", why) : 0;
 	}
-	free(copy);
-	return r;
+	tsv_close(&t);
+	free(path);
+	return r < 0 ? -1 : 0;
 }
 
 static int read_meta_row(char **col, struct row_ctx *c)
@@ -574,16 +531,14 @@ int layout_parse_capture(struct layout *lay, const char *dir, const char *meta, 
 		lay->s[i].name = layout_struct_names[i];
 		lay->s[i].percpu_offset = -1;
 	}
-	if (read_tsv(dir, "meta.tsv", meta, "key\tvalue", 2, read_meta_row, &c, err, errlen))
+	if (read_tsv(dir, "meta.tsv", meta, meta_cols, read_meta_row, &c, err, errlen))
 		return -1;
 	if (lay->cacheline <= 0) {
 		snprintf(err, errlen, "%s/meta.tsv: no cacheline size", dir);
 		return -1;
 	}
-	if (read_tsv(dir, "structs.tsv", structs, "struct\tpresent\tsize\tcachelines\tpercpu_var\tpercpu_offset",
-		     6, read_struct_row, &c, err, errlen) ||
-	    read_tsv(dir, "fields.tsv", fields, "struct\tfield\towner\toffset\tsize\tbit_offset\tbit_size\t"
-		     "nelems\telem_size\tdepth\texpanded\ttype", 12, read_field_row, &c, err, errlen))
+	if (read_tsv(dir, "structs.tsv", structs, struct_cols, read_struct_row, &c, err, errlen) ||
+	    read_tsv(dir, "fields.tsv", fields, field_cols, read_field_row, &c, err, errlen))
 		return -1;
 	return 0;
 }

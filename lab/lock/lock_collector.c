@@ -16,6 +16,7 @@
 #include "util/fileio.h"
 #include "util/metrics.h"
 #include "util/strfmt.h"
+#include "util/tsv.h"
 
 struct lock_collector {
 	struct lock_collector_opts o;
@@ -481,7 +482,7 @@ static void write_hist(struct results *r, const char *group, const char *lock, c
 		name[k++] = isalnum((unsigned char)*p) || *p == '.' || *p == '-' ? *p : '_';
 	snprintf(name + k, sizeof(name) - k, ".tsv");
 	f = results_open_data(r, name);
-	fprintf(f, "# title: %s\n", title);
+	tsv_write_row(f, "# title: %s\n", title);
 	hist_write_tsv(h, f);
 	fclose(f);
 }
@@ -516,9 +517,11 @@ static void write_locks(struct lock_collector *c, struct results *r)
 	bool target_done = false;
 	size_t n;
 
-	fprintf(f, "lock\taddr\ttype\tname_from\tcaller\tcontended\twait_count\twait_total_ns\twait_mean_ns"
-		   "\twait_max_ns\twait_p50_ns\twait_p99_ns\thold_count\thold_total_ns\thold_mean_ns"
-		   "\thold_max_ns\thold_p50_ns\thold_p99_ns\twait_method\thold_method\n");
+	tsv_write_header(f, (const char *const[]){ "lock", "addr", "type", "name_from", "caller", "contended", "wait_count",
+						   "wait_total_ns", "wait_mean_ns", "wait_max_ns", "wait_p50_ns",
+						   "wait_p99_ns", "hold_count", "hold_total_ns", "hold_mean_ns",
+						   "hold_max_ns", "hold_p50_ns", "hold_p99_ns", "wait_method",
+						   "hold_method", NULL });
 	v = lockcon_sorted(lc, false, &n);
 	for (size_t i = 0; i < n; i++) {
 		const struct lock_info *li = lock_tracer_info(c->tracer, v[i]->addr);
@@ -528,22 +531,21 @@ static void write_locks(struct lock_collector *c, struct results *r)
 		lock_label(c, v[i], label, sizeof(label));
 		tgt = is_target(c, label);
 		target_done |= tgt;
-		fprintf(f, "%s\t0x%016" PRIx64 "\t%s\t%s\t%s\t%" PRIu64, label, v[i]->addr,
-			lock_type_name(v[i]->flags), li && li->how[0] ? li->how : "-",
-			li && li->caller[0] ? li->caller : "-", v[i]->contended);
+		tsv_write_row(f, "%s\t0x%016" PRIx64 "\t%s\t%s\t%s\t%" PRIu64, label, v[i]->addr,
+			      lock_type_name(v[i]->flags), li && li->how[0] ? li->how : "-",
+			      li && li->caller[0] ? li->caller : "-", v[i]->contended);
 		hist_cols(f, v[i]->hist);
 		hist_cols(f, tgt ? &c->hold.hold : NULL);
-		fprintf(f, "\tlock:contention_begin/end\t%s\n",
-			tgt ? hold_method_name(c->hold.plan.method) : "-");
+		tsv_write_row(f, "\tlock:contention_begin/end\t%s\n", tgt ? hold_method_name(c->hold.plan.method) : "-");
 		write_hist(r, "lock-wait", label, WAIT_TITLE, v[i]->hist);
 	}
 	free(v);
 	if (c->hold.measured && !target_done) {
 		/* The target was never contended: its row has holds only. */
-		fprintf(f, "%s\t-\t-\t%s\t-\t0", c->hold.lock_name, hold_method_name(c->hold.plan.method));
+		tsv_write_row(f, "%s\t-\t-\t%s\t-\t0", c->hold.lock_name, hold_method_name(c->hold.plan.method));
 		hist_cols(f, NULL);
 		hist_cols(f, &c->hold.hold);
-		fprintf(f, "\t-\t%s\n", hold_method_name(c->hold.plan.method));
+		tsv_write_row(f, "\t-\t%s\n", hold_method_name(c->hold.plan.method));
 	}
 	if (c->hold.measured) {
 		char t[160];
@@ -560,15 +562,16 @@ static void write_rstat(struct lock_collector *c, struct results *r)
 	struct rstat_stat *s;
 	size_t n;
 
-	fprintf(f, "lock\troot\tlevel\tacquired\tcontended\twait_count\twait_total_ns\twait_mean_ns\twait_max_ns"
-		   "\twait_p50_ns\twait_p99_ns\thold_count\thold_total_ns\thold_mean_ns\thold_max_ns"
-		   "\thold_p50_ns\thold_p99_ns\n");
+	tsv_write_header(f, (const char *const[]){ "lock", "root", "level", "acquired", "contended", "wait_count",
+						   "wait_total_ns", "wait_mean_ns", "wait_max_ns", "wait_p50_ns",
+						   "wait_p99_ns", "hold_count", "hold_total_ns", "hold_mean_ns",
+						   "hold_max_ns", "hold_p50_ns", "hold_p99_ns", NULL });
 	s = lock_tracer_rstat(c->tracer, &n);
 	for (size_t i = 0; i < n; i++) {
 		char label[200], lvl[32];
 
-		fprintf(f, "%s\t%d\t%d\t%" PRIu64 "\t%" PRIu64, lock_tracer_rstat_lock_name(c->tracer, s[i].root),
-			s[i].root, s[i].level, s[i].acquired, s[i].contended);
+		tsv_write_row(f, "%s\t%d\t%d\t%" PRIu64 "\t%" PRIu64, lock_tracer_rstat_lock_name(c->tracer, s[i].root),
+			      s[i].root, s[i].level, s[i].acquired, s[i].contended);
 		hist_cols(f, &s[i].wait);
 		hist_cols(f, &s[i].hold);
 		fputc('\n', f);
@@ -588,9 +591,10 @@ static void write_hold(struct lock_collector *c, struct results *r)
 	const struct lock_hold_result *h = &c->hold;
 	FILE *f = results_open_data(r, "lock-hold.tsv");
 
-	fprintf(f, "target\tlock\tmeasure\tmethod\tcount\ttotal_ns\tmean_ns\tmax_ns\tp50_ns\tp99_ns\treason\n");
-	fprintf(f, "%s\t%s\thold\t%s", h->plan.target, h->lock_name[0] ? h->lock_name : "-",
-		hold_method_name(h->plan.method));
+	tsv_write_header(f, (const char *const[]){ "target", "lock", "measure", "method", "count", "total_ns", "mean_ns",
+						   "max_ns", "p50_ns", "p99_ns", "reason", NULL });
+	tsv_write_row(f, "%s\t%s\thold\t%s", h->plan.target, h->lock_name[0] ? h->lock_name : "-",
+		      hold_method_name(h->plan.method));
 	if (h->hold.count)
 		hist_cols(f, &h->hold);
 	else if (h->measured)
@@ -598,9 +602,9 @@ static void write_hold(struct lock_collector *c, struct results *r)
 			h->count ? (double)h->total_ns / h->count : 0.0, h->max_ns);
 	else
 		hist_cols(f, NULL);
-	fprintf(f, "\t%s\n", h->plan.reason);
+	tsv_write_row(f, "\t%s\n", h->plan.reason);
 	if (h->wait.count) {
-		fprintf(f, "%s\t%s\twait\t%s", h->plan.target, h->lock_name, hold_method_name(h->plan.method));
+		tsv_write_row(f, "%s\t%s\twait\t%s", h->plan.target, h->lock_name, hold_method_name(h->plan.method));
 		hist_cols(f, &h->wait);
 		fprintf(f, "\t-\n");
 		{
@@ -611,11 +615,11 @@ static void write_hold(struct lock_collector *c, struct results *r)
 			write_hist(r, "lock-wait", series, t, &h->wait);
 		}
 	}
-	fprintf(f, "%s\t%s\tread_latency_upper_bound\tstat-read driver", h->plan.target,
-		h->lock_name[0] ? h->lock_name : "-");
+	tsv_write_row(f, "%s\t%s\tread_latency_upper_bound\tstat-read driver", h->plan.target,
+		      h->lock_name[0] ? h->lock_name : "-");
 	hist_cols(f, h->have_read_bound ? &h->read_latency : NULL);
-	fprintf(f, "\t%s\n", h->have_read_bound ? "each read() holds the lock at most this long" :
-		"no read() latency was passed to the collector");
+	tsv_write_row(f, "\t%s\n", h->have_read_bound ? "each read() holds the lock at most this long" :
+		      "no read() latency was passed to the collector");
 	if (h->have_read_bound) {
 		char t[160];
 
@@ -630,7 +634,8 @@ static void write_flush(struct lock_collector *c, struct results *r)
 	const struct flush_counts *fc = lock_collector_flushes(c);
 	FILE *f = results_open_data(r, "lock-flush.tsv");
 
-	fprintf(f, "available\tcalls\tforced\tneeded\tflushed\tskipped\n");
+	tsv_write_header(f, (const char *const[]){ "available", "calls", "forced", "needed", "flushed", "skipped",
+						   NULL });
 	fprintf(f, "%d\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", fc->available,
 		fc->calls, fc->forced, fc->needed, fc->flushed, fc->skipped);
 	fclose(f);

@@ -5,6 +5,7 @@
 #include "lock/lock_types.h"
 #include "lock/lockcon_out.h"
 #include "lock/lockcon_text.h"
+#include "util/tsv.h"
 
 const char *lockcon_by_name(enum lockcon_by by)
 {
@@ -73,18 +74,20 @@ static void pctl(FILE *f, const struct hist *h, double q)
 		fprintf(f, "\t-");
 }
 
+/* The columns by what the table is keyed by (thread, lock, caller). */
+#define WAIT_COLS "key", "contended", "wait_total_ns", "wait_max_ns", "wait_avg_ns", "wait_min_ns", "wait_p50_ns", \
+		  "wait_p99_ns"
+static const char *const thread_cols[] = { WAIT_COLS, "comm", NULL };
+static const char *const lock_cols[] = { WAIT_COLS, "addr", "type", "symbol", NULL };
+static const char *const caller_cols[] = { WAIT_COLS, "type", "stack_id", NULL };
+
 void lockcon_print_tsv(FILE *f, const struct lockcon *lc, lockcon_comm_fn comm, void *arg)
 {
 	size_t n;
 	struct lockcon_entry **v = lockcon_sorted(lc, false, &n);
 
-	fprintf(f, "key\tcontended\twait_total_ns\twait_max_ns\twait_avg_ns\twait_min_ns\twait_p50_ns\twait_p99_ns");
-	if (lc->by == LOCKCON_BY_THREAD)
-		fprintf(f, "\tcomm\n");
-	else if (lc->by == LOCKCON_BY_LOCK)
-		fprintf(f, "\taddr\ttype\tsymbol\n");
-	else
-		fprintf(f, "\ttype\tstack_id\n");
+	tsv_write_header(f, lc->by == LOCKCON_BY_THREAD ? thread_cols : lc->by == LOCKCON_BY_LOCK ? lock_cols :
+			    caller_cols);
 	for (size_t i = 0; i < n; i++) {
 		const struct lockcon_entry *e = v[i];
 		char buf[64];
@@ -92,21 +95,21 @@ void lockcon_print_tsv(FILE *f, const struct lockcon *lc, lockcon_comm_fn comm, 
 		if (lc->by == LOCKCON_BY_THREAD)
 			fprintf(f, "%" PRIu64, e->key);
 		else if (lc->by == LOCKCON_BY_LOCK)
-			fprintf(f, "%s", e->name[0] ? e->name : (snprintf(buf, sizeof(buf), "0x%" PRIx64, e->addr), buf));
+			tsv_write_row(f, "%s", e->name[0] ? e->name : (snprintf(buf, sizeof(buf), "0x%" PRIx64, e->addr), buf));
 		else
-			fprintf(f, "%s", e->name);
+			tsv_write_row(f, "%s", e->name);
 		fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64,
 			e->contended, e->wait_total, e->wait_max, lockcon_avg(e),
 			e->acquired ? e->wait_min : 0);
 		pctl(f, e->hist, 0.50);
 		pctl(f, e->hist, 0.99);
 		if (lc->by == LOCKCON_BY_THREAD)
-			fprintf(f, "\t%s\n", name_thread(comm, arg, (uint32_t)e->key, buf, sizeof(buf)));
+			tsv_write_row(f, "\t%s\n", name_thread(comm, arg, (uint32_t)e->key, buf, sizeof(buf)));
 		else if (lc->by == LOCKCON_BY_LOCK)
-			fprintf(f, "\t0x%" PRIx64 "\t%s\t%s\n", e->addr, lock_type_name(e->flags),
-				e->name[0] ? e->name : "-");
+			tsv_write_row(f, "\t0x%" PRIx64 "\t%s\t%s\n", e->addr, lock_type_name(e->flags),
+				      e->name[0] ? e->name : "-");
 		else
-			fprintf(f, "\t%s\t%016" PRIx64 "\n", lock_type_name(e->flags), e->key);
+			tsv_write_row(f, "\t%s\t%016" PRIx64 "\n", lock_type_name(e->flags), e->key);
 	}
 	free(v);
 }

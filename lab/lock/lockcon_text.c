@@ -10,6 +10,7 @@
 #include "lock/lockcon_text.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/tsv.h"
 
 static const struct {
 	const char *unit;
@@ -496,21 +497,22 @@ void lockcon_text_free(struct lockcon_text_table *tables, size_t ntables)
 
 void lockcon_text_write_tsv(FILE *f, const struct lockcon_text_table *t)
 {
-	fprintf(f, "key\tcontended\twait_total_ns\twait_max_ns\twait_avg_ns\twait_min_ns\ttype\trole\n");
+	tsv_write_header(f, (const char *const[]){ "key", "contended", "wait_total_ns", "wait_max_ns", "wait_avg_ns",
+						   "wait_min_ns", "type", "role", NULL });
 	for (size_t i = 0; i < t->n; i++) {
 		const struct lockcon_text_row *r = &t->rows[i];
 		static const int cols[] = { LCT_WAIT_TOTAL, LCT_WAIT_MAX, LCT_WAIT_AVG, LCT_WAIT_MIN };
 
 		switch (t->view) {
-		case LCT_CALLER: fprintf(f, "%s", r->caller); break;
+		case LCT_CALLER: tsv_write_row(f, "%s", r->caller); break;
 		case LCT_TASK: fprintf(f, "%ld", r->pid); break;
 		case LCT_ADDR:
 			if (r->symbol[0])
-				fprintf(f, "%s", r->symbol);
+				tsv_write_row(f, "%s", r->symbol);
 			else
 				fprintf(f, "0x%016" PRIx64, r->addr);
 			break;
-		case LCT_CGROUP: fprintf(f, "%s", r->cgroup); break;
+		case LCT_CGROUP: tsv_write_row(f, "%s", r->cgroup); break;
 		}
 		fprintf(f, "\t%" PRIu64, r->v[LCT_CONTENDED]);
 		for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
@@ -519,6 +521,6 @@ void lockcon_text_write_tsv(FILE *f, const struct lockcon_text_table *t)
 			else
 				fprintf(f, "\t%" PRIu64, r->v[cols[c]]);
 		}
-		fprintf(f, "\t%s\t%s\n", r->type[0] ? r->type : "-", r->owner ? "owner" : "waiter");
+		tsv_write_row(f, "\t%s\t%s\n", r->type[0] ? r->type : "-", r->owner ? "owner" : "waiter");
 	}
 }

@@ -24,8 +24,7 @@
 static char *read_hist(const char *hist_path, struct hist *h)
 {
 	FILE *in = fopen(hist_path, "re");
-	char line[512], *title = NULL;
-	int bad;
+	char line[512], err[512], *title = NULL;
 
 	if (!in)
 		die("%s: cannot read: %s", hist_path, strerror(errno));
@@ -35,10 +34,8 @@ static char *read_hist(const char *hist_path, struct hist *h)
 			title = xstrdup(line + 8 + strspn(line + 8, " "));
 		}
 	rewind(in);
-	bad = hist_read_tsv(h, in);
-	if (bad)
-		die("%s:%d: not a lab histogram row (want low_ns high_ns count, with the lab's bucket bounds)",
-		    hist_path, bad);
+	if (hist_read_tsv(h, in, hist_path, err, sizeof(err)))
+		die("%s", err);
 	fclose(in);
 	return title;
 }

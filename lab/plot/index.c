@@ -14,6 +14,7 @@
 #include "util/fileio.h"
 #include "util/json_path.h"
 #include "util/outfile.h"
+#include "util/tsv.h"
 #include "util/strfmt.h"
 
 #define MAX_HEADLINES 32
@@ -116,13 +117,13 @@ static int cmp_drawn(const void *a, const void *b)
 	return strcmp(((const struct drawn *)a)->base, ((const struct drawn *)b)->base);
 }
 
-/* One line of index.txt: "PATH<TAB>WHAT", tabs and newlines of WHAT as spaces. */
+/* index.txt's columns: no header row, "# " comments (util/tsv.h). */
+static const char *const index_cols[] = { "plot", "what", NULL };
+
+/* One line of index.txt: "PATH<TAB>WHAT", each a cell (util/tsv.h). */
 static void index_line(FILE *f, const char *rel, const char *what)
 {
-	fprintf(f, "%s\t", rel);
-	for (const char *p = what; *p; p++)
-		fputc(*p == '\t' || *p == '\n' ? ' ' : *p, f);
-	fputc('\n', f);
+	tsv_write_row(f, "%s\t%s\n", rel, what);
 }
 
 void plot_index_write(const struct plot_target *t, const char *const *dirs, int ndirs)
@@ -131,7 +132,7 @@ void plot_index_write(const struct plot_target *t, const char *const *dirs, int 
 	FILE *f = outfile_open(path, "w");
 
 	qsort(drawn, ndrawn, sizeof(*drawn), cmp_drawn);
-	fprintf(f, "# the plots of %s%s%s: %s, each PNG, SVG, ASCII (.txt) and its gnuplot script (.gp)\n", dirs[0],
+	tsv_write_row(f, "# the plots of %s%s%s: %s, each PNG, SVG, ASCII (.txt) and its gnuplot script (.gp)\n", dirs[0],
 		ndirs > 1 ? " against " : "", ndirs > 1 ? dirs[1] : "",
 		t->nheadlines ? "the experiment's headline plots ([plot] headline) first, then every other plot "
 		"(" PLOT_REST_DIR "/)" : "every plot (the experiment names no headline plots)");
@@ -148,7 +149,8 @@ void plot_index_write(const struct plot_target *t, const char *const *dirs, int 
 				found = true;
 			}
 		if (!found)
-			fprintf(f, "# %s: a headline plot this run did not draw (no data for it)\n", t->headlines[h]);
+			tsv_write_row(f, "# %s: a headline plot this run did not draw (no data for it)\n",
+				      t->headlines[h]);
 		/* A map's prediction (plot/lines.c) goes beside it, after it. */
 		for (int i = 0; i < ndrawn; i++) {
 			const char *rel = rel_of(drawn[i].base, t->out);
@@ -275,13 +277,14 @@ static void html_verdicts(FILE *f, const struct verdicts *vs)
 int plot_index_html(const char *plotdir, const char *const *dirs, int ndirs)
 {
 	char *txt = xasprintf("%s/" PLOT_INDEX_TXT, plotdir), *out = xasprintf("%s/" PLOT_INDEX_HTML, plotdir);
-	char *text = read_text(txt, NULL), *mp = xasprintf("%s/meta.json", dirs[0]);
+	char *mp = xasprintf("%s/meta.json", dirs[0]), err[512];
 	json_object *meta = json_object_from_file(mp);
-	const char *pos = text;
-	char line[2048];
+	size_t len;
+	char *text = read_text(txt, &len);
 	struct verdicts vs;
+	struct tsv t;
 	FILE *f;
-	int ret, nrest = 0;
+	int ret, r, nrest = 0;
 
 	if (!text) {
 		outfile_failure(txt, "cannot read", errno);
@@ -291,6 +294,9 @@ int plot_index_html(const char *plotdir, const char *const *dirs, int ndirs)
 		json_object_put(meta);
 		return -1;
 	}
+	/* index_line wrote it just now: a refusal is the lab's own bug. */
+	if (tsv_open_text(&t, txt, text, len, index_cols, TSV_NO_HEADER | TSV_COMMENTS, err, sizeof(err)))
+		die("%s", err);
 	if (ndirs > 1)
 		verdicts_of_pair(&vs, dirs[0], dirs[1]);
 	else
@@ -320,45 +326,45 @@ int plot_index_html(const char *plotdir, const char *const *dirs, int ndirs)
 	fputs("</p>\n", f);
 	html_verdicts(f, &vs);
 	fputs("<h2>Headline plots</h2>\n", f);
-	while (text_next_line(&pos, line, sizeof(line))) {
-		char *tab = strchr(line, '\t'), *stem;
+	while ((r = tsv_next(&t)) != TSV_END) {
+		const char *plot = tsv_get(&t, 0), *what = tsv_get(&t, 1);
+		char *stem;
 
-		if (line[0] == '#') {
-			if (strstr(line, "a headline plot this run did not draw")) {
+		if (r < 0)
+			die("%s", err);
+		if (r == TSV_COMMENT) {
+			if (strstr(tsv_cell(&t, 0), "a headline plot this run did not draw")) {
 				fputs("<p class=\"none\">", f);
-				html(f, line + 2);
+				html(f, tsv_cell(&t, 0) + 2);
 				fputs("</p>\n", f);
 			}
 			continue;
 		}
-		if (!tab)
-			continue;
-		*tab = '\0';
-		if (strchr(line, '/')) {
+		if (strchr(plot, '/')) {
 			if (!nrest++)
 				fputs("<h2>Every other plot</h2>\n<ul>\n", f);
 			fputs("<li><a href=\"", f);
-			attr(f, line);
+			attr(f, plot);
 			fputs("\">", f);
-			html(f, name_of(line));
+			html(f, name_of(plot));
 			fputs("</a>: ", f);
-			html(f, tab + 1);
+			html(f, what);
 			fputs("</li>\n", f);
 			continue;
 		}
-		stem = xstrdup(line);
+		stem = xstrdup(plot);
 		if (strlen(stem) > 4)
 			stem[strlen(stem) - 4] = '\0';	/* ".png" */
 		fputs("<figure><a href=\"", f);
-		attr(f, line);
+		attr(f, plot);
 		fputs("\"><img src=\"", f);
-		attr(f, line);
+		attr(f, plot);
 		fputs("\" alt=\"", f);
 		attr(f, stem);
 		fputs("\"></a><figcaption><b>", f);
 		html(f, stem);
 		fputs("</b>: ", f);
-		html(f, tab + 1);
+		html(f, what);
 		fputs(" (<a href=\"", f);
 		attr(f, stem);
 		fputs(".svg\">SVG</a>, <a href=\"", f);
@@ -372,6 +378,7 @@ int plot_index_html(const char *plotdir, const char *const *dirs, int ndirs)
 	ret = outfile_close(f);
 	verdicts_free(&vs);
 	json_object_put(meta);
+	tsv_close(&t);
 	free(text);
 	free(txt);
 	free(out);

@@ -8,6 +8,7 @@
 #include "plot/plotmaps.h"
 #include "report/lines_fields.h"
 #include "util/err.h"
+#include "util/tsv.h"
 #include "util/fileio.h"
 
 /* A growing string. */
@@ -316,118 +317,98 @@ static int by_offset(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* A cell's number; NAN when empty. */
-static double cell_num(char **cells, int nc, int col)
+/* A count of the fieldmap; NAN where the cell is empty or the column absent. */
+static int cell_num(struct tsv *t, int i, double *v)
 {
-	return col >= 0 && col < nc && cells[col][0] ? atof(cells[col]) : NAN;
+	*v = NAN;
+	return tsv_get(t, i)[0] ? tsv_double(t, i, v) : 0;
 }
 
 char *plotmap_fieldmap(const char *path, struct fieldmap_info *info, char *err, size_t errlen)
 {
-	char *text = read_text(path, NULL), *save = NULL;
-	int col_field = -1, col_off = -1, col_acc = -1, col_hitm = -1, col_peer = -1, col_st = -1, lineno = 0;
+	/* c2c/c2c_attr.c writes them (fieldmap-S.tsv). */
+	static const char *const cols[] = { "field", "?field_offset", "access", "?hitm", "?peer", "?stores", NULL };
+	enum { C_FIELD, C_OFF, C_ACC, C_HITM, C_PEER, C_ST };
 	struct fm_row *rows = NULL;
-	size_t n = 0;
+	size_t n = 0, len = 0;
 	bool use_peer = false, any_hitm = false;
-	struct sbuf b = { 0 };
+	char *out = NULL;
+	struct tsv t;
+	FILE *f;
+	int r;
 
 	memset(info, 0, sizeof(*info));
-	if (!text) {
-		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-		return NULL;
-	}
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *cells[16];
-		int nc = 0;
+	r = tsv_open(&t, path, cols, 0, err, errlen);
+	if (!r && !tsv_has(&t, C_HITM) && !tsv_has(&t, C_PEER))
+		r = tsv_fail(&t, -1, "not a c2c fieldmap (want field, access, hitm or peer columns)");
+	while (!r && (r = tsv_next(&t)) == TSV_ROW) {
+		double h, p, st;
+		bool write = !strcmp(tsv_get(&t, C_ACC), "write");
+		size_t k;
 
-		lineno++;
-		/* strtok would merge empty cells: split on every tab. */
-		for (char *c = line; nc < 16; ) {
-			cells[nc++] = c;
-			c = strchr(c, '\t');
-			if (!c)
+		if (cell_num(&t, C_HITM, &h) || cell_num(&t, C_PEER, &p) || cell_num(&t, C_ST, &st)) {
+			r = -1;
+			break;
+		}
+		r = 0;
+		for (k = 0; k < n && strcmp(rows[k].field, tsv_get(&t, C_FIELD)); k++)
+			;
+		if (k == n) {
+			double off = (double)n;
+
+			if (tsv_has(&t, C_OFF) && cell_num(&t, C_OFF, &off)) {
+				r = -1;
 				break;
-			*c++ = '\0';
-		}
-		if (lineno == 1) {
-			for (int i = 0; i < nc; i++) {
-				if (!strcmp(cells[i], "field"))
-					col_field = i;
-				else if (!strcmp(cells[i], "field_offset"))
-					col_off = i;
-				else if (!strcmp(cells[i], "access"))
-					col_acc = i;
-				else if (!strcmp(cells[i], "hitm"))
-					col_hitm = i;
-				else if (!strcmp(cells[i], "peer"))
-					col_peer = i;
-				else if (!strcmp(cells[i], "stores"))
-					col_st = i;
 			}
-			if (col_field < 0 || col_acc < 0 || (col_hitm < 0 && col_peer < 0)) {
-				snprintf(err, errlen, "%s:1: not a c2c fieldmap (want field, access, hitm or peer columns)",
-					 path);
-				goto fail;
+			rows = xrealloc(rows, (n + 1) * sizeof(*rows));
+			memset(&rows[n], 0, sizeof(rows[n]));
+			snprintf(rows[n].field, sizeof(rows[n].field), "%s", tsv_get(&t, C_FIELD));
+			rows[n].off = isnan(off) ? (double)n : off;
+			n++;
+		}
+		/*
+		 * c2c_attr.c splits each function's row: "read" carries
+		 * its HITMs (peer snoops on Arm SPE), "write" its stores.
+		 */
+		if (write) {
+			if (!isnan(st)) {
+				rows[k].stores += st;
+				info->store_rows++;
 			}
 			continue;
 		}
-		if (col_field >= nc || col_acc >= nc)
-			continue;
-		{
-			double h = cell_num(cells, nc, col_hitm), p = cell_num(cells, nc, col_peer);
-			double st = cell_num(cells, nc, col_st);
-			bool write = !strcmp(cells[col_acc], "write");
-			size_t k;
-
-			for (k = 0; k < n && strcmp(rows[k].field, cells[col_field]); k++)
-				;
-			if (k == n) {
-				rows = xrealloc(rows, (n + 1) * sizeof(*rows));
-				memset(&rows[n], 0, sizeof(rows[n]));
-				snprintf(rows[n].field, sizeof(rows[n].field), "%s", cells[col_field]);
-				rows[n].off = col_off >= 0 && col_off < nc ? atof(cells[col_off]) : (double)n;
-				n++;
-			}
-			/*
-			 * c2c_attr.c splits each function's row: "read" carries
-			 * its HITMs (peer snoops on Arm SPE), "write" its stores.
-			 */
-			if (write) {
-				if (!isnan(st)) {
-					rows[k].stores += st;
-					info->store_rows++;
-				}
-				continue;
-			}
-			any_hitm |= !isnan(h);
-			rows[k].reads += isnan(h) ? 0 : h;
-			/* Peer snoops are kept aside in case no HITM was measured. */
-			if (!isnan(p))
-				use_peer = true;
-			if (!isnan(p) && isnan(h))
-				rows[k].reads += p;
-		}
+		any_hitm |= !isnan(h);
+		rows[k].reads += isnan(h) ? 0 : h;
+		/* Peer snoops are kept aside in case no HITM was measured. */
+		if (!isnan(p))
+			use_peer = true;
+		if (!isnan(p) && isnan(h))
+			rows[k].reads += p;
+	}
+	tsv_close(&t);
+	if (r < 0) {
+		free(rows);
+		return NULL;
 	}
 	info->metric = any_hitm || !use_peer ? "HITMs" : "peer snoops";
 	info->nfields = (int)n;
 	qsort(rows, n, sizeof(*rows), by_offset);
-	sb_printf(&b, "field\treads\tstores\n");
+	f = open_memstream(&out, &len);
+	if (!f)
+		die("%s: cannot allocate: %s", path, strerror(errno));
+	tsv_write_header(f, (const char *const[]){ "field", "reads", "stores", NULL });
 	for (size_t i = 0; i < n; i++) {
-		const char *f = rows[i].field, *dot = strchr(f, '.');
+		const char *fld = rows[i].field, *dot = strchr(fld, '.');
 
 		/* "mem_cgroup.memory.usage" -> "memory.usage": the plot names the struct. */
 		if (info->store_rows)
-			sb_printf(&b, "%s\t%.1f\t%.1f\n", dot ? dot + 1 : f, rows[i].reads, rows[i].stores);
+			tsv_write_row(f, "%s\t%.1f\t%.1f\n", dot ? dot + 1 : fld, rows[i].reads, rows[i].stores);
 		else	/* No writer row: no store count to draw, not a zero. */
-			sb_printf(&b, "%s\t%.1f\tNaN\n", dot ? dot + 1 : f, rows[i].reads);
+			tsv_write_row(f, "%s\t%.1f\tNaN\n", dot ? dot + 1 : fld, rows[i].reads);
 	}
+	fclose(f);
 	free(rows);
-	free(text);
-	return b.s ? b.s : xstrdup("field\treads\tstores\n");
-fail:
-	free(rows);
-	free(text);
-	return NULL;
+	return out;
 }
 
 #define LINES_NOTES_MAX 12	/* fields with HITMs listed under a map */

@@ -9,29 +9,16 @@
 #include "report/lines_fields.h"
 #include "util/err.h"
 #include "util/strfmt.h"
+#include "util/tsv.h"
 
-/* The columns the claims read; other columns (offset, size, ...) may come. */
+/* The columns the claims read (offset and size where the file has them);
+ * other columns may come. */
 static const char *const columns[] = { "struct", "field", "loads", "stores", "hitm_loads", "hitm_stores",
-				       "false_hitm", "true_hitm", "other_field" };
-#define NCOLS (sizeof(columns) / sizeof(columns[0]))
+				       "false_hitm", "true_hitm", "other_field", "?offset", "?size", NULL };
+enum { C_STRUCT, C_FIELD, C_LOADS, C_OTHER = 8, C_OFFSET, C_SIZE };
 
 /* The page_counters a mem_cgroup embeds (by kernel: memsw is swap's union twin). */
 static const char *const memcg_counters[] = { "memory", "swap", "memsw", "kmem", "tcpmem" };
-
-/* TAB-split fields of line into f (at most max); their count. */
-static int split_tabs(char *line, char **f, int max)
-{
-	int n = 0;
-
-	for (char *p = line; n < max;) {
-		f[n++] = p;
-		p = strchr(p, '\t');
-		if (!p)
-			break;
-		*p++ = '\0';
-	}
-	return n;
-}
 
 static int count_field(const char *s, double *v)
 {
@@ -55,78 +42,46 @@ int lines_fields_load(const char *path, struct lines_fields *lf, char *err, size
 	return r;
 }
 
+/* One row of fields.tsv: 0, or -1 with err naming its column. */
+static int fields_row(struct tsv *t, struct lines_row *row)
+{
+	double *num[6] = { &row->loads, &row->stores, &row->hitm_loads, &row->hitm_stores, &row->false_hitm,
+			   &row->true_hitm };
+
+	memset(row, 0, sizeof(*row));
+	str_setf(row->st, sizeof(row->st), "%s", tsv_get(t, C_STRUCT));
+	str_setf(row->field, sizeof(row->field), "%s", tsv_get(t, C_FIELD));
+	str_setf(row->other, sizeof(row->other), "%s", tsv_get(t, C_OTHER));
+	for (int c = 0; c < 6; c++)
+		if (count_field(tsv_get(t, C_LOADS + c), num[c]))
+			return tsv_fail(t, C_LOADS + c, "'%s' is not a count", tsv_get(t, C_LOADS + c));
+	row->offset = row->size = -1;
+	for (int c = C_OFFSET; c <= C_SIZE; c++) {
+		double v;
+
+		if (!tsv_has(t, c))
+			continue;
+		if (count_field(tsv_get(t, c), &v) || v != floor(v) || v >= 0x1p63)
+			return tsv_fail(t, c, "'%s' is not a byte count", tsv_get(t, c));
+		*(c == C_SIZE ? &row->size : &row->offset) = (long)v;
+	}
+	return 0;
+}
+
 int lines_fields_parse_stream(FILE *f, const char *path, struct lines_fields *lf, char *err, size_t errlen)
 {
-	char line[1024], *fld[64];
-	int idx[NCOLS], lineno = 0, have_header = 0, nf, off_col = -1, size_col = -1;
+	struct tsv t;
+	int r;
 
 	memset(lf, 0, sizeof(*lf));
-	while (fgets(line, sizeof(line), f)) {
-		struct lines_row *r;
-		double *num[6];
-
-		lineno++;
-		line[strcspn(line, "\r\n")] = '\0';
-		if (!line[0] || line[0] == '#')
-			continue;
-		nf = split_tabs(line, fld, 64);
-		if (!have_header) {
-			for (size_t c = 0; c < NCOLS; c++) {
-				idx[c] = -1;
-				for (int i = 0; i < nf; i++)
-					if (!strcmp(fld[i], columns[c]))
-						idx[c] = i;
-				if (idx[c] < 0)
-					return set_err(err, errlen, "%s:%d: no column '%s' in the header (want struct, "
-						       "field, loads, stores, hitm_loads, hitm_stores, false_hitm, "
-						       "true_hitm, other_field)", path, lineno, columns[c]);
-			}
-			for (int i = 0; i < nf; i++) {
-				if (!strcmp(fld[i], "offset"))
-					off_col = i;
-				if (!strcmp(fld[i], "size"))
-					size_col = i;
-			}
-			have_header = 1;
-			continue;
-		}
+	r = tsv_open_stream(&t, f, path, columns, 0, err, errlen);
+	while (!r && (r = tsv_next(&t)) == TSV_ROW) {
 		lf->r = xrealloc(lf->r, (lf->n + 1) * sizeof(*lf->r));
-		r = &lf->r[lf->n];
-		memset(r, 0, sizeof(*r));
-		num[0] = &r->loads;
-		num[1] = &r->stores;
-		num[2] = &r->hitm_loads;
-		num[3] = &r->hitm_stores;
-		num[4] = &r->false_hitm;
-		num[5] = &r->true_hitm;
-		for (size_t c = 0; c < NCOLS; c++)
-			if (idx[c] >= nf)
-				return set_err(err, errlen, "%s:%d: %d fields, the header has %zu or more", path, lineno,
-					       nf, NCOLS);
-		str_setf(r->st, sizeof(r->st), "%s", fld[idx[0]]);
-		str_setf(r->field, sizeof(r->field), "%s", fld[idx[1]]);
-		str_setf(r->other, sizeof(r->other), "%s", fld[idx[8]]);
-		for (int c = 0; c < 6; c++)
-			if (count_field(fld[idx[2 + c]], num[c]))
-				return set_err(err, errlen, "%s:%d: field %s: '%s' is not a count", path, lineno,
-					       columns[2 + c], fld[idx[2 + c]]);
-		r->offset = r->size = -1;
-		for (int c = 0; c < 2; c++) {
-			int col = c ? size_col : off_col;
-			double v;
-
-			if (col < 0)
-				continue;
-			if (col >= nf || count_field(fld[col], &v) || v != floor(v) || v >= 0x1p63)
-				return set_err(err, errlen, "%s:%d: field %s: '%s' is not a byte count", path, lineno,
-					       c ? "size" : "offset", col < nf ? fld[col] : "");
-			*(c ? &r->size : &r->offset) = (long)v;
-		}
-		lf->n++;
+		r = fields_row(&t, &lf->r[lf->n]);
+		lf->n += !r;
 	}
-	if (!have_header)
-		return set_err(err, errlen, "%s: empty (no header line)", path);
-	return 0;
+	tsv_close(&t);
+	return r < 0 ? -1 : 0;
 }
 
 void lines_fields_free(struct lines_fields *lf)
@@ -232,31 +187,31 @@ double lines_fields_sum(const struct lines_fields *lf, const struct claim_lines 
 
 int lines_ops_load(const char *path, struct lines_ops *o, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
-	char line[256], unit[64], ops[64];
-	int lineno = 0, rows = 0;
+	static const char *const cols[] = { "windows", "counted", "ops", "unit", NULL };
+	enum { WINDOWS, COUNTED, OPS, UNIT };
+	struct tsv t;
+	int r, rows = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->ops = -1;
-	if (!f)
-		return set_err(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		lineno++;
-		line[strcspn(line, "\r\n")] = '\0';
-		if (!line[0] || line[0] == '#' || !strncmp(line, "windows\t", 8))
-			continue;
-		if (rows++ || sscanf(line, "%ld\t%ld\t%63[^\t]\t%63s", &o->windows, &o->counted, ops, unit) != 4 ||
-		    o->windows < 0 || o->counted < 0 || o->counted > o->windows) {
-			fclose(f);
-			return set_err(err, errlen, "%s:%d: want one row: windows, counted, ops, unit", path, lineno);
-		}
-		if (o->counted && count_field(ops, &o->ops)) {
-			fclose(f);
-			return set_err(err, errlen, "%s:%d: field ops: '%s' is not a count", path, lineno, ops);
-		}
-		str_setf(o->unit, sizeof(o->unit), "%s", unit);
+	r = tsv_open(&t, path, cols, 0, err, errlen);
+	while (!r && (r = tsv_next(&t)) == TSV_ROW) {
+		if (rows++)
+			r = tsv_fail(&t, -1, "a second row: want one (windows, counted, ops, unit)");
+		else if (tsv_long(&t, WINDOWS, &o->windows) || tsv_long(&t, COUNTED, &o->counted))
+			r = -1;
+		else if (o->windows < 0 || o->counted < 0 || o->counted > o->windows)
+			r = tsv_fail(&t, COUNTED, "%ld of %ld windows: want one row: windows, counted, ops, unit",
+				     o->counted, o->windows);
+		else if (o->counted && count_field(tsv_get(&t, OPS), &o->ops))
+			r = tsv_fail(&t, OPS, "'%s' is not a count", tsv_get(&t, OPS));
+		else
+			r = 0;
+		str_setf(o->unit, sizeof(o->unit), "%s", tsv_get(&t, UNIT));
 	}
-	fclose(f);
+	tsv_close(&t);
+	if (r < 0)
+		return -1;
 	return rows ? 0 : set_err(err, errlen, "%s: no row", path);
 }
 

@@ -28,6 +28,7 @@
 #include "util/metrics.h"
 #include "util/outfile.h"
 #include "util/results.h"
+#include "util/tsv.h"
 
 static void section(FILE *out, const char *title)
 {
@@ -245,35 +246,37 @@ static void mail_wrap(FILE *out, int first, int indent, const char *text)
 }
 
 /* The headline plots' ASCII renderings (index.txt's entries in plotdir
- * itself, not in all/), each under its name and what it shows. */
-static void mail_plots(FILE *out, const char *plotdir, const char *where, const char *plot_cmd)
+ * itself, not in all/), each under its name and what it shows; -1 with
+ * err on an index.txt that is not plot/index.c's. */
+static int mail_plots(FILE *out, const char *plotdir, const char *where, const char *plot_cmd, char *err,
+		      size_t errlen)
 {
-	char *idx = xasprintf("%s/index.txt", plotdir), *text = read_text(idx, NULL), line[2048];
-	const char *pos = text;
-	int shown = 0;
-	bool blank_top;
+	/* index.txt: "PLOT<TAB>WHAT" rows, no header (plot/index.c). */
+	static const char *const cols[] = { "plot", "what", NULL };
+	char *idx = xasprintf("%s/index.txt", plotdir);
+	bool have = path_exists(idx), blank_top;
+	struct tsv t = { 0 };
+	int shown = 0, r = have ? tsv_open(&t, idx, cols, TSV_NO_HEADER, err, errlen) : 0;
 
 	fprintf(out, "\nPlots (ASCII; PNG, SVG and gnuplot scripts %s)\n", where);
-	while (pos && text_next_line(&pos, line, sizeof(line))) {
-		char *tab = strchr(line, '\t'), *txt, *ascii, *cap;
-		size_t len;
+	while (!r && have && (r = tsv_next(&t)) == TSV_ROW) {
+		const char *plot = tsv_get(&t, 0);
+		char *txt, *ascii, *cap;
+		size_t len = strlen(plot);
 
-		if (line[0] == '#' || !tab)
-			continue;
-		*tab = '\0';
-		if (strchr(line, '/'))
+		r = 0;
+		if (strchr(plot, '/'))
 			continue;	/* not a headline plot: in all/ */
-		len = strlen(line);
-		if (len < 5 || strcmp(line + len - 4, ".png"))
+		if (len < 5 || strcmp(plot + len - 4, ".png"))
 			continue;
-		txt = xasprintf("%s/%.*s.txt", plotdir, (int)len - 4, line);
+		txt = xasprintf("%s/%.*s.txt", plotdir, (int)len - 4, plot);
 		ascii = read_text(txt, NULL);
 		free(txt);
 		if (!ascii)
 			continue;
 		fprintf(out, "\n");
 		blank_top = true;
-		cap = xasprintf("%.*s: %s", (int)len - 4, line, tab + 1);
+		cap = xasprintf("%.*s: %s", (int)len - 4, plot, tsv_get(&t, 1));
 		mail_wrap(out, 0, 0, cap);
 		fprintf(out, "\n");
 		free(cap);
@@ -296,12 +299,17 @@ static void mail_plots(FILE *out, const char *plotdir, const char *where, const 
 		free(ascii);
 		shown++;
 	}
-	if (!text)
+	tsv_close(&t);
+	if (r < 0) {
+		free(idx);
+		return -1;
+	}
+	if (!have)
 		fprintf(out, "  none: %s has no index.txt (plot it: %s)\n", plotdir, plot_cmd);
 	else if (!shown)
 		fprintf(out, "  none: the experiment names no headline plots ([plot] headline)\n");
-	free(text);
 	free(idx);
+	return 0;
 }
 
 /* One side's context: what it ran on and how, in one line (wrapped). */
@@ -375,6 +383,7 @@ static int mail_body(const char *dir, const char *b, const struct mail_opts *o, 
 	json_object *meta = json_object_from_file(mp), *mb = NULL;
 	struct verdicts vs;
 	bool layout;
+	int r = 0;
 
 	free(mp);
 	if (!meta)
@@ -422,14 +431,14 @@ static int mail_body(const char *dir, const char *b, const struct mail_opts *o, 
 	if (o->plots) {
 		char *cmd = b ? xasprintf("memcg-lab plot %s %s", dir, b) : xasprintf("memcg-lab plot %s", dir);
 
-		mail_plots(out, o->plots, b ? "beside the runs" : "in the run's plots/", cmd);
+		r = mail_plots(out, o->plots, b ? "beside the runs" : "in the run's plots/", cmd, err, errlen);
 		free(cmd);
 	} else {
 		fprintf(out, "\nPlots\n  none: %s\n", o->no_plots ? o->no_plots : "not drawn");
 	}
 	json_object_put(meta);
 	json_object_put(mb);
-	return 0;
+	return r;
 }
 
 int report_mail_check(const char *a, const char *b, char *err, size_t errlen)

@@ -15,6 +15,7 @@
 #include "report/verdict_measure.h"
 #include "util/err.h"
 #include "util/strfmt.h"
+#include "util/tsv.h"
 
 const char *verdict_kind_name(enum verdict_kind k)
 {
@@ -317,49 +318,36 @@ void verdicts_table(FILE *out, const struct verdicts *vs, int width)
 	}
 }
 
-static void tsv_field(FILE *out, const char *s, bool last)
-{
-	for (const char *p = s; *p; p++)
-		fputc(*p == '\t' || *p == '\n' ? ' ' : *p, out);
-	fputc(last ? '\n' : '\t', out);
-}
-
-static void tsv_num(FILE *out, double v)
+/* A number of verdicts.tsv: "-" where there is none, never a 0. */
+static const char *tsv_num(char *buf, double v)
 {
 	if (isnan(v))
-		fputs("-\t", out);
-	else
-		fprintf(out, "%.10g\t", v);
+		return "-";
+	snprintf(buf, 32, "%.10g", v);
+	return buf;
 }
+
+static const char *const verdict_cols[] = {
+	"claim", "side", "point", "verdict", "published", "measured", "a_mean", "a_sd", "a_n", "b_mean", "b_sd", "b_n",
+	"change_pct", "p", "quantity", "source", "why", NULL
+};
 
 void verdicts_tsv(FILE *out, const struct verdicts *vs)
 {
-	fputs("claim\tside\tpoint\tverdict\tpublished\tmeasured\ta_mean\ta_sd\ta_n\tb_mean\tb_sd\tb_n\tchange_pct\t"
-	      "p\tquantity\tsource\twhy\n", out);
+	tsv_write_header(out, verdict_cols);
 	for (int i = 0; i < vs->n; i++) {
 		const struct verdict *v = &vs->v[i];
 		char side[2] = { v->side ? v->side : '-', '\0' };
 
 		for (int k = 0; k < v->npts; k++) {
 			const struct verdict_point *p = &v->pt[k];
+			char am[32], asd[32], bm[32], bsd[32], ch[32], pv[32];
 
-			tsv_field(out, claim_label(v->c), false);
-			tsv_field(out, side, false);
-			tsv_field(out, p->label, false);
-			tsv_field(out, verdict_kind_name(p->kind), false);
-			tsv_field(out, p->published, false);
-			tsv_field(out, p->measured[0] ? p->measured : "-", false);
-			tsv_num(out, p->a_mean);
-			tsv_num(out, p->a_sd);
-			fprintf(out, "%d\t", p->a_n);
-			tsv_num(out, p->b_mean);
-			tsv_num(out, p->b_sd);
-			fprintf(out, "%d\t", p->b_n);
-			tsv_num(out, p->change);
-			tsv_num(out, p->p);
-			tsv_field(out, v->c->quantity, false);
-			tsv_field(out, v->c->source, false);
-			tsv_field(out, p->why, true);
+			tsv_write_row(out, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n",
+				      claim_label(v->c), side, p->label, verdict_kind_name(p->kind), p->published,
+				      p->measured[0] ? p->measured : "-", tsv_num(am, p->a_mean), tsv_num(asd, p->a_sd),
+				      p->a_n, tsv_num(bm, p->b_mean), tsv_num(bsd, p->b_sd), p->b_n, tsv_num(ch, p->change),
+				      tsv_num(pv, p->p), v->c->quantity, v->c->source, p->why);
 		}
 	}
 }

@@ -106,12 +106,13 @@ TEST(tsv_round_trip)
 {
 	FILE *f = tmpfile();
 	static struct hist back;
+	char err[256] = "";
 
 	hist_merge(&a, &b);
 	hist_write_tsv(&a, f);
 	rewind(f);
 	hist_init(&back);
-	is_int(hist_read_tsv(&back, f), 0, "TSV round trip parses");
+	is_int(hist_read_tsv(&back, f, "hist.tsv", err, sizeof(err)), 0, "TSV round trip parses");
 	is_int(back.count, a.count, "TSV round trip keeps the count");
 	is_int(hist_quantile(&back, 0.99), hist_quantile(&a, 0.99), "TSV round trip keeps p99");
 	fclose(f);

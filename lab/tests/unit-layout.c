@@ -382,7 +382,7 @@ TEST(capture_errors)
 		{ 0, "cacheline\t64", "cacheline\t48", "meta.tsv:", "a cacheline size that is not a power of two" },
 		{ 1, "page_counter\t1\t192\t3", "page_counter\t1\t192\t4",
 		  "cachelines 4: a 192-byte struct spans 3 lines of 64 bytes", "a cacheline count that disagrees with the size" },
-		{ 1, "struct\tpresent", "struct\tthere", "structs.tsv:1: not a layout capture header", "a wrong header" },
+		{ 1, "struct\tpresent", "struct\tthere", "structs.tsv:1: no column 'present' in the header", "a wrong header" },
 		{ 2, "page_counter\tusage\tpage_counter\t0\t8\t0\t0\t0\t0\t0\t0\tatomic_long_t",
 		  "page_counter\tusage\tpage_counter\t0\t8\t0\t0\t0\t0\t0\t0", "expected 12 tab-separated columns",
 		  "a row with a column missing" },

@@ -256,10 +256,10 @@ TEST(record_objects)
 	ok(!lines_trace_obj_of(&o, 2, 0xffff888000100000ULL, NULL), "a window without objects: none");
 	lines_trace_objs_free(&o);
 
-	put_file("window-objects.tsv", "window\tlabel\ttype\taddress\tsize\tsource\n0\tx\tmem_cgroup\tzz\t8\tbpf\n", 63);
+	put_file("window-objects.tsv", "window\tlabel\ttype\taddress\tsize\tsource\n0\tx\tmem_cgroup\tzz\t8\tbpf\n", 62);
 	ok(lines_trace_objs_load(&o, dir, err, sizeof(err)) < 0 && strstr(err, "window-objects.tsv:2: field address"),
 	   "a bad address: %s", err);
-	put_file("window-objects.tsv", "window\tlabel\ttype\tsize\n", 24);
+	put_file("window-objects.tsv", "window\tlabel\ttype\tsize\n", 23);
 	ok(lines_trace_objs_load(&o, dir, err, sizeof(err)) < 0 && strstr(err, "no column 'address'"),
 	   "a missing column: %s", err);
 	unlink(path_of("window-objects.tsv"));

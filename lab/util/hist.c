@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "util/hist.h"
+#include "util/tsv.h"
 
 void hist_init(struct hist *h)
 {
@@ -88,43 +89,50 @@ double hist_mean(const struct hist *h)
 	return h->count ? (double)h->sum / (double)h->count : 0.0;
 }
 
+/* The file's columns, as written and read. */
+static const char *const hist_cols[] = { "low_ns", "high_ns", "count", NULL };
+
 void hist_write_tsv(const struct hist *h, FILE *f)
 {
-	fprintf(f, "low_ns\thigh_ns\tcount\n");
+	tsv_write_header(f, hist_cols);
 	for (int i = 0; i < HIST_NBUCKETS; i++)
 		if (h->bucket[i])
-			fprintf(f, "%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
-				hist_bucket_low(i), hist_bucket_high(i), h->bucket[i]);
+			tsv_write_row(f, "%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", hist_bucket_low(i),
+				      hist_bucket_high(i), h->bucket[i]);
 }
 
-int hist_read_tsv(struct hist *h, FILE *f)
+/* One row into h: 0, or -1 with err. */
+static int hist_row(struct hist *h, struct tsv *t)
 {
-	char line[256];
-	int lineno = 0;
+	uint64_t lo, hi, n;
+	int idx;
 
-	while (fgets(line, sizeof(line), f)) {
-		uint64_t lo, hi, n;
-		int idx;
-
-		lineno++;
-		/* "# title: ..." comments and the header row carry no counts. */
-		if (line[0] == '#' || !strncmp(line, "low_ns", 6))
-			continue;
-		if (sscanf(line, "%" SCNu64 "\t%" SCNu64 "\t%" SCNu64, &lo, &hi, &n) != 3)
-			return lineno;
-		idx = hist_index(lo);
-		if (hist_bucket_low(idx) != lo || hist_bucket_high(idx) != hi)
-			return lineno;
-		if (!n)
-			continue;
-		h->bucket[idx] += n;
-		if (!h->count || lo < h->min)
-			h->min = lo;
-		if (hi > h->max)
-			h->max = hi;
-		h->count += n;
-		/* The sum is not stored: estimate it from bucket midpoints. */
-		h->sum += n * (lo + (hi - lo) / 2);
-	}
+	if (tsv_u64(t, 0, &lo) || tsv_u64(t, 1, &hi) || tsv_u64(t, 2, &n))
+		return -1;
+	idx = hist_index(lo);
+	if (hist_bucket_low(idx) != lo || hist_bucket_high(idx) != hi)
+		return tsv_fail(t, -1, "not a lab histogram row (want low_ns high_ns count, with the lab's bucket "
+				"bounds): %" PRIu64 "-%" PRIu64 " is no bucket", lo, hi);
+	if (!n)
+		return 0;
+	h->bucket[idx] += n;
+	if (!h->count || lo < h->min)
+		h->min = lo;
+	if (hi > h->max)
+		h->max = hi;
+	h->count += n;
+	/* The sum is not stored: estimate it from bucket midpoints. */
+	h->sum += n * (lo + (hi - lo) / 2);
 	return 0;
+}
+
+int hist_read_tsv(struct hist *h, FILE *f, const char *name, char *err, size_t errlen)
+{
+	struct tsv t;
+	int r = tsv_open_stream(&t, f, name, hist_cols, 0, err, errlen);
+
+	while (!r && (r = tsv_next(&t)) == TSV_ROW)
+		r = hist_row(h, &t);
+	tsv_close(&t);
+	return r < 0 ? -1 : 0;
 }

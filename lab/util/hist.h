@@ -36,12 +36,14 @@ double hist_mean(const struct hist *h);
 /* Bucket bounds: [low, high] inclusive. */
 uint64_t hist_bucket_low(int idx);
 uint64_t hist_bucket_high(int idx);
-/* Non-empty buckets as TSV rows "low\thigh\tcount" after a header row. */
+/* Non-empty buckets as TSV rows "low\thigh\tcount" after a header row
+ * (util/tsv.h: low_ns high_ns count). */
 void hist_write_tsv(const struct hist *h, FILE *f);
-/* Reads what hist_write_tsv wrote (adds into h), skipping '#' comment lines
- * such as the "# title: ..." the plot step uses; 0, or the line number of
- * the first malformed row (not three numbers, or not this scheme's bounds). */
-int hist_read_tsv(struct hist *h, FILE *f);
+/* Reads what hist_write_tsv wrote (adds into h) by its columns' names,
+ * skipping '#' comment lines such as the "# title: ..." the plot step
+ * uses; 0, or -1 with one line in err naming the file (name), the line
+ * and the field (a number that is not one, bounds not of this scheme). */
+int hist_read_tsv(struct hist *h, FILE *f, const char *name, char *err, size_t errlen);
 
 static inline int hist_index(uint64_t v)
 {

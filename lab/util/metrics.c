@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,10 @@
 #include "util/err.h"
 #include "util/metrics.h"
 #include "util/outfile.h"
+#include "util/tsv.h"
+
+/* The columns, in the order they are written (METRICS_HEADER). */
+static const char *const metrics_cols[] = { "step", "repeat", "metric", "value", "unit", "better", NULL };
 
 FILE *metrics_open(const char *dir)
 {
@@ -16,7 +21,7 @@ FILE *metrics_open(const char *dir)
 	FILE *f = outfile_open(path, "a");
 
 	if (fresh)
-		fputs(METRICS_HEADER, f);
+		tsv_write_header(f, metrics_cols);
 	free(path);
 	return f;
 }
@@ -24,7 +29,7 @@ FILE *metrics_open(const char *dir)
 void metrics_emit(FILE *f, const char *step, int repeat, const char *metric, double value,
 		  const char *unit, const char *better)
 {
-	fprintf(f, "%s\t%d\t%s\t%.17g\t%s\t%s\n", step && step[0] ? step : "-", repeat, metric, value,
+	tsv_write_row(f, "%s\t%d\t%s\t%.17g\t%s\t%s\n", step && step[0] ? step : "-", repeat, metric, value,
 		unit && unit[0] ? unit : "-", better && better[0] ? better : "-");
 	fflush(f);
 }
@@ -49,71 +54,45 @@ int metrics_load(const char *dir, struct metrics *m, char *err, size_t errlen)
 
 int metrics_parse_stream(FILE *f, const char *path, struct metrics *m, char *err, size_t errlen)
 {
-	char line[1024];
+	enum { STEP, REPEAT, METRIC, VALUE, UNIT, BETTER };
+	struct tsv t;
 	size_t cap = 0;
-	int lineno = 0;
+	int r;
 
 	memset(m, 0, sizeof(*m));
-	while (fgets(line, sizeof(line), f)) {
-		char *fields[6], *save = NULL, *end;
-		int nf = 0;
+	/* Without its header a file is not known to be the lab's: its first
+	 * row is not taken for data (util/tsv.h says what it has instead). */
+	if (tsv_open_stream(&t, f, path, metrics_cols, 0, err, errlen))
+		goto fail;
+	while ((r = tsv_next(&t)) == TSV_ROW) {
+		struct metric_row *row;
+		long repeat;
+		double value;
 
-		lineno++;
-		line[strcspn(line, "\r\n")] = '\0';
-		if (lineno == 1) {
-			/* Without its header a file is not known to be the lab's:
-			 * its first row is not taken for data. */
-			if (strncmp(line, "step\trepeat\tmetric\tvalue", 24)) {
-				char got[48];
-
-				snprintf(got, sizeof(got), "%.47s", line);
-				for (char *c = got; *c; c++)
-					if (*c == '\t')
-						*c = ' ';
-				snprintf(err, errlen, "%s:1: no header row: want 'step repeat metric value unit better' "
-					 "(tab-separated), got '%s%s'", path, got, strlen(line) >= sizeof(got) ? "..." : "");
-				goto fail;
-			}
-			continue;
-		}
-		if (!line[0])
-			continue;
-		for (char *t = strtok_r(line, "\t", &save); t && nf < 6; t = strtok_r(NULL, "\t", &save))
-			fields[nf++] = t;
-		if (nf != 6) {
-			snprintf(err, errlen, "%s:%d: %d fields, expected 6 (step repeat metric value unit better)",
-				 path, lineno, nf);
+		if (tsv_long(&t, REPEAT, &repeat) || tsv_double(&t, VALUE, &value))
+			goto fail;
+		if (repeat < INT_MIN || repeat > INT_MAX) {
+			tsv_fail(&t, REPEAT, "'%s' is not an integer", tsv_get(&t, REPEAT));
 			goto fail;
 		}
 		if (m->n == cap) {
 			cap = cap ? cap * 2 : 64;
 			m->rows = xrealloc(m->rows, cap * sizeof(*m->rows));
 		}
-		struct metric_row *r = &m->rows[m->n];
-
-		r->repeat = (int)strtol(fields[1], &end, 10);
-		if (*end || end == fields[1]) {
-			snprintf(err, errlen, "%s:%d: field repeat: '%s' is not an integer", path, lineno, fields[1]);
-			goto fail;
-		}
-		r->value = strtod(fields[3], &end);
-		if (*end || end == fields[3]) {
-			snprintf(err, errlen, "%s:%d: field value: '%s' is not a number", path, lineno, fields[3]);
-			goto fail;
-		}
-		r->better = !strcmp(fields[5], "higher") ? 'h' : !strcmp(fields[5], "lower") ? 'l' : '-';
-		r->step = xstrdup(fields[0]);
-		r->metric = xstrdup(fields[2]);
-		r->unit = xstrdup(fields[4]);
-		m->n++;
+		row = &m->rows[m->n++];
+		row->repeat = (int)repeat;
+		row->value = value;
+		row->better = !strcmp(tsv_get(&t, BETTER), "higher") ? 'h' : !strcmp(tsv_get(&t, BETTER), "lower") ? 'l' : '-';
+		row->step = xstrdup(tsv_get(&t, STEP));
+		row->metric = xstrdup(tsv_get(&t, METRIC));
+		row->unit = xstrdup(tsv_get(&t, UNIT));
 	}
-	/* Zero bytes: not even the header every writer puts first (metrics_open). */
-	if (lineno == 0 && !ferror(f)) {
-		snprintf(err, errlen, "%s: empty: not even its header row (step repeat metric value unit better)", path);
+	if (r < 0)
 		goto fail;
-	}
+	tsv_close(&t);
 	return 0;
 fail:
+	tsv_close(&t);
 	metrics_free(m);
 	return -1;
 }

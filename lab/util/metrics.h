@@ -9,7 +9,8 @@
  * step names the point of a schedule ("-" when the run has none), repeat
  * counts from 0, better is "higher", "lower" or "-".  compare and plot read
  * only this file (plus meta.json), so any driver that writes it can be
- * compared and plotted.
+ * compared and plotted.  Written and read through util/tsv.h: the columns
+ * by their header's names, each refusal one line naming file:line:column.
  */
 #ifndef LAB_UTIL_METRICS_H
 #define LAB_UTIL_METRICS_H
@@ -19,6 +20,7 @@
 #include <stddef.h>
 
 #define METRICS_FILE "data/metrics.tsv"
+/* The header row as metrics_open writes it. */
 #define METRICS_HEADER "step\trepeat\tmetric\tvalue\tunit\tbetter\n"
 
 struct metric_row {

@@ -43,13 +43,3 @@ bool str_is_digits(const char *s, int len)
 			return false;
 	return true;
 }
-
-char *str_tsv_field(const char *s)
-{
-	char *o = xstrdup(s);
-
-	for (char *c = o; *c; c++)
-		if ((unsigned char)*c < ' ' || *c == 0x7f)
-			*c = ' ';
-	return o;
-}

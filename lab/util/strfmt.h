@@ -17,8 +17,5 @@ void str_vappendf(char *buf, size_t n, const char *fmt, va_list ap) __attribute_
 /* True when the len bytes at s are all decimal digits (and len > 0): the
  * token test of the text parsers (perf c2c and perf lock columns). */
 bool str_is_digits(const char *s, int len);
-/* s as one TSV field (malloc'd): a tab, newline or other control character,
- * which a file name may hold, becomes a space. */
-char *str_tsv_field(const char *s);
 
 #endif

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include "drivers/charge/evidence.h"
 #include "util/err.h"
+#include "util/tsv.h"
 
 struct mode_keys {
 	const char *mode;
@@ -119,15 +120,20 @@ bool evidence_death_cause(void *arg, int idx, int wstatus, char *buf, size_t n)
 void evidence_write_tsv(const struct evidence *e, const unsigned long long *driver_ops, FILE *f,
 			const char *prefix_hdr, const char *prefix)
 {
-	if (prefix_hdr)
-		fprintf(f, "%scgroup\tfile\tkey\tkind\tbefore\tafter\tvalue\tunit\tdriver_ops\n", prefix_hdr);
+	/* The prefixes are the caller's cells, each with its tab. */
+	if (prefix_hdr) {
+		fputs(prefix_hdr, f);
+		tsv_write_header(f, (const char *const[]){ "cgroup", "file", "key", "kind", "before", "after", "value",
+							   "unit", "driver_ops", NULL });
+	}
 	for (int c = 0; c < e->ncg; c++)
 		for (int k = 0; k < e->nkeys; k++) {
 			const struct ev_key *key = &e->keys[k];
 
-			fprintf(f, "%s%s\t%s\t%s\t%s\t%lld\t%lld\t%lld\t%s\t%llu\n", prefix ? prefix : "", e->label[c],
-				key->file, key->key ? key->key : "-", key->cumulative ? "change" : "value",
-				e->before[c * EV_MAX_KEYS + k], e->after[c * EV_MAX_KEYS + k], evidence_value(e, c, k),
-				key->unit, driver_ops ? driver_ops[c] : 0ULL);
+			fputs(prefix ? prefix : "", f);
+			tsv_write_row(f, "%s\t%s\t%s\t%s\t%lld\t%lld\t%lld\t%s\t%llu\n", e->label[c], key->file,
+				      key->key ? key->key : "-", key->cumulative ? "change" : "value",
+				      e->before[c * EV_MAX_KEYS + k], e->after[c * EV_MAX_KEYS + k],
+				      evidence_value(e, c, k), key->unit, driver_ops ? driver_ops[c] : 0ULL);
 		}
 }

@@ -16,6 +16,7 @@
 #include "util/metrics.h"
 #include "util/outfile.h"
 #include "util/results.h"
+#include "util/tsv.h"
 
 static void fmt_rate(char *buf, size_t n, const struct hloop *l, double raw)
 {
@@ -519,7 +520,8 @@ FILE *charge_report_stock_tsv(struct results *res, const struct charge_plan *pl)
 	FILE *tsv = results_open_data(res, strcmp(pl->cfg.mode, "objstock") ? "stock.tsv" : "objstock.tsv");
 
 	if (tsv)
-		fprintf(tsv, "K\tcharges_per_s\tcpu_ns_per_charge\tholders\tholders_per_round\tslots_btf\n");
+		tsv_write_header(tsv, (const char *const[]){ "K", "charges_per_s", "cpu_ns_per_charge", "holders",
+							     "holders_per_round", "slots_btf", NULL });
 	return tsv;
 }
 

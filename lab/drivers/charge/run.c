@@ -25,6 +25,7 @@
 #include "util/nofile.h"
 #include "util/outfile.h"
 #include "util/results.h"
+#include "util/tsv.h"
 
 /* What the harness hooks below need, per run (stock: per K). */
 struct run_ctx {
@@ -190,6 +191,15 @@ static void modes_print_step(struct modes_run *m, int s, int n, const struct har
 	free(text);
 }
 
+/* The step's cell and its tab, the first of each row (util/tsv.h's cell). */
+static void step_prefix(char *prefix, size_t n, const char *step)
+{
+	char *cell = tsv_asprintf("%s\t", step);
+
+	snprintf(prefix, n, "%s", cell);
+	free(cell);
+}
+
 /* Step s's rows in the results directory: workers, series, cgroups,
  * metrics.tsv and the log. */
 static void modes_write_step(struct modes_run *m, int s, int n, const char *step, const struct harness_result *r,
@@ -198,7 +208,7 @@ static void modes_write_step(struct modes_run *m, int s, int n, const char *step
 	const struct charge_plan *pl = m->pl;
 	char prefix[160];
 
-	snprintf(prefix, sizeof(prefix), "%s\t", step);
+	step_prefix(prefix, sizeof(prefix), step);
 	if (m->out.workers)
 		harness_write_workers(r, pl->loop, m->out.workers, s ? NULL : "step\t", prefix);
 	if (m->out.series)
@@ -371,7 +381,7 @@ static int run_stock(const struct charge_plan *pl, struct results *res)
 		done = k;
 		if (o->verbose)
 			fprintf(stderr, "stock K=%d: %.0f charges/s, %d holders\n", k, r.total_rate, x.holders.best);
-		snprintf(prefix, sizeof(prefix), "%s\t", step);
+		step_prefix(prefix, sizeof(prefix), step);
 		if (res) {
 			if (out.workers)
 				harness_write_workers(&r, pl->loop, out.workers, k > 1 ? NULL : "step\t", prefix);

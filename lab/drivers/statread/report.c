@@ -14,6 +14,7 @@
 #include "util/metrics.h"
 #include "util/outfile.h"
 #include "util/results.h"
+#include "util/tsv.h"
 
 /* Rows of the latency table: each level with readers, then all of them. */
 #define ROW_ALL SR_NLEVELS
@@ -279,8 +280,9 @@ static void write_latency(struct results *r, FILE *m, const struct statread_plan
 	static struct hist h;
 	FILE *sum = results_open_data(r, "statread-summary.tsv");
 
-	fprintf(sum, "level\tfile\tcgroups\treaders\treads\terrors\tcount\tmin_ns\tp50_ns\t"
-		     "p90_ns\tp99_ns\tp999_ns\tmax_ns\tmean_ns\tover_1ms\tover_10ms\tover_1s\n");
+	tsv_write_header(sum, (const char *const[]){ "level", "file", "cgroups", "readers", "reads", "errors", "count",
+						     "min_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns",
+						     "mean_ns", "over_1ms", "over_10ms", "over_1s", NULL });
 	for (int fi = 0; fi < SR_NFILES; fi++) {
 		if (!(p->cfg.file_mask & (1u << fi)))
 			continue;
@@ -293,7 +295,7 @@ static void write_latency(struct results *r, FILE *m, const struct statread_plan
 				continue;
 			row_hist(res, lv, fi, &h);
 			hist_summarize(&h, &s);
-			fprintf(sum, "%s\t%s\t%d\t%d\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+			tsv_write_row(sum, "%s\t%s\t%d\t%d\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
 				"\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%.0f"
 				"\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
 				lvn, statread_file_names[fi], row_count(p->cgs_at, lv),
@@ -306,9 +308,9 @@ static void write_latency(struct results *r, FILE *m, const struct statread_plan
 
 				/* The plot merges levels into one figure: the level is its
 				 * series label, the title says what all of them measured. */
-				fprintf(tsv, "# title: %s read() latency %s\n", statread_file_names[fi],
-					p->nallocators ? "while reclaim runs" : "(no allocators)");
-				fprintf(tsv, "# level: %s (each read() timed with CLOCK_MONOTONIC)\n", lvn);
+				tsv_write_row(tsv, "# title: %s read() latency %s\n", statread_file_names[fi],
+					      p->nallocators ? "while reclaim runs" : "(no allocators)");
+				tsv_write_row(tsv, "# level: %s (each read() timed with CLOCK_MONOTONIC)\n", lvn);
 				hist_write_tsv(&h, tsv);
 				outfile_close(tsv);
 				free(name);
@@ -344,12 +346,13 @@ static void write_allocators(struct results *r, FILE *m, const struct statread_p
 	if (!p->nallocators)
 		return;
 	f = results_open_data(r, "statread-allocators.tsv");
-	fprintf(f, "t_s\tmib_per_s\n");
+	tsv_write_header(f, (const char *const[]){ "t_s", "mib_per_s", NULL });
 	for (int i = 0; i < res->nsamples; i++)
 		fprintf(f, "%.3f\t%.1f\n", res->sample_t[i], res->sample_mib_s[i]);
 	outfile_close(f);
 	f = results_open_data(r, "statread-allocation.tsv");
-	fprintf(f, "allocators\treal_s\tuser_s\tsys_s\tmeasured_bytes\tmeasured_s\toom_killed\tfailed\n");
+	tsv_write_header(f, (const char *const[]){ "allocators", "real_s", "user_s", "sys_s", "measured_bytes",
+						   "measured_s", "oom_killed", "failed", NULL });
 	fprintf(f, "%d\t%.3f\t%.3f\t%.3f\t%" PRIu64 "\t%.3f\t%d\t%d\n", p->nallocators,
 		res->alloc_real_s, res->alloc_user_s, res->alloc_sys_s, res->alloc_bytes_measured,
 		res->measured_s, res->oom_killed, res->died_other);
@@ -369,18 +372,24 @@ static void write_allocators(struct results *r, FILE *m, const struct statread_p
 	json_object_object_add(o, "allocator_failures", json_object_new_int(res->died_other));
 
 	f = results_open_data(r, "statread-reclaim.tsv");
-	fprintf(f, "leaf\t%s", p->hit_limit_key ? "events_max" : "failcnt");
-	for (int k = 0; k < 3; k++)
-		if (p->reclaim_keys[k])
-			fprintf(f, "\t%s", p->reclaim_keys[k]);
-	fprintf(f, "\toom_kill\n");
+	{
+		const char *cols[7] = { "leaf", p->hit_limit_key ? "events_max" : "failcnt" };
+		int nc = 2;
+
+		for (int k = 0; k < 3; k++)
+			if (p->reclaim_keys[k])
+				cols[nc++] = p->reclaim_keys[k];
+		cols[nc++] = "oom_kill";
+		cols[nc] = NULL;
+		tsv_write_header(f, cols);
+	}
 	for (int i = 0, n = 0; i < p->ncgs; i++) {
 		const struct statread_leaf_result *l;
 
 		if (p->cgs[i].level != SR_LEAF)
 			continue;
 		l = &res->leaves[n++];
-		fprintf(f, "%s\t%lld", p->cgs[i].rel, l->hit_limit);
+		tsv_write_row(f, "%s\t%lld", p->cgs[i].rel, l->hit_limit);
 		for (int k = 0; k < 3; k++)
 			if (p->reclaim_keys[k])
 				fprintf(f, "\t%lld", l->reclaim[k]);
