@@ -47,6 +47,12 @@ SH_TESTS  := $(sort $(filter-out $(SCALE_TESTS) $(LINES_AB_TESTS),$(wildcard lab
 # Tools the tests run (lab/tests/tools/<name>.c -> build/tests/tools/<name>).
 TOOL_SRCS := $(wildcard lab/tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:lab/tests/tools/%.c=build/tests/tools/%)
+# lines-truth's pair case in three layouts of one struct (TRUTH_GAP: the
+# offset of truth_pair.b), and each build's BTF from its DWARF (pahole), for
+# `lines predict` to replay one build's trace on another's layout.  Without
+# pahole the BTF is not made and the tests that need it say so.
+TRUTH_BUILDS := build/tests/tools/lines-truth-adjacent build/tests/tools/lines-truth-far
+TRUTH_BTF := $(if $(shell command -v pahole),$(addsuffix .btf,build/tests/tools/lines-truth $(TRUTH_BUILDS)))
 # The qemu TCG plugin that follows every cacheline between a guest's vCPUs
 # (lab/c2c/plugin/ and the model lab/c2c/lines_model.c; lab/c2c/README),
 # built as build/lines-plugin.so against the qemu-plugin.h of the installed
@@ -95,7 +101,7 @@ all:
 	@$(DEPS_SH) ensure build
 	@$(MAKE) --no-print-directory build
 
-build: bin/memcg-lab $(TEST_BINS) $(TOOL_BINS) $(BENCH_BINS) $(BTF_FILES) plugin
+build: bin/memcg-lab $(TEST_BINS) $(TOOL_BINS) $(TRUTH_BUILDS) $(TRUTH_BTF) $(BENCH_BINS) $(BTF_FILES) plugin
 
 help:
 	@echo "make          build bin/memcg-lab (installs missing build packages as root)"
@@ -188,6 +194,22 @@ GUEST_TOOLS := build/tests/tools/lines-truth build/tests/tools/lines-window
 $(GUEST_TOOLS): build/tests/tools/%: build/obj/lab/tests/tools/%.o
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -static -no-pie -pthread -o $@ $^
+
+# lines-truth's pair case in its other layouts (lab/tests/tools/lines-truth.c; below).
+build/obj/lab/tests/tools/lines-truth-adjacent.o: lab/tests/tools/lines-truth.c
+	@mkdir -p $(dir $@)
+	$(quiet) CC $<
+	$(Q)$(CC) $(LAB_CFLAGS) $(CFLAGS) -DTRUTH_GAP=64 -c -o $@ $<
+build/obj/lab/tests/tools/lines-truth-far.o: lab/tests/tools/lines-truth.c
+	@mkdir -p $(dir $@)
+	$(quiet) CC $<
+	$(Q)$(CC) $(LAB_CFLAGS) $(CFLAGS) -DTRUTH_GAP=128 -c -o $@ $<
+$(TRUTH_BUILDS): build/tests/tools/%: build/obj/lab/tests/tools/%.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -static -no-pie -pthread -o $@ $^
+build/tests/tools/%.btf: build/tests/tools/%
+	$(quiet) PAHOLE $@
+	$(Q)pahole -J --btf_encode_detached=$@.tmp $< && mv $@.tmp $@
 
 build/tests/tools/%: build/obj/lab/tests/tools/%.o build/libmemcglab.a
 	@mkdir -p $(dir $@)
