@@ -40,9 +40,10 @@ LIB_OBJS  += $(BPF_EMBED)
 TEST_SRCS := $(wildcard lab/tests/*.c)
 TEST_BINS := $(TEST_SRCS:lab/tests/%.c=build/tests/%)
 # The largest-guest run takes long: make scaletest only; so do the lines
-# plugin's A/B pairs of the seeds' claims: make linestest only.
+# plugin's A/B pairs of the seeds' claims and the accuracy of lines predict
+# against real builds: make linestest only.
 SCALE_TESTS := lab/tests/vm-scale.sh
-LINES_AB_TESTS := lab/tests/vm-lines-ab.sh lab/tests/vm-ab-patch.sh
+LINES_AB_TESTS := lab/tests/vm-lines-ab.sh lab/tests/vm-ab-patch.sh lab/tests/vm-lines-predict.sh
 SH_TESTS  := $(sort $(filter-out $(SCALE_TESTS) $(LINES_AB_TESTS),$(wildcard lab/tests/*.sh)))
 # Tools the tests run (lab/tests/tools/<name>.c -> build/tests/tools/<name>).
 TOOL_SRCS := $(wildcard lab/tests/tools/*.c)
@@ -109,7 +110,8 @@ help:
 	@echo "make test     all tests (TAP through prove)"
 	@echo "make vmtest   only the tests that boot real kernels under qemu (lab/tests/vm-*.sh)"
 	@echo "make scaletest  every experiment at full size in a 128-vCPU guest (long)"
-	@echo "make linestest  the seeds' A/B pairs as cacheline counts in guests (lines plugin; ~15 min)"
+	@echo "make linestest  the seeds' A/B pairs as cacheline counts in guests, and lines predict"
+	@echo "              against real builds (lines plugin; ~25 min)"
 	@echo "make lab-kernel  build the lab's 7.3 kernel with the user-flush mutex (long; cached"
 	@echo "              under /var/cache/memcg-lab; then: memcg-lab vm --kernel lab ...)"
 	@echo "make kmod     the seed's kmem benchmark module (lab/kmod) for the running kernel, where"
@@ -325,7 +327,9 @@ scaletest:
 
 # The seeds' A/B pairs as cacheline counts in guests under the lines plugin
 # (lab/tests/vm-lines-ab.sh: the stock on 6.12 and 6.16, the batch and the
-# mutex on the lab kernels where built), about 15 minutes under TCG.
+# mutex on the lab kernels where built; vm-ab-patch.sh: ab's pairs) and
+# lines predict's accuracy against real builds (vm-lines-predict.sh),
+# about 25 minutes under TCG.
 linestest:
 	@$(DEPS_SH) ensure test
 	@$(MAKE) --no-print-directory build
