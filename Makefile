@@ -40,13 +40,20 @@ LIB_OBJS  += $(BPF_EMBED)
 TEST_SRCS := $(wildcard lab/tests/*.c)
 TEST_BINS := $(TEST_SRCS:lab/tests/%.c=build/tests/%)
 # The largest-guest run takes long: make scaletest only; so do the lines
-# plugin's A/B pairs of the seeds' claims: make linestest only.
+# plugin's A/B pairs of the seeds' claims and the accuracy of lines predict
+# against real builds: make linestest only.
 SCALE_TESTS := lab/tests/vm-scale.sh
-LINES_AB_TESTS := lab/tests/vm-lines-ab.sh lab/tests/vm-ab-patch.sh
+LINES_AB_TESTS := lab/tests/vm-lines-ab.sh lab/tests/vm-ab-patch.sh lab/tests/vm-lines-predict.sh
 SH_TESTS  := $(sort $(filter-out $(SCALE_TESTS) $(LINES_AB_TESTS),$(wildcard lab/tests/*.sh)))
 # Tools the tests run (lab/tests/tools/<name>.c -> build/tests/tools/<name>).
 TOOL_SRCS := $(wildcard lab/tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:lab/tests/tools/%.c=build/tests/tools/%)
+# lines-truth's pair case in three layouts of one struct (TRUTH_GAP: the
+# offset of truth_pair.b), and each build's BTF from its DWARF (pahole), for
+# `lines predict` to replay one build's trace on another's layout.  Without
+# pahole the BTF is not made and the tests that need it say so.
+TRUTH_BUILDS := build/tests/tools/lines-truth-adjacent build/tests/tools/lines-truth-far
+TRUTH_BTF := $(if $(shell command -v pahole),$(addsuffix .btf,build/tests/tools/lines-truth $(TRUTH_BUILDS)))
 # The qemu TCG plugin that follows every cacheline between a guest's vCPUs
 # (lab/c2c/plugin/ and the model lab/c2c/lines_model.c; lab/c2c/README),
 # built as build/lines-plugin.so against the qemu-plugin.h of the installed
@@ -95,7 +102,7 @@ all:
 	@$(DEPS_SH) ensure build
 	@$(MAKE) --no-print-directory build
 
-build: bin/memcg-lab $(TEST_BINS) $(TOOL_BINS) $(BENCH_BINS) $(BTF_FILES) plugin man
+build: bin/memcg-lab $(TEST_BINS) $(TOOL_BINS) $(TRUTH_BUILDS) $(TRUTH_BTF) $(BENCH_BINS) $(BTF_FILES) plugin man
 
 help:
 	@echo "make          build bin/memcg-lab (installs missing build packages as root)"
@@ -103,7 +110,8 @@ help:
 	@echo "make test     all tests (TAP through prove)"
 	@echo "make vmtest   only the tests that boot real kernels under qemu (lab/tests/vm-*.sh)"
 	@echo "make scaletest  every experiment at full size in a 128-vCPU guest (long)"
-	@echo "make linestest  the seeds' A/B pairs as cacheline counts in guests (lines plugin; ~15 min)"
+	@echo "make linestest  the seeds' A/B pairs as cacheline counts in guests, and lines predict"
+	@echo "              against real builds (lines plugin; ~25 min)"
 	@echo "make lab-kernel  build the lab's 7.3 kernel with the user-flush mutex (long; cached"
 	@echo "              under /var/cache/memcg-lab; then: memcg-lab vm --kernel lab ...)"
 	@echo "make kmod     the seed's kmem benchmark module (lab/kmod) for the running kernel, where"
@@ -211,6 +219,22 @@ GUEST_TOOLS := build/tests/tools/lines-truth build/tests/tools/lines-window
 $(GUEST_TOOLS): build/tests/tools/%: build/obj/lab/tests/tools/%.o
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -static -no-pie -pthread -o $@ $^
+
+# lines-truth's pair case in its other layouts (lab/tests/tools/lines-truth.c; below).
+build/obj/lab/tests/tools/lines-truth-adjacent.o: lab/tests/tools/lines-truth.c
+	@mkdir -p $(dir $@)
+	$(quiet) CC $<
+	$(Q)$(CC) $(LAB_CFLAGS) $(CFLAGS) -DTRUTH_GAP=64 -c -o $@ $<
+build/obj/lab/tests/tools/lines-truth-far.o: lab/tests/tools/lines-truth.c
+	@mkdir -p $(dir $@)
+	$(quiet) CC $<
+	$(Q)$(CC) $(LAB_CFLAGS) $(CFLAGS) -DTRUTH_GAP=128 -c -o $@ $<
+$(TRUTH_BUILDS): build/tests/tools/%: build/obj/lab/tests/tools/%.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -static -no-pie -pthread -o $@ $^
+build/tests/tools/%.btf: build/tests/tools/%
+	$(quiet) PAHOLE $@
+	$(Q)pahole -J --btf_encode_detached=$@.tmp $< && mv $@.tmp $@
 
 build/tests/tools/%: build/obj/lab/tests/tools/%.o build/libmemcglab.a
 	@mkdir -p $(dir $@)
@@ -326,7 +350,9 @@ scaletest:
 
 # The seeds' A/B pairs as cacheline counts in guests under the lines plugin
 # (lab/tests/vm-lines-ab.sh: the stock on 6.12 and 6.16, the batch and the
-# mutex on the lab kernels where built), about 15 minutes under TCG.
+# mutex on the lab kernels where built; vm-ab-patch.sh: ab's pairs) and
+# lines predict's accuracy against real builds (vm-lines-predict.sh),
+# about 25 minutes under TCG.
 linestest:
 	@$(DEPS_SH) ensure test
 	@$(MAKE) --no-print-directory build

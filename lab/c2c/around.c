@@ -45,6 +45,8 @@ struct around {
 	bool phase_known;
 	double phase_offset;	/* the driver's measured phase, from its start */
 	const struct c2c_objects *lines_objs;
+	struct lines_prio prio;	/* raised while the driver runs (lines_prio_raise) */
+	bool prio_set;
 };
 
 static double now_mono(void)
@@ -190,6 +192,12 @@ static void lines_tick(struct around *a, pid_t driver, double elapsed_s)
 				       .start_s = a->lwin.start_s, .len_s = a->lwin.len_s, .counted = driver };
 	double phase;
 
+	/* The window's times kept to: at real-time priority from the first
+	 * tick (after the driver's fork) until around_finish. */
+	if (a->lines_planned && !a->prio_set) {
+		lines_prio_raise(&a->prio);
+		a->prio_set = true;
+	}
 	if (!a->phase_known) {
 		if (!lines_session_phase_of(driver, &phase))
 			return;
@@ -299,6 +307,8 @@ void around_finish(struct around *a)
 		return;
 	if (a->lines_index >= 0)
 		lines_session_close(a->lines_index);
+	if (a->prio_set)
+		lines_prio_restore(&a->prio);
 	else if (a->lines_planned && !a->lines_done)
 		results_skip(a->e->r, "lines window", a->phase_known ? "the driver ended before the window's time"
 			     : "the driver never said when its measured phase began (lines_session_phase)");

@@ -100,7 +100,7 @@ static int load_objects(struct lines_guest *g, const char *dir, char *err, size_
 		}
 		if (c2c_objects_add(&one, &g->btf, lines_tsv_get(&t, 2), addr, lines_tsv_get(&t, 1), lines_tsv_get(&t, 4), why,
 				    sizeof(why)) < 0) {
-			rc = set_err(err, errlen, "%s:%d: the guest kernel's BTF (%s) lacks a struct the report needs: %s",
+			rc = set_err(err, errlen, "%s:%d: the objects' BTF (%s) lacks a struct the report needs: %s",
 				     p, t.lineno, g->btf.path, why);
 			break;
 		}
@@ -269,9 +269,14 @@ static void load_kallsyms(struct lines_guest *g, const char *dir)
 
 int lines_guest_load(struct lines_guest *g, const char *dir, char *err, size_t errlen)
 {
-	char *btf = xasprintf("%s/lines/vmlinux.btf", dir), why[512];
+	char *btf = xasprintf("%s/lines/" LINES_OBJECTS_BTF, dir), why[512];
 
 	memset(g, 0, sizeof(*g));
+	/* A program that named its own objects left its own BTF for them. */
+	if (!path_exists(btf)) {
+		free(btf);
+		btf = xasprintf("%s/lines/vmlinux.btf", dir);
+	}
 	if (path_exists(btf)) {
 		if (kbtf_open(&g->btf, btf, NULL, why, sizeof(why)) < 0) {
 			free(btf);

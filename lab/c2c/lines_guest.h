@@ -6,6 +6,11 @@
  * from the guest kernel's BTF) and the lab's own memory ranges, and the
  * guest kernel's kallsyms and build ID.  lines_guest_name() names a guest
  * virtual address in a window: struct and field.
+ *
+ * The objects' structs come from the guest kernel's BTF (vmlinux.btf), or
+ * from objects.btf where a program in the guest named objects of its own
+ * (a user program's structs, its BTF made by pahole from its DWARF:
+ * lab/tests/tools/lines-truth.c -b): it then names every object of the run.
  */
 #ifndef LAB_C2C_LINES_GUEST_H
 #define LAB_C2C_LINES_GUEST_H
@@ -15,6 +20,8 @@
 #include <stdint.h>
 #include "c2c/c2c_attr.h"
 #include "kernel/btf.h"
+
+#define LINES_OBJECTS_BTF "objects.btf"
 
 struct lines_gwindow {
 	int64_t index;		/* the plugin's window number */

@@ -3,6 +3,7 @@
 #include <bpf/btf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -450,26 +451,79 @@ void lines_session_unpublish(void)
 	}
 }
 
-/* One counter of pid: in this process a load, in another a read of its
- * /proc/PID/mem (mem, open; process_vm_readv needs CONFIG_CROSS_MEMORY_ATTACH,
- * which the lab kernel's tinyconfig leaves out). */
-static bool read_counter(pid_t pid, int mem, uintptr_t addr, uint64_t *v)
+/*
+ * pid's counters (counters.PID): their addresses and unit, and for another
+ * process its /proc/PID/mem (process_vm_readv needs
+ * CONFIG_CROSS_MEMORY_ATTACH, which the lab kernel's tinyconfig leaves
+ * out), opened before a window opens and kept until it closes, so that
+ * each edge of the window reads them with a pread per counter and nothing
+ * else.  Inside a window the guest's kernel runs instrumented, and opening
+ * /proc/PID/mem and the first read through it (which faults the counters'
+ * page in) took 0.4 to 3 s there on the lab kernel: at the opening, the
+ * window's first seconds without their operations.
+ */
+struct counters {
+	pid_t pid;
+	int mem;		/* -1: this process's own */
+	struct counter_group {
+		uintptr_t addr;
+		size_t n, stride;
+	} *g;
+	size_t ng;
+	char unit[32];
+};
+
+static void counters_close(struct counters *c)
 {
-	if (pid == getpid()) {
-		*v = __atomic_load_n((const uint64_t *)addr, __ATOMIC_RELAXED);
-		return true;
-	}
-	return pread(mem, v, sizeof(*v), (off_t)addr) == (ssize_t)sizeof(*v);
+	if (c->mem >= 0)
+		close(c->mem);
+	free(c->g);
+	memset(c, 0, sizeof(*c));
+	c->mem = -1;
 }
 
-/* The sum of pid's counters (counters.PID), and their unit; false when
- * it published none or one cannot be read. */
-static bool counters_sum(pid_t pid, uint64_t *sum, char *unit, size_t unitlen, const char **why)
+/* The sum of c's counters; false (and why) when one cannot be read, or the
+ * process no longer publishes them (its measured phase is over). */
+static bool counters_read(const struct counters *c, uint64_t *sum, const char **why)
+{
+	char name[64], *p;
+	bool there;
+
+	snprintf(name, sizeof(name), "counters.%d", (int)c->pid);
+	p = session_path(name);
+	there = path_exists(p);
+	free(p);
+	if (!there) {
+		*why = "it published no counters (or no longer: its measured phase is over)";
+		return false;
+	}
+	*sum = 0;
+	for (size_t k = 0; k < c->ng; k++)
+		for (size_t i = 0; i < c->g[k].n; i++) {
+			uintptr_t a = c->g[k].addr + i * c->g[k].stride;
+			uint64_t v;
+
+			if (c->mem < 0)
+				v = __atomic_load_n((const uint64_t *)a, __ATOMIC_RELAXED);
+			else if (pread(c->mem, &v, sizeof(v), (off_t)a) != (ssize_t)sizeof(v)) {
+				*why = "a counter cannot be read from its memory";
+				return false;
+			}
+			*sum += v;
+		}
+	return true;
+}
+
+/* pid's counters opened and read once (the page faulted in); false and why. */
+static bool counters_open(pid_t pid, struct counters *c, const char **why)
 {
 	char *p, name[64], *text, *save = NULL;
 	bool ok = true, have_unit = false;
-	int mem = -1;
+	uint64_t warm;
 
+	memset(c, 0, sizeof(*c));
+	c->mem = -1;
+	c->pid = pid;
 	snprintf(name, sizeof(name), "counters.%d", (int)pid);
 	p = session_path(name);
 	text = read_text(p, NULL);
@@ -479,17 +533,16 @@ static bool counters_sum(pid_t pid, uint64_t *sum, char *unit, size_t unitlen, c
 		return false;
 	if (pid != getpid()) {
 		snprintf(name, sizeof(name), "/proc/%d/mem", (int)pid);
-		mem = open(name, O_RDONLY | O_CLOEXEC);
-		ok = mem >= 0;
+		c->mem = open(name, O_RDONLY | O_CLOEXEC);
+		ok = c->mem >= 0;
 		*why = "its memory cannot be read (/proc/PID/mem)";
 	}
-	*sum = 0;
 	for (char *l = strtok_r(text, "\n", &save); l && ok; l = strtok_r(NULL, "\n", &save)) {
 		unsigned long long addr;
 		size_t n, stride;
 
 		if (!strncmp(l, "unit\t", 5)) {
-			snprintf(unit, unitlen, "%s", l + 5);
+			snprintf(c->unit, sizeof(c->unit), "%s", l + 5);
 			have_unit = true;
 			continue;
 		}
@@ -498,32 +551,29 @@ static bool counters_sum(pid_t pid, uint64_t *sum, char *unit, size_t unitlen, c
 			ok = false;
 			break;
 		}
-		for (size_t i = 0; i < n && ok; i++) {
-			uint64_t v;
-
-			ok = read_counter(pid, mem, (uintptr_t)addr + i * stride, &v);
-			if (!ok)
-				*why = "a counter cannot be read from its memory";
-			*sum += v;
-		}
+		c->g = xrealloc(c->g, (c->ng + 1) * sizeof(*c->g));
+		c->g[c->ng++] = (struct counter_group){ (uintptr_t)addr, n, stride };
 	}
-	if (mem >= 0)
-		close(mem);
 	free(text);
-	if (ok && !have_unit)
+	if (ok && !have_unit) {
 		*why = "its counters file names no unit";
-	return ok && have_unit;
+		ok = false;
+	}
+	ok = ok && counters_read(c, &warm, why);
+	if (!ok)
+		counters_close(c);
+	return ok;
 }
 
-/* The window this process has open, and its counters' sum at the opening. */
+/* The window this process has open: its counters, their sum at the opening. */
 static struct {
 	int index;		/* -1: none counted */
-	pid_t pid;
+	struct counters c;
 	uint64_t start;
-	char unit[32];
-} counting = { .index = -1 };
+} counting = { .index = -1, .c = { .mem = -1 } };
 
-/* The window's operations into window-ops.tsv, at its closing. */
+/* The window's operations into window-ops.tsv, at its closing (read just
+ * before the window closes: count_finish() after it). */
 static void count_close(int index)
 {
 	uint64_t end;
@@ -533,14 +583,13 @@ static void count_close(int index)
 	if (counting.index != index)
 		return;
 	counting.index = -1;
-	if (!counters_sum(counting.pid, &end, counting.unit, sizeof(counting.unit), &why) ||
-	    (end < counting.start && (why = "its counters went back"))) {
+	if (!counters_read(&counting.c, &end, &why) || (end < counting.start && (why = "its counters went back"))) {
 		note("lines: window %d: the operations of pid %d could not be read at its closing: %s (not counted)",
-		     index, (int)counting.pid, why);
+		     index, (int)counting.c.pid, why);
 		return;
 	}
 	snprintf(row, sizeof(row), "%d\t%llu\t%s\n", index, (unsigned long long)(end - counting.start),
-		 counting.unit);
+		 counting.c.unit);
 	append(LINES_OPS_FILE, "window\tops\tunit\n", row);
 }
 
@@ -614,6 +663,27 @@ static int lock_session(void)
 	return fd;
 }
 
+void lines_prio_raise(struct lines_prio *p)
+{
+	struct sched_param rt = { .sched_priority = 1 };
+
+	static bool said;
+
+	p->policy = sched_getscheduler(0);
+	p->raised = p->policy >= 0 && !sched_getparam(0, &p->param) && !sched_setscheduler(0, SCHED_FIFO, &rt);
+	if (!p->raised && p->policy != SCHED_FIFO && !said) {
+		said = true;
+		note("lines: real-time priority refused (%s): a window's edges may wait for a vCPU the workers hold",
+		     strerror(errno));
+	}
+}
+
+void lines_prio_restore(const struct lines_prio *p)
+{
+	if (p->raised)
+		sched_setscheduler(0, p->policy, &p->param);
+}
+
 static double mono_s(void)
 {
 	struct timespec ts;
@@ -639,13 +709,17 @@ int lines_session_open(const struct lines_window_info *w)
 	FILE *of, *rf;
 	int fd, index, prev, rc = 0;
 	pid_t owner;
+	struct lines_prio edge;
+	const char *why;
 
 	double t0 = mono_s(), t_lock, t_files = 0, t_announce = 0;
 
 	if (!lines_session_active())
 		return -1;
+	lines_prio_raise(&edge);
 	fd = lock_session();
 	if (fd < 0) {
+		lines_prio_restore(&edge);
 		free(label);
 		return -1;
 	}
@@ -711,25 +785,31 @@ int lines_session_open(const struct lines_window_info *w)
 		for (size_t i = 0; i < w->nranges; i++)
 			lines_detail_announce(w->ranges[i].addr, w->ranges[i].size);
 		t_announce = mono_s();
-		/* Every vCPU instrumented first (a flush of qemu's translations,
-		 * which lets the other vCPUs run under single-threaded TCG):
-		 * then nothing runs between the counters' read and the opening. */
-		lines_window_prepare();
-		/* The operations from here: read last, so that the window opens
-		 * right after (the difference at the closing is the window's). */
+		/* The counters opened (and read once) before the window opens. */
 		counting.index = -1;
-		if (w->counted > 0) {
-			const char *why;
-
-			if (counters_sum(w->counted, &counting.start, counting.unit, sizeof(counting.unit), &why)) {
+		counters_close(&counting.c);
+		if (w->counted > 0 && !counters_open(w->counted, &counting.c, &why))
+			note("lines: window %d: the operations of pid %d cannot be read: %s (not counted)", index,
+			     (int)w->counted, why);
+		/* Every vCPU instrumented first (a flush of qemu's translations,
+		 * which lets the other vCPUs run under single-threaded TCG). */
+		lines_window_prepare();
+		lines_window_open();
+		/*
+		 * The operations from here: read inside the window, after the
+		 * opening (and at the closing before it), so that they never
+		 * count time outside it, where the workers run ~10x faster: read
+		 * after the closing, one window of ~9 K faults once counted 720 K
+		 * (the opener waited 14 s for a vCPU between the closing and its
+		 * read; it now runs at real-time priority, lines_prio_raise).
+		 */
+		if (counting.c.pid > 0) {
+			if (counters_read(&counting.c, &counting.start, &why))
 				counting.index = index;
-				counting.pid = w->counted;
-			} else {
+			else
 				note("lines: window %d: the operations of pid %d cannot be read: %s (not counted)", index,
 				     (int)w->counted, why);
-			}
 		}
-		lines_window_open();
 		/* Its planned time is what the window's length is counted from:
 		 * a slow opening says where the time went. */
 		if (mono_s() - t0 > 0.5)
@@ -738,6 +818,7 @@ int lines_session_open(const struct lines_window_info *w)
 			     t_announce - t_files, mono_s() - t_announce);
 	}
 	close(fd);
+	lines_prio_restore(&edge);
 	free(objs);
 	free(ranges);
 	free(row);
@@ -750,19 +831,23 @@ void lines_session_close(int index)
 	int fd, prev;
 	pid_t owner;
 	char *sp;
+	struct lines_prio edge;
 
 	if (index < 0 || !lines_session_active())
 		return;
+	lines_prio_raise(&edge);
 	fd = lock_session();
 	if (open_state(&prev, &owner) && prev == index && owner == getpid()) {
-		lines_window_close();
 		count_close(index);
+		lines_window_close();
+		counters_close(&counting.c);
 		sp = session_path(OPEN_STATE);
 		unlink(sp);
 		free(sp);
 	}
 	if (fd >= 0)
 		close(fd);
+	lines_prio_restore(&edge);
 }
 
 int lines_plan_window(double measured_s, double *start_s, double *len_s)

@@ -9,7 +9,7 @@
 static const struct options_cmd ab_cmd = {
 	.name = "ab",
 	.usage =
-	"usage: memcg-lab ab --patch FILE|DIR [--base lab|7.3|6.1] [--reverse] [--lines]\n"
+	"usage: memcg-lab ab --patch FILE|DIR [--base lab|7.3|6.1] [--reverse] [--lines] [--trace]\n"
 	"                    [--cpus N] [--mem MB] [--accel A] [--timeout S] [-s KEY=VALUE]...\n"
 	"                    -- COMMAND [ARGS...]\n"
 	"\n"
@@ -56,6 +56,8 @@ int cmd_ab(int argc, char **argv)
 		OPT_STRING(0, "base", &o.base, "NAME", "lab", "the kernel it applies to: lab, 7.3 or 6.1"),
 		OPT_FLAG(0, "reverse", &o.reverse, "the patch is the base's: A has it, B not"),
 		OPT_FLAG(0, "lines", &o.lines, "vm --lines: exact cacheline counts in each guest"),
+		OPT_FLAG(0, "trace", &o.trace, "vm --trace (and --lines): each side's access trace, A/lines/trace.bin "
+			 "and B/lines/trace.bin, which `lines predict` replays on the other side's layout"),
 		OPT_CALLBACK(0, "cpus", &vm, "N", "vm's", "vCPUs of each guest", vm_opt),
 		OPT_CALLBACK(0, "mem", &vm, "MB", "vm's", "memory of each guest", vm_opt),
 		OPT_CALLBACK(0, "accel", &vm, "A", "vm's", "auto, tcg or mttcg", vm_opt),

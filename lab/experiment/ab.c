@@ -338,8 +338,10 @@ static int stage_run(struct ab *a, int side)
 	argv[n++] = "vm";
 	argv[n++] = "--kernel";
 	argv[n++] = a->vmlinux[side];
-	if (a->o->lines)
+	if (a->o->lines || a->o->trace)
 		argv[n++] = "--lines";
+	if (a->o->trace)
+		argv[n++] = "--trace";
 	for (int i = 0; i < a->o->nvm; i++)
 		argv[n++] = a->o->vm_args[i];
 	argv[n++] = "--";

@@ -33,6 +33,8 @@ struct ab_opts {
 	const char *base;	/* "lab" (default), "7.3", "6.1" */
 	bool reverse;		/* the patch is the base's (a revert's A/B) */
 	bool lines;		/* vm --lines: exact cacheline counts */
+	bool trace;		/* vm --trace (implies --lines): each side's access
+				 * trace, for lines predict across the pair */
 	char **sets;		/* -s KEY=VALUE, passed to `run` */
 	int nsets;
 	char **vm_args;		/* --cpus N, --mem MB, ...: the guests' shape, for vm */

@@ -226,6 +226,11 @@ void lines_predicted_table(FILE *out, const char *pp, const char *md, const char
 	if (tm > 0)
 		fprintf(out, "  total HITMs%s: predicted %.4g, measured %.4g, error %+.0f%%\n",
 			per ? " per 1000 ops" : "", per ? tp * PER : tp, per ? tm * PER : tm, 100 * (tp - tm) / tm);
+	else if (ml.n)
+		/* Its fields were followed (fields.tsv has a row for each, zeros
+		 * included): a measured 0. */
+		fprintf(out, "  total HITMs%s: predicted %.4g, measured 0 (none in its %zu field rows)\n",
+			per ? " per 1000 ops" : "", per ? tp * PER : tp, ml.n);
 	else
 		fprintf(out, "  total HITMs%s: predicted %.4g, measured none\n", per ? " per 1000 ops" : "",
 			per ? tp * PER : tp);

@@ -434,11 +434,23 @@ TEST(refusals)
 	d = fixture("charge-5.10", "5.10.262");
 	p = xasprintf("%s/lines/vmlinux.btf", d);
 	write_btf_without_memcg(p);
-	ok(convert(d, err, sizeof(err)) < 0 && strstr(err, "window-objects.tsv:2: the guest kernel's BTF") &&
+	ok(convert(d, err, sizeof(err)) < 0 && strstr(err, "window-objects.tsv:2: the objects' BTF") &&
 		   strstr(err, "lacks a struct the report needs: struct mem_cgroup is not in the BTF"),
 	   "a guest BTF without struct mem_cgroup: %s", err);
 	unlink(p);
 	ok(convert(d, err, sizeof(err)) < 0 && strstr(err, "the guest kernel sent no BTF"), "no BTF at all: %s", err);
+	free(p);
+	free(d);
+
+	/* objects.btf (a program's own structs) names the objects in place of
+	 * the kernel's BTF, which holds mem_cgroup here: one without it is
+	 * refused, naming objects.btf. */
+	d = fixture("charge-5.10", "5.10.262");
+	p = xasprintf("%s/lines/objects.btf", d);
+	write_btf_without_memcg(p);
+	ok(convert(d, err, sizeof(err)) < 0 && strstr(err, "lines/objects.btf)") &&
+		   strstr(err, "struct mem_cgroup is not in the BTF"),
+	   "objects.btf in place of vmlinux.btf: %s", err);
 	free(p);
 	free(d);
 
