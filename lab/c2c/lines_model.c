@@ -7,6 +7,10 @@
  * locked (MTTCG), probe a few 64-byte slots, update the line's state and
  * counts.  No allocation: the table, the detail pool and the counters are
  * allocated once, by lines_model_new.
+ *
+ * One concern, a little over 1,000 lines as such: the model's table and
+ * its one state machine per line (holders, writer, sites, detail), which
+ * the hot path, the window's snapshot and the drop accounting all share.
  */
 #include <errno.h>
 #include <pthread.h>
