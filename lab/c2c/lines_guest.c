@@ -8,39 +8,57 @@
 #include "c2c/lines_ksyms.h"
 #include "c2c/lines_guest.h"
 #include "c2c/lines_session.h"
-#include "c2c/lines_tsv.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/tsv.h"
 
 static const char *const win_cols[] = { "index", "label", "who", "repeat", NULL };
 static const char *const obj_cols[] = { "window", "label", "type", "address", "source", NULL };
 static const char *const rng_cols[] = { "window", "name", "address", "size", "stride", "fields", NULL };
 static const char *const ops_cols[] = { "window", "ops", "unit", NULL };
 
+/* The guest's file at path read by its columns' names (util/tsv.h); a file
+ * the guest did not send is no rows (t->text NULL).  0, or -1 with err. */
+static int open_tsv(struct tsv *t, const char *path, const char *const cols[], char *err, size_t errlen)
+{
+	memset(t, 0, sizeof(*t));
+	return path_exists(path) ? tsv_open(t, path, cols, 0, err, errlen) : 0;
+}
+
+/* The next row: false at the end, or with *rc -1 (err said why). */
+static bool next_row(struct tsv *t, int *rc)
+{
+	int r = tsv_next(t);
+
+	if (r < 0)
+		*rc = -1;
+	return r == TSV_ROW;
+}
+
 static int load_windows(struct lines_guest *g, const char *dir, char *err, size_t errlen)
 {
 	char *p = xasprintf("%s/lines/" LINES_WINDOWS_FILE, dir);
-	struct lines_tsv t;
-	int rc = lines_tsv_open(&t, p, win_cols, err, errlen);
+	struct tsv t;
+	int rc = open_tsv(&t, p, win_cols, err, errlen);
 
-	while (!rc && t.text && lines_tsv_next(&t, win_cols, &rc, err, errlen)) {
+	while (!rc && t.text && next_row(&t, &rc)) {
 		struct lines_gwindow *w;
 		uint64_t idx, rep;
 
-		if (lines_tsv_u64(&t, win_cols, 0, &idx, err, errlen) || lines_tsv_u64(&t, win_cols, 3, &rep, err, errlen)) {
+		if (tsv_u64(&t, 0, &idx) || tsv_u64(&t, 3, &rep)) {
 			rc = -1;
 			break;
 		}
 		g->win = xrealloc(g->win, (g->nwin + 1) * sizeof(*g->win));
 		w = &g->win[g->nwin++];
 		w->index = (int64_t)idx;
-		w->label = xstrdup(lines_tsv_get(&t, 1));
-		w->who = xstrdup(lines_tsv_get(&t, 2));
+		w->label = xstrdup(tsv_get(&t, 1));
+		w->who = xstrdup(tsv_get(&t, 2));
 		w->repeat = (int)rep;
 		w->ops = -1;
 		w->unit = NULL;
 	}
-	lines_tsv_close(&t);
+	tsv_close(&t);
 	free(p);
 	return rc;
 }
@@ -49,14 +67,14 @@ static int load_windows(struct lines_guest *g, const char *dir, char *err, size_
 static int load_ops(struct lines_guest *g, const char *dir, char *err, size_t errlen)
 {
 	char *p = xasprintf("%s/lines/" LINES_OPS_FILE, dir);
-	struct lines_tsv t;
-	int rc = lines_tsv_open(&t, p, ops_cols, err, errlen);
+	struct tsv t;
+	int rc = open_tsv(&t, p, ops_cols, err, errlen);
 
-	while (!rc && t.text && lines_tsv_next(&t, ops_cols, &rc, err, errlen)) {
+	while (!rc && t.text && next_row(&t, &rc)) {
 		uint64_t idx, ops;
 		struct lines_gwindow *w = NULL;
 
-		if (lines_tsv_u64(&t, ops_cols, 0, &idx, err, errlen) || lines_tsv_u64(&t, ops_cols, 1, &ops, err, errlen)) {
+		if (tsv_u64(&t, 0, &idx) || tsv_u64(&t, 1, &ops)) {
 			rc = -1;
 			break;
 		}
@@ -64,19 +82,17 @@ static int load_ops(struct lines_guest *g, const char *dir, char *err, size_t er
 			if (g->win[i].index == (int64_t)idx)
 				w = &g->win[i];
 		if (!w) {
-			rc = set_err(err, errlen, "%s:%d: field window: %llu is not a window of " LINES_WINDOWS_FILE, p,
-				     t.lineno, (unsigned long long)idx);
+			rc = tsv_fail(&t, 0, "%llu is not a window of " LINES_WINDOWS_FILE, (unsigned long long)idx);
 			break;
 		}
 		if (w->ops >= 0) {
-			rc = set_err(err, errlen, "%s:%d: field window: window %llu counted twice", p, t.lineno,
-				     (unsigned long long)idx);
+			rc = tsv_fail(&t, 0, "window %llu counted twice", (unsigned long long)idx);
 			break;
 		}
 		w->ops = (int64_t)ops;
-		w->unit = xstrdup(lines_tsv_get(&t, 2));
+		w->unit = xstrdup(tsv_get(&t, 2));
 	}
-	lines_tsv_close(&t);
+	tsv_close(&t);
 	free(p);
 	return rc;
 }
@@ -84,21 +100,21 @@ static int load_ops(struct lines_guest *g, const char *dir, char *err, size_t er
 static int load_objects(struct lines_guest *g, const char *dir, char *err, size_t errlen)
 {
 	char *p = xasprintf("%s/lines/" LINES_OBJECTS_FILE, dir), why[512];
-	struct lines_tsv t;
-	int rc = lines_tsv_open(&t, p, obj_cols, err, errlen);
+	struct tsv t;
+	int rc = open_tsv(&t, p, obj_cols, err, errlen);
 
 	if (!rc && t.text && !g->have_btf)
 		rc = set_err(err, errlen, "%s: the guest kernel sent no BTF (/sys/kernel/btf/vmlinux: a kernel without "
 			     "CONFIG_DEBUG_INFO_BTF): the struct fields of its objects cannot be named", p);
-	while (!rc && t.text && lines_tsv_next(&t, obj_cols, &rc, err, errlen)) {
+	while (!rc && t.text && next_row(&t, &rc)) {
 		struct c2c_objects one = { 0 };
 		uint64_t w, addr;
 
-		if (lines_tsv_u64(&t, obj_cols, 0, &w, err, errlen) || lines_tsv_u64(&t, obj_cols, 3, &addr, err, errlen)) {
+		if (tsv_u64(&t, 0, &w) || tsv_u64(&t, 3, &addr)) {
 			rc = -1;
 			break;
 		}
-		if (c2c_objects_add(&one, &g->btf, lines_tsv_get(&t, 2), addr, lines_tsv_get(&t, 1), lines_tsv_get(&t, 4), why,
+		if (c2c_objects_add(&one, &g->btf, tsv_get(&t, 2), addr, tsv_get(&t, 1), tsv_get(&t, 4), why,
 				    sizeof(why)) < 0) {
 			rc = set_err(err, errlen, "%s:%d: the objects' BTF (%s) lacks a struct the report needs: %s",
 				     p, t.lineno, g->btf.path, why);
@@ -109,7 +125,7 @@ static int load_objects(struct lines_guest *g, const char *dir, char *err, size_
 		g->obj[g->nobj++].o = one.v[0];
 		free(one.v);
 	}
-	lines_tsv_close(&t);
+	tsv_close(&t);
 	free(p);
 	return rc;
 }
@@ -138,27 +154,27 @@ static int parse_fields(struct lines_grange *r, const char *spec)
 static int load_ranges(struct lines_guest *g, const char *dir, char *err, size_t errlen)
 {
 	char *p = xasprintf("%s/lines/" LINES_RANGES_FILE, dir);
-	struct lines_tsv t;
-	int rc = lines_tsv_open(&t, p, rng_cols, err, errlen);
+	struct tsv t;
+	int rc = open_tsv(&t, p, rng_cols, err, errlen);
 
-	while (!rc && t.text && lines_tsv_next(&t, rng_cols, &rc, err, errlen)) {
+	while (!rc && t.text && next_row(&t, &rc)) {
 		struct lines_grange r = { 0 };
 		uint64_t w;
 
-		if (lines_tsv_u64(&t, rng_cols, 0, &w, err, errlen) || lines_tsv_u64(&t, rng_cols, 2, &r.addr, err, errlen) ||
-		    lines_tsv_u64(&t, rng_cols, 3, &r.size, err, errlen) || lines_tsv_u64(&t, rng_cols, 4, &r.stride, err, errlen)) {
+		if (tsv_u64(&t, 0, &w) || tsv_u64(&t, 2, &r.addr) ||
+		    tsv_u64(&t, 3, &r.size) || tsv_u64(&t, 4, &r.stride)) {
 			rc = -1;
 			break;
 		}
 		r.window = (int64_t)w;
-		r.name = xstrdup(lines_tsv_get(&t, 1));
-		if (!r.stride || !r.size || parse_fields(&r, lines_tsv_get(&t, 5)) < 0)
-			rc = set_err(err, errlen, "%s:%d: field fields: '%s' is not NAME:OFFSET:SIZE,... within a "
-				     "stride of %llu", p, t.lineno, lines_tsv_get(&t, 5), (unsigned long long)r.stride);
+		r.name = xstrdup(tsv_get(&t, 1));
+		if (!r.stride || !r.size || parse_fields(&r, tsv_get(&t, 5)) < 0)
+			rc = tsv_fail(&t, 5, "'%s' is not NAME:OFFSET:SIZE,... within a stride of %llu", tsv_get(&t, 5),
+				      (unsigned long long)r.stride);
 		g->rng = xrealloc(g->rng, (g->nrng + 1) * sizeof(*g->rng));
 		g->rng[g->nrng++] = r;
 	}
-	lines_tsv_close(&t);
+	tsv_close(&t);
 	free(p);
 	return rc;
 }

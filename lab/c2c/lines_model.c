@@ -781,14 +781,35 @@ void lines_write_begin(FILE *f)
 	fprintf(f, "# memcg-lab lines %d\n", LINES_FORMAT_VERSION);
 }
 
+/*
+ * Text as one cell, util/tsv.h's rule: a tab, a newline or another control
+ * byte becomes a space.  Its own copy: the plugin is built from
+ * PLUGIN_SRCS alone (Makefile), without util/tsv.c and the util/err.c it
+ * needs (whose allocators end the process, here qemu's, on failure).
+ */
+static void put_cell(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+}
+
+/* The rows' cells are numbers and fixed words; a meta value may be text
+ * (qemu's version, a trace path, a status): one cell, whatever it holds. */
 void lines_write_meta(FILE *f, const char *key, const char *fmt, ...)
 {
+	char *v = NULL;
 	va_list ap;
+	int n;
 
-	fprintf(f, "# %s\t", key);
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	n = vasprintf(&v, fmt, ap);
 	va_end(ap);
+	fputs("# ", f);
+	put_cell(f, key);
+	fputc('\t', f);
+	if (n >= 0)
+		put_cell(f, v);
+	free(v);
 	fputc('\n', f);
 }
 

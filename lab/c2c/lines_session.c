@@ -24,12 +24,29 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/owner.h"
+#include "util/tsv.h"
 
 #define OPEN_STATE ".window-open"
 
-static int append(const char *name, const char *header, const char *text);
+static int append(const char *name, const char *format, const char *const cols[], const char *text);
 static bool open_state_counted(int *index, pid_t *pid, pid_t *counted);
-static char *sanitize(const char *s);
+
+/* objects.PID (no header): what publish_objects writes, published_objects reads. */
+static const char *const pub_obj_cols[] = { "label", "type", "address", "size", "source", NULL };
+/* counters.PID: "# unit<TAB>UNIT", then these columns. */
+static const char *const counter_cols[] = { "address", "n", "stride", NULL };
+/* The window's files (c2c/lines_session.h; c2c/lines_guest.c reads them). */
+static const char *const win_cols[] = { "index", "label", "who", "repeat", "pid", "start_s", "len_s", "objects",
+					"ranges", NULL };
+static const char *const obj_cols[] = { "window", "label", "type", "address", "size", "source", NULL };
+static const char *const rng_cols[] = { "window", "name", "address", "size", "stride", "fields", NULL };
+static const char *const ops_cols[] = { "window", "ops", "unit", NULL };
+
+/* A text cell that may be NULL: "-" then. */
+static const char *or_dash(const char *s)
+{
+	return s ? s : "-";
+}
 
 bool lines_session_active(void)
 {
@@ -72,59 +89,55 @@ static void publish(const char *kind, char *text, size_t len)
 	free(text);
 }
 
-/* objects.PID: "label type address size source" per object (no header). */
+/* objects.PID: "label type address size source" per object (no header;
+ * util/tsv.h's writer: a label with a tab stays in its cell). */
 static void publish_objects(const struct c2c_objects *o)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
-	for (size_t i = 0; i < o->n; i++) {
-		char *l = sanitize(o->v[i].label), *s = sanitize(o->v[i].source);
-
-		fprintf(f, "%s\t%s\t0x%" PRIx64 "\t%" PRIu64 "\t%s\n", l, o->v[i].type, o->v[i].base, o->v[i].size, s);
-		free(l);
-		free(s);
-	}
+	for (size_t i = 0; i < o->n; i++)
+		tsv_write_row(f, "%s\t%s\t0x%" PRIx64 "\t%" PRIu64 "\t%s\n", or_dash(o->v[i].label), or_dash(o->v[i].type),
+			      o->v[i].base, o->v[i].size, or_dash(o->v[i].source));
 	fclose(f);
 	publish("objects", text, len);
 }
 
-/* The objects owner published; false when it published none. */
+/* The objects owner published; false when it published none.  A row that
+ * is not one (its file:line:field said) is left out. */
 static bool published_objects(pid_t owner, struct c2c_objects *o)
 {
-	char *p, name[64], *text, *save = NULL;
+	char *p, name[64], err[512];
+	struct tsv t;
+	int r;
 
 	snprintf(name, sizeof(name), "objects.%d", (int)owner);
 	p = session_path(name);
-	text = read_text(p, NULL);
-	free(p);
-	if (!text)
+	if (!path_exists(p)) {
+		free(p);
 		return false;
-	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		char *f[5], *q = l;
-		unsigned long long base, size;
+	}
+	if (tsv_open(&t, p, pub_obj_cols, TSV_NO_HEADER, err, sizeof(err)) < 0)
+		note_line(err, NULL);
+	while ((r = tsv_next(&t)) != TSV_END) {
+		uint64_t base, size;
 		struct c2c_object *ob;
-		int nf = 0;
 
-		while (nf < 5) {
-			f[nf++] = q;
-			q = strchr(q, '\t');
-			if (!q)
-				break;
-			*q++ = '\0';
-		}
-		if (nf != 5 || sscanf(f[2], "%llx", &base) != 1 || sscanf(f[3], "%llu", &size) != 1)
+		if (r == TSV_ERROR || tsv_u64(&t, 2, &base) || tsv_u64(&t, 3, &size)) {
+			note_line(err, NULL);
 			continue;
+		}
 		if (o->n == o->cap) {
 			o->cap = o->cap ? 2 * o->cap : 16;
 			o->v = xrealloc(o->v, o->cap * sizeof(*o->v));
 		}
 		ob = &o->v[o->n++];
-		*ob = (struct c2c_object){ .label = xstrdup(f[0]), .type = xstrdup(f[1]), .type_id = -1,
-					   .base = base, .size = size, .source = xstrdup(f[4]) };
+		*ob = (struct c2c_object){ .label = xstrdup(tsv_get(&t, 0)), .type = xstrdup(tsv_get(&t, 1)),
+					   .type_id = -1, .base = base, .size = size, .source = xstrdup(tsv_get(&t, 4)) };
 	}
-	free(text);
+	tsv_close(&t);
+	free(p);
 	return true;
 }
 
@@ -407,7 +420,8 @@ void lines_session_counters(const struct lines_counter *c, size_t n, const char 
 	if (!lines_session_active())
 		return;
 	f = open_memstream(&text, &len);
-	fprintf(f, "unit\t%s\n", unit);
+	tsv_write_row(f, "# unit\t%s\n", unit);
+	tsv_write_header(f, counter_cols);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "0x%" PRIxPTR "\t%zu\t%zu\n", (uintptr_t)c[i].addr, c[i].n, c[i].stride);
 	fclose(f);
@@ -517,44 +531,55 @@ static bool counters_read(const struct counters *c, uint64_t *sum, const char **
 /* pid's counters opened and read once (the page faulted in); false and why. */
 static bool counters_open(pid_t pid, struct counters *c, const char **why)
 {
-	char *p, name[64], *text, *save = NULL;
+	static char bad[600];
+	char *p, name[64], err[512];
 	bool ok = true, have_unit = false;
+	struct tsv t;
 	uint64_t warm;
+	int r;
 
 	memset(c, 0, sizeof(*c));
 	c->mem = -1;
 	c->pid = pid;
 	snprintf(name, sizeof(name), "counters.%d", (int)pid);
 	p = session_path(name);
-	text = read_text(p, NULL);
-	free(p);
 	*why = "it published no counters (or no longer: its measured phase is over)";
-	if (!text)
+	if (!path_exists(p)) {
+		free(p);
 		return false;
+	}
 	if (pid != getpid()) {
 		snprintf(name, sizeof(name), "/proc/%d/mem", (int)pid);
 		c->mem = open(name, O_RDONLY | O_CLOEXEC);
 		ok = c->mem >= 0;
 		*why = "its memory cannot be read (/proc/PID/mem)";
 	}
-	for (char *l = strtok_r(text, "\n", &save); l && ok; l = strtok_r(NULL, "\n", &save)) {
-		unsigned long long addr;
-		size_t n, stride;
+	memset(&t, 0, sizeof(t));
+	r = ok ? tsv_open(&t, p, counter_cols, TSV_COMMENTS, err, sizeof(err)) : 0;
+	while (ok && !r && (r = tsv_next(&t)) > TSV_END) {
+		uint64_t addr, n, stride;
 
-		if (!strncmp(l, "unit\t", 5)) {
-			snprintf(c->unit, sizeof(c->unit), "%s", l + 5);
-			have_unit = true;
+		if (r == TSV_COMMENT) {
+			if (tsv_ncells(&t) == 2 && !strcmp(tsv_cell(&t, 0), "# unit")) {
+				snprintf(c->unit, sizeof(c->unit), "%s", tsv_cell(&t, 1));
+				have_unit = true;
+			}
+			r = 0;
 			continue;
 		}
-		if (sscanf(l, "%llx %zu %zu", &addr, &n, &stride) != 3) {
-			*why = "its counters file has a bad line";
-			ok = false;
-			break;
+		r = tsv_u64(&t, 0, &addr) || tsv_u64(&t, 1, &n) || tsv_u64(&t, 2, &stride) ? -1 : 0;
+		if (!r) {
+			c->g = xrealloc(c->g, (c->ng + 1) * sizeof(*c->g));
+			c->g[c->ng++] = (struct counter_group){ (uintptr_t)addr, n, stride };
 		}
-		c->g = xrealloc(c->g, (c->ng + 1) * sizeof(*c->g));
-		c->g[c->ng++] = (struct counter_group){ (uintptr_t)addr, n, stride };
 	}
-	free(text);
+	tsv_close(&t);
+	free(p);
+	if (ok && r < 0) {
+		snprintf(bad, sizeof(bad), "its counters file has a bad line: %s", err);
+		*why = bad;
+		ok = false;
+	}
 	if (ok && !have_unit) {
 		*why = "its counters file names no unit";
 		ok = false;
@@ -577,7 +602,7 @@ static struct {
 static void count_close(int index)
 {
 	uint64_t end;
-	char row[128];
+	char *row;
 	const char *why;
 
 	if (counting.index != index)
@@ -588,9 +613,9 @@ static void count_close(int index)
 		     index, (int)counting.c.pid, why);
 		return;
 	}
-	snprintf(row, sizeof(row), "%d\t%llu\t%s\n", index, (unsigned long long)(end - counting.start),
-		 counting.c.unit);
-	append(LINES_OPS_FILE, "window\tops\tunit\n", row);
+	row = tsv_asprintf("%d\t%llu\t%s\n", index, (unsigned long long)(end - counting.start), counting.c.unit);
+	append(LINES_OPS_FILE, NULL, ops_cols, row);
+	free(row);
 }
 
 /* The data rows of a TSV with a header (0 when it does not exist yet). */
@@ -608,15 +633,22 @@ static int data_rows(const char *path)
 	return n < 0 ? 0 : n;
 }
 
-/* Appends text to dir/name, with header first when the file is new. */
-static int append(const char *name, const char *header, const char *text)
+/* Appends text (rows util/tsv.h's writer made) to dir/name, with the
+ * format line (when not NULL) and the header of cols first when the file
+ * is new. */
+static int append(const char *name, const char *format, const char *const cols[], const char *text)
 {
 	char *p = session_path(name);
 	FILE *f = fopen(p, "ae");
 	bool fresh = f && ftell(f) == 0;
 	int rc = 0;
 
-	if (!f || (fresh && fputs(header, f) == EOF) || fputs(text, f) == EOF)
+	if (f && fresh) {
+		if (format)
+			fprintf(f, "%s\n", format);
+		tsv_write_header(f, cols);
+	}
+	if (!f || ferror(f) || fputs(text, f) == EOF)
 		rc = -1;
 	if (f && fclose(f))
 		rc = -1;
@@ -692,19 +724,10 @@ static double mono_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static char *sanitize(const char *s)
-{
-	char *c = xstrdup(s ? s : "-");
-
-	for (char *p = c; *p; p++)
-		if (*p == '\t' || *p == '\n')
-			*p = ' ';
-	return c;
-}
-
 int lines_session_open(const struct lines_window_info *w)
 {
-	char *objs = NULL, *ranges = NULL, *row = NULL, *label = sanitize(w->label), *wp;
+	char *objs = NULL, *ranges = NULL, *row = NULL, *wp;
+	const char *label = or_dash(w->label);
 	size_t ol = 0, rl = 0;
 	FILE *of, *rf;
 	int fd, index, prev, rc = 0;
@@ -720,7 +743,6 @@ int lines_session_open(const struct lines_window_info *w)
 	fd = lock_session();
 	if (fd < 0) {
 		lines_prio_restore(&edge);
-		free(label);
 		return -1;
 	}
 	t_lock = mono_s();
@@ -729,8 +751,7 @@ int lines_session_open(const struct lines_window_info *w)
 			note("lines: window '%s' not opened: window %d of pid %d is still open (windows do not nest)",
 			     label, prev, (int)owner);
 			close(fd);
-			free(label);
-			return -1;
+				return -1;
 		}
 		/* Its process died inside it: closed now, so that the plugin's
 		 * window numbers stay ours. */
@@ -744,26 +765,23 @@ int lines_session_open(const struct lines_window_info *w)
 	rf = open_memstream(&ranges, &rl);
 	for (size_t i = 0; w->objs && i < w->objs->n; i++) {
 		const struct c2c_object *o = &w->objs->v[i];
-		char *l = sanitize(o->label), *s = sanitize(o->source);
 
-		fprintf(of, "%d\t%s\t%s\t0x%" PRIx64 "\t%" PRIu64 "\t%s\n", index, l, o->type, o->base, o->size, s);
-		free(l);
-		free(s);
+		tsv_write_row(of, "%d\t%s\t%s\t0x%" PRIx64 "\t%" PRIu64 "\t%s\n", index, or_dash(o->label),
+			      or_dash(o->type), o->base, o->size, or_dash(o->source));
 	}
 	for (size_t i = 0; i < w->nranges; i++) {
 		const struct lines_range *r = &w->ranges[i];
 
-		fprintf(rf, "%d\t%s\t0x%" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\n", index, r->name, r->addr, r->size,
-			r->stride ? r->stride : r->size, r->fields);
+		tsv_write_row(rf, "%d\t%s\t0x%" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\n", index, or_dash(r->name),
+			      r->addr, r->size, r->stride ? r->stride : r->size, or_dash(r->fields));
 	}
 	fclose(of);
 	fclose(rf);
-	row = xasprintf("%d\t%s\t%s\t%d\t%d\t%.3f\t%.3f\t%zu\t%zu\n", index, label, w->who, w->repeat, (int)getpid(),
-			w->start_s, w->len_s, w->objs ? w->objs->n : 0, w->nranges);
-	if ((ol && append(LINES_OBJECTS_FILE, "window\tlabel\ttype\taddress\tsize\tsource\n", objs)) ||
-	    (rl && append(LINES_RANGES_FILE, "window\tname\taddress\tsize\tstride\tfields\n", ranges)) ||
-	    append(LINES_WINDOWS_FILE,
-		   "# memcg-lab lines-windows 1\nindex\tlabel\twho\trepeat\tpid\tstart_s\tlen_s\tobjects\tranges\n", row)) {
+	row = tsv_asprintf("%d\t%s\t%s\t%d\t%d\t%.3f\t%.3f\t%zu\t%zu\n", index, label, or_dash(w->who), w->repeat,
+			   (int)getpid(), w->start_s, w->len_s, w->objs ? w->objs->n : 0, w->nranges);
+	if ((ol && append(LINES_OBJECTS_FILE, NULL, obj_cols, objs)) ||
+	    (rl && append(LINES_RANGES_FILE, NULL, rng_cols, ranges)) ||
+	    append(LINES_WINDOWS_FILE, "# memcg-lab lines-windows 1", win_cols, row)) {
 		rc = -1;
 	} else {
 		char *sp = session_path(OPEN_STATE), st[64];
@@ -822,7 +840,6 @@ int lines_session_open(const struct lines_window_info *w)
 	free(objs);
 	free(ranges);
 	free(row);
-	free(label);
 	return rc ? -1 : index;
 }
 

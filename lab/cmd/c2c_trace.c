@@ -7,6 +7,7 @@
 #include "cmd/builtin.h"
 #include "util/err.h"
 #include "util/options.h"
+#include "util/tsv.h"
 
 static const struct options_cmd trace_cmd = {
 	.name = "c2c trace",
@@ -95,7 +96,7 @@ int cmd_c2c_trace(int argc, char **argv)
 			printf("%llu\t%u\t%u\t%c\t%u\t0x%llx\t0x%llx\t", (unsigned long long)(t.next - 1), r->window,
 			       r->vcpu, store ? 'W' : 'R', r->size, (unsigned long long)r->vaddr, (unsigned long long)r->pc);
 			if (o)
-				printf("%s\t%llu\n", o->type, (unsigned long long)off);
+				tsv_write_row(stdout, "%s\t%llu\n", o->type, (unsigned long long)off);
 			else
 				printf("-\t-\n");
 		}
@@ -110,7 +111,7 @@ int cmd_c2c_trace(int argc, char **argv)
 		if (objdir) {
 			printf("object\tloads\tstores\n");
 			for (size_t k = 0; k < ntypes; k++)
-				printf("%s\t%llu\t%llu\n", types[k].type, types[k].loads, types[k].stores);
+				tsv_write_row(stdout, "%s\t%llu\t%llu\n", types[k].type, types[k].loads, types[k].stores);
 			printf("-\t%llu records on the objects' lines, outside any object\n", outside);
 		}
 	}

@@ -17,6 +17,7 @@
 #include "util/err.h"
 #include "util/gnuplot.h"
 #include "util/outfile.h"
+#include "util/tsv.h"
 
 #define MAX_NAMES 256
 
@@ -98,7 +99,7 @@ static void write_bars(const struct plot_dir *dirs, int ndirs, const char *metri
 	*max_repeats = 0;
 	for (int s = 0; s < nsteps; s++) {
 		/* "-": a value of the whole run, such as a derived ratio. */
-		fprintf(f, "%s", strcmp(steps[s], "-") ? steps[s] : "whole run");
+		tsv_field(f, strcmp(steps[s], "-") ? steps[s] : "whole run", 0);
 		for (int d = 0; d < ndirs; d++) {
 			struct sample_stats st;
 

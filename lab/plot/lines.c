@@ -31,6 +31,7 @@
 #include "util/err.h"
 #include "util/gnuplot.h"
 #include "util/outfile.h"
+#include "util/tsv.h"
 
 #define LINESIZE 64
 #define MAX_STRUCTS 32
@@ -398,7 +399,7 @@ static int emit_steps(const struct plot_dir *dirs, int ndirs, const char *st, co
 				for (size_t k = 0; k < r.lf.n; k++)
 					if (!strcmp(r.lf.r[k].st, st))
 						v += r.lf.r[k].hitm_loads + r.lf.r[k].hitm_stores;
-				fprintf(f, "%s\t%.6g\t0\n", strchr(labels[i], '=') + 1, v * 1000 / r.ops);
+				tsv_write_row(f, "%s\t%.6g\t0\n", strchr(labels[i], '=') + 1, v * 1000 / r.ops);
 				snprintf(unit, sizeof(unit), "%s", r.unit);
 				rows++;
 			}

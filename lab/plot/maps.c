@@ -22,6 +22,7 @@
 #include "util/err.h"
 #include "util/gnuplot.h"
 #include "util/outfile.h"
+#include "util/tsv.h"
 
 /* pngcairo draws a font of N points N * 4/3 pixels to the em. */
 #define PX_PER_PT (4.0 / 3.0)
@@ -192,8 +193,8 @@ void plot_map(const struct cl_struct *s, const struct map_spec *m, const struct 
 		const struct cl_box *bx = &s->boxes[i];
 		char *a = labels_txt[i][0] ? ascii_box(labels_txt[i], bx->tag) : xstrdup("|");
 
-		fprintf(tsv, "%d\t%d\t%d\t%d\t%s\t%s\t%s\n", bx->line, bx->start, bx->end, bx->tag, bx->name,
-			labels[i], a);
+		tsv_write_row(tsv, "%d\t%d\t%d\t%d\t%s\t%s\t%s\n", bx->line, bx->start, bx->end, bx->tag, bx->name,
+			      labels[i], a);
 		free(a);
 		free(labels[i]);
 		free(labels_txt[i]);

@@ -24,6 +24,7 @@
 #include "util/err.h"
 #include "util/humanize.h"
 #include "util/metrics.h"
+#include "util/tsv.h"
 
 #define WIDTH 80
 
@@ -200,7 +201,7 @@ static void compare_tsv(const struct run *a, const struct run *b, regex_t *filte
 		sample_stats(vb, values_of(b, keys[k].step, keys[k].metric, vb, MAXV), &sb);
 		change_of(&sa, &sb, STATS_ALPHA, &ch);
 		/* What the data cannot give is "-", never a 0 (verdicts.tsv's way). */
-		printf("%s\t%s\t%zu\t%.10g\t", keys[k].step, keys[k].metric, sa.n, sa.mean);
+		tsv_write_row(stdout, "%s\t%s\t%zu\t%.10g\t", keys[k].step, keys[k].metric, sa.n, sa.mean);
 		tsv_num("%.10g\t", sa.n >= 2 ? sa.stddev : NAN);
 		printf("%zu\t%.10g\t", sb.n, sb.mean);
 		tsv_num("%.10g\t", sb.n >= 2 ? sb.stddev : NAN);

@@ -7,50 +7,50 @@
 #include "report/lines_predicted.h"
 #include "util/err.h"
 #include "util/humanize.h"
+#include "util/tsv.h"
 
 #define NAME_W 18
 #define PER 1000.0
 #define MIN_HITM 20	/* fields with fewer measured HITMs are not classified */
 
+/* The "# KEY<TAB>VALUE..." comments before the header (c2c/lines_predict.h
+ * writes them; util/tsv.h splits them), any columns after. */
+static const char *const meta_cols[] = { "?struct", NULL };
+
 int lines_predicted_load(const char *path, struct lines_fields *lf, struct lines_pred_meta *m, char *err,
 			 size_t errlen)
 {
-	FILE *f = fopen(path, "re");
-	char line[1024];
-	int rc;
+	struct tsv t;
 
 	memset(m, 0, sizeof(*m));
 	m->ops = -1;
 	memset(lf, 0, sizeof(*lf));
-	if (!f)
-		return set_err(err, errlen, "%s: cannot read", path);
-	while (fgets(line, sizeof(line), f) && line[0] == '#') {
-		char *v = strchr(line, '\t');
+	if (tsv_open(&t, path, meta_cols, TSV_COMMENTS, err, errlen)) {
+		tsv_close(&t);
+		return -1;
+	}
+	while (tsv_next(&t) == TSV_COMMENT) {
+		const char *k = tsv_cell(&t, 0), *v = tsv_cell(&t, 1);
 
-		line[strcspn(line, "\n")] = '\0';
-		if (!v)
+		if (tsv_ncells(&t) < 2)
 			continue;
-		*v++ = '\0';
-		if (!strcmp(line, "# trace"))
+		if (!strcmp(k, "# trace"))
 			snprintf(m->trace, sizeof(m->trace), "%s", v);
-		else if (!strcmp(line, "# layout"))
+		else if (!strcmp(k, "# layout"))
 			snprintf(m->layout, sizeof(m->layout), "%s", v);
-		else if (!strcmp(line, "# line_size"))
+		else if (!strcmp(k, "# line_size"))
 			m->line_size = atoi(v);
-		else if (!strcmp(line, "# ops")) {
-			char *u = strchr(v, '\t');
-
+		else if (!strcmp(k, "# ops")) {
 			m->ops = strtod(v, NULL);
-			if (u)
-				snprintf(m->unit, sizeof(m->unit), "%s", u + 1);
+			if (tsv_ncells(&t) > 2)
+				snprintf(m->unit, sizeof(m->unit), "%s", tsv_cell(&t, 2));
 			if (!(m->ops > 0))
 				m->ops = -1;
 		}
 	}
-	rewind(f);
-	rc = lines_fields_parse_stream(f, path, lf, err, errlen);
-	fclose(f);
-	return rc;
+	tsv_close(&t);
+	/* The rows, and what is wrong with them, as fields.tsv's reader says it. */
+	return lines_fields_load(path, lf, err, errlen);
 }
 
 /* DIR/lines/predicted-fields.tsv, or the guest run's for a run made in one. */

@@ -475,12 +475,15 @@ TEST(roundtrip)
 	lines_model_window(m, 0, false);
 	lines_write_begin(f);
 	lines_write_meta(f, "vcpus", "%d", 4);
+	lines_write_meta(f, "trace_file", "%s", "/tmp/a\tb\nline\t0x1");
 	ok(lines_model_write(m, f, 10, "mode-violation") == 0, "the model writes its file");
 	fclose(f);
 	lines_model_free(m);
 	if (!ok(lines_parse_text("mem", buf, len, &lf, err, sizeof(err)) == 0, "the parser reads it back"))
 		tap_diag("%s", err);
 	ok(lines_meta(&lf, "vcpus") && !strcmp(lines_meta(&lf, "vcpus"), "4"), "the caller's meta line");
+	ok(lines_meta(&lf, "trace_file") && !strcmp(lines_meta(&lf, "trace_file"), "/tmp/a b line 0x1"),
+	   "a meta value's tab and newline are spaces: one line, one cell (%s)", lines_meta(&lf, "trace_file"));
 	ok(lines_meta(&lf, "status") && !strcmp(lines_meta(&lf, "status"), "mode-violation"),
 	   "the caller's problem is the status (%s)", lines_meta(&lf, "status"));
 	ok(!lines_meta_u64(&lf, "accesses", &v) && v == 6, "accesses 6");

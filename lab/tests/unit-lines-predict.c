@@ -19,12 +19,18 @@
  * edits (--move, --align, --pad-after) and their refusals; page_counter
  * edited inside mem_cgroup; every fixture's structs laid out again
  * unchanged; and the 2020 relayout (Feng Tang, 5.10) swapped back: the
- * vmstats members meet in a 128-byte pair again.
+ * vmstats members meet in a 128-byte pair again.  And predicted-fields.tsv
+ * read back (report/lines_predicted.h): its "# KEY<TAB>VALUE" lines by
+ * util/tsv.h, a trace path longer than a line buffer included, and a bad
+ * row named by its line and column.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "c2c/lines_layout.h"
 #include "c2c/lines_replay.h"
+#include "report/lines_predicted.h"
 #include "tests/tap.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -616,6 +622,57 @@ TEST(relayout_identity)
 		   "place", rels[r], checked) || (tap_diag("  %s", bad), 0);
 		kbtf_close(&k);
 	}
+}
+
+/* predicted-fields.tsv as lines predict writes it (cmd/lines_predict.c). */
+TEST(predicted_file_read_back)
+{
+	char dir[] = "/tmp/unit-lines-predict.XXXXXX", *p, *text, *trace, err[512] = "";
+	static const char hdr[] = "struct\tfield\toffset\tsize\tloads\tstores\thitm_loads\thitm_stores\tfalse_hitm\t"
+				  "true_hitm\tother_field\n";
+	struct lines_fields lf;
+	struct lines_pred_meta m;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	p = xasprintf("%s/" LINES_PREDICTED_TSV, dir);
+	/* A trace path longer than the 1 KiB line the old reader took. */
+	trace = xmalloc(1101);
+	memset(trace, 'd', 1100);
+	trace[0] = '/';
+	trace[1100] = '\0';
+	text = xasprintf("# trace\t%s\n# layout\tmem_cgroup of 6.1 (BTF)\n# line_size\t128\n# ops\t1200\tpage faults\n"
+			 "%smem_cgroup\tmemory.usage\t192\t8\t10\t20\t30\t4\t3\t31\tmemory.parent\n", trace, hdr);
+	write_file_atomic(p, text, strlen(text));
+	free(text);
+	ok(lines_predicted_load(p, &lf, &m, err, sizeof(err)) == 0, "read (%s)", err);
+	ok(strlen(m.trace) == sizeof(m.trace) - 1 && !strncmp(m.trace, trace, sizeof(m.trace) - 1),
+	   "trace: the path (as much as its buffer holds)");
+	ok(!strcmp(m.layout, "mem_cgroup of 6.1 (BTF)"), "layout after a long trace line: '%s'", m.layout);
+	is_int(m.line_size, 128, "line_size");
+	ok(m.ops == 1200 && !strcmp(m.unit, "page faults"), "ops: 1200 page faults (%g '%s')", m.ops, m.unit);
+	ok(lf.n == 1 && !strcmp(lf.r[0].field, "memory.usage") && lf.r[0].hitm_loads == 30 && lf.r[0].offset == 192,
+	   "the row, by its columns");
+	lines_fields_free(&lf);
+
+	text = xasprintf("# ops\t-\t-\n%smem_cgroup\tmemory.usage\t192\t8\t10\t20\tx\t4\t3\t31\t-\n", hdr);
+	write_file_atomic(p, text, strlen(text));
+	free(text);
+	ok(lines_predicted_load(p, &lf, &m, err, sizeof(err)) < 0 &&
+	   strstr(err, LINES_PREDICTED_TSV ":3: field hitm_loads: 'x' is not a count"),
+	   "a bad row named by its line and column: %s", err);
+	ok(m.ops == -1, "ops - -: not counted");
+	lines_fields_free(&lf);
+
+	unlink(p);
+	ok(lines_predicted_load(p, &lf, &m, err, sizeof(err)) < 0 && strstr(err, LINES_PREDICTED_TSV ": cannot read"),
+	   "no file: %s", err);
+	lines_fields_free(&lf);
+	rmdir(dir);
+	free(trace);
+	free(p);
 }
 
 int main(int argc, char **argv)
