@@ -22,12 +22,6 @@ struct side {
 };
 
 /* A field of either side: HITMs, false and true sharing. */
-struct frow {
-	const char *st, *field;
-	long offset;
-	double a[3], b[3];
-};
-
 static int load_side(const char *dir, struct side *s, char *err, size_t errlen)
 {
 	char *f = xasprintf("%s" LINES_FIELDS_FILE, dir);
@@ -38,39 +32,6 @@ static int load_side(const char *dir, struct side *s, char *err, size_t errlen)
 		s->ops = -1;
 	free(f);
 	return rc;
-}
-
-static void add_row(struct frow **rows, size_t *n, const struct lines_row *r, bool b)
-{
-	struct frow *x = NULL;
-
-	for (size_t i = 0; i < *n && !x; i++)
-		if (!strcmp((*rows)[i].st, r->st) && !strcmp((*rows)[i].field, r->field))
-			x = &(*rows)[i];
-	if (!x) {
-		*rows = xrealloc(*rows, (*n + 1) * sizeof(**rows));
-		x = &(*rows)[(*n)++];
-		memset(x, 0, sizeof(*x));
-		x->st = r->st;
-		x->field = r->field;
-		x->offset = r->offset;
-	}
-	/* A field named twice (two windows' objects) adds up. */
-	(b ? x->b : x->a)[0] += r->hitm_loads + r->hitm_stores;
-	(b ? x->b : x->a)[1] += r->false_hitm;
-	(b ? x->b : x->a)[2] += r->true_hitm;
-}
-
-static int by_struct_offset(const void *p, const void *q)
-{
-	const struct frow *x = p, *y = q;
-	int c = strcmp(x->st, y->st);
-
-	if (c)
-		return c;
-	if (x->offset != y->offset)
-		return x->offset < 0 ? 1 : y->offset < 0 ? -1 : x->offset < y->offset ? -1 : 1;
-	return strcmp(x->field, y->field);
 }
 
 /* A count as the table prints it: "-" for none on a side without the row. */
@@ -119,18 +80,17 @@ static void print_side_line(FILE *out, char tag, const struct side *s)
 /* The field table of one set (sub NULL: every window added up). */
 static void field_table(FILE *out, struct side *a, struct side *b, int width)
 {
-	struct frow *rows = NULL;
+	struct lines_field_pair *rows = NULL;
 	size_t n = 0, shown = 0;
 	const char *st = NULL;
 	bool per = a->ops > 0 && b->ops > 0 && !strcmp(a->unit, b->unit);
 	char line[256];
 
 	for (size_t i = 0; i < a->lf.n; i++)
-		add_row(&rows, &n, &a->lf.r[i], false);
+		lines_field_pair_add(&rows, &n, &a->lf.r[i], false);
 	for (size_t i = 0; i < b->lf.n; i++)
-		add_row(&rows, &n, &b->lf.r[i], true);
-	if (n)
-		qsort(rows, n, sizeof(*rows), by_struct_offset);
+		lines_field_pair_add(&rows, &n, &b->lf.r[i], true);
+	lines_field_pair_sort(rows, n);
 	print_side_line(out, 'A', a);
 	print_side_line(out, 'B', b);
 	fprintf(out, "  HITMs per field (load HITMs, store HITMs and invalidations), false and true\n"
@@ -143,7 +103,7 @@ static void field_table(FILE *out, struct side *a, struct side *b, int width)
 	line[(size_t)width < sizeof(line) ? (size_t)width : sizeof(line) - 1] = '\0';
 	fprintf(out, "%s\n", line);
 	for (size_t i = 0; i < n; i++) {
-		const struct frow *r = &rows[i];
+		const struct lines_field_pair *r = &rows[i];
 		char af[16], at[16], ap[16], bf[16], bt[16], bp[16], ch[16];
 
 		if (r->a[0] == 0 && r->b[0] == 0)

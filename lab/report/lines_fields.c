@@ -261,3 +261,43 @@ char *lines_dir_of(const char *dir, bool in_vm, const char *sub)
 	}
 	return NULL;
 }
+
+void lines_field_pair_add(struct lines_field_pair **rows, size_t *n, const struct lines_row *r, bool side_b)
+{
+	struct lines_field_pair *x = NULL;
+	double *v;
+
+	for (size_t i = 0; i < *n && !x; i++)
+		if (!strcmp((*rows)[i].st, r->st) && !strcmp((*rows)[i].field, r->field))
+			x = &(*rows)[i];
+	if (!x) {
+		*rows = xrealloc(*rows, (*n + 1) * sizeof(**rows));
+		x = &(*rows)[(*n)++];
+		memset(x, 0, sizeof(*x));
+		x->st = r->st;
+		x->field = r->field;
+		x->offset = r->offset;
+	}
+	v = side_b ? x->b : x->a;
+	v[0] += r->hitm_loads + r->hitm_stores;
+	v[1] += r->false_hitm;
+	v[2] += r->true_hitm;
+}
+
+static int by_struct_offset(const void *p, const void *q)
+{
+	const struct lines_field_pair *x = p, *y = q;
+	int c = strcmp(x->st, y->st);
+
+	if (c)
+		return c;
+	if (x->offset != y->offset)
+		return x->offset < 0 ? 1 : y->offset < 0 ? -1 : x->offset < y->offset ? -1 : 1;
+	return strcmp(x->field, y->field);
+}
+
+void lines_field_pair_sort(struct lines_field_pair *rows, size_t n)
+{
+	if (n)
+		qsort(rows, n, sizeof(*rows), by_struct_offset);
+}

@@ -38,6 +38,22 @@ struct lines_fields {
 	size_t n;
 };
 
+/*
+ * Two sides' fields.tsv rows set beside each other, one per struct field
+ * (compare's A and B, predict's predicted and measured): per side its
+ * HITMs, false and true; a field named twice on a side (two windows'
+ * objects) adds up.
+ */
+struct lines_field_pair {
+	const char *st, *field;	/* the rows' own strings: keep them loaded */
+	long offset;
+	double a[3], b[3];	/* HITMs, false, true: side a, side b */
+};
+
+void lines_field_pair_add(struct lines_field_pair **rows, size_t *n, const struct lines_row *r, bool side_b);
+/* By struct, then offset (a row without one last), then field name. */
+void lines_field_pair_sort(struct lines_field_pair *rows, size_t n);
+
 /* Loads path; 0, or -1 with "path:line: what" in err (lf freeable either way). */
 int lines_fields_load(const char *path, struct lines_fields *lf, char *err, size_t errlen);
 /* The same from an open file; path names it in errors. */

@@ -68,44 +68,6 @@ static char *pred_path(const char *dir, bool in_vm)
 	return NULL;
 }
 
-struct prow {
-	const char *st, *field;
-	long offset;
-	double p[3], m[3];	/* HITMs, false, true: predicted, measured */
-};
-
-static void add(struct prow **rows, size_t *n, const struct lines_row *r, bool measured)
-{
-	struct prow *x = NULL;
-
-	for (size_t i = 0; i < *n && !x; i++)
-		if (!strcmp((*rows)[i].st, r->st) && !strcmp((*rows)[i].field, r->field))
-			x = &(*rows)[i];
-	if (!x) {
-		*rows = xrealloc(*rows, (*n + 1) * sizeof(**rows));
-		x = &(*rows)[(*n)++];
-		memset(x, 0, sizeof(*x));
-		x->st = r->st;
-		x->field = r->field;
-		x->offset = r->offset;
-	}
-	(measured ? x->m : x->p)[0] += r->hitm_loads + r->hitm_stores;
-	(measured ? x->m : x->p)[1] += r->false_hitm;
-	(measured ? x->m : x->p)[2] += r->true_hitm;
-}
-
-static int by_struct_offset(const void *a, const void *b)
-{
-	const struct prow *x = a, *y = b;
-	int c = strcmp(x->st, y->st);
-
-	if (c)
-		return c;
-	if (x->offset != y->offset)
-		return x->offset < y->offset ? -1 : 1;
-	return strcmp(x->field, y->field);
-}
-
 static const char *cls(const double *v)
 {
 	return v[0] == 0 ? "-" : v[1] > v[2] ? "false" : "true";
@@ -139,7 +101,7 @@ void lines_predicted_table(FILE *out, const char *pp, const char *md, const char
 	char *mf = NULL, err[512], why[512], unit[32] = "";
 	struct lines_fields pl = { 0 }, ml = { 0 };
 	struct lines_pred_meta pm;
-	struct prow *rows = NULL;
+	struct lines_field_pair *rows = NULL;
 	size_t n = 0;
 	double mops = -1, tp = 0, tm = 0;
 	bool per;
@@ -167,11 +129,10 @@ void lines_predicted_table(FILE *out, const char *pp, const char *md, const char
 	fprintf(out, "  measured: %s\n  %s\n", mf, per ? "HITMs per 1000 operations of each side's windows" :
 		"HITMs in the windows (not both sides' operations are known: counts)");
 	for (size_t i = 0; i < pl.n; i++)
-		add(&rows, &n, &pl.r[i], false);
+		lines_field_pair_add(&rows, &n, &pl.r[i], false);
 	for (size_t i = 0; i < ml.n; i++)
-		add(&rows, &n, &ml.r[i], true);
-	if (n)
-		qsort(rows, n, sizeof(*rows), by_struct_offset);
+		lines_field_pair_add(&rows, &n, &ml.r[i], true);
+	lines_field_pair_sort(rows, n);
 	fprintf(out, "%-*s %s  %s\n", NAME_W, "", "--- predicted ----", "--- measured -----");
 	fprintf(out, "%-*s %5s %5s %6s  %5s %5s %6s  %-5s %6s\n", NAME_W, "  field", "false", "true", per ? "/1k op" : "hitm",
 		"false", "true", per ? "/1k op" : "hitm", "class", "error");
@@ -182,12 +143,12 @@ void lines_predicted_table(FILE *out, const char *pp, const char *md, const char
 		const char *st = NULL;
 
 		for (size_t i = 0; i < n; i++) {
-			const struct prow *r = &rows[i];
+			const struct lines_field_pair *r = &rows[i];
 			char pf[16], pt[16], ph[16], mfc[16], mt[16], mh[16], er[16], cbuf[8];
-			double a = per ? r->p[0] / pm.ops : r->p[0], b = per ? r->m[0] / mops : r->m[0];
+			double a = per ? r->a[0] / pm.ops : r->a[0], b = per ? r->b[0] / mops : r->b[0];
 			const char *c = "";
 
-			if (r->p[0] == 0 && r->m[0] == 0)
+			if (r->a[0] == 0 && r->b[0] == 0)
 				continue;
 			tp += a;
 			tm += b;
@@ -195,20 +156,20 @@ void lines_predicted_table(FILE *out, const char *pp, const char *md, const char
 				fprintf(out, "%s\n", r->st);
 				st = r->st;
 			}
-			format_si(pf, sizeof(pf), r->p[1]);
-			format_si(pt, sizeof(pt), r->p[2]);
-			format_si(mfc, sizeof(mfc), r->m[1]);
-			format_si(mt, sizeof(mt), r->m[2]);
-			cell(ph, sizeof(ph), r->p[0], per ? pm.ops : -1);
-			cell(mh, sizeof(mh), r->m[0], per ? mops : -1);
-			if (r->m[0] >= MIN_HITM) {
+			format_si(pf, sizeof(pf), r->a[1]);
+			format_si(pt, sizeof(pt), r->a[2]);
+			format_si(mfc, sizeof(mfc), r->b[1]);
+			format_si(mt, sizeof(mt), r->b[2]);
+			cell(ph, sizeof(ph), r->a[0], per ? pm.ops : -1);
+			cell(mh, sizeof(mh), r->b[0], per ? mops : -1);
+			if (r->b[0] >= MIN_HITM) {
 				classified++;
-				agree += !strcmp(cls(r->p), cls(r->m));
+				agree += !strcmp(cls(r->a), cls(r->b));
 				/* The class both give, or predicted/measured where they differ. */
-				if (!strcmp(cls(r->p), cls(r->m)))
-					c = cls(r->m);
+				if (!strcmp(cls(r->a), cls(r->b)))
+					c = cls(r->b);
 				else {
-					snprintf(cbuf, sizeof(cbuf), "%c/%c", cls(r->p)[0], cls(r->m)[0]);
+					snprintf(cbuf, sizeof(cbuf), "%c/%c", cls(r->a)[0], cls(r->b)[0]);
 					c = cbuf;
 				}
 			}
