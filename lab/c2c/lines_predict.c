@@ -494,17 +494,6 @@ static void put_counts(FILE *f, int64_t off, const struct lines_counts *c)
 		U(c->true_sharing));
 }
 
-static void sum_into(struct lines_counts *a, const struct lines_counts *b)
-{
-	a->loads += b->loads;
-	a->stores += b->stores;
-	a->load_hitm += b->load_hitm;
-	a->store_hitm += b->store_hitm;
-	a->store_inval += b->store_inval;
-	a->false_sharing += b->false_sharing;
-	a->true_sharing += b->true_sharing;
-}
-
 void lp_print_trace(FILE *f, const struct lp_run *r)
 {
 	fprintf(f, "trace %s: %llu records, %u vCPUs, status %s\n", r->trace_path, U(r->trace.hdr.nrecords),
@@ -580,9 +569,9 @@ void lp_print_tables(FILE *f, const struct lp_run *r, const struct lr_type *type
 			}
 		}
 		for (size_t i = 0; rc->c && i < ol->nf; i++)
-			sum_into(&rs, &rc->c[i]);
+			lines_counts_add(&rs, &rc->c[i]);
 		for (size_t i = 0; nl && pc->c && i < nl->nf; i++)
-			sum_into(&ps, &pc->c[i]);
+			lines_counts_add(&ps, &pc->c[i]);
 		fprintf(f, "\nstruct %s: %llu B in the %s, %llu B in the %s%s\n", types[t].st, U(ol->size), ta,
 			U(nl ? nl->size : 0), tb, nl ? "" : " (not in it)");
 		if (!n) {

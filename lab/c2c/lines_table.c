@@ -29,7 +29,7 @@ static struct lines_frow *row_of(struct lines_ftable *t, const struct lines_gnam
 	return r;
 }
 
-static void counts_add(struct lines_counts *a, const struct lines_counts *b)
+void lines_counts_add(struct lines_counts *a, const struct lines_counts *b)
 {
 	a->loads += b->loads;
 	a->stores += b->stores;
@@ -85,7 +85,7 @@ void lines_table_add(struct lines_ftable *t, const struct lines_guest *g, const 
 			continue;
 		}
 		r = row_of(t, &nm);
-		counts_add(&r->c, &s->c);
+		lines_counts_add(&r->c, &s->c);
 		for (uint64_t b = 0; b < 64; b++) {
 			struct lines_gname o;
 			uint64_t end;

@@ -44,5 +44,7 @@ int lines_table_write(const struct lines_ftable *t, const char *path, char *err,
 /* The row of st.field, or NULL. */
 const struct lines_frow *lines_table_row(const struct lines_ftable *t, const char *st, const char *field);
 void lines_table_free(struct lines_ftable *t);
+/* b's counts added into a's. */
+void lines_counts_add(struct lines_counts *a, const struct lines_counts *b);
 
 #endif
