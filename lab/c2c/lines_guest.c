@@ -8,13 +8,12 @@
 #include "c2c/lines_ksyms.h"
 #include "c2c/lines_guest.h"
 #include "c2c/lines_session.h"
+#include "c2c/lines_trace_read.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/tsv.h"
 
 static const char *const win_cols[] = { "index", "label", "who", "repeat", NULL };
-static const char *const obj_cols[] = { "window", "label", "type", "address", "source", NULL };
-static const char *const rng_cols[] = { "window", "name", "address", "size", "stride", "fields", NULL };
 static const char *const ops_cols[] = { "window", "ops", "unit", NULL };
 
 /* The guest's file at path read by its columns' names (util/tsv.h); a file
@@ -97,39 +96,6 @@ static int load_ops(struct lines_guest *g, const char *dir, char *err, size_t er
 	return rc;
 }
 
-static int load_objects(struct lines_guest *g, const char *dir, char *err, size_t errlen)
-{
-	char *p = xasprintf("%s/lines/" LINES_OBJECTS_FILE, dir), why[512];
-	struct tsv t;
-	int rc = open_tsv(&t, p, obj_cols, err, errlen);
-
-	if (!rc && t.text && !g->have_btf)
-		rc = set_err(err, errlen, "%s: the guest kernel sent no BTF (/sys/kernel/btf/vmlinux: a kernel without "
-			     "CONFIG_DEBUG_INFO_BTF): the struct fields of its objects cannot be named", p);
-	while (!rc && t.text && next_row(&t, &rc)) {
-		struct c2c_objects one = { 0 };
-		uint64_t w, addr;
-
-		if (tsv_u64(&t, 0, &w) || tsv_u64(&t, 3, &addr)) {
-			rc = -1;
-			break;
-		}
-		if (c2c_objects_add(&one, &g->btf, tsv_get(&t, 2), addr, tsv_get(&t, 1), tsv_get(&t, 4), why,
-				    sizeof(why)) < 0) {
-			rc = set_err(err, errlen, "%s:%d: the objects' BTF (%s) lacks a struct the report needs: %s",
-				     p, t.lineno, g->btf.path, why);
-			break;
-		}
-		g->obj = xrealloc(g->obj, (g->nobj + 1) * sizeof(*g->obj));
-		g->obj[g->nobj].window = (int64_t)w;
-		g->obj[g->nobj++].o = one.v[0];
-		free(one.v);
-	}
-	tsv_close(&t);
-	free(p);
-	return rc;
-}
-
 /* "count:0:8,state:128:4" */
 static int parse_fields(struct lines_grange *r, const char *spec)
 {
@@ -151,31 +117,52 @@ static int parse_fields(struct lines_grange *r, const char *spec)
 	return rc;
 }
 
-static int load_ranges(struct lines_guest *g, const char *dir, char *err, size_t errlen)
+/*
+ * The objects and ranges the guest's lab found (window-objects.tsv,
+ * window-ranges.tsv), read by their one reader (lines_trace_objs_load,
+ * which lines predict reads them through too): objects named from the
+ * guest's BTF, ranges with their fields.
+ */
+static int load_objects_ranges(struct lines_guest *g, const char *dir, char *err, size_t errlen)
 {
-	char *p = xasprintf("%s/lines/" LINES_RANGES_FILE, dir);
-	struct tsv t;
-	int rc = open_tsv(&t, p, rng_cols, err, errlen);
+	char *ld = xasprintf("%s/lines", dir), why[512];
+	struct lines_trace_objs o;
+	int rc = lines_trace_objs_load(&o, ld, err, errlen);
 
-	while (!rc && t.text && next_row(&t, &rc)) {
+	for (size_t i = 0; !rc && i < o.n; i++) {
+		const struct lines_trace_obj *x = &o.v[i];
+		struct c2c_objects one = { 0 };
 		struct lines_grange r = { 0 };
-		uint64_t w;
 
-		if (tsv_u64(&t, 0, &w) || tsv_u64(&t, 2, &r.addr) ||
-		    tsv_u64(&t, 3, &r.size) || tsv_u64(&t, 4, &r.stride)) {
-			rc = -1;
+		if (x->range) {
+			r = (struct lines_grange){ .window = x->window, .name = xstrdup(x->type), .addr = x->base,
+						   .size = x->size, .stride = x->stride };
+			if (parse_fields(&r, x->fields) < 0)
+				rc = set_err(err, errlen, "%s/%s:%d: field fields: '%s' is not NAME:OFFSET:SIZE,... "
+					     "within a stride of %llu", ld, x->file, x->line, x->fields,
+					     (unsigned long long)r.stride);
+			g->rng = xrealloc(g->rng, (g->nrng + 1) * sizeof(*g->rng));
+			g->rng[g->nrng++] = r;
+			continue;
+		}
+		if (!g->have_btf) {
+			rc = set_err(err, errlen, "%s/%s: the guest kernel sent no BTF (/sys/kernel/btf/vmlinux: a kernel "
+				     "without CONFIG_DEBUG_INFO_BTF): the struct fields of its objects cannot be named",
+				     ld, x->file);
 			break;
 		}
-		r.window = (int64_t)w;
-		r.name = xstrdup(tsv_get(&t, 1));
-		if (!r.stride || !r.size || parse_fields(&r, tsv_get(&t, 5)) < 0)
-			rc = tsv_fail(&t, 5, "'%s' is not NAME:OFFSET:SIZE,... within a stride of %llu", tsv_get(&t, 5),
-				      (unsigned long long)r.stride);
-		g->rng = xrealloc(g->rng, (g->nrng + 1) * sizeof(*g->rng));
-		g->rng[g->nrng++] = r;
+		if (c2c_objects_add(&one, &g->btf, x->type, x->base, x->label, x->source, why, sizeof(why)) < 0) {
+			rc = set_err(err, errlen, "%s/%s:%d: the objects' BTF (%s) lacks a struct the report needs: %s",
+				     ld, x->file, x->line, g->btf.path, why);
+			break;
+		}
+		g->obj = xrealloc(g->obj, (g->nobj + 1) * sizeof(*g->obj));
+		g->obj[g->nobj].window = x->window;
+		g->obj[g->nobj++].o = one.v[0];
+		free(one.v);
 	}
-	tsv_close(&t);
-	free(p);
+	lines_trace_objs_free(&o);
+	free(ld);
 	return rc;
 }
 
@@ -305,8 +292,7 @@ int lines_guest_load(struct lines_guest *g, const char *dir, char *err, size_t e
 	if (decode_kallsyms(dir, err, errlen) < 0)
 		return -1;
 	load_kallsyms(g, dir);
-	if (load_windows(g, dir, err, errlen) || load_ops(g, dir, err, errlen) || load_objects(g, dir, err, errlen) ||
-	    load_ranges(g, dir, err, errlen))
+	if (load_windows(g, dir, err, errlen) || load_ops(g, dir, err, errlen) || load_objects_ranges(g, dir, err, errlen))
 		return -1;
 	return 0;
 }

@@ -231,7 +231,8 @@ static int load_objs(struct lines_trace_objs *o, const char *dir, char *err, siz
 		x = obj_add(o);
 		*x = (struct lines_trace_obj){ .window = w, .label = xstrdup(tsv_get(&t, 1)),
 					       .type = xstrdup(tsv_get(&t, 2)), .base = addr, .size = size,
-					       .stride = size, .source = xstrdup(tsv_get(&t, 5)) };
+					       .stride = size, .source = xstrdup(tsv_get(&t, 5)),
+					       .file = LINES_OBJECTS_FILE, .line = t.lineno };
 	}
 	tsv_close(&t);
 	free(p);
@@ -261,7 +262,8 @@ static int load_ranges(struct lines_trace_objs *o, const char *dir, char *err, s
 		x = obj_add(o);
 		*x = (struct lines_trace_obj){ .window = w, .label = xstrdup("-"), .type = xstrdup(tsv_get(&t, 1)),
 					       .base = addr, .size = size, .stride = stride, .range = true,
-					       .source = xstrdup("-"), .fields = xstrdup(tsv_get(&t, 5)) };
+					       .source = xstrdup("-"), .fields = xstrdup(tsv_get(&t, 5)),
+					       .file = LINES_RANGES_FILE, .line = t.lineno };
 	}
 	tsv_close(&t);
 	free(p);

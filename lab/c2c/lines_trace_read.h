@@ -78,6 +78,8 @@ struct lines_trace_obj {
 	uint64_t stride;	/* objects: size; ranges: one element per stride bytes */
 	bool range;		/* from window-ranges.tsv */
 	char *fields;		/* ranges: "NAME:OFFSET:SIZE,..." within a stride; objects: NULL */
+	const char *file;	/* the file and line it came from (messages) */
+	int line;
 };
 
 struct lines_trace_objs {

@@ -384,6 +384,26 @@ static void write_btf_without_memcg(const char *path)
 	btf__free(b);
 }
 
+/* window-ranges.tsv read through lines_trace_objs_load (the one reader of
+ * the guest's objects and ranges): a field beyond its stride is named by
+ * file, line and column. */
+TEST(bad_range_fields)
+{
+	char *d = fixture("charge-6.1-user", "6.1.192"), err[1024];
+	char *p = xasprintf("%s/lines/window-ranges.tsv", d);
+	FILE *f = fopen(p, "w");
+
+	fputs("window\tname\taddress\tsize\tstride\tfields\n"
+	      "0\thslot\t0x7fe2c877b100\t1024\t256\tcount:0:8,state:252:8\n", f);
+	fclose(f);
+	ok(convert(d, err, sizeof(err)) < 0 &&
+		   strstr(err, "window-ranges.tsv:2: field fields: 'count:0:8,state:252:8' is not NAME:OFFSET:SIZE,... "
+			       "within a stride of 256"),
+	   "a range's field past its stride: %s", err);
+	free(p);
+	free(d);
+}
+
 /* The harness's own counters, in a run that follows user space (scope=user). */
 TEST(harness_slots)
 {

@@ -91,7 +91,7 @@ static void obj_add(struct lines_trace_objs *o, const char *type, uint64_t base,
 {
 	o->v = xrealloc(o->v, (o->n + 1) * sizeof(*o->v));
 	o->v[o->n++] = (struct lines_trace_obj){ 0, xstrdup("test object"), xstrdup(type), xstrdup("test"), base, size,
-						 size, false, NULL };
+						 size, false, NULL, "test", 0 };
 }
 
 /* A struct of fields named a, b, c... at offs, sizes 8 unless given. */
