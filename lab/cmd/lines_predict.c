@@ -161,8 +161,7 @@ static void draw_maps(const struct lp_run *r, const struct lr_type *types, const
 	for (size_t t = 0; t < r->ntypes; t++) {
 		const struct lr_counts *c = &pred->counts[t];
 		uint64_t ev = 0;
-		char *name, *title, *txt = NULL, *text;
-		int rc;
+		char *name, *title;
 
 		for (size_t i = 0; c->c && i < c->nf; i++)
 			ev += lines_replay_events(&c->c[i]);
@@ -170,14 +169,9 @@ static void draw_maps(const struct lp_run *r, const struct lr_type *types, const
 			continue;
 		name = xasprintf("predicted-linesmap-%s", types[t].st);
 		title = xasprintf("struct %s: predicted cacheline transfers per field (%u-byte lines)", types[t].st, line);
-		rc = plot_lines_file_map(fields, types[t].st, (int)line, name, title, dir, quiet, &txt, err, sizeof(err));
-		if (rc < 0)
+		if (plot_lines_file_map(fields, types[t].st, (int)line, name, title, dir, quiet, stdout, err,
+					sizeof(err)) < 0)
 			die("lines predict: %s", err);
-		text = rc ? read_text(txt, NULL) : NULL;
-		if (text)
-			printf("\n%s", text);
-		free(text);
-		free(txt);
 		free(name);
 		free(title);
 	}

@@ -116,19 +116,13 @@ int cmd_lines_suggest(int argc, char **argv)
 			if (mkdir_p(dir, 0755) < 0)
 				die("lines suggest: %s: cannot create: %s", dir, strerror(errno));
 			for (size_t t = 0; t < res.ntypes; t++) {
-				char *name = xasprintf("suggested-linesmap-%s", res.types_best[t].st), *txt = NULL, *text;
+				char *name = xasprintf("suggested-linesmap-%s", res.types_best[t].st);
 				char *title = xasprintf("struct %s with %s as proposed: predicted transfers per field",
 							res.types_best[t].st, o.st);
-				int rc = plot_lines_file_map(path, res.types_best[t].st, line, name, title, dir, quiet, &txt,
-							     err, sizeof(err));
 
-				if (rc < 0)
+				if (plot_lines_file_map(path, res.types_best[t].st, line, name, title, dir, quiet, stdout, err,
+							sizeof(err)) < 0)
 					die("lines suggest: %s", err);
-				text = rc ? read_text(txt, NULL) : NULL;
-				if (text)
-					printf("\n%s", text);
-				free(text);
-				free(txt);
 				free(name);
 				free(title);
 			}

@@ -29,6 +29,7 @@
 #include "report/lines_fields.h"
 #include "report/lines_predicted.h"
 #include "util/err.h"
+#include "util/fileio.h"
 #include "util/gnuplot.h"
 #include "util/outfile.h"
 #include "util/tsv.h"
@@ -196,14 +197,13 @@ static int emit_maps(const struct plot_dir *d, int idx, const struct plot_target
 }
 
 int plot_lines_file_map(const char *fields_tsv, const char *st, int linesize, const char *name, const char *title,
-			const char *out, bool quiet, char **txt, char *err, size_t errlen)
+			const char *out, bool quiet, FILE *text_out, char *err, size_t errlen)
 {
 	struct lines_fields lf;
 	struct plot_target t = { .out = out, .w = 900, .h = 400 };
 	struct cl_struct s;
-	char *notes, *what;
+	char *notes, *what, *txt, *text;
 
-	*txt = NULL;
 	if (lines_fields_load(fields_tsv, &lf, err, errlen))
 		return -1;
 	if (plotmap_lines_struct(&lf, st, linesize, -1, &s, &notes) < 0) {
@@ -218,7 +218,12 @@ int plot_lines_file_map(const char *fields_tsv, const char *st, int linesize, co
 		plot_set_quiet(quiet);
 		plot_map(&s, &m, &t);
 	}
-	*txt = xasprintf("%s/%s.txt", out, name);
+	txt = xasprintf("%s/%s.txt", out, name);
+	text = text_out ? read_text(txt, NULL) : NULL;
+	if (text)
+		fprintf(text_out, "\n%s", text);
+	free(text);
+	free(txt);
 	plotmap_struct_free(&s);
 	free(notes);
 	free(what);

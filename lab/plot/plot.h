@@ -41,10 +41,11 @@ int plot_dirs(const char *const *dirs, int ndirs, const struct plot_request *req
  * The cacheline map of struct st coloured by the counts of fields_tsv (a
  * lines run's fields.tsv, or the predicted-fields.tsv of `lines
  * predict`), linesize bytes a row, into out/name.{png,svg,txt} (out
- * exists), titled title; quiet: no "plot:" line.  1 with *txt the text
- * rendering's path (malloc'd), 0 when st has no row there, -1 with err.
+ * exists), titled title; quiet: no "plot:" line; its text rendering
+ * (out/name.txt) also printed to text_out after a blank line, where not
+ * NULL.  1, 0 when st has no row there, -1 with err.
  */
 int plot_lines_file_map(const char *fields_tsv, const char *st, int linesize, const char *name, const char *title,
-			const char *out, bool quiet, char **txt, char *err, size_t errlen);
+			const char *out, bool quiet, FILE *text_out, char *err, size_t errlen);
 
 #endif
