@@ -57,13 +57,8 @@ libopencsd1 libnuma1 libzstd1 liblzma5 zlib1g libstdc++6 libgcc-s1
 libcurl3t64-gnutls libunwind8 libcap2 libbz2-1.0 libexpat1 libssl3t64
 libffi8 libdebuginfod1t64"
 
-if [ -n "${MEMCG_LAB_CACHE:-}" ]; then
-	cache=$MEMCG_LAB_CACHE
-elif mkdir -p /var/cache/memcg-lab 2>/dev/null && [ -w /var/cache/memcg-lab ]; then
-	cache=/var/cache/memcg-lab
-else
-	cache=${XDG_CACHE_HOME:-$HOME/.cache}/memcg-lab
-fi
+. "$(dirname "$0")/lab-cache.sh"
+cache=$(lab_cache_dir)
 dir=$cache/perf-$want
 wrapper=$dir/bin/perf
 

@@ -51,13 +51,8 @@ noepoch=${srcver#*:}
 upstream=${noepoch%-*}
 what="qemu $binver"
 
-if [ -n "${MEMCG_LAB_CACHE:-}" ]; then
-	cache=$MEMCG_LAB_CACHE
-elif mkdir -p /var/cache/memcg-lab 2>/dev/null && [ -w /var/cache/memcg-lab ]; then
-	cache=/var/cache/memcg-lab
-else
-	cache=${XDG_CACHE_HOME:-$HOME/.cache}/memcg-lab
-fi
+. "$here/lab-cache.sh"
+cache=$(lab_cache_dir)
 dir=$cache/qemu-plugin/$noepoch
 # The header's directory on stdout, once what it includes can be had: from
 # qemu 8.x on it includes <glib.h> (Debian: libglib2.0-dev).

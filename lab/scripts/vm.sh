@@ -101,16 +101,8 @@ publish() { mv -T "$1" "$2" 2>/dev/null || rm -rf "$1"; }
 own_cleanup() { cleanup_paths=""; trap on_exit EXIT; }
 note() { [ -n "${quiet:-}" ] || echo "$me: $*" >&2; }
 
-cache_dir() {
-	if [ -n "${MEMCG_LAB_CACHE:-}" ]; then
-		echo "$MEMCG_LAB_CACHE"
-	elif mkdir -p /var/cache/memcg-lab 2>/dev/null && [ -w /var/cache/memcg-lab ]; then
-		echo /var/cache/memcg-lab
-	else
-		echo "${XDG_CACHE_HOME:-$HOME/.cache}/memcg-lab"
-	fi
-}
-cache=$(cache_dir)
+. "$here/lab-cache.sh"
+cache=$(lab_cache_dir)
 mkdir -p "$cache" || die "cannot create the cache directory $cache"
 
 # ---- apt: the host's configuration, or a private one for another suite ----
