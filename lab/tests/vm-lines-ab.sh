@@ -102,10 +102,13 @@ fi
 # Guest instructions per operation (vm --insns: the plugin counts them
 # alone, the guest's clock counting instructions, so that each repeat of
 # one kernel runs alike): the batch of 32 pages refills the stock twice as
-# often as 64, each refill a page_counter charge up the hierarchy, so a
-# page charged costs a few more instructions on 32 (+4 to +22 of ~7800
-# here, repeat by repeat).  Checked per repeat: 32 above 64 in each of
-# three, and in the mean.
+# often as 64, each refill a page_counter charge up the hierarchy, a few
+# instructions a page of ~7800 (+4 to +22 in one pair of runs, -17 to +7
+# in another): below the repeats' own spread (up to 0.65%), so instruction
+# counts do not resolve the batch, its transfers do (the batch pair
+# above).  Checked: both sides within 1% of each other (the batch moves
+# transfers, not the fault path's instructions), each side's repeats
+# within 1%, and the difference said.
 if ! lab/scripts/lab-kernel.sh --print >/dev/null 2>&1 ||
 	! LAB_KERNEL_PATCHES=$batch32 lab/scripts/lab-kernel.sh --print >/dev/null 2>&1; then
 	skip "insns: the lab kernel's pair" "not built (make lab-kernel; LAB_KERNEL_PATCHES=$batch32 make lab-kernel)"
@@ -128,18 +131,20 @@ else
 		per() { awk -F'\t' '$3 == "charge.anon.insns_per_op" { v[$2] = $4; n++ }
 			END { for (r = 0; r < n; r++) printf "%s ", v[r] }' "$1/data/metrics.tsv"; }
 		va=$(per "$a") vb=$(per "$b")
-		awk -v a="$va" -v b="$vb" 'BEGIN { na = split(a, x, " "); nb = split(b, y, " ")
+		d=$(awk -v a="$va" -v b="$vb" 'BEGIN { na = split(a, x, " "); nb = split(b, y, " ")
 			if (na != 3 || nb != 3) exit 1
-			for (i = 1; i <= 3; i++) { if (x[i] <= y[i]) exit 1; sa += x[i]; sb += y[i] }
-			exit !(sa > sb) }'
-		check $? "insns: batch 32 costs more instructions per page charged than 64 in each repeat: $va against $vb"
+			for (i = 1; i <= 3; i++) { sa += x[i]; sb += y[i] }
+			printf "%+.1f %.2f", (sa - sb) / 3, (sb > 0 ? 100 * (sa - sb) / sb : 100) }')
+		awk -v d="${d#* }" 'BEGIN { exit !(d != "" && d >= -1 && d <= 1) }'
+		check $? "insns: batch 32 and 64 within 1% of each other per page charged: $va against $vb"
+		diag "insns: 32 against 64: ${d% *} instructions a page (${d#* }%), below the repeats' spread: not resolved by instruction counts"
 		# Runs of one kernel agree: the repeats of each side within 1%
 		# of each other (measured: 0.26% on 32, 0.16% on 64; two bare
 		# charge runs of one 7.3 guest, 0.02%).
 		spread() { echo "$1" | awk '{ lo = $1; hi = $1; for (i = 2; i <= NF; i++) { if ($i < lo) lo = $i
-			if ($i > hi) hi = $i } printf "%.2f", lo > 0 ? 100 * (hi - lo) / lo : 100 }'; }
+			if ($i > hi) hi = $i } printf "%.2f", (lo > 0 ? 100 * (hi - lo) / lo : 100) }'; }
 		sa=$(spread "$va") sb=$(spread "$vb")
-		awk -v a="$sa" -v b="$sb" 'BEGIN { exit !(a <= 1 && b <= 1) }'
+		awk -v a="$sa" -v b="$sb" 'BEGIN { exit !(a != "" && b != "" && a <= 1 && b <= 1) }'
 		check $? "insns: the three runs of one kernel agree: spread ${sa}% (32) and ${sb}% (64), at most 1%"
 		out=$($lab compare "$a" "$b" 2>&1)
 		echo "$out" | grep -q "charge.anon.insns_per_op" &&
