@@ -158,6 +158,25 @@ static void log_line(const char *log, const char *needle, bool last, char *out, 
 	free(text);
 }
 
+/* vm's own error in its log: its last "memcg-lab" line that is not where
+ * the results went ("memcg-lab: vm: results in ...", said on every exit). */
+static void vm_error_line(const char *log, char *out, size_t n)
+{
+	char *text = read_text(log, NULL), line[512];
+	const char *pos = text;
+
+	out[0] = '\0';
+	while (pos && text_next_line(&pos, line, sizeof(line)))
+		if (strstr(line, "memcg-lab") && !strstr(line, "memcg-lab: vm: results in ") &&
+		    !strstr(line, "memcg-lab: vm: the guest's results: "))
+			snprintf(out, n, "%.511s", line);
+	free(text);
+	/* "...; its last lines:" introduces lines the log holds, not this one */
+	if (strlen(out) > strlen("; its last lines:") &&
+	    !strcmp(out + strlen(out) - strlen("; its last lines:"), "; its last lines:"))
+		out[strlen(out) - strlen("; its last lines:")] = '\0';
+}
+
 /* A side's patch directory for lab-kernel.sh: the base's patches, then
  * (patched) the set's, numbered in that order; NULL: no patch at all. */
 static char *side_patches(struct ab *a, int side)
@@ -359,12 +378,12 @@ static int stage_run(struct ab *a, int side)
 	made = only_dir(staging);
 	if (!made)
 		stage_fail(a, "the guest of %c left no results (vm exit %d): %s", 'A' + side, st,
-			   (log_line(log, "memcg-lab", true, line, sizeof(line)), line));
+			   (vm_error_line(log, line, sizeof(line)), line));
 	if (rename(made, to) < 0)
 		stage_fail(a, "%s: cannot rename to %s: %s", made, to, strerror(errno));
 	rmdir(staging);
 	if (st == EXIT_LAB_ERR) {
-		log_line(log, "memcg-lab", true, line, sizeof(line));
+		vm_error_line(log, line, sizeof(line));
 		stage_fail(a, "the guest of %c could not run the command: %s (see %s)", 'A' + side, line, log);
 	}
 	snprintf(what, sizeof(what), "run %c: exit %d, %s", 'A' + side, st, to);

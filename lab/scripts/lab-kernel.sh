@@ -275,15 +275,15 @@ setsid nice -n 19 make -C "$src" O="$obj" -j"$(nproc)" $targets >"$obj/build.log
 mk=$!
 stop_build() {
 	kill -TERM -- "-$mk" 2>/dev/null
-	wait "$mk"
+	wait "$mk" || true
 	echo "lab-kernel: stopped by signal $1 after $(( $(date +%s) - start )) s; no kernel was cached" >&2
 	exit $((128 + $1))
 }
 trap 'stop_build 2' INT
 trap 'stop_build 15' TERM
 trap 'stop_build 1' HUP
-wait "$mk"
-st=$?
+st=0
+wait "$mk" || st=$?	# (set -e: a failed build is reported below, not an exit here)
 trap - INT TERM HUP
 if [ $st != 0 ]; then
 	echo "lab-kernel: build failed after $(( $(date +%s) - start )) s; the compiler said:" >&2
