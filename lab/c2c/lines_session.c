@@ -735,7 +735,7 @@ int lines_session_open(const struct lines_window_info *w)
 	struct lines_prio edge;
 	const char *why;
 
-	double t0 = mono_s(), t_lock, t_files = 0, t_announce = 0;
+	double t0 = mono_s(), t_lock, t_rows = 0, t_files = 0, t_announce = 0;
 
 	if (!lines_session_active())
 		return -1;
@@ -787,6 +787,7 @@ int lines_session_open(const struct lines_window_info *w)
 		char *sp = session_path(OPEN_STATE), st[64];
 
 		snprintf(st, sizeof(st), "%d %d %d\n", index, (int)getpid(), w->counted > 0 ? (int)w->counted : 0);
+		t_rows = mono_s();
 		int e = write_file_atomic(sp, st, strlen(st));
 
 		if (e < 0) {
@@ -831,9 +832,9 @@ int lines_session_open(const struct lines_window_info *w)
 		/* Its planned time is what the window's length is counted from:
 		 * a slow opening says where the time went. */
 		if (mono_s() - t0 > 0.5)
-			note("lines: window %d: opening took %.2f s (session lock %.2f s, files %.2f s, "
-			     "announcing %.2f s, counters %.2f s)", index, mono_s() - t0, t_lock - t0, t_files - t_lock,
-			     t_announce - t_files, mono_s() - t_announce);
+			note("lines: window %d: opening took %.2f s (session lock %.2f s, files %.2f s of which the "
+			     "state %.2f s, announcing %.2f s, counters %.2f s)", index, mono_s() - t0, t_lock - t0,
+			     t_files - t_lock, t_rows ? t_files - t_rows : 0, t_announce - t_files, mono_s() - t_announce);
 	}
 	close(fd);
 	lines_prio_restore(&edge);
@@ -850,12 +851,17 @@ void lines_session_close(int index)
 	char *sp;
 	struct lines_prio edge;
 
+	double t0, t_lock, t_count = 0;
+
 	if (index < 0 || !lines_session_active())
 		return;
+	t0 = mono_s();
 	lines_prio_raise(&edge);
 	fd = lock_session();
+	t_lock = mono_s();
 	if (open_state(&prev, &owner) && prev == index && owner == getpid()) {
 		count_close(index);
+		t_count = mono_s();
 		lines_window_close();
 		counters_close(&counting.c);
 		sp = session_path(OPEN_STATE);
@@ -865,6 +871,11 @@ void lines_session_close(int index)
 	if (fd >= 0)
 		close(fd);
 	lines_prio_restore(&edge);
+	/* A late closing counts more than the window's planned time: say where
+	 * the time went (as the opening does). */
+	if (mono_s() - t0 > 0.5)
+		note("lines: window %d: closing took %.2f s (session lock %.2f s, the operations' read %.2f s)", index,
+		     mono_s() - t0, t_lock - t0, t_count ? t_count - t_lock : 0);
 }
 
 int lines_plan_window(double measured_s, double *start_s, double *len_s)
