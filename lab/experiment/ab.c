@@ -102,7 +102,7 @@ static void __attribute__((noreturn)) stage_fail(struct ab *a, const char *fmt, 
  * output appended to log; a stop of the lab is passed on to it once, and
  * waited for.  Its exit status (128+N: signal N).
  */
-static int run_logged(char *const *argv, bool self, const char *const *env, const char *log)
+static int run_logged(char *const *argv, bool self, const char *const *env, const char *log, const char *errlog)
 {
 	pid_t parent = getpid(), pid = fork();
 	int st;
@@ -111,15 +111,16 @@ static int run_logged(char *const *argv, bool self, const char *const *env, cons
 		die("ab: fork: %s", strerror(errno));
 	if (!pid) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		int efd = errlog ? open(errlog, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : fd;
 
 		if (worker_detach_from_parent(parent) < 0)
 			_exit(EXIT_LAB_ERR);
 		for (int i = 0; env && env[i]; i++)
 			putenv((char *)env[i]);
-		if (fd >= 0) {
+		if (fd >= 0)
 			dup2(fd, 1);
-			dup2(fd, 2);
-		}
+		if (efd >= 0)
+			dup2(efd, 2);
 		if (self)
 			execv("/proc/self/exe", argv);
 		else
@@ -254,7 +255,7 @@ static void stage_patch(struct ab *a)
 
 	stage_begin(a, "patch: does it apply to the base?");
 	lab_kernel_env(a, base_dir, env);
-	st = run_logged(argv, false, (const char *const *)env, log);
+	st = run_logged(argv, false, (const char *const *)env, log, NULL);
 	free_env(env);
 	stop_if_asked(a);
 	if (st) {
@@ -284,7 +285,7 @@ static void stage_build(struct ab *a, int side)
 		 a->patched[side] ? " + the patch" : "");
 	stage_begin(a, title);
 	lab_kernel_env(a, patches, env);
-	st = run_logged(argv, false, (const char *const *)env, log);
+	st = run_logged(argv, false, (const char *const *)env, log, NULL);
 	stop_if_asked(a);
 	if (st) {
 		log_line(log, "error:", false, line, sizeof(line));
@@ -372,7 +373,7 @@ static int stage_run(struct ab *a, int side)
 	}
 	env[0] = xasprintf("MEMCG_LAB_RESULTS=%s", staging);
 	env[1] = NULL;
-	st = run_logged(argv, true, (const char *const *)env, log);
+	st = run_logged(argv, true, (const char *const *)env, log, NULL);
 	free(env[0]);
 	stop_if_asked(a);
 	made = only_dir(staging);
@@ -421,7 +422,7 @@ static void stage_judge(struct ab *a)
 	{
 		char *argv[] = { "memcg-lab", "compare", "--label", la, "--label", lb, ra, rb, NULL };
 
-		st = run_logged(argv, true, NULL, cmp);
+		st = run_logged(argv, true, NULL, cmp, NULL);
 		stop_if_asked(a);
 		if (st)
 			stage_fail(a, "compare failed (exit %d): see %s", st, cmp);
@@ -431,11 +432,16 @@ static void stage_judge(struct ab *a)
 		char *argv[] = { "memcg-lab", "report", "--mail", "--label", la, "--label", lb, "--plots", plots, ra, rb,
 				 NULL };
 
-		st = run_logged(argv, true, NULL, mail);
+		char *err = xasprintf("%s/mail.err", a->dir);
+
+		/* the mail's text alone in mail.txt; what report says to its user
+		 * (where the plots went, a skipped plot) in mail.err */
+		st = run_logged(argv, true, NULL, mail, err);
 		free(plots);
 		stop_if_asked(a);
 		if (st)
-			stage_fail(a, "report --mail failed (exit %d): see %s", st, mail);
+			stage_fail(a, "report --mail failed (exit %d): see %s", st, err);
+		free(err);
 	}
 	text = read_text(cmp, NULL);
 	if (text)
