@@ -148,7 +148,7 @@ else
 		check $? "insns: the three runs of one kernel agree: spread ${sa}% (32) and ${sb}% (64), at most 1%"
 		out=$($lab compare "$a" "$b" 2>&1)
 		echo "$out" | grep -q "charge.anon.insns_per_op" &&
-			echo "$out" | grep -q "guest instructions: exact; a proxy for time that leaves out cache misses"
+			echo "$out" | tr -s "\n " "  " | grep -q "guest instructions: exact; a proxy for time that leaves out cache misses"
 		check $? "insns: compare shows charge.anon.insns_per_op and says what it is"
 		diag "$(echo "$out" | grep -E 'insns_per_op|guest instructions')"
 	else
