@@ -57,6 +57,7 @@ libopencsd1 libnuma1 libzstd1 liblzma5 zlib1g libstdc++6 libgcc-s1
 libcurl3t64-gnutls libunwind8 libcap2 libbz2-1.0 libexpat1 libssl3t64
 libffi8 libdebuginfod1t64"
 
+# shellcheck source=lab/scripts/lab-cache.sh
 . "$(dirname "$0")/lab-cache.sh"
 cache=$(lab_cache_dir)
 dir=$cache/perf-$want

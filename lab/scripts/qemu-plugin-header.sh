@@ -51,6 +51,7 @@ noepoch=${srcver#*:}
 upstream=${noepoch%-*}
 what="qemu $binver"
 
+# shellcheck source=lab/scripts/lab-cache.sh
 . "$here/lab-cache.sh"
 cache=$(lab_cache_dir)
 dir=$cache/qemu-plugin/$noepoch

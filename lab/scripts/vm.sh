@@ -101,6 +101,7 @@ publish() { mv -T "$1" "$2" 2>/dev/null || rm -rf "$1"; }
 own_cleanup() { cleanup_paths=""; trap on_exit EXIT; }
 note() { [ -n "${quiet:-}" ] || echo "$me: $*" >&2; }
 
+# shellcheck source=lab/scripts/lab-cache.sh
 . "$here/lab-cache.sh"
 cache=$(lab_cache_dir)
 mkdir -p "$cache" || die "cannot create the cache directory $cache"
