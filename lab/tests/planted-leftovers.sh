@@ -124,8 +124,10 @@ rc=$?
 [ $rc = 0 ] && [ "$(cat "$setting")" = host ] && grep -qxF "not restoring the host settings journaled in $j_state: mode 0755, not the lab's 0700" "$T/out"
 check $? "a journal directory that is not the lab's is not read: one line, nothing written back"
 
-# The start of a run does the same (a run of no driver: probe, results).
-printf '[experiment]\nname = planted\n' > "$T/p.exp"
+# The start of a run does the same (the smallest run: one stat reader of a
+# one-child tree for a second; an experiment needs a driver).
+printf '[experiment]\nname = planted\n[driver]\ncommand = statread\ntop = 1\nchildren = 1\nallocators = 0\nduration = 1\n' \
+	> "$T/p.exp"
 $LAB run "$T/p.exp" >"$T/run.out" 2>&1
 rc=$?
 survived "$T/run.out" run
