@@ -38,9 +38,13 @@ lab_lines() {
 # The file named by a "memcg-lab: FILE: cannot write: ..." line.
 named_file() { sed -n 's/^memcg-lab: \(.*\): cannot write: .*/\1/p' "$1" | head -1; }
 # The file a failure named is gone, or, for meta.json (rewritten through a
-# temporary file), still the whole earlier one.
+# temporary file), still the whole earlier one, or, for a table appended
+# to (metrics.tsv: util/outfile.c takes back what the failed writer added),
+# whole rows only.
 whole_or_gone() { # file
-	[ ! -e "$1" ] || { [ "${1##*/}" = meta.json ] && [ "$(tail -c 2 "$1")" = "}" ]; }
+	[ ! -e "$1" ] || { [ "${1##*/}" = meta.json ] && [ "$(tail -c 2 "$1")" = "}" ]; } ||
+		{ [ "${1##*/}" = metrics.tsv ] && [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] &&
+			awk -F'\t' 'NR == 1 { n = NF } NF != n { exit 1 }' "$1"; }
 }
 # No meta.json below DIR says complete, and no report.txt lacks the banner.
 nothing_complete() {

@@ -79,7 +79,8 @@ TEST(child_tells_runner)
 }
 
 /* A regular file cut short (here by RLIMIT_FSIZE: EFBIG, as ENOSPC on a
- * full disk): written "w" it is removed, appended to it stays. */
+ * full disk): written "w" it is removed, appended to it goes back to
+ * what it held before. */
 TEST(file_cut_short)
 {
 	char path[256];
@@ -117,7 +118,13 @@ TEST(file_cut_short)
 	snprintf(path, sizeof(path), "%s/cut.tsv", dir);
 	ok(!path_exists(path), "a file written \"w\" and cut short is removed");
 	snprintf(path, sizeof(path), "%s/appended.tsv", dir);
-	ok(path_exists(path), "a file appended to keeps what it had");
+	{
+		char *t = read_text(path, NULL);
+
+		ok(t && !strcmp(t, "first row\n"),
+		   "a file appended to keeps what it had, and only that (not the part of a row it was cut at)");
+		free(t);
+	}
 	unlink(path);
 	ok(strstr(fd_text(errfd), "appended.tsv: cannot write: File too large"), "... and its failure is named (%d lines)",
 	   count_lines(fd_text(errfd)));

@@ -20,6 +20,7 @@ struct outfile {
 	int fd;			/* -1 when it could not be opened */
 	int err;		/* the first errno of this file; 0 while all is well */
 	bool cut_short_goes;	/* a regular file opened "w": removed when cut short */
+	off_t appended_at;	/* a regular file opened "a": its size then (-1: not one) */
 	char path[];
 };
 
@@ -117,9 +118,13 @@ static int close_fn(void *cookie)
 
 	if (o->fd >= 0 && close(o->fd) < 0)
 		fail(o, "cannot write", errno);
-	/* Half a table must not pass for the table (a file appended to keeps
-	 * the rows that were there: the run's status says it is short). */
+	/* Half a table must not pass for the table: a file written is
+	 * removed; a file appended to keeps the rows that were there, and
+	 * loses what this writer added (half a row, maybe): the run's status
+	 * says it is short. */
 	if (o->err && o->fd >= 0 && o->cut_short_goes)
+		unlink(o->path);
+	else if (o->err && o->appended_at >= 0 && truncate(o->path, o->appended_at) < 0)
 		unlink(o->path);
 	ret = o->err ? -1 : 0;
 	last_close_err = o->err;
@@ -139,12 +144,17 @@ FILE *outfile_open(const char *path, const char *mode)
 	o->err = 0;
 	o->fd = open(path, flags, 0644);
 	o->cut_short_goes = false;
+	o->appended_at = -1;
 	if (o->fd < 0) {
 		fail(o, "cannot write", errno);
-	} else if (mode[0] != 'a') {
+	} else {
 		struct stat st;
+		bool reg = !fstat(o->fd, &st) && S_ISREG(st.st_mode);
 
-		o->cut_short_goes = !fstat(o->fd, &st) && S_ISREG(st.st_mode);
+		if (mode[0] != 'a')
+			o->cut_short_goes = reg;
+		else if (reg)
+			o->appended_at = st.st_size;
 	}
 	f = fopencookie(o, mode[0] == 'a' ? "a" : "w", io);
 	if (!f)

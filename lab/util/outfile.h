@@ -33,7 +33,9 @@
  * and the stream returned discards what is written to it.
  */
 FILE *outfile_open(const char *path, const char *mode);
-/* fclose(); 0, or -1 with errno when anything written to f was lost. */
+/* fclose(); 0, or -1 with errno when anything written to f was lost: then
+ * a file opened "w" is removed, and one opened "a" is cut back to what it
+ * held before (half a table never passes for a table). */
 int outfile_close(FILE *f);
 /* A whole file written atomically (temp file, fsync, rename); 0, or -1
  * with errno. */
