@@ -90,8 +90,8 @@ check $? "memcg-lab run of a tiny stat-read experiment exits 0"
 res=$(ls -d "$MEMCG_LAB_RESULTS"/*-tiny-lock 2>/dev/null | head -1)
 grep -Eq 'flushes \(memcg:memcg_flush_stats, .*\): [1-9][0-9]* calls' "$res/report.txt" &&
 	grep -q 'hold time of the rstat flush lock: method rstat-tracepoints' "$res/report.txt" &&
-	! grep -q 'Skipped' "$res/report.txt"
-check $? "its report.txt has flush counts and rstat holds, nothing skipped"
+	! sed -n '/^Skipped/,/^$/p' "$res/report.txt" | grep '^  ' | grep -qv '^  perf c2c: '
+check $? "its report.txt has flush counts and rstat holds, nothing skipped (but perf c2c on a box without a memory PMU)"
 grep -Eq '"tracefs_state": ?"mounted"' "$res/meta.json"
 check $? "its probe in meta.json saw the tracefs the run mounted"
 ! tracefs_mounted && [ "$(journal)" = 0 ]
