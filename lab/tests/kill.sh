@@ -157,9 +157,11 @@ ok '[ $st = 0 ] && grep -q "\"status\":\"complete\"" "$T"/results/*-killed*/meta
 ok 'ls "$T"/results/*-killed*/data/c2c.*/perf.c2c.data >/dev/null 2>&1 &&
     grep -q "c2c .*window 0.5 s" "$T"/results/*-killed*/log' \
 	"and records its c2c windows (through the cpu-clock wrapper)$(grep -ho "c2c-report:.*" "$T"/results/*-killed*/log 2>/dev/null | head -1)"
-ok '[ "$(grep -c "	ok$" "$T"/results/*-killed*/data/c2c/windows.tsv)" = 2 ] &&
+# four windows: two drivers, two repeats each
+ok '[ "$(grep -c "	ok$" "$T"/results/*-killed*/data/c2c/windows.tsv)" = 4 ] &&
     grep -q "^perf c2c: windows (samples, lost, throttled" "$T"/results/*-killed*/report.txt' \
-	"each window has its row in data/c2c/windows.tsv (samples, lost, throttled), and report.txt shows them"
+	"each window has its row in data/c2c/windows.tsv (samples, lost, throttled), and report.txt shows them" ||
+	diag "$(cat "$T"/results/*-killed*/data/c2c/windows.tsv 2>&1)"
 rm -rf "$T/results"
 whole_run "${cmd_lock[@]}"
 span_lock=$span
