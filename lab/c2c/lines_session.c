@@ -597,18 +597,25 @@ static struct {
 	uint64_t start;
 } counting = { .index = -1, .c = { .mem = -1 } };
 
-/* The window's operations into window-ops.tsv, at its closing (read just
- * before the window closes: count_finish() after it). */
+/* Closes the window, its operations into window-ops.tsv (read just
+ * before the window closes). */
 static void count_close(int index)
 {
-	uint64_t end;
+	uint64_t end = 0;
 	char *row;
-	const char *why;
+	const char *why = NULL;
+	bool read_ok;
 
-	if (counting.index != index)
+	if (counting.index != index) {
+		lines_window_close();
 		return;
+	}
 	counting.index = -1;
-	if (!counters_read(&counting.c, &end, &why) || (end < counting.start && (why = "its counters went back"))) {
+	/* Read, then closed at once: the row is written after the closing,
+	 * so that no system call (a vCPU switch) comes between the two. */
+	read_ok = counters_read(&counting.c, &end, &why);
+	lines_window_close();
+	if (!read_ok || (end < counting.start && (why = "its counters went back"))) {
 		note("lines: window %d: the operations of pid %d could not be read at its closing: %s (not counted)",
 		     index, (int)counting.c.pid, why);
 		return;
@@ -813,16 +820,31 @@ int lines_session_open(const struct lines_window_info *w)
 		/* Every vCPU instrumented first (a flush of qemu's translations,
 		 * which lets the other vCPUs run under single-threaded TCG). */
 		lines_window_prepare();
+		/*
+		 * This process's own counters (the harness's window): read
+		 * between the preparation and the opening, a few loads with no
+		 * system call, so that no vCPU runs between them and the window
+		 * counts exactly the operations it holds (as at the closing:
+		 * read, then closed).
+		 */
+		if (counting.c.pid > 0 && counting.c.mem < 0) {
+			if (counters_read(&counting.c, &counting.start, &why))
+				counting.index = index;
+			else
+				note("lines: window %d: the operations of pid %d cannot be read: %s (not counted)", index,
+				     (int)w->counted, why);
+		}
 		lines_window_open();
 		/*
-		 * The operations from here: read inside the window, after the
+		 * Another process's (through /proc/PID/mem, system calls a vCPU
+		 * switch may come between): read inside the window, after the
 		 * opening (and at the closing before it), so that they never
 		 * count time outside it, where the workers run ~10x faster: read
 		 * after the closing, one window of ~9 K faults once counted 720 K
 		 * (the opener waited 14 s for a vCPU between the closing and its
 		 * read; it now runs at real-time priority, lines_prio_raise).
 		 */
-		if (counting.c.pid > 0) {
+		if (counting.c.pid > 0 && counting.c.mem >= 0) {
 			if (counters_read(&counting.c, &counting.start, &why))
 				counting.index = index;
 			else
@@ -860,9 +882,8 @@ void lines_session_close(int index)
 	fd = lock_session();
 	t_lock = mono_s();
 	if (open_state(&prev, &owner) && prev == index && owner == getpid()) {
-		count_close(index);
+		count_close(index);	/* closes the window */
 		t_count = mono_s();
-		lines_window_close();
 		counters_close(&counting.c);
 		sp = session_path(OPEN_STATE);
 		unlink(sp);
