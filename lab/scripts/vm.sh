@@ -904,6 +904,10 @@ export MEMCG_LAB_LINES_BTF=host"
 		# What the guest runs under, for the verdicts its runs print
 		# (util/results.h RESULTS_ENV_VM_*).
 		echo "export MEMCG_LAB_VM_ACCEL=$accel"
+		# The lab's revision, which the guest's tree (no .git) cannot tell.
+		lab_rev=$(git -C "$here/../.." describe --always --dirty 2>/dev/null | tr -cd '0-9a-zA-Z.+_-') || lab_rev=""
+		lab_commit=$(git -C "$here/../.." rev-parse --verify 'HEAD^{commit}' 2>/dev/null | tr -cd '0-9a-f') || lab_commit=""
+		[ -z "$lab_rev" ] || echo "export MEMCG_LAB_VM_REVISION=$lab_rev MEMCG_LAB_VM_COMMIT=$lab_commit"
 		[ -z "$opt_icount" ] || echo "export MEMCG_LAB_VM_ICOUNT='shift=0 (1 ns of guest time = 1 instruction)'"
 		printf '%s\n' "$envs"
 	} > "$st/run/lab/vm/env"

@@ -237,6 +237,12 @@ struct results *results_create(const char *name, const char *base, int argc, cha
 	commit = git[0] ? run_first_line((const char *const[]){ "git", "-C", lab_root_dir(), "rev-parse", "--verify",
 							       "HEAD^{commit}", NULL }) : xstrdup("");
 	commit[strcspn(commit, "\r\n")] = '\0';
+	if (!git[0] && getenv(RESULTS_ENV_VM_REVISION)) {	/* in a guest: the host's checkout */
+		free(git);
+		free(commit);
+		git = xstrdup(getenv(RESULTS_ENV_VM_REVISION));
+		commit = xstrdup(getenv(RESULTS_ENV_VM_COMMIT) ? getenv(RESULTS_ENV_VM_COMMIT) : "");
+	}
 	snprintf(r->lab_described, sizeof(r->lab_described), "%s", git[0] ? git : "unknown");
 	snprintf(r->lab_commit, sizeof(r->lab_commit), "%s", commit);
 	json_object_object_add(r->meta, "lab_revision", json_object_new_string(r->lab_described));

@@ -42,6 +42,10 @@ struct results {
  * under -icount, what the guest's clock counts (lab/scripts/vm.sh). */
 #define RESULTS_ENV_VM_ACCEL "MEMCG_LAB_VM_ACCEL"
 #define RESULTS_ENV_VM_ICOUNT "MEMCG_LAB_VM_ICOUNT"
+/* The host checkout's revision (git describe, rev-parse), for a guest's
+ * results: the guest has the lab's tree without its .git. */
+#define RESULTS_ENV_VM_REVISION "MEMCG_LAB_VM_REVISION"
+#define RESULTS_ENV_VM_COMMIT "MEMCG_LAB_VM_COMMIT"
 
 /*
  * Creates the directory (below base, default "results" in the lab's root
