@@ -66,6 +66,8 @@ static bool keep_first(const struct raw *a, const struct raw *b)
 	return a->full_len >= b->full_len;
 }
 
+#define MEMO_SLOTS 1024	/* perf_symbols_lookup's memo */
+
 int perf_symbols_parse(struct psyms *p, char *text, const char *source, char *err, size_t errlen)
 {
 	struct raw *r;
@@ -112,6 +114,7 @@ int perf_symbols_parse(struct psyms *p, char *text, const char *source, char *er
 		r[out++] = r[i];
 	}
 	p->sym = xmalloc((out ? out : 1) * sizeof(*p->sym));
+	p->memo = xcalloc(MEMO_SLOTS, sizeof(*p->memo));
 	for (size_t i = 0; i < out; i++)
 		p->sym[i] = r[i].s;
 	p->n = out;
@@ -157,12 +160,13 @@ int perf_symbols_load(struct psyms *p, const char *path, char *err, size_t errle
 
 void perf_symbols_free(struct psyms *p)
 {
+	free(p->memo);
 	free(p->sym);
 	ksyms_free(&p->tab);
 	memset(p, 0, sizeof(*p));
 }
 
-const struct psym *perf_symbols_lookup(const struct psyms *p, uint64_t addr)
+static const struct psym *lookup(const struct psyms *p, uint64_t addr)
 {
 	size_t lo = 0, hi = p->n;
 
@@ -178,6 +182,21 @@ const struct psym *perf_symbols_lookup(const struct psyms *p, uint64_t addr)
 		return NULL;
 	/* perf's symbols__find(): start <= addr < end. */
 	return addr < p->sym[lo - 1].end ? &p->sym[lo - 1] : NULL;
+}
+
+const struct psym *perf_symbols_lookup(const struct psyms *p, uint64_t addr)
+{
+	struct psym_memo *m;
+
+	if (!p->memo)
+		return lookup(p, addr);
+	m = &p->memo[(addr ^ (addr >> 10)) & (MEMO_SLOTS - 1)];
+	if (!m->used || m->addr != addr) {
+		m->addr = addr;
+		m->sym = lookup(p, addr);
+		m->used = true;
+	}
+	return m->sym;
 }
 
 bool perf_symbols_is_lock_function(const struct psyms *p, uint64_t addr)

@@ -35,6 +35,14 @@ struct psyms {
 	struct ksyms tab;	/* the lines as read: names and modules point into it */
 	uint64_t sched_start, sched_end, lock_start, lock_end;
 	bool have_lock_ranges;
+	/* perf_symbols_lookup's last answers, direct-mapped by address (a
+	 * report looks up the same few lock-function frames millions of
+	 * times); allocated with the table. */
+	struct psym_memo {
+		uint64_t addr;
+		const struct psym *sym;
+		bool used;
+	} *memo;
 };
 
 /* Parses kallsyms text (the buffer is taken over); 0 or -1 with err. */
