@@ -356,6 +356,15 @@ static int batch_round(struct probe_ctx *p, int round, struct runtime_probe_resu
 		ret = 1;
 		goto out;
 	}
+	/* The first page filled the stock, yet pages 2 and 3 were charged
+	 * again: the stock was drained in between (a drain_all_stock() from
+	 * elsewhere, or a vCPU held off under TCG).  Not a reading of the
+	 * batch: the round is retried.  A first page that charged itself
+	 * alone (a hierarchy near its limit) stays a reading. */
+	if (u1 - w->usage0 > p->page && u3 != u1) {
+		ret = 1;
+		goto out;
+	}
 	out->batch_first_usage[round] = (int)(w->usage0 / p->page);
 	out->charge_batch.samples[round] = (int)((u1 - w->usage0) / p->page);
 	if (u3 == u1)
@@ -375,6 +384,7 @@ static int slots_round(struct probe_ctx *p, int round, int k, int batch, int *ho
 		       char *err, size_t errlen)
 {
 	long long usage[RP_MAX_K], charged[RP_MAX_K];
+	bool holding[RP_MAX_K];
 	int ret = -1;
 
 	if (round_start(p, "slots", round, k, false, err, errlen))
@@ -395,7 +405,14 @@ static int slots_round(struct probe_ctx *p, int round, int k, int batch, int *ho
 		goto out;
 	}
 	*holders = runtime_count_precharged(usage, charged, k,
-					    runtime_precharge_threshold(batch, p->page), NULL);
+					    runtime_precharge_threshold(batch, p->page), holding);
+	/* The last memcg to charge is the one its refill just cached: only a
+	 * drain of the whole stock takes its precharge away.  Where the
+	 * batch round saw a stock at all, that is a disturbed round. */
+	if (batch > 1 && !holding[k - 1]) {
+		ret = 1;
+		goto out;
+	}
 	ret = 0;
 out:
 	round_end(p);
