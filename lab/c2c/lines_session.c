@@ -758,7 +758,8 @@ int lines_session_open(const struct lines_window_info *w)
 			note("lines: window '%s' not opened: window %d of pid %d is still open (windows do not nest)",
 			     label, prev, (int)owner);
 			close(fd);
-				return -1;
+			lines_prio_restore(&edge);
+			return -1;
 		}
 		/* Its process died inside it: closed now, so that the plugin's
 		 * window numbers stay ours. */

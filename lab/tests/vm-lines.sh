@@ -145,7 +145,9 @@ truth_case "$d/output.txt" false
 fl=$(lrow "$f" line "$a" false) tr=$(lrow "$f" line "$a" true) ws=$(lrow "$f" line "$a" win_stores)
 [ "${fl:-0}" -ge "${LINES_FALSE_MIN_TCG:-50}" ] && [ $(( ${tr:-1} * 100 )) -le "${fl:-0}" ] &&
 	[ "${ws:-0}" -ge $((na + nb)) ]
-check $? "--lines-window command: the program's false sharing counted ($fl false, $tr true; $ws stores for $((na + nb)) increments)"
+check $? "--lines-window command: the program's false sharing counted ($fl false, $tr true; $ws stores for $((na + nb)) increments)" ||
+	diag "line $a not in $f or short; its meta: $(grep '^# ' "$f" | tr '\t\n' '= ' | cut -c1-900)" \
+		"windows.tsv: $(tr '\t\n' ' |' < "$d/lines/windows.tsv" 2>/dev/null)" "$(tail -n 8 "$tmp/cmd.out")"
 # The access trace (trace=N, vm --trace): every access to the detail
 # lines, in the order the model saw them.  The false case, 0.3 s: each
 # thread's increments are a load and a store of its own field, on its own
