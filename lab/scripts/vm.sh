@@ -919,8 +919,17 @@ export MEMCG_LAB_LINES_BTF=host"
 		attempts=$((attempts + 1))
 		st_rc=0
 		boot_once "$kd/vmlinux" "$st/initrd.gz" "$opt_out" || st_rc=$?
-		if [ "$st_rc" != 10 ] || [ "$attempts" != 1 ]; then break; fi
-		note "no end marker from the guest (console: $(wc -l < "$opt_out/console.log") lines); booting once more"
+		[ "$attempts" = 1 ] || break
+		if [ "$st_rc" = 10 ]; then
+			note "no end marker from the guest (console: $(wc -l < "$opt_out/console.log") lines); booting once more"
+		elif [ "$st_rc" = 11 ] && [ "$accel" = mttcg ] && ! grep -q '@@MEMCG-LAB-BEGIN' "$opt_out/console.log"; then
+			# MTTCG's stale int3 (accel_args): the panic came before
+			# /init, so nothing of the user's ran; a second panic is
+			# reported as the guest's.
+			note "the guest kernel panicked at boot, before /init, under MTTCG ($(grep -m1 -E 'Oops|BUG:|Kernel panic' "$opt_out/console.log" | cut -c1-80)); booting once more"
+		else
+			break
+		fi
 		mv "$opt_out/console.log" "$opt_out/console.attempt1.log"
 	done
 	[ -n "$opt_console" ] && cat "$opt_out/console.log" >&2

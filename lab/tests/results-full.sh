@@ -77,7 +77,9 @@ X
 	ok '[ $st = 2 ] && [ "$(lab_lines "$T/run.err")" = 1 ] && grep -q "No space left on device" "$T/run.err"' \
 		"run: exit 2 and one line naming the file ($(grep '^memcg-lab: ' "$T/run.err"))"
 	ok '[ -n "$f" ] && [ "${f#$T/run/}" != "$f" ] && whole_or_gone "$f"' \
-		"run: the file named is in the results directory, and not left cut short (${f#$T/})"
+		"run: the file named is in the results directory, and not left cut short (${f#$T/})" ||
+		diag "$(wc -c < "$f" 2>&1) bytes, rows by field count: $(awk -F'\t' '{ print NF }' "$f" 2>&1 | sort | uniq -c | tr '\n' ' ')" \
+			"its last bytes: $(tail -c 80 "$f" 2>&1 | od -c | head -4)"
 	ok 'grep -qs "\"status\":\"incomplete\"" "$T"/run/*/meta.json && nothing_complete "$T/run"' \
 		"run: meta.json says incomplete; no meta.json or report.txt says complete"
 	left=$(ls -d /sys/fs/cgroup/memcg-lab-$pid-* /sys/fs/cgroup/*/memcg-lab-$pid-* 2>/dev/null)

@@ -110,6 +110,11 @@ TEST(file_cut_short)
 		f = outfile_open(p, "w");
 		fwrite(big, 1, sizeof(big), f);
 		st2 |= outfile_close(f) ? 0 : 4;
+		/* A table made by this append (metrics.tsv's first writer). */
+		snprintf(p, sizeof(p), "%s/new-appended.tsv", dir);
+		f = outfile_open(p, "a");
+		fwrite(big, 1, sizeof(big), f);
+		st2 |= outfile_close(f) ? 0 : 8;
 		_exit(st2);
 	}
 	waitpid(pid, &st, 0);
@@ -117,6 +122,8 @@ TEST(file_cut_short)
 	   WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	snprintf(path, sizeof(path), "%s/cut.tsv", dir);
 	ok(!path_exists(path), "a file written \"w\" and cut short is removed");
+	snprintf(path, sizeof(path), "%s/new-appended.tsv", dir);
+	ok(!path_exists(path), "a file its append made and cut short is removed, not left empty");
 	snprintf(path, sizeof(path), "%s/appended.tsv", dir);
 	{
 		char *t = read_text(path, NULL);

@@ -118,6 +118,20 @@ d=$(one_dir "$tmp/pa")
 check $? "a guest that panics: exit 2, its last lines, no retry, the run marked failed"
 diag "$(head -n 3 "$tmp/o")"
 
+# A panic before /init under MTTCG (its stale int3, lab/scripts/vm.sh):
+# nothing of the user's ran, so the guest boots once more, says so, and a
+# second panic is reported as the first above.  (rdinit= of a missing
+# program panics the kernel before any init.)
+MEMCG_LAB_RESULTS=$tmp/pm $lab vm --kernel $k --accel mttcg --append rdinit=/memcg-lab-no-such-init \
+	--shell true >"$tmp/o" 2>&1
+rc=$?
+d=$(one_dir "$tmp/pm")
+[ $rc = 2 ] && grep -q "panicked at boot, before /init, under MTTCG.*booting once more" "$tmp/o" &&
+	grep -q "guest kernel panicked" "$tmp/o" && [ "$(jget "$d/meta.json" vm.attempts)" = 2 ] &&
+	[ -s "$d/console.attempt1.log" ] && [ "$(jget "$d/meta.json" status)" = failed ]
+check $? "a panic before /init under MTTCG: booted once more (attempts $(jget "$d/meta.json" vm.attempts)), then exit 2 with its lines" ||
+	diag "$(tail -n 8 "$tmp/o")"
+
 # SIGKILL of the lab mid-guest: its script stops (parent-death signal),
 # stops qemu and removes its temporary directory; nothing runs on.
 # (The temporary directory is the lab's: memcg-lab-<its pid>-<start>.XXXXXX.)

@@ -121,10 +121,13 @@ static int close_fn(void *cookie)
 	/* Half a table must not pass for the table: a file written is
 	 * removed; a file appended to keeps the rows that were there, and
 	 * loses what this writer added (half a row, maybe): the run's status
-	 * says it is short. */
+	 * says it is short.  One that was empty (this writer made it) goes:
+	 * an empty table has no header to pass for a table either. */
 	if (o->err && o->fd >= 0 && o->cut_short_goes)
 		unlink(o->path);
-	else if (o->err && o->appended_at >= 0 && truncate(o->path, o->appended_at) < 0)
+	else if (o->err && o->appended_at == 0)
+		unlink(o->path);
+	else if (o->err && o->appended_at > 0 && truncate(o->path, o->appended_at) < 0)
 		unlink(o->path);
 	ret = o->err ? -1 : 0;
 	last_close_err = o->err;
