@@ -47,6 +47,7 @@ struct around {
 	const struct c2c_objects *lines_objs;
 	struct lines_prio prio;	/* raised while the driver runs (lines_prio_raise) */
 	bool prio_set;
+	double last_tick;	/* now_mono() of the last lines tick, 0 before */
 };
 
 static double now_mono(void)
@@ -198,6 +199,12 @@ static void lines_tick(struct around *a, pid_t driver, double elapsed_s)
 		lines_prio_raise(&a->prio);
 		a->prio_set = true;
 	}
+	/* Ticks come every 100 ms; one seconds late says where a late or
+	 * skipped window's time went. */
+	if (a->last_tick > 0 && now_mono() - a->last_tick > 1.0)
+		results_log(a->e->r, "lines %s: the runner's tick came %.1f s after the last, at %.1f s", a->tag,
+			    now_mono() - a->last_tick, elapsed_s - a->phase_offset);
+	a->last_tick = now_mono();
 	if (!a->phase_known) {
 		if (!lines_session_phase_of(driver, &phase))
 			return;
