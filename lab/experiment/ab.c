@@ -479,6 +479,11 @@ int ab_run(const struct ab_opts *o, int argc, char **argv)
 		die("ab: give the command each guest runs after --, e.g. -- run experiments/lines-charge.exp");
 	if (o->nsets && strcmp(o->command[0], "run"))
 		die("ab: -s %s: -s sets an experiment's entries, for `-- run FILE` only", o->sets[0]);
+	/* A stop is passed on to the stage's child (run_logged) and waited
+	 * for: lab-kernel.sh stops its build, vm its guest; then
+	 * stop_if_asked ends the run.  Dying at once would SIGKILL the child
+	 * (its parent-death signal) before it stopped what it runs. */
+	cleanup_set_polling(true);
 	a.script = xasprintf("%s/lab/scripts/lab-kernel.sh", lab_root_dir());
 	if (access(a.script, X_OK))
 		die("ab: %s: %s", a.script, strerror(errno));

@@ -217,12 +217,41 @@ fi
 # unchanged result keeps the old .config and its time, so nothing rebuilds.
 obj=$work/obj
 mkdir -p "$obj"
+# From here on every step runs in a session of its own (setsid), in the
+# background: a stop of this script (SIGTERM, SIGINT, SIGHUP: memcg-lab ab
+# passes its own on) stops the step under way whole, compilers included,
+# and waits for it before exiting.  (A foreground make would run on after
+# the shell had gone: seen with a SIGTERM during tinyconfig.)
+mk=""
+start=$(date +%s)
+stop_build() {
+	if [ -n "$mk" ]; then
+		# (no "--": dash's kill takes none, and said so to /dev/null)
+		kill -TERM "-$mk" 2>/dev/null
+		wait "$mk" || true
+	fi
+	echo "lab-kernel: stopped by signal $1 after $(( $(date +%s) - start )) s; no kernel was cached" >&2
+	exit $((128 + $1))
+}
+trap 'stop_build 2' INT
+trap 'stop_build 15' TERM
+trap 'stop_build 1' HUP
+# step CMD...: CMD in its own session; its exit status.  (wait in a list:
+# set -e would end the script when a signal cuts the wait short, before
+# the trap that stops CMD ran.)
+step() {
+	setsid "$@" &
+	mk=$!
+	step_st=0
+	wait "$mk" || step_st=$?
+	return "$step_st"
+}
 cat "$common" "$fragment" > "$obj/lab-fragment.config"
 [ ! -f "$obj/.config" ] || cp -p "$obj/.config" "$obj/config.before"
-make -s -C "$src" O="$obj" tinyconfig >/dev/null
-"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$obj/lab-fragment.config" >"$obj/merge.log" 2>&1 ||
+step make -s -C "$src" O="$obj" tinyconfig >/dev/null
+step "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$obj/lab-fragment.config" >"$obj/merge.log" 2>&1 ||
 	die "merge_config failed: $(tail -n2 "$obj/merge.log")"
-make -s -C "$src" O="$obj" olddefconfig >>"$obj/merge.log" 2>&1
+step make -s -C "$src" O="$obj" olddefconfig >>"$obj/merge.log" 2>&1
 if [ -f "$obj/config.before" ] && cmp -s "$obj/.config" "$obj/config.before"; then
 	mv "$obj/config.before" "$obj/.config"
 fi
@@ -267,21 +296,10 @@ EOF
 fi
 echo "lab-kernel: building$([ "$mode" = check ] || echo " $variant") $targets in $obj with $(nproc) jobs at nice 19; log: $obj/build.log"
 start=$(date +%s)
-# make in a session of its own (setsid): a stop of this script (SIGTERM,
-# SIGINT, SIGHUP: memcg-lab ab passes its own on) stops the whole build,
-# compilers included, and waits for it before exiting.
+# make in a session of its own, as the configuration steps (stop_build).
 # shellcheck disable=SC2086
 setsid nice -n 19 make -C "$src" O="$obj" -j"$(nproc)" $targets >"$obj/build.log" 2>&1 &
 mk=$!
-stop_build() {
-	kill -TERM -- "-$mk" 2>/dev/null
-	wait "$mk" || true
-	echo "lab-kernel: stopped by signal $1 after $(( $(date +%s) - start )) s; no kernel was cached" >&2
-	exit $((128 + $1))
-}
-trap 'stop_build 2' INT
-trap 'stop_build 15' TERM
-trap 'stop_build 1' HUP
 st=0
 wait "$mk" || st=$?	# (set -e: a failed build is reported below, not an exit here)
 trap - INT TERM HUP
