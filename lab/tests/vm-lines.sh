@@ -130,18 +130,31 @@ sed 's/ /\t/g' "$tmp/figures" | diag
 # `memcg-lab c2c window` in the guest), and with scope=user its user-space
 # false sharing is counted (without: vm-lines-errors.sh, the window never
 # opens and the line says how).  Single-threaded TCG, the false case only.
-res=$tmp/res-cmd
-MEMCG_LAB_RESULTS=$res $lab vm --kernel $k --cpus 4 --timeout 300 --lines-window command \
-	--lines-opts "scope=user,windows=sum,detail=$range" --add $truth \
-	--shell "/lab/$truth -n -s $secs false" >"$tmp/cmd.out" 2>&1
-rc=$?
-d=$(one_dir "$res")
-f=$d/lines/lines.tsv
+# Under qemu 7.2 the program's loop is now and then translated without
+# the plugin's callbacks (its line absent, and ~1.6x the increments of a
+# counted run, as a loop runs uninstrumented: 3 of 9 runs of this file
+# here; the one flush at the window's prepare, qemu_plugin_reset, which
+# qemu fixed in 9.1.2/9.2, is the suspect): then the guest is booted once
+# more, and what the first said is shown.
+cmd_run() {
+	res=$tmp/$1
+	MEMCG_LAB_RESULTS=$res $lab vm --kernel $k --cpus 4 --timeout 300 --lines-window command \
+		--lines-opts "scope=user,windows=sum,detail=$range" --add $truth \
+		--shell "/lab/$truth -n -s $secs false" >"$tmp/cmd.out" 2>&1
+	rc=$?
+	d=$(one_dir "$res")
+	f=$d/lines/lines.tsv
+	truth_case "$d/output.txt" false
+}
+cmd_run res-cmd
+if [ $rc = 0 ] && [ -z "$(lrow "$f" line "$a" win_stores)" ]; then
+	diag "--lines-window command: line $a not counted in the first boot ($((na + nb)) increments; windows.tsv: $(tr '\t\n' ' |' < "$d/lines/windows.tsv" 2>/dev/null); insns $(meta "$f" insns_instrumented), accesses $(meta "$f" accesses)): booted once more"
+	cmd_run res-cmd2
+fi
 [ $rc = 0 ] && [ "$(meta "$f" status)" = ok ] && [ "$(meta "$f" windows_opened)" = 1 ] &&
 	[ "$(meta "$f" windows_closed)" = 1 ] && grep -q "^0	command	command	" "$d/lines/windows.tsv"
 check $? "--lines-window command: one window, labelled command, opened and closed around --shell CMD (exit $rc)"
 [ $rc = 0 ] || diag "$(tail -n 15 "$tmp/cmd.out")"
-truth_case "$d/output.txt" false
 fl=$(lrow "$f" line "$a" false) tr=$(lrow "$f" line "$a" true) ws=$(lrow "$f" line "$a" win_stores)
 [ "${fl:-0}" -ge "${LINES_FALSE_MIN_TCG:-50}" ] && [ $(( ${tr:-1} * 100 )) -le "${fl:-0}" ] &&
 	[ "${ws:-0}" -ge $((na + nb)) ]
