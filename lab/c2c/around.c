@@ -90,6 +90,9 @@ struct around_env *around_env_open(const struct around_cfg *cfg, struct results 
 		cg_detect(&e->cg, NULL);
 	}
 	e->lines = lines_session_active();
+	/* The runner opens the windows: from its first repeat on. */
+	if (e->lines)
+		lines_session_no_thp();
 	return e;
 }
 

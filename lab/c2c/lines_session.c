@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 #include "c2c/c2c.h"
@@ -419,6 +420,7 @@ void lines_session_counters(const struct lines_counter *c, size_t n, const char 
 
 	if (!lines_session_active())
 		return;
+	lines_session_no_thp();
 	f = open_memstream(&text, &len);
 	tsv_write_row(f, "# unit\t%s\n", unit);
 	tsv_write_header(f, counter_cols);
@@ -723,6 +725,20 @@ void lines_prio_restore(const struct lines_prio *p)
 		sched_setscheduler(0, p->policy, &p->param);
 }
 
+static bool thp_off;	/* this process (or the lab process it was forked from) set it */
+
+void lines_session_no_thp(void)
+{
+	if (!thp_off && lines_session_active() && !prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		thp_off = true;
+}
+
+void lines_session_thp_restore(void)
+{
+	if (thp_off && !prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0))
+		thp_off = false;
+}
+
 static double mono_s(void)
 {
 	struct timespec ts;
@@ -746,6 +762,7 @@ int lines_session_open(const struct lines_window_info *w)
 
 	if (!lines_session_active())
 		return -1;
+	lines_session_no_thp();
 	lines_prio_raise(&edge);
 	fd = lock_session();
 	if (fd < 0) {

@@ -137,6 +137,24 @@ struct lines_prio {
 void lines_prio_raise(struct lines_prio *p);
 void lines_prio_restore(const struct lines_prio *p);
 
+/*
+ * This process's memory out of khugepaged's reach (PR_SET_THP_DISABLE,
+ * kept across fork and exec), in a lines session: whoever opens a window,
+ * and whoever publishes the counters another process's window reads
+ * (through /proc/PID/mem, under the mmap lock).  The lab kernel runs THP
+ * "always" (tinyconfig; Debian's kernels too), and khugepaged, at nice 19
+ * among workers that hold every vCPU, took a lab process's mmap lock for
+ * a collapse and kept it for 3-15 s: the runner, at real-time priority,
+ * waited on it in a page fault or in that read, and a window opened or
+ * closed that much late (the third of three repeats on the lab kernel,
+ * every time; 11 collapses in the run; none late at
+ * transparent_hugepage=never).  The workers' memory is the workload's:
+ * lines_session_thp_restore() in a child before it runs a driver or a
+ * command.  Where the kernel refuses, nothing changes.
+ */
+void lines_session_no_thp(void);
+void lines_session_thp_restore(void);
+
 /* Opens a window: its rows written, its objects and ranges announced, then
  * the plugin's window opened.  The window's index, or -1 with one line on
  * stderr (a window already open, a file that cannot be written). */

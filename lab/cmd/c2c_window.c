@@ -52,6 +52,7 @@ static int run_wait(char **argv)
 				signal(s, SIG_DFL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		lines_session_thp_restore();
 		execvp(argv[0], argv);
 		fprintf(stderr, "%s: c2c window: %s: %s\n", lab_progname, argv[0], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "c2c/around.h"
+#include "c2c/lines_session.h"
 #include "experiment/model.h"
 #include "experiment/plan.h"
 #include "experiment/probe_report.h"
@@ -162,6 +163,7 @@ static int run_child(char **av, const char *out_path, const char *dir, const cha
 				av[0], av[1] ? av[1] : "", strerror(-e));
 			_exit(EXIT_LAB_ERR);
 		}
+		lines_session_thp_restore();	/* the driver's workers: THP as the kernel has it */
 		if (child_errors_fd >= 0) {
 			int keep = dup(child_errors_fd);	/* without close-on-exec */
 
