@@ -10,6 +10,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include "util/fileio.h"
 #include "util/run.h"
 
 static int tap_count, tap_failed;
@@ -74,6 +77,26 @@ static inline int tap_rm_rf(const char *dir)
 	free(run_capture_argv((const char *const[]){ "rm", "-rf", "--", dir, NULL }, RUN_STDERR_MERGE, &r));
 	free(r.err);
 	return r.status;
+}
+
+/* stderr into path until tap_stderr_back() with the fd returned. */
+static inline int tap_stderr_to(const char *path)
+{
+	int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	fflush(stderr);
+	dup2(fd, 2);
+	close(fd);
+	return saved;
+}
+
+/* stderr back; what went to path meanwhile (free it). */
+static inline char *tap_stderr_back(int saved, const char *path)
+{
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	return read_text(path, NULL);
 }
 
 static inline int tap_done(void)

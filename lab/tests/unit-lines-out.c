@@ -426,6 +426,32 @@ TEST(harness_slots)
 	free(d);
 }
 
+/* Ranges asked for in detail that no access in a window touched (the
+ * plugin's detail_seen 0): one line says the zero is not a measurement;
+ * touched, or a run from before the line, nothing. */
+TEST(detail_unseen)
+{
+	char *d = fixture("charge-6.1", "6.1.192"), err[1024], *log = xasprintf("%s/stderr", tmp), *said;
+	int saved, rc;
+
+	set_meta(d, "detail_ranges", "1\n# detail_seen\t0");
+	saved = tap_stderr_to(log);
+	rc = convert(d, err, sizeof(err));
+	said = tap_stderr_back(saved, log);
+	ok(rc == 0 && said && strstr(said, "no access to the detail range (--lines-opts detail=) was counted in any window") &&
+		   strstr(said, "its lines' zero is not a measurement") && !strchr(strstr(said, "no access"), '\n')[1],
+	   "a detail range no window's access touched: said in one line, the run converted (%s)", said ? said : err);
+	free(said);
+	set_meta(d, "detail_seen", "1");
+	saved = tap_stderr_to(log);
+	rc = convert(d, err, sizeof(err));
+	said = tap_stderr_back(saved, log);
+	ok(rc == 0 && said && !strstr(said, "no access to the detail"), "touched: nothing said (%s)", said ? said : err);
+	free(said);
+	free(log);
+	free(d);
+}
+
 TEST(refusals)
 {
 	char *d, err[1024], *p;

@@ -45,25 +45,6 @@ static void put_file(const char *path, const char *text)
 	}
 }
 
-/* stderr into path until restored with the fd returned. */
-static int stderr_to(const char *path)
-{
-	int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	fflush(stderr);
-	dup2(fd, 2);
-	close(fd);
-	return saved;
-}
-
-static char *stderr_back(int saved, const char *path)
-{
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	return read_text(path, NULL);
-}
-
 TEST(window_files_round_trip)
 {
 	static const char want[] = "# memcg-lab lines-windows 1\nindex\tlabel\twho\trepeat\tpid\tstart_s\tlen_s\t"
@@ -110,10 +91,10 @@ TEST(counters_bad_row_named)
 	int saved, idx;
 
 	put_file(p, "# unit\tfaults\naddress\tn\tstride\n0x10\tmany\t8\n");
-	saved = stderr_to(log);
+	saved = tap_stderr_to(log);
 	idx = lines_session_open(&w);
 	lines_session_close(idx);
-	said = stderr_back(saved, log);
+	said = tap_stderr_back(saved, log);
 	is_int(idx, 0, "the window opens all the same");
 	if (!ok(said && strstr(said, "the operations of pid") &&
 	   strstr(said, "its counters file has a bad line: ") && strstr(said, "counters.") &&
@@ -142,9 +123,9 @@ TEST(counters_without_unit)
 
 	snprintf(row, sizeof(row), "address\tn\tstride\n%p\t1\t8\n", (void *)&slot);
 	put_file(p, row);
-	saved = stderr_to(log);
+	saved = tap_stderr_to(log);
 	lines_session_close(lines_session_open(&w));
-	said = stderr_back(saved, log);
+	said = tap_stderr_back(saved, log);
 	ok(said && strstr(said, "its counters file names no unit"), "counters without their unit line: said");
 	free(said);
 	free(p);
@@ -164,9 +145,9 @@ TEST(published_objects_by_column)
 		    "cut\trow\n"
 		    "stock cpu0\tmemcg_stock_pcp\tzz\t64\tkallsyms\n"
 		    "stock cpu1\tmemcg_stock_pcp\t0xffff888000002000\t64\tkallsyms\n");
-	saved = stderr_to(log);
+	saved = tap_stderr_to(log);
 	o = lines_session_objects(getppid());
-	said = stderr_back(saved, log);
+	said = tap_stderr_back(saved, log);
 	is_int(o->n, 2, "the two good rows read");
 	ok(o->n == 2 && !strcmp(o->v[0].label, "root memcg") && !strcmp(o->v[0].type, "mem_cgroup") &&
 	   o->v[0].base == 0xffff888000001000ull && o->v[0].size == 4096 && !strcmp(o->v[0].source, "bpf") &&

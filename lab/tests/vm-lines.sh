@@ -149,6 +149,10 @@ cmd_run() {
 cmd_run res-cmd
 if [ $rc = 0 ] && [ -z "$(lrow "$f" line "$a" win_stores)" ]; then
 	diag "--lines-window command: line $a not counted in the first boot ($((na + nb)) increments; windows.tsv: $(tr '\t\n' ' |' < "$d/lines/windows.tsv" 2>/dev/null); insns $(meta "$f" insns_instrumented), accesses $(meta "$f" accesses)): booted once more"
+	# ... and vm said so (lines_out.c's detail_unseen), not a silent zero.
+	grep -q "no access to the detail range (--lines-opts detail=) was counted in any window" "$tmp/cmd.out"
+	check $? "--lines-window command: the first boot's uncounted detail range said in one line" ||
+		diag "$(tail -n 5 "$tmp/cmd.out")"
 	cmd_run res-cmd2
 fi
 [ $rc = 0 ] && [ "$(meta "$f" status)" = ok ] && [ "$(meta "$f" windows_opened)" = 1 ] &&
@@ -157,8 +161,8 @@ check $? "--lines-window command: one window, labelled command, opened and close
 [ $rc = 0 ] || diag "$(tail -n 15 "$tmp/cmd.out")"
 fl=$(lrow "$f" line "$a" false) tr=$(lrow "$f" line "$a" true) ws=$(lrow "$f" line "$a" win_stores)
 [ "${fl:-0}" -ge "${LINES_FALSE_MIN_TCG:-50}" ] && [ $(( ${tr:-1} * 100 )) -le "${fl:-0}" ] &&
-	[ "${ws:-0}" -ge $((na + nb)) ]
-check $? "--lines-window command: the program's false sharing counted ($fl false, $tr true; $ws stores for $((na + nb)) increments)" ||
+	[ "${ws:-0}" -ge $((na + nb)) ] && [ "$(meta "$f" detail_seen)" = 1 ]
+check $? "--lines-window command: the program's false sharing counted ($fl false, $tr true; $ws stores for $((na + nb)) increments; detail_seen $(meta "$f" detail_seen))" ||
 	diag "line $a not in $f or short; its meta: $(grep '^# ' "$f" | tr '\t\n' '= ' | cut -c1-900)" \
 		"windows.tsv: $(tr '\t\n' ' |' < "$d/lines/windows.tsv" 2>/dev/null)" "$(tail -n 8 "$tmp/cmd.out")"
 # The access trace (trace=N, vm --trace): every access to the detail

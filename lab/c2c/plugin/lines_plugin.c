@@ -112,6 +112,7 @@ static struct {
 	int owner_set;
 	uint64_t thread_violations;
 	uint64_t stale;				/* kernel accesses given to a user instruction */
+	int detail_seen;			/* an access to a detail= range came in a window */
 } P;
 
 /*
@@ -225,8 +226,13 @@ static void mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
 	if (P.addr.n && !in_ranges(&P.addr, vaddr))
 		return;
 	a = __atomic_load_n(&P.active, __ATOMIC_ACQUIRE);
-	if ((P.detail.n && in_ranges(&P.detail, vaddr)) || (a && a->rs.n && in_ranges(&a->rs, vaddr)))
+	if (P.detail.n && in_ranges(&P.detail, vaddr)) {
 		flags |= LINES_DETAIL;
+		if (!__atomic_load_n(&P.detail_seen, __ATOMIC_RELAXED))
+			__atomic_store_n(&P.detail_seen, 1, __ATOMIC_RELAXED);
+	} else if (a && a->rs.n && in_ranges(&a->rs, vaddr)) {
+		flags |= LINES_DETAIL;
+	}
 	if (qemu_plugin_mem_is_store(info))
 		flags |= LINES_STORE;
 	hw = qemu_plugin_get_hwaddr(info, vaddr);
@@ -534,6 +540,7 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 	lines_write_meta(f, "pc_ranges", "%zu", P.pc.n);
 	lines_write_meta(f, "addr_ranges", "%zu", P.addr.n);
 	lines_write_meta(f, "detail_ranges", "%zu", P.detail.n);
+	lines_write_meta(f, "detail_seen", "%d", __atomic_load_n(&P.detail_seen, __ATOMIC_RELAXED));
 	lines_write_meta(f, "insns_instrumented", "%llu",
 			 (unsigned long long)__atomic_load_n(&P.insns, __ATOMIC_RELAXED));
 	lines_write_meta(f, "window_insns", "%llu",
