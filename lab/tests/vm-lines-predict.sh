@@ -21,9 +21,11 @@
 #     directions, each window's operations checked against its guest
 #     instructions (one window in three of repeats=3 runs came out wrong
 #     before the lines session read its counters inside the window at
-#     real-time priority; the third window of such runs is still often
-#     lost on the lab kernel: skipped or not counted, which drops the per
-#     operation figures of the whole run, hence two windows);
+#     real-time priority; the third window of such runs was then still
+#     often lost on the lab kernel, skipped or not counted, which drops
+#     the per operation figures of the whole run, hence two windows: the
+#     cause was khugepaged holding the runner's mmap lock for seconds,
+#     fixed since, lines_session_no_thp);
 #   - 5.10: lines suggest --struct page_counter proposes a layout whose
 #     limits (min, low, high, max, parent) have no predicted false sharing,
 #     where 5.10's own has; on 6.1's layout they have none either (the
