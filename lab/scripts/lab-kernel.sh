@@ -175,7 +175,7 @@ applied_reversed() {
 same=yes
 [ "$(applied_reversed | sort)" = "$(patches | while read -r p; do basename "$p"; done)" ] || same=""
 if [ -n "$same" ]; then
-	while read -r p; do cmp -s "$p" "$applied/$(basename "$p")" || same=""; done <<EOF
+	while read -r p; do [ -z "$p" ] || cmp -s "$p" "$applied/$(basename "$p")" || same=""; done <<EOF
 $(patches)
 EOF
 fi
@@ -187,6 +187,7 @@ if [ -z "$same" ]; then
 		echo "lab-kernel: reversed $p"
 	done
 	while read -r p; do
+		[ -n "$p" ] || continue	# none (the here-document's one empty line)
 		b=$(basename "$p")
 		if ! patch --dry-run -p1 -d "$src" < "$p" >"$work/patch.log" 2>&1; then
 			where=$(awk '/^(patching|checking) file /{ f = $3 }
