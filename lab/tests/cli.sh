@@ -90,12 +90,12 @@ ok '[ $st = 3 ] && grep -q "^0	command	command	" "$T/ls/windows.tsv" && [ ! -e "
 # The opener's memory is out of khugepaged's reach (PR_SET_THP_DISABLE:
 # a collapse held its mmap lock for seconds under TCG,
 # lines_session_no_thp); the command it runs has THP as the kernel has it.
-if grep -q '^THP_enabled:' /proc/self/status; then
+if grep -q '^THP_enabled:	1' /proc/self/status; then
 	MEMCG_LAB_LINES_DIR=$T/ls $LAB c2c window -- sh -c 'grep ^THP_enabled: /proc/$PPID/status /proc/self/status' >"$T/thp"
 	ok 'grep -q "^/proc/[0-9]*/status:THP_enabled:	0" "$T/thp" && grep -q "^/proc/self/status:THP_enabled:	1" "$T/thp"' \
 		"c2c window in a lines session: THP off for the opener, on for its command ($(tr '\n' ' ' <"$T/thp"))"
 else
-	skip "c2c window: THP off for the opener" "this kernel's /proc/PID/status has no THP_enabled line (before 5.0)"
+	skip "c2c window: THP off for the opener" "this shell has no THP to turn off (/proc/self/status: $(grep '^THP_enabled:' /proc/self/status || echo 'no THP_enabled line, before 5.0'))"
 fi
 $LAB c2c window -- "$T/no-such-program" 2>"$T/err"; st=$?
 ok '[ $st = 127 ] && grep -q "no-such-program: No such file or directory" "$T/err"' "c2c window of a missing program: 127"
